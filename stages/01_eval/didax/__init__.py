@@ -1,0 +1,25 @@
+"""didax: JAX's core rebuilt from scratch, one idea per stage. This is stage 01, eval:
+primitives and the trace stack with an evaluation interpreter on NumPy, JAX's dtypes and
+promotion, pytrees, didax.lax and didax.numpy.
+"""
+
+from . import dtypes, lax, numpy, tree_util
+from .array import Array
+from .config import config, enable_x64, numpy_dtype_promotion
+from .core import ConcreteArray, ShapedArray
+
+__version__ = "0.1.0"
+__capabilities__ = ("eval",)
+
+__all__ = [
+    "Array",
+    "ConcreteArray",
+    "ShapedArray",
+    "config",
+    "dtypes",
+    "enable_x64",
+    "lax",
+    "numpy",
+    "numpy_dtype_promotion",
+    "tree_util",
+]

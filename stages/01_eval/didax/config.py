@@ -1,0 +1,77 @@
+"""Global configuration flags, set with ``didax.config.update(name, value)`` as in JAX.
+
+Stage 01 introduced it with the two flags that change what numbers mean: 64-bit types and the
+promotion mode.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+_PROMOTION_MODES = ("standard", "strict")
+
+
+class Config:
+    """The flags, read as attributes (``config.jax_enable_x64``) and written with ``update``."""
+
+    def __init__(self) -> None:
+        # JAX's defaults: 32-bit types, and the full promotion lattice.
+        self._values: dict[str, Any] = {
+            "jax_enable_x64": False,
+            "jax_numpy_dtype_promotion": "standard",
+        }
+
+    def update(self, name: str, value: Any) -> None:
+        if name not in self._values:
+            known = ", ".join(sorted(self._values))
+            raise AttributeError(f"Unrecognized config option: {name}. didax knows: {known}.")
+        self._values[name] = _validate(name, value)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["_values"][name]
+        except KeyError:
+            raise AttributeError(f"Unrecognized config option: {name}") from None
+
+    def values(self) -> dict[str, Any]:
+        """A copy of every flag, for saving and restoring."""
+        return dict(self._values)
+
+
+def _validate(name: str, value: Any) -> Any:
+    if name == "jax_enable_x64":
+        if not isinstance(value, bool):
+            raise TypeError(f"jax_enable_x64 must be True or False, got {value!r}.")
+        return value
+    if value not in _PROMOTION_MODES:
+        raise ValueError(
+            f"jax_numpy_dtype_promotion must be one of {_PROMOTION_MODES}, got {value!r}."
+        )
+    return value
+
+
+config = Config()
+
+
+@contextlib.contextmanager
+def numpy_dtype_promotion(mode: str) -> Iterator[None]:
+    """Use promotion ``mode`` ('standard' or 'strict') inside a ``with`` block."""
+    previous = config.jax_numpy_dtype_promotion
+    config.update("jax_numpy_dtype_promotion", mode)
+    try:
+        yield
+    finally:
+        config.update("jax_numpy_dtype_promotion", previous)
+
+
+@contextlib.contextmanager
+def enable_x64(new_val: bool = True) -> Iterator[None]:
+    """Turn 64-bit types on (or off) inside a ``with`` block."""
+    previous = config.jax_enable_x64
+    config.update("jax_enable_x64", new_val)
+    try:
+        yield
+    finally:
+        config.update("jax_enable_x64", previous)

@@ -1,0 +1,321 @@
+"""The core: abstract values, primitives with ``bind``, and the trace stack that interprets them.
+
+Stage 01 introduced it with a single interpreter, evaluation; every later stage adds an
+interpreter by subclassing ``Trace`` and ``Tracer`` and pushing a ``MainTrace`` on the stack.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from . import dtypes
+
+# ----------------------------------------------------------------------------------------------
+# Abstract values: what an interpreter may know about a value without seeing its numbers.
+
+
+class ShapedArray:
+    """An array's shape, dtype and weak_type, and nothing about its contents."""
+
+    __slots__ = ("shape", "dtype", "weak_type")
+    array_abstraction_level = 1
+
+    def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False) -> None:
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def update(self, shape: Any = None, dtype: Any = None, weak_type: Any = None) -> ShapedArray:
+        return ShapedArray(
+            self.shape if shape is None else shape,
+            self.dtype if dtype is None else dtype,
+            self.weak_type if weak_type is None else weak_type,
+        )
+
+    def strip_weak_type(self) -> ShapedArray:
+        return ShapedArray(self.shape, self.dtype)
+
+    def str_short(self) -> str:
+        """``float32[3]``, the form jaxprs print."""
+        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
+
+    def _bool(self, tracer: Any) -> bool:
+        raise TypeError(
+            f"ShapedArray can't be unambiguously converted to bool: the value of this "
+            f"{self.str_short()} is not known while tracing."
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(self) is type(other)
+            and self.shape == other.shape  # type: ignore[attr-defined]
+            and self.dtype == other.dtype  # type: ignore[attr-defined]
+            and self.weak_type == other.weak_type  # type: ignore[attr-defined]
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.str_short()}{weak})"
+
+
+class ConcreteArray(ShapedArray):
+    """A ShapedArray that also knows its value, so Python control flow on it can work."""
+
+    __slots__ = ("val",)
+    array_abstraction_level = 0
+
+    def __init__(self, val: np.ndarray, weak_type: bool = False) -> None:
+        super().__init__(val.shape, val.dtype, weak_type)
+        self.val = val
+
+    def _bool(self, tracer: Any) -> bool:
+        if self.shape != ():
+            raise ValueError(
+                f"The truth value of an array with shape {self.shape} is ambiguous. "
+                "Use a.any() or a.all()."
+            )
+        return bool(self.val)
+
+    # Two concrete values are only interchangeable when they are the same object.
+    __eq__ = object.__eq__  # type: ignore[assignment]
+    __hash__ = object.__hash__  # type: ignore[assignment]
+
+
+def concrete_aval(x: Any) -> ShapedArray:
+    """The abstract value of a non-tracer: a didax Array, a NumPy value or a Python scalar."""
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval
+    value, weak_type = canonicalize_value(x)
+    return ConcreteArray(value, weak_type)
+
+
+def get_aval(x: Any) -> ShapedArray:
+    if isinstance(x, Tracer):
+        return x.aval
+    return concrete_aval(x)
+
+
+def canonicalize_value(x: Any) -> tuple[np.ndarray, bool]:
+    """Turn a Python scalar or NumPy value into (canonical-dtype ndarray, weak_type)."""
+    if type(x) in dtypes.PYTHON_SCALAR_DTYPES:
+        dtype = dtypes.canonicalize_dtype(type(x))
+        return dtypes.python_scalar_to_numpy(x, dtype), type(x) is not bool
+    if isinstance(x, (np.ndarray, np.generic)):
+        if x.dtype not in dtypes.SUPPORTED_DTYPES:
+            raise TypeError(
+                f"Value {x!r} with dtype {x.dtype} is not a valid didax array type. "
+                "Only arrays of numeric types are supported."
+            )
+        return np.asarray(x, dtypes.canonicalize_dtype(x.dtype)), False
+    raise TypeError(
+        f"Value {x!r} of type {type(x).__name__} is not a valid didax type: expected an array, "
+        "a NumPy value or a Python scalar. Convert it with didax.numpy.asarray first."
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Primitives: the operations every interpreter must know. A primitive carries its evaluation
+# rule (``impl``) and its abstract evaluation; every other interpreter keeps a table of rules.
+
+
+class Primitive:
+    multiple_results = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def bind(self, *args: Any, **params: Any) -> Any:
+        return bind(self, *args, **params)
+
+    def def_impl(self, impl: Callable[..., Any]) -> Callable[..., Any]:
+        self.impl = impl
+        return impl
+
+    def def_abstract_eval(self, rule: Callable[..., Any]) -> Callable[..., Any]:
+        self.abstract_eval = rule
+        return rule
+
+    def impl(self, *args: Any, **params: Any) -> Any:
+        raise NotImplementedError(f"Evaluation rule for '{self.name}' not implemented")
+
+    def abstract_eval(self, *avals: ShapedArray, **params: Any) -> Any:
+        raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
+    """Apply ``prim`` through the interpreter of the highest-level trace among ``args``."""
+    top_trace = find_top_trace(args)
+    tracers = [full_raise(top_trace, arg) for arg in args]
+    out = top_trace.process_primitive(prim, tracers, params)
+    if prim.multiple_results:
+        return [full_lower(x) for x in out]
+    return full_lower(out)
+
+
+# ----------------------------------------------------------------------------------------------
+# The trace stack. Each active transformation owns one MainTrace; its level is its place on
+# the stack, so a value's tracer type tells which transformation it belongs to.
+
+
+class MainTrace(NamedTuple):
+    level: int
+    trace_type: type[Trace]
+    global_data: Any
+
+
+class TraceState(threading.local):
+    """The only global state of didax: the stack of active interpreters, one per thread."""
+
+    def __init__(self) -> None:
+        self.trace_stack: list[MainTrace] = [MainTrace(0, EvalTrace, None)]
+        self.dynamic_trace: MainTrace | None = None
+
+
+@contextlib.contextmanager
+def new_main(trace_type: type[Trace], global_data: Any = None) -> Iterator[MainTrace]:
+    """Push a new interpreter on the stack for the duration of a ``with`` block."""
+    stack = trace_state.trace_stack
+    main = MainTrace(len(stack), trace_type, global_data)
+    stack.append(main)
+    try:
+        yield main
+    finally:
+        stack.pop()
+
+
+class Trace:
+    """An interpreter at one level of the stack: it boxes values in its tracers and runs rules."""
+
+    def __init__(self, main: MainTrace) -> None:
+        self.main = main
+
+    def pure(self, val: Any) -> Any:
+        """Box a value from outside any transformation (a constant)."""
+        raise NotImplementedError
+
+    def lift(self, val: Any) -> Any:
+        """Box a tracer of a lower-level interpreter."""
+        raise NotImplementedError
+
+    def process_primitive(self, primitive: Primitive, tracers: list[Any], params: dict) -> Any:
+        raise NotImplementedError
+
+
+class Tracer:
+    """A value seen by an interpreter. Subclasses hold what their interpreter tracks.
+
+    The Python operators (``+``, ``*``, ``[]``, ``.T``, ``.sum()`` ...) are installed by
+    didax/numpy/array_methods.py, because they follow NumPy's broadcasting and promotion.
+    """
+
+    _trace: Trace
+    __array_priority__ = 1000  # NumPy defers to us: np.ones(3) + tracer calls tracer.__radd__
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    def full_lower(self) -> Any:
+        return self
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.aval.dtype
+
+    @property
+    def weak_type(self) -> bool:
+        return self.aval.weak_type
+
+    @property
+    def ndim(self) -> int:
+        return self.aval.ndim
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    def __bool__(self) -> bool:
+        return self.aval._bool(self)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+
+
+def find_top_trace(xs: Sequence[Any]) -> Trace:
+    """The interpreter that must handle an operation on ``xs``: the highest level among them."""
+    top_main = max(
+        (x._trace.main for x in xs if isinstance(x, Tracer)),
+        default=trace_state.trace_stack[0],
+        key=lambda main: main.level,
+    )
+    dynamic = trace_state.dynamic_trace
+    if dynamic is not None and dynamic.level > top_main.level:
+        top_main = dynamic
+    return top_main.trace_type(top_main)
+
+
+def full_raise(trace: Trace, val: Any) -> Any:
+    """Box ``val`` as a tracer of ``trace``, which must be at its level or above."""
+    if not isinstance(val, Tracer):
+        return trace.pure(val)
+    level = trace.main.level
+    if val._trace.main is trace.main:
+        return val
+    if val._trace.main.level < level:
+        return trace.lift(val)
+    if val._trace.main.level > level:
+        raise Exception(f"Can't lift level {val._trace.main.level} to {level}.")
+    raise Exception(f"Different traces at same level: {val._trace}, {trace}.")
+
+
+def full_lower(val: Any) -> Any:
+    """Unbox a tracer that carries nothing more than its value (e.g. an eval result)."""
+    if isinstance(val, Tracer):
+        return val.full_lower()
+    return val
+
+
+# ----------------------------------------------------------------------------------------------
+# The evaluation interpreter, at the bottom of every stack: it runs each primitive's ``impl``.
+
+
+class EvalTrace(Trace):
+    def pure(self, val: Any) -> Any:
+        return val
+
+    lift = pure
+
+    def process_primitive(self, primitive: Primitive, tracers: list[Any], params: dict) -> Any:
+        return primitive.impl(*tracers, **params)
+
+
+trace_state = TraceState()

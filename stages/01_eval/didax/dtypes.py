@@ -1,0 +1,238 @@
+"""dtypes: which types didax supports, JAX's type promotion lattice, and weak types.
+
+Stage 01 introduced it. Promotion is the join (least upper bound) of two types on a small lattice;
+the lattice below reproduces JAX's 18 x 18 promotion table exactly.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from .config import config
+
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+
+_BOOL = [np.dtype(np.bool_)]
+_UNSIGNED = [np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64)]
+_SIGNED = [np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64)]
+_FLOATS = [bfloat16] + [np.dtype(t) for t in (np.float16, np.float32, np.float64)]
+_COMPLEX = [np.dtype(t) for t in (np.complex64, np.complex128)]
+SUPPORTED_DTYPES: tuple[np.dtype, ...] = tuple(_BOOL + _UNSIGNED + _SIGNED + _FLOATS + _COMPLEX)
+
+# While x64 is off, every 64-bit type is stored as its 32-bit sibling, as in JAX.
+_TO_32_BITS = {
+    np.dtype(np.int64): np.dtype(np.int32),
+    np.dtype(np.uint64): np.dtype(np.uint32),
+    np.dtype(np.float64): np.dtype(np.float32),
+    np.dtype(np.complex128): np.dtype(np.complex64),
+}
+
+# The dtype a Python scalar gets before canonicalization (bool is never weak).
+PYTHON_SCALAR_DTYPES: dict[type, np.dtype] = {
+    bool: np.dtype(np.bool_),
+    int: np.dtype(np.int64),
+    float: np.dtype(np.float64),
+    complex: np.dtype(np.complex128),
+}
+
+
+class TypePromotionError(ValueError):
+    """Two dtypes have no implicit promotion path (raised in strict mode)."""
+
+
+def canonicalize_dtype(dtype: Any) -> np.dtype:
+    """The dtype didax stores for ``dtype``: checked, and 32-bit while x64 is off."""
+    dt = check_dtype(dtype)
+    if not config.jax_enable_x64:
+        return _TO_32_BITS.get(dt, dt)
+    return dt
+
+
+def check_dtype(dtype: Any) -> np.dtype:
+    """``np.dtype(dtype)``, refusing what didax cannot compute with (strings, objects, ...)."""
+    if isinstance(dtype, type) and dtype in PYTHON_SCALAR_DTYPES:  # dtype=int, dtype=float, ...
+        return PYTHON_SCALAR_DTYPES[dtype]
+    dt = np.dtype(dtype)  # raises TypeError: data type 'foo' not understood
+    if dt not in SUPPORTED_DTYPES:
+        names = ", ".join(d.name for d in SUPPORTED_DTYPES)
+        raise TypeError(f"didax does not support dtype {dt.name}. Supported dtypes: {names}.")
+    return dt
+
+
+def default_dtype(kind: str) -> np.dtype:
+    """The canonical dtype for a kind of Python scalar: 'b', 'i', 'f' or 'c'."""
+    return canonicalize_dtype({"b": bool, "i": int, "f": float, "c": complex}[kind])
+
+
+def issubdtype(dtype: Any, category: Any) -> bool:
+    """np.issubdtype that also knows bfloat16 is a floating type."""
+    dt = np.dtype(dtype)
+    if dt == bfloat16:
+        return category in (np.floating, np.inexact, np.number, np.generic)
+    return np.issubdtype(dt, category)
+
+
+def is_float(dtype: Any) -> bool:
+    return issubdtype(dtype, np.floating)
+
+
+def is_inexact(dtype: Any) -> bool:
+    return is_float(dtype) or issubdtype(dtype, np.complexfloating)
+
+
+def finfo(dtype: Any) -> Any:
+    return ml_dtypes.finfo(dtype)
+
+
+def iinfo(dtype: Any) -> Any:
+    return ml_dtypes.iinfo(dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# The promotion lattice. Nodes are the concrete dtypes plus three weak nodes, written "i*", "f*"
+# and "c*" as in JAX's documentation: the type of a Python scalar, or of an array made from one.
+
+Node = Any  # an np.dtype, or one of the strings in WEAK_NODES
+
+WEAK_NODES = {"i*": int, "f*": float, "c*": complex}  # node -> the Python type it stands for
+
+
+def _standard_lattice() -> dict[Node, list[Node]]:
+    """Each node's direct successors: promoting to a successor never loses information."""
+    b, (u8, u16, u32, u64), (i8, i16, i32, i64) = _BOOL[0], _UNSIGNED, _SIGNED
+    bf16, f16, f32, f64 = _FLOATS
+    c64, c128 = _COMPLEX
+    return {
+        b: ["i*"],
+        "i*": [u8, i8],
+        u8: [u16, i16], u16: [u32, i32], u32: [u64, i64], u64: ["f*"],
+        i8: [i16], i16: [i32], i32: [i64], i64: ["f*"],
+        "f*": ["c*", bf16, f16],
+        bf16: [f32], f16: [f32], f32: [f64, c64], f64: [c128],
+        "c*": [c64], c64: [c128], c128: [],
+    }  # fmt: skip
+
+
+def _strict_lattice() -> dict[Node, list[Node]]:
+    """In strict mode only weak scalars promote, and only within their own kind."""
+    lattice: dict[Node, list[Node]] = {t: [] for t in SUPPORTED_DTYPES}
+    lattice["i*"] = ["f*", *_UNSIGNED, *_SIGNED]
+    lattice["f*"] = ["c*", *_FLOATS]
+    lattice["c*"] = list(_COMPLEX)
+    return lattice
+
+
+@functools.cache
+def _upper_bounds(mode: str) -> dict[Node, frozenset[Node]]:
+    """For each node, every node reachable from it (itself included): its upper bounds."""
+    lattice = _standard_lattice() if mode == "standard" else _strict_lattice()
+    bounds: dict[Node, frozenset[Node]] = {}
+
+    def visit(node: Node) -> frozenset[Node]:
+        if node not in bounds:
+            above = {node}
+            for successor in lattice[node]:
+                above |= visit(successor)
+            bounds[node] = frozenset(above)
+        return bounds[node]
+
+    for node in lattice:
+        visit(node)
+    return bounds
+
+
+def _join(nodes: set[Node], mode: str) -> Node:
+    """The least upper bound of ``nodes``: the common upper bound below all the others."""
+    bounds = _upper_bounds(mode)
+    common = frozenset.intersection(*(bounds[n] for n in nodes))
+    for candidate in common:
+        if bounds[candidate] == common:
+            return candidate
+    dtype_names = tuple(_node_name(n) for n in sorted(nodes, key=_node_name))
+    raise TypePromotionError(
+        f"Input dtypes {dtype_names} have no available implicit dtype promotion path when "
+        f"jax_numpy_dtype_promotion={mode}. Try explicitly casting inputs to the desired output "
+        "type, or set jax_numpy_dtype_promotion=standard."
+    )
+
+
+def _node_name(node: Node) -> str:
+    return node if isinstance(node, str) else node.name
+
+
+def _kind(dtype: np.dtype) -> str:
+    """'b', 'i' (signed or unsigned), 'f' or 'c'; bfloat16 reports itself as 'V' to NumPy."""
+    if dtype == bfloat16:
+        return "f"
+    return "i" if dtype.kind == "u" else dtype.kind
+
+
+def _weak_node(dtype: np.dtype) -> Node:
+    """The weak node for a weakly typed value of ``dtype`` (bool is never weak)."""
+    return {"i": "i*", "f": "f*", "c": "c*"}.get(_kind(dtype), dtype)
+
+
+def promote_types(a: Any, b: Any) -> np.dtype:
+    """The dtype both ``a`` and ``b`` promote to (strong types; not canonicalized, as in JAX)."""
+    return _join({check_dtype(a), check_dtype(b)}, "standard")
+
+
+def dtype_and_weak_type(x: Any) -> tuple[np.dtype, bool]:
+    """The dtype of a value, a dtype-like or a Python scalar type, and whether it is weak."""
+    if type(x) in PYTHON_SCALAR_DTYPES:
+        return PYTHON_SCALAR_DTYPES[type(x)], type(x) is not bool
+    if any(x is t for t in (int, float, complex)):  # the Python types, used as dtype-likes
+        return PYTHON_SCALAR_DTYPES[x], True
+    if hasattr(x, "dtype") and not isinstance(x, (type, np.dtype)):
+        return check_dtype(x.dtype), bool(getattr(x, "weak_type", False))
+    return check_dtype(x), False
+
+
+def lattice_result_type(*args: Any) -> tuple[np.dtype, bool]:
+    """Join the arguments' types on the lattice: (dtype before canonicalization, weak_type).
+
+    A weak result always gets its kind's default dtype, as a Python scalar would.
+    """
+    mode = config.jax_numpy_dtype_promotion
+    dtypes, weak = zip(*(dtype_and_weak_type(x) for x in args))
+    if len(set(dtypes)) == 1 and not all(weak):
+        return dtypes[0], False
+    if all(weak) and mode == "standard":
+        # Join the strong counterparts, then make the result weak: a weak int + a weak float
+        # is a weak float.
+        joined = _join(set(dtypes), mode)
+        return PYTHON_SCALAR_DTYPES[WEAK_NODES[_weak_node(joined)]], True
+    joined = _join({_weak_node(d) if w else d for d, w in zip(dtypes, weak)}, mode)
+    if isinstance(joined, str):
+        return PYTHON_SCALAR_DTYPES[WEAK_NODES[joined]], True
+    return joined, False
+
+
+def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
+    """The canonical dtype that ``args`` (values, dtypes, Python scalars) promote to."""
+    if not args:
+        raise ValueError("at least one array or dtype is required")
+    dtype, weak = lattice_result_type(*args)
+    dtype = canonicalize_dtype(dtype)
+    return (dtype, weak) if return_weak_type_flag else dtype
+
+
+def is_weakly_typed(x: Any) -> bool:
+    """Python scalars (not bool) and arrays made from them are weakly typed."""
+    if type(x) in PYTHON_SCALAR_DTYPES:
+        return type(x) is not builtins.bool
+    return bool(getattr(x, "weak_type", False))
+
+
+def python_scalar_to_numpy(x: bool | int | float | complex, dtype: np.dtype) -> np.ndarray:
+    """A 0-d NumPy array holding Python scalar ``x`` as ``dtype``, refusing overflowing ints."""
+    if type(x) is int and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if not info.min <= x <= info.max:
+            raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
+    return np.asarray(x, dtype=dtype)

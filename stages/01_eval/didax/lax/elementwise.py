@@ -1,0 +1,391 @@
+"""Elementwise lax primitives: arithmetic, transcendental functions, comparisons, bitwise logic,
+selection and conversion. Stage 01 introduced them.
+
+Like jax.lax, they do no type promotion: operands must share one dtype (a Python scalar becomes
+the default dtype of its kind). Shapes must match, except for size-1 and rank-0 operands.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..core import Primitive, ShapedArray
+from .standard import (
+    ANY,
+    BOOL_OR_INT,
+    FLOATING,
+    INEXACT,
+    INTEGER,
+    NUMBER,
+    ORDERED,
+    SIGNED_NUMBER,
+    broadcasting_shape,
+    check_dtype,
+    check_same_dtypes,
+    never_weak,
+    standard_primitive,
+)
+
+# ----------------------------------------------------------------------------------------------
+# Unary operations: the result has the operand's shape and dtype.
+
+
+def unop(name: str, numpy_fn: Any, categories: tuple[str, ...]) -> Primitive:
+    def dtype_rule(x: ShapedArray) -> np.dtype:
+        check_dtype(name, x, categories)
+        return x.dtype
+
+    return standard_primitive(name, numpy_fn, lambda x: x.shape, dtype_rule)
+
+
+def _logistic(x: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-x))
+
+
+def _rsqrt(x: np.ndarray) -> np.ndarray:
+    return 1 / np.sqrt(x)
+
+
+def _complex_sign(x: np.ndarray) -> np.ndarray:
+    return np.sign(x)  # NumPy 2 gives x / |x| for complex numbers, as XLA does
+
+
+neg_p = unop("neg", np.negative, NUMBER)
+sign_p = unop("sign", _complex_sign, NUMBER)
+exp_p = unop("exp", np.exp, INEXACT)
+log_p = unop("log", np.log, INEXACT)
+log1p_p = unop("log1p", np.log1p, INEXACT)
+expm1_p = unop("expm1", np.expm1, INEXACT)
+sin_p = unop("sin", np.sin, INEXACT)
+cos_p = unop("cos", np.cos, INEXACT)
+tan_p = unop("tan", np.tan, INEXACT)
+tanh_p = unop("tanh", np.tanh, INEXACT)
+logistic_p = unop("logistic", _logistic, INEXACT)
+sqrt_p = unop("sqrt", np.sqrt, INEXACT)
+rsqrt_p = unop("rsqrt", _rsqrt, INEXACT)
+not_p = unop("not", np.invert, BOOL_OR_INT)
+
+
+def _abs_dtype(x: ShapedArray) -> np.dtype:
+    check_dtype("abs", x, SIGNED_NUMBER)
+    # |complex| is real: complex64 -> float32, complex128 -> float64.
+    return np.empty((), x.dtype).real.dtype if x.dtype.kind == "c" else x.dtype
+
+
+abs_p = standard_primitive("abs", np.abs, lambda x: x.shape, _abs_dtype)
+
+
+def _integer_pow_dtype(x: ShapedArray, *, y: int) -> np.dtype:
+    check_dtype("integer_pow", x, NUMBER)
+    if y < 0 and x.dtype.kind in "iu":
+        raise TypeError(
+            f"Integers cannot be raised to negative powers, got integer_pow({x.str_short()}, {y})"
+        )
+    return x.dtype
+
+
+def _integer_pow(x: np.ndarray, *, y: int) -> np.ndarray:
+    if x.dtype.kind in "iu":
+        # Compute in 64 bits and keep the low bits: the same wrap-around as XLA's integers.
+        wide = np.uint64 if x.dtype.kind == "u" else np.int64
+        return np.power(x.astype(wide), wide(y)).astype(x.dtype)
+    return x**y
+
+
+integer_pow_p = standard_primitive(
+    "integer_pow", _integer_pow, lambda x, *, y: x.shape, _integer_pow_dtype
+)
+
+# ----------------------------------------------------------------------------------------------
+# Binary operations: both operands have one dtype; the result has it too (bool for comparisons).
+
+
+def binop(name: str, numpy_fn: Any, categories: tuple[str, ...], out_bool: bool = False) -> Primitive:
+    def dtype_rule(x: ShapedArray, y: ShapedArray) -> np.dtype:
+        check_dtype(name, x, categories, position=0)
+        check_dtype(name, y, categories, position=1)
+        dtype = check_same_dtypes(name, [x, y])
+        return np.dtype(np.bool_) if out_bool else dtype
+
+    return standard_primitive(name, numpy_fn, partial(broadcasting_shape, name), dtype_rule)
+
+
+def _div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Division; integers round toward zero (C semantics), and x / 0 is -1 as in XLA."""
+    if x.dtype.kind not in "iu":
+        return np.true_divide(x, y)
+    safe_y = np.where(y == 0, 1, y)
+    quotient = np.abs(x) // np.abs(safe_y) if x.dtype.kind == "i" else x // safe_y
+    if x.dtype.kind == "i":
+        quotient = np.where((x < 0) != (y < 0), -quotient, quotient)
+    return np.where(y == 0, np.array(-1).astype(x.dtype), quotient)
+
+
+def _rem(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Remainder with the sign of x (C fmod); an integer x % 0 is x, as in XLA."""
+    if x.dtype.kind in "iu":
+        return np.where(y == 0, x, np.fmod(x, np.where(y == 0, 1, y)))
+    return np.fmod(x, y)
+
+
+def _lexicographic(pick_first: Any, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """max/min of complex numbers compare (real, imag) lexicographically, as XLA does."""
+    first = (x.real > y.real) | ((x.real == y.real) & (x.imag >= y.imag))
+    return np.where(pick_first(first), x, y)
+
+
+def _max(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype.kind == "c":
+        return _lexicographic(lambda first: first, x, y)
+    return np.maximum(x, y)  # propagates NaN, as XLA does
+
+
+def _min(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype.kind == "c":
+        return _lexicographic(np.logical_not, x, y)
+    return np.minimum(x, y)
+
+
+add_p = binop("add", np.add, NUMBER)
+sub_p = binop("sub", np.subtract, NUMBER)
+mul_p = binop("mul", np.multiply, NUMBER)
+div_p = binop("div", _div, NUMBER)
+rem_p = binop("rem", _rem, (INTEGER, FLOATING))
+max_p = binop("max", _max, ANY)
+min_p = binop("min", _min, ANY)
+and_p = binop("and", np.bitwise_and, BOOL_OR_INT)
+or_p = binop("or", np.bitwise_or, BOOL_OR_INT)
+eq_p = binop("eq", np.equal, ANY, out_bool=True)
+ne_p = binop("ne", np.not_equal, ANY, out_bool=True)
+lt_p = binop("lt", np.less, ORDERED, out_bool=True)
+le_p = binop("le", np.less_equal, ORDERED, out_bool=True)
+gt_p = binop("gt", np.greater, ORDERED, out_bool=True)
+ge_p = binop("ge", np.greater_equal, ORDERED, out_bool=True)
+
+
+def _pow_dtype(x: ShapedArray, y: ShapedArray) -> np.dtype:
+    """pow: an inexact base, raised to the same dtype or to any integer exponent."""
+    check_dtype("pow", x, INEXACT, position=0)
+    check_dtype("pow", y, (INTEGER, *INEXACT), position=1)
+    if y.dtype.kind not in "iu":
+        check_same_dtypes("pow", [x, y])
+    return x.dtype
+
+
+pow_p = standard_primitive("pow", np.power, partial(broadcasting_shape, "pow"), _pow_dtype)
+
+# ----------------------------------------------------------------------------------------------
+# select_n(which, *cases): elementwise, pick cases[which]; which is bool (two cases) or int32.
+
+
+def _select_n_shape(which: ShapedArray, *cases: ShapedArray) -> tuple[int, ...]:
+    if not cases:
+        raise ValueError("select_n requires at least one case.")
+    shapes = {c.shape for c in cases}
+    if len(shapes) > 1:
+        raise TypeError(f"select_n cases must have the same shapes, got {sorted(shapes)}.")
+    shape = cases[0].shape
+    if which.shape not in ((), shape):
+        raise TypeError(
+            f"select_n which must be scalar or have the same shape as cases, got which shape "
+            f"{which.shape} but case shape {shape}."
+        )
+    return shape
+
+
+def _select_n_dtype(which: ShapedArray, *cases: ShapedArray) -> np.dtype:
+    if which.dtype != np.bool_ and which.dtype != np.int32:
+        raise TypeError(f"select_n which must be boolean or int32, got {which.dtype.name}.")
+    if which.dtype == np.bool_ and len(cases) > 2:
+        raise TypeError("select_n with a boolean which takes at most two cases.")
+    return check_same_dtypes("select", list(cases), tip="jnp.where")
+
+
+def _select_n(which: np.ndarray, *cases: np.ndarray) -> np.ndarray:
+    return np.choose(which.astype(np.int32), cases, mode="clip")
+
+
+def _select_n_weak(which: ShapedArray, *cases: ShapedArray) -> bool:
+    return all(c.weak_type for c in cases)
+
+
+select_n_p = standard_primitive("select_n", _select_n, _select_n_shape, _select_n_dtype, _select_n_weak)
+
+# ----------------------------------------------------------------------------------------------
+# convert_element_type: change dtype, with XLA's rules where NumPy's differ.
+
+
+def _convert(x: np.ndarray, *, new_dtype: np.dtype, weak_type: bool) -> np.ndarray:
+    if new_dtype == np.bool_:
+        return x != 0
+    if x.dtype.kind == "c" and new_dtype.kind != "c":
+        x = x.real  # complex to real keeps the real part
+    if dtypes.is_float(x.dtype) and new_dtype.kind in "iu":
+        return _float_to_int(x, new_dtype)
+    return x.astype(new_dtype)
+
+
+def _float_to_int(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
+    """Truncate toward zero, saturate at the integer limits, and map NaN to 0, as XLA does."""
+    info = np.iinfo(new_dtype)
+    t = np.trunc(np.nan_to_num(x.astype(np.float64), nan=0.0))
+    too_big, too_small = t >= float(info.max), t <= float(info.min)
+    out = np.where(too_big | too_small, 0, t).astype(new_dtype)
+    out[too_big] = info.max
+    out[too_small] = info.min
+    return out
+
+
+convert_element_type_p = standard_primitive(
+    "convert_element_type",
+    _convert,
+    lambda x, *, new_dtype, weak_type: x.shape,
+    lambda x, *, new_dtype, weak_type: new_dtype,
+    lambda x, *, new_dtype, weak_type: weak_type,
+)
+
+# ----------------------------------------------------------------------------------------------
+# The functions users call.
+
+
+def neg(x: Any) -> Any:
+    return neg_p.bind(x)
+
+
+def sign(x: Any) -> Any:
+    return sign_p.bind(x)
+
+
+def abs(x: Any) -> Any:  # noqa: A001 - JAX's name
+    return abs_p.bind(x)
+
+
+def exp(x: Any) -> Any:
+    return exp_p.bind(x)
+
+
+def log(x: Any) -> Any:
+    return log_p.bind(x)
+
+
+def log1p(x: Any) -> Any:
+    return log1p_p.bind(x)
+
+
+def expm1(x: Any) -> Any:
+    return expm1_p.bind(x)
+
+
+def sin(x: Any) -> Any:
+    return sin_p.bind(x)
+
+
+def cos(x: Any) -> Any:
+    return cos_p.bind(x)
+
+
+def tan(x: Any) -> Any:
+    return tan_p.bind(x)
+
+
+def tanh(x: Any) -> Any:
+    return tanh_p.bind(x)
+
+
+def logistic(x: Any) -> Any:
+    return logistic_p.bind(x)
+
+
+def sqrt(x: Any) -> Any:
+    return sqrt_p.bind(x)
+
+
+def rsqrt(x: Any) -> Any:
+    return rsqrt_p.bind(x)
+
+
+def bitwise_not(x: Any) -> Any:
+    return not_p.bind(x)
+
+
+def integer_pow(x: Any, y: int) -> Any:
+    return integer_pow_p.bind(x, y=int(y))
+
+
+def add(x: Any, y: Any) -> Any:
+    return add_p.bind(x, y)
+
+
+def sub(x: Any, y: Any) -> Any:
+    return sub_p.bind(x, y)
+
+
+def mul(x: Any, y: Any) -> Any:
+    return mul_p.bind(x, y)
+
+
+def div(x: Any, y: Any) -> Any:
+    return div_p.bind(x, y)
+
+
+def rem(x: Any, y: Any) -> Any:
+    return rem_p.bind(x, y)
+
+
+def pow(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
+    return pow_p.bind(x, y)
+
+
+def max(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
+    return max_p.bind(x, y)
+
+
+def min(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
+    return min_p.bind(x, y)
+
+
+def bitwise_and(x: Any, y: Any) -> Any:
+    return and_p.bind(x, y)
+
+
+def bitwise_or(x: Any, y: Any) -> Any:
+    return or_p.bind(x, y)
+
+
+def eq(x: Any, y: Any) -> Any:
+    return eq_p.bind(x, y)
+
+
+def ne(x: Any, y: Any) -> Any:
+    return ne_p.bind(x, y)
+
+
+def lt(x: Any, y: Any) -> Any:
+    return lt_p.bind(x, y)
+
+
+def le(x: Any, y: Any) -> Any:
+    return le_p.bind(x, y)
+
+
+def gt(x: Any, y: Any) -> Any:
+    return gt_p.bind(x, y)
+
+
+def ge(x: Any, y: Any) -> Any:
+    return ge_p.bind(x, y)
+
+
+def select_n(which: Any, *cases: Any) -> Any:
+    return select_n_p.bind(which, *cases)
+
+
+def convert_element_type(operand: Any, new_dtype: Any) -> Any:
+    """Cast to ``new_dtype`` (canonicalized: 32-bit while x64 is off); the result is strong."""
+    return convert_element_type_p.bind(
+        operand, new_dtype=dtypes.canonicalize_dtype(new_dtype), weak_type=False
+    )

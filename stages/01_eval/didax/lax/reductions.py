@@ -1,0 +1,166 @@
+"""Reductions: sums, products, maxima and minima over axes, arg-reductions, and cumulative sums.
+Stage 01 introduced them. Like XLA, lax takes only non-negative axes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..core import ShapedArray
+from .standard import ANY, NUMBER, check_axes, check_dtype, never_weak, standard_primitive
+
+
+def _reduced_shape(name: str, x: ShapedArray, axes: tuple[int, ...]) -> tuple[int, ...]:
+    if any(not 0 <= a < x.ndim for a in axes):
+        raise ValueError(
+            f"reduction axes {axes} contains out-of-bounds indices for {x.str_short()}."
+        )
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"duplicate value in 'axes' of reduction: {axes}")
+    return tuple(size for i, size in enumerate(x.shape) if i not in axes)
+
+
+def _accumulation_dtype(dtype: np.dtype) -> np.dtype | None:
+    """Sum 16-bit floats in float32 and round once at the end, as XLA does on CPU."""
+    return np.dtype(np.float32) if dtype.itemsize == 2 and dtypes.is_float(dtype) else None
+
+
+def _sum(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
+    return np.sum(x, axis=axes, dtype=_accumulation_dtype(x.dtype))
+
+
+def _prod(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
+    return np.prod(x, axis=axes, dtype=_accumulation_dtype(x.dtype))
+
+
+def _lowest(dtype: np.dtype) -> Any:
+    """The identity of max: -inf, the smallest integer, or False."""
+    if dtype == np.bool_:
+        return False
+    return -np.inf if dtypes.is_float(dtype) else np.iinfo(dtype).min
+
+
+def _highest(dtype: np.dtype) -> Any:
+    if dtype == np.bool_:
+        return True
+    return np.inf if dtypes.is_float(dtype) else np.iinfo(dtype).max
+
+
+def _max(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
+    if x.dtype.kind == "c":  # NumPy orders complex numbers lexicographically, as XLA does
+        return np.max(x, axis=axes)
+    return np.max(x, axis=axes, initial=_lowest(x.dtype))
+
+
+def _min(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
+    if x.dtype.kind == "c":
+        return np.min(x, axis=axes)
+    return np.min(x, axis=axes, initial=_highest(x.dtype))
+
+
+def reduction(name: str, numpy_fn: Any, categories: tuple[str, ...]) -> Any:
+    def shape_rule(x: ShapedArray, *, axes: tuple[int, ...]) -> tuple[int, ...]:
+        return _reduced_shape(name, x, axes)
+
+    def dtype_rule(x: ShapedArray, *, axes: tuple[int, ...]) -> np.dtype:
+        check_dtype(name, x, categories)
+        return x.dtype
+
+    return standard_primitive(name, numpy_fn, shape_rule, dtype_rule)
+
+
+reduce_sum_p = reduction("reduce_sum", _sum, NUMBER)
+reduce_prod_p = reduction("reduce_prod", _prod, NUMBER)
+reduce_max_p = reduction("reduce_max", _max, ANY)
+reduce_min_p = reduction("reduce_min", _min, ANY)
+
+
+def _axes_param(axes: Sequence[int]) -> tuple[int, ...]:
+    return tuple(int(a) for a in axes)
+
+
+def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
+    return reduce_sum_p.bind(operand, axes=_axes_param(axes))
+
+
+def reduce_prod(operand: Any, axes: Sequence[int]) -> Any:
+    return reduce_prod_p.bind(operand, axes=_axes_param(axes))
+
+
+def reduce_max(operand: Any, axes: Sequence[int]) -> Any:
+    return reduce_max_p.bind(operand, axes=_axes_param(axes))
+
+
+def reduce_min(operand: Any, axes: Sequence[int]) -> Any:
+    return reduce_min_p.bind(operand, axes=_axes_param(axes))
+
+
+# ----------------------------------------------------------------------------------------------
+# argmax / argmin: the index of the first extreme element along one axis (a NaN counts as the
+# extreme, so the first NaN wins).
+
+
+def arg_reduction(name: str, numpy_fn: Any) -> Any:
+    def shape_rule(x: ShapedArray, *, axes: tuple[int, ...], index_dtype: np.dtype) -> tuple[int, ...]:
+        if len(axes) != 1 or not 0 <= axes[0] < x.ndim:
+            raise ValueError(f"Invalid axis {axes[0] if axes else axes} for operand shape {x.shape}")
+        if x.shape[axes[0]] == 0:
+            raise ValueError(f"{name} of an empty axis ({axes[0]} of shape {x.shape}) has no answer.")
+        return _reduced_shape(name, x, axes)
+
+    def dtype_rule(x: ShapedArray, *, axes: tuple[int, ...], index_dtype: np.dtype) -> np.dtype:
+        check_dtype(name, x, ANY)
+        if index_dtype.kind not in "iu":
+            raise TypeError(f"{name} index_dtype must be an integer type, got {index_dtype.name}.")
+        return index_dtype
+
+    def impl(x: np.ndarray, *, axes: tuple[int, ...], index_dtype: np.dtype) -> np.ndarray:
+        return numpy_fn(x, axis=axes[0])
+
+    return standard_primitive(name, impl, shape_rule, dtype_rule, never_weak)
+
+
+argmax_p = arg_reduction("argmax", np.argmax)
+argmin_p = arg_reduction("argmin", np.argmin)
+
+
+def argmax(operand: Any, axis: int, index_dtype: Any) -> Any:
+    return argmax_p.bind(operand, axes=(int(axis),), index_dtype=dtypes.canonicalize_dtype(index_dtype))
+
+
+def argmin(operand: Any, axis: int, index_dtype: Any) -> Any:
+    return argmin_p.bind(operand, axes=(int(axis),), index_dtype=dtypes.canonicalize_dtype(index_dtype))
+
+
+# ----------------------------------------------------------------------------------------------
+# cumsum: running sums along one axis, optionally from the end.
+
+
+def _cumsum_shape(x: ShapedArray, *, axis: int, reverse: bool) -> tuple[int, ...]:
+    if axis < 0:
+        raise ValueError("XLA operations do not allow negative axes")
+    check_axes("cumsum", (axis,), x.ndim, what="axis")
+    return x.shape
+
+
+def _cumsum_dtype(x: ShapedArray, *, axis: int, reverse: bool) -> np.dtype:
+    check_dtype("cumsum", x, ("number",))
+    return x.dtype
+
+
+def _cumsum(x: np.ndarray, *, axis: int, reverse: bool) -> np.ndarray:
+    acc = _accumulation_dtype(x.dtype) or x.dtype
+    if reverse:
+        return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=acc), axis)
+    return np.cumsum(x, axis=axis, dtype=acc)
+
+
+cumsum_p = standard_primitive("cumsum", _cumsum, _cumsum_shape, _cumsum_dtype)
+
+
+def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    return cumsum_p.bind(operand, axis=int(axis), reverse=bool(reverse))

@@ -1,0 +1,159 @@
+"""How a lax primitive is declared: a shape rule and a dtype rule make its abstract evaluation,
+and a NumPy function makes its evaluation rule. Stage 01 introduced it.
+
+Abstract evaluation is also the type checker: evaluation runs it first, so a misuse of lax
+raises the same error in every interpreter.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..array import Array, to_array
+from ..core import Primitive, ShapedArray
+
+Rule = Callable[..., Any]
+
+
+def standard_primitive(
+    name: str,
+    numpy_fn: Rule,
+    shape_rule: Rule,
+    dtype_rule: Rule,
+    weak_type_rule: Rule | None = None,
+) -> Primitive:
+    """A primitive whose abstract evaluation combines the three rules, evaluated by NumPy."""
+    prim = Primitive(name)
+    weak_type_rule = weak_type_rule or all_weak
+
+    def abstract_eval(*avals: ShapedArray, **params: Any) -> ShapedArray:
+        return ShapedArray(
+            shape_rule(*avals, **params),
+            dtype_rule(*avals, **params),
+            weak_type_rule(*avals, **params),
+        )
+
+    prim.def_abstract_eval(abstract_eval)
+    prim.def_impl(numpy_impl(prim, numpy_fn))
+    return prim
+
+
+def numpy_impl(prim: Primitive, numpy_fn: Rule) -> Rule:
+    """The evaluation rule: type-check with abstract evaluation, then compute with NumPy."""
+
+    def impl(*args: Any, **params: Any) -> Array:
+        arrays = [to_array(x) for x in args]
+        out_aval = prim.abstract_eval(*(a.aval for a in arrays), **params)
+        with np.errstate(all="ignore"):  # overflow to inf or nan is a result, as in XLA
+            out = np.asarray(numpy_fn(*(a._value for a in arrays), **params), out_aval.dtype)
+        if out.shape != out_aval.shape:
+            raise AssertionError(f"{prim.name}: NumPy gave shape {out.shape}, not {out_aval.shape}")
+        return Array(out, out_aval.weak_type)
+
+    return impl
+
+
+def all_weak(*avals: ShapedArray, **params: Any) -> bool:
+    """The result is weakly typed only if every input was (Python scalars in, scalar out)."""
+    return all(a.weak_type for a in avals)
+
+
+def never_weak(*avals: ShapedArray, **params: Any) -> bool:
+    return False
+
+
+# ----------------------------------------------------------------------------------------------
+# dtype checks, with JAX's messages.
+
+# Named categories of dtypes that an operation accepts.
+BOOL, INTEGER, FLOATING, COMPLEX = "bool", "integer", "floating", "complexfloating"
+_CATEGORY_TYPES = {
+    BOOL: np.bool_,
+    INTEGER: np.integer,
+    FLOATING: np.floating,
+    COMPLEX: np.complexfloating,
+    "signedinteger": np.signedinteger,
+    "number": np.number,
+}
+NUMBER = (INTEGER, FLOATING, COMPLEX)
+INEXACT = (FLOATING, COMPLEX)
+SIGNED_NUMBER = ("signedinteger", FLOATING, COMPLEX)
+BOOL_OR_INT = (BOOL, INTEGER)
+ORDERED = (BOOL, INTEGER, FLOATING)
+ANY = (BOOL, INTEGER, FLOATING, COMPLEX)
+
+
+def accepts(dtype: np.dtype, categories: Sequence[str]) -> bool:
+    return any(dtypes.issubdtype(dtype, _CATEGORY_TYPES[c]) for c in categories)
+
+
+def check_dtype(name: str, aval: ShapedArray, categories: Sequence[str], position: int | None = None) -> None:
+    if accepts(aval.dtype, categories):
+        return
+    where = "" if position is None else f" at position {position}"
+    raise TypeError(
+        f"{name} does not accept dtype {aval.dtype.name}{where}. Accepted dtypes{where} are "
+        f"subtypes of {', '.join(categories)}."
+    )
+
+
+def check_same_dtypes(name: str, avals: Sequence[ShapedArray], tip: str | None = None) -> np.dtype:
+    kinds = [a.dtype for a in avals]
+    if len(set(kinds)) > 1:
+        hint = tip or f"jnp.{name}"
+        raise TypeError(
+            f"lax.{name} requires arguments to have the same dtypes, got "
+            f"{', '.join(d.name for d in kinds)}. (Tip: {hint} is a similar function that does "
+            "automatic type promotion on inputs)."
+        )
+    return kinds[0]
+
+
+# ----------------------------------------------------------------------------------------------
+# Shape checks.
+
+
+def broadcasting_shape(name: str, *avals: ShapedArray) -> tuple[int, ...]:
+    """lax's elementwise broadcasting: equal ranks with sizes equal or 1; rank 0 goes anywhere."""
+    shapes = [a.shape for a in avals if a.ndim]
+    if not shapes:
+        return ()
+    ranks = sorted({len(s) for s in shapes})
+    if len(ranks) > 1:
+        raise TypeError(f"{name}: arrays must have the same number of dimensions, got {ranks}.")
+    result = []
+    for sizes in zip(*shapes):
+        not_one = {d for d in sizes if d != 1}
+        if len(not_one) > 1:
+            shown = ", ".join(map(str, shapes))
+            raise TypeError(f"{name} got incompatible shapes for broadcasting: {shown}.")
+        result.append(not_one.pop() if not_one else 1)
+    return tuple(result)
+
+
+def check_axes(name: str, axes: Sequence[int], ndim: int, what: str = "axes") -> tuple[int, ...]:
+    """Axes must be distinct and in range; lax takes no negative axes (jax.numpy does)."""
+    axes = tuple(int(a) for a in axes)
+    if any(not 0 <= a < ndim for a in axes):
+        raise ValueError(f"{name}: {what} {axes} out of bounds for an array of rank {ndim}.")
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"{name}: duplicate value in {what} {axes}.")
+    return axes
+
+
+def as_shape(name: str, shape: Any) -> tuple[int, ...]:
+    """A shape given by the user: a sequence of non-negative Python ints."""
+    try:
+        dims = tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(
+            f"{name}: shapes must be 1D sequences of concrete values of integer type, got {shape!r}."
+        ) from None
+    if any(d < 0 for d in dims):
+        raise ValueError(f"{name}: shape {dims} has a negative dimension.")
+    return dims

@@ -1,0 +1,426 @@
+"""Structural lax primitives: they move, copy or cut elements without computing new values
+(broadcasting, reshaping, transposing, slicing, padding, joining) plus ``iota``.
+Stage 01 introduced them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..core import ShapedArray, get_aval
+from .elementwise import add, lt, select_n
+from .standard import (
+    INTEGER,
+    as_shape,
+    check_axes,
+    check_dtype,
+    check_same_dtypes,
+    never_weak,
+    standard_primitive,
+)
+
+
+def _keep_dtype(x: ShapedArray, *rest: Any, **params: Any) -> np.dtype:
+    return x.dtype
+
+
+# ----------------------------------------------------------------------------------------------
+# broadcast_in_dim: operand dimension i becomes output dimension broadcast_dimensions[i].
+
+
+def _broadcast_in_dim_shape(
+    x: ShapedArray, *, shape: tuple[int, ...], broadcast_dimensions: tuple[int, ...]
+) -> tuple[int, ...]:
+    if len(broadcast_dimensions) != x.ndim:
+        raise TypeError(
+            f"broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; got "
+            f"broadcast_dimensions {broadcast_dimensions} for operand ndim {x.ndim}."
+        )
+    if any(not 0 <= d < len(shape) for d in broadcast_dimensions) or list(
+        broadcast_dimensions
+    ) != sorted(set(broadcast_dimensions)):
+        raise TypeError(
+            f"broadcast_in_dim broadcast_dimensions must be strictly increasing and in range for "
+            f"the target shape {shape}; got {broadcast_dimensions}."
+        )
+    for size, dim in zip(x.shape, broadcast_dimensions):
+        if size != 1 and size != shape[dim]:
+            raise TypeError(
+                "broadcast_in_dim operand dimension sizes must either be 1, or be equal to their "
+                f"corresponding dimensions in the target broadcast shape; got operand of shape "
+                f"{x.shape}, target broadcast shape {shape}, broadcast_dimensions "
+                f"{broadcast_dimensions}."
+            )
+    return shape
+
+
+def _broadcast_in_dim(
+    x: np.ndarray, *, shape: tuple[int, ...], broadcast_dimensions: tuple[int, ...]
+) -> np.ndarray:
+    # Give x the output's rank (size-1 axes where it has none), then let NumPy broadcast.
+    expanded = [1] * len(shape)
+    for size, dim in zip(x.shape, broadcast_dimensions):
+        expanded[dim] = size
+    return np.broadcast_to(x.reshape(expanded), shape)
+
+
+broadcast_in_dim_p = standard_primitive(
+    "broadcast_in_dim", _broadcast_in_dim, _broadcast_in_dim_shape, _keep_dtype
+)
+
+
+def broadcast_in_dim(operand: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
+    return broadcast_in_dim_p.bind(
+        operand,
+        shape=as_shape("broadcast_in_dim", shape),
+        broadcast_dimensions=tuple(int(d) for d in broadcast_dimensions),
+    )
+
+
+def broadcast(operand: Any, sizes: Sequence[int]) -> Any:
+    """Add leading dimensions of the given ``sizes``."""
+    sizes = tuple(sizes)
+    shape = sizes + get_aval(operand).shape
+    return broadcast_in_dim(operand, shape, tuple(range(len(sizes), len(shape))))
+
+
+# ----------------------------------------------------------------------------------------------
+# reshape, transpose, squeeze, expand_dims, rev
+
+
+def _reshape_shape(
+    x: ShapedArray, *, new_sizes: tuple[int, ...], dimensions: tuple[int, ...] | None
+) -> tuple[int, ...]:
+    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+        raise TypeError(
+            f"reshape total size must be unchanged, got new_sizes {new_sizes} (of total size "
+            f"{int(np.prod(new_sizes))}) for shape {x.shape} (of total size {x.size})."
+        )
+    if dimensions is not None and sorted(dimensions) != list(range(x.ndim)):
+        raise TypeError(f"reshape dimensions must be a permutation of {tuple(range(x.ndim))}, got {dimensions}.")
+    return new_sizes
+
+
+def _reshape(x: np.ndarray, *, new_sizes: tuple[int, ...], dimensions: Any) -> np.ndarray:
+    if dimensions is not None:
+        x = np.transpose(x, dimensions)
+    return np.reshape(x, new_sizes)
+
+
+reshape_p = standard_primitive("reshape", _reshape, _reshape_shape, _keep_dtype)
+
+
+def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Any:
+    dims = None if dimensions is None else tuple(int(d) for d in dimensions)
+    return reshape_p.bind(operand, new_sizes=as_shape("reshape", new_sizes), dimensions=dims)
+
+
+def _transpose_shape(x: ShapedArray, *, permutation: tuple[int, ...]) -> tuple[int, ...]:
+    if sorted(permutation) != list(range(x.ndim)):
+        raise TypeError(
+            "transpose permutation isn't a permutation of operand dimensions, got permutation "
+            f"{permutation} for operand shape {x.shape}."
+        )
+    return tuple(x.shape[p] for p in permutation)
+
+
+transpose_p = standard_primitive(
+    "transpose", lambda x, *, permutation: np.transpose(x, permutation), _transpose_shape, _keep_dtype
+)
+
+
+def transpose(operand: Any, permutation: Sequence[int]) -> Any:
+    return transpose_p.bind(operand, permutation=tuple(int(p) for p in permutation))
+
+
+def _squeeze_shape(x: ShapedArray, *, dimensions: tuple[int, ...]) -> tuple[int, ...]:
+    check_axes("squeeze", dimensions, x.ndim, what="dimensions")
+    if any(x.shape[d] != 1 for d in dimensions):
+        raise ValueError(
+            "cannot select an axis to squeeze out which has size not equal to one, got "
+            f"shape={x.shape} and dimensions={dimensions}"
+        )
+    return tuple(s for i, s in enumerate(x.shape) if i not in dimensions)
+
+
+squeeze_p = standard_primitive(
+    "squeeze", lambda x, *, dimensions: np.squeeze(x, dimensions), _squeeze_shape, _keep_dtype
+)
+
+
+def _normalize_axes(axes: Sequence[int], ndim: int) -> tuple[int, ...]:
+    """Negative axes count from the end, as lax.squeeze and lax.expand_dims allow."""
+    return tuple(int(a) + ndim if int(a) < 0 else int(a) for a in axes)
+
+
+def squeeze(array: Any, dimensions: Sequence[int]) -> Any:
+    ndim = get_aval(array).ndim
+    return squeeze_p.bind(array, dimensions=_normalize_axes(dimensions, ndim))
+
+
+def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
+    """Insert size-1 axes at ``dimensions`` (of the result); a reshape, not a primitive."""
+    shape = list(get_aval(array).shape)
+    out_ndim = len(shape) + len(dimensions)
+    axes = check_axes("expand_dims", _normalize_axes(dimensions, out_ndim), out_ndim, "dimensions")
+    for axis in sorted(axes):
+        shape.insert(axis, 1)
+    return reshape(array, shape)
+
+
+def _rev_shape(x: ShapedArray, *, dimensions: tuple[int, ...]) -> tuple[int, ...]:
+    check_axes("rev", dimensions, x.ndim, what="dimensions")
+    return x.shape
+
+
+rev_p = standard_primitive(
+    "rev", lambda x, *, dimensions: np.flip(x, dimensions), _rev_shape, _keep_dtype
+)
+
+
+def rev(operand: Any, dimensions: Sequence[int]) -> Any:
+    """Reverse the order of the elements along ``dimensions``."""
+    return rev_p.bind(operand, dimensions=tuple(int(d) for d in dimensions))
+
+
+# ----------------------------------------------------------------------------------------------
+# concatenate and pad
+
+
+def _concatenate_shape(*xs: ShapedArray, dimension: int) -> tuple[int, ...]:
+    if not xs:
+        raise TypeError("concatenate requires at least one operand.")
+    if len({x.ndim for x in xs}) > 1:
+        raise TypeError(f"concatenate operands must have equal ranks, got shapes {[x.shape for x in xs]}.")
+    check_axes("concatenate", (dimension,), xs[0].ndim, what="dimension")
+    other_dims = {x.shape[:dimension] + x.shape[dimension + 1 :] for x in xs}
+    if len(other_dims) > 1:
+        raise TypeError(
+            "concatenate operands must have equal dimensions except on the concatenated "
+            f"dimension {dimension}, got shapes {[x.shape for x in xs]}."
+        )
+    total = sum(x.shape[dimension] for x in xs)
+    return xs[0].shape[:dimension] + (total,) + xs[0].shape[dimension + 1 :]
+
+
+concatenate_p = standard_primitive(
+    "concatenate",
+    lambda *xs, dimension: np.concatenate(xs, axis=dimension),
+    _concatenate_shape,
+    lambda *xs, dimension: check_same_dtypes("concatenate", xs),
+)
+
+
+def concatenate(operands: Sequence[Any], dimension: int) -> Any:
+    return concatenate_p.bind(*operands, dimension=int(dimension))
+
+
+PaddingConfig = tuple[tuple[int, int, int], ...]
+
+
+def _pad_shape(x: ShapedArray, value: ShapedArray, *, padding_config: PaddingConfig) -> tuple[int, ...]:
+    if value.shape != ():
+        raise TypeError(f"pad padding_value must be a scalar, got shape {value.shape}.")
+    if len(padding_config) != x.ndim:
+        raise ValueError(f"pad padding_config has {len(padding_config)} entries for an operand of rank {x.ndim}.")
+    shape = []
+    for size, (lo, hi, interior) in zip(x.shape, padding_config):
+        if interior < 0:
+            raise ValueError(f"pad interior padding must be non-negative, got {padding_config}.")
+        out = lo + hi + size + max(size - 1, 0) * interior
+        if out < 0:
+            raise ValueError(f"pad: dimension size would be negative: {padding_config} on {x.shape}.")
+        shape.append(out)
+    return tuple(shape)
+
+
+def _pad(x: np.ndarray, value: np.ndarray, *, padding_config: PaddingConfig) -> np.ndarray:
+    # Interior padding first: spread the elements out with `interior` fill values between them.
+    spread_shape = [n + max(n - 1, 0) * interior for n, (_, _, interior) in zip(x.shape, padding_config)]
+    out = np.full(spread_shape, value, dtype=x.dtype)
+    out[tuple(slice(None, None, interior + 1) for _, _, interior in padding_config)] = x
+    # Then the edges: positive amounts add fill values, negative amounts cut elements away.
+    grow = [(max(lo, 0), max(hi, 0)) for lo, hi, _ in padding_config]
+    out = np.pad(out, grow, constant_values=value)
+    cut = tuple(slice(-min(lo, 0), out.shape[i] + min(hi, 0)) for i, (lo, hi, _) in enumerate(padding_config))
+    return out[cut]
+
+
+pad_p = standard_primitive(
+    "pad",
+    _pad,
+    _pad_shape,
+    lambda x, value, *, padding_config: check_same_dtypes("pad", [x, value]),
+    lambda x, value, *, padding_config: x.weak_type,
+)
+
+
+def pad(operand: Any, padding_value: Any, padding_config: Sequence[Sequence[int]]) -> Any:
+    config = tuple((int(lo), int(hi), int(interior)) for lo, hi, interior in padding_config)
+    return pad_p.bind(operand, padding_value, padding_config=config)
+
+
+# ----------------------------------------------------------------------------------------------
+# Static slicing: start, limit and stride are known before evaluation.
+
+
+def _slice_shape(
+    x: ShapedArray, *, start_indices: tuple[int, ...], limit_indices: tuple[int, ...], strides: Any
+) -> tuple[int, ...]:
+    strides = strides or (1,) * x.ndim
+    if not len(start_indices) == len(limit_indices) == len(strides) == x.ndim:
+        raise TypeError(
+            f"slice start_indices {start_indices}, limit_indices {limit_indices} and strides "
+            f"{strides} must each have one entry per operand dimension ({x.ndim})."
+        )
+    for start, limit, stride, size in zip(start_indices, limit_indices, strides, x.shape):
+        if not 0 <= start <= limit <= size or stride < 1:
+            raise TypeError(
+                f"slice indices must satisfy 0 <= start <= limit <= size and stride >= 1, got "
+                f"start_indices {start_indices}, limit_indices {limit_indices}, strides {strides} "
+                f"for operand shape {x.shape}."
+            )
+    return tuple(-(-(lim - s) // st) for s, lim, st in zip(start_indices, limit_indices, strides))
+
+
+def _slice(x: np.ndarray, *, start_indices: Any, limit_indices: Any, strides: Any) -> np.ndarray:
+    strides = strides or (1,) * x.ndim
+    return x[tuple(slice(s, lim, st) for s, lim, st in zip(start_indices, limit_indices, strides))]
+
+
+slice_p = standard_primitive("slice", _slice, _slice_shape, _keep_dtype)
+
+
+def slice(  # noqa: A001 - JAX's name
+    operand: Any,
+    start_indices: Sequence[int],
+    limit_indices: Sequence[int],
+    strides: Sequence[int] | None = None,
+) -> Any:
+    return slice_p.bind(
+        operand,
+        start_indices=tuple(int(i) for i in start_indices),
+        limit_indices=tuple(int(i) for i in limit_indices),
+        strides=None if strides is None else tuple(int(s) for s in strides),
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Dynamic slicing: start indices are array values; they are clamped so the slice fits.
+
+
+def _check_start_indices(name: str, x: ShapedArray, indices: Sequence[ShapedArray]) -> None:
+    if len(indices) != x.ndim:
+        raise TypeError(f"{name} needs one start index per operand dimension ({x.ndim}), got {len(indices)}.")
+    for i, index in enumerate(indices):
+        if index.shape != ():
+            raise TypeError(f"{name} start indices must be scalars, got shape {index.shape} at {i}.")
+        check_dtype(name, index, (INTEGER,), position=i + 1)
+
+
+def _clamped_starts(shape: Sequence[int], sizes: Sequence[int], indices: Sequence[np.ndarray]) -> list[int]:
+    return [int(np.clip(int(i), 0, dim - size)) for i, dim, size in zip(indices, shape, sizes)]
+
+
+def _dynamic_slice_shape(x: ShapedArray, *indices: ShapedArray, slice_sizes: tuple[int, ...]) -> tuple[int, ...]:
+    _check_start_indices("dynamic_slice", x, indices)
+    if len(slice_sizes) != x.ndim or any(not 0 <= s <= d for s, d in zip(slice_sizes, x.shape)):
+        raise TypeError(
+            f"dynamic_slice slice_sizes must be non-negative, at most the operand shape, one per "
+            f"dimension; got slice_sizes {slice_sizes} for operand shape {x.shape}."
+        )
+    return slice_sizes
+
+
+def _dynamic_slice(x: np.ndarray, *indices: np.ndarray, slice_sizes: tuple[int, ...]) -> np.ndarray:
+    starts = _clamped_starts(x.shape, slice_sizes, indices)
+    return x[tuple(np.s_[s : s + n] for s, n in zip(starts, slice_sizes))]
+
+
+dynamic_slice_p = standard_primitive(
+    "dynamic_slice",
+    _dynamic_slice,
+    _dynamic_slice_shape,
+    _keep_dtype,
+    lambda x, *indices, slice_sizes: x.weak_type,
+)
+
+
+def _dynamic_update_slice_shape(x: ShapedArray, update: ShapedArray, *indices: ShapedArray) -> tuple[int, ...]:
+    _check_start_indices("dynamic_update_slice", x, indices)
+    if update.ndim != x.ndim or any(u > d for u, d in zip(update.shape, x.shape)):
+        raise TypeError(
+            f"dynamic_update_slice update shape {update.shape} must have the operand's rank and "
+            f"fit inside the operand shape {x.shape}."
+        )
+    return x.shape
+
+
+def _dynamic_update_slice(x: np.ndarray, update: np.ndarray, *indices: np.ndarray) -> np.ndarray:
+    starts = _clamped_starts(x.shape, update.shape, indices)
+    out = x.copy()
+    out[tuple(np.s_[s : s + n] for s, n in zip(starts, update.shape))] = update
+    return out
+
+
+dynamic_update_slice_p = standard_primitive(
+    "dynamic_update_slice",
+    _dynamic_update_slice,
+    _dynamic_update_slice_shape,
+    lambda x, update, *indices: check_same_dtypes("dynamic_update_slice", [x, update]),
+    lambda x, update, *indices: x.weak_type,
+)
+
+
+def _wrap_negative(index: Any, size: int) -> Any:
+    """A negative start index counts from the end, as in jax.lax (then it is clamped)."""
+    if isinstance(index, int):  # known now: wrap it in Python
+        return index + size if index < 0 else index
+    dtype = get_aval(index).dtype
+    wrapped = add(index, np.asarray(size, dtype))
+    return select_n(lt(index, np.zeros((), dtype)), index, wrapped)
+
+
+def dynamic_slice(operand: Any, start_indices: Sequence[Any], slice_sizes: Sequence[int]) -> Any:
+    shape = get_aval(operand).shape
+    starts = [_wrap_negative(i, d) for i, d in zip(start_indices, shape)]
+    return dynamic_slice_p.bind(operand, *starts, slice_sizes=as_shape("dynamic_slice", slice_sizes))
+
+
+def dynamic_update_slice(operand: Any, update: Any, start_indices: Sequence[Any]) -> Any:
+    shape = get_aval(operand).shape
+    starts = [_wrap_negative(i, d) for i, d in zip(start_indices, shape)]
+    return dynamic_update_slice_p.bind(operand, update, *starts)
+
+
+# ----------------------------------------------------------------------------------------------
+# iota: 0, 1, 2, ... along one dimension. It has no operands, only parameters.
+
+
+def _iota(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int) -> np.ndarray:
+    counts = np.arange(shape[dimension], dtype=dtype)
+    return np.broadcast_to(counts.reshape([-1 if i == dimension else 1 for i in range(len(shape))]), shape)
+
+
+def _iota_shape(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int) -> tuple[int, ...]:
+    check_axes("iota", (dimension,), len(shape), what="dimension")
+    return shape
+
+
+iota_p = standard_primitive(
+    "iota", _iota, _iota_shape, lambda *, dtype, shape, dimension: dtype, never_weak
+)
+
+
+def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
+    return iota_p.bind(
+        dtype=dtypes.canonicalize_dtype(dtype), shape=as_shape("iota", shape), dimension=int(dimension)
+    )
+
+
+def iota(dtype: Any, size: int) -> Any:
+    return broadcasted_iota(dtype, (size,), 0)

@@ -1,0 +1,107 @@
+"""Reductions with NumPy's signatures: sum, prod, mean, max, min, argmax, argmin.
+Stage 01 introduced it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, lax
+from ..core import get_aval
+from .util import ArrayLike, canonicalize_axes, canonicalize_axis, check_arraylike, convert
+
+
+def _upcast_small_ints(dtype: np.dtype) -> np.dtype:
+    """sum and prod of bools and small integers accumulate in the default int (uint) type."""
+    if dtype == np.bool_:
+        return dtypes.default_dtype("i")
+    if dtype.kind == "i" and dtype.itemsize < dtypes.default_dtype("i").itemsize:
+        return dtypes.default_dtype("i")
+    if dtype.kind == "u" and dtype.itemsize < dtypes.default_dtype("i").itemsize:
+        return dtypes.canonicalize_dtype(np.uint64)
+    return dtype
+
+
+def _keep_dims(out: ArrayLike, in_shape: tuple[int, ...], axes: tuple[int, ...]) -> ArrayLike:
+    return lax.reshape(out, tuple(1 if i in axes else n for i, n in enumerate(in_shape)))
+
+
+def _reduce(name: str, lax_fn: Any, a: ArrayLike, axis: Any, dtype: Any, keepdims: bool, upcast: bool) -> ArrayLike:
+    check_arraylike(name, a)
+    aval = get_aval(a)
+    axes = canonicalize_axes(axis, aval.ndim)
+    if dtype is not None:
+        out_dtype = dtypes.canonicalize_dtype(dtype)
+    else:
+        out_dtype = _upcast_small_ints(aval.dtype) if upcast else aval.dtype
+    a = convert(a, out_dtype, aval.weak_type and out_dtype == aval.dtype)
+    out = lax_fn(a, axes)
+    return _keep_dims(out, aval.shape, axes) if keepdims else out
+
+
+def sum(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False) -> ArrayLike:  # noqa: A001
+    return _reduce("sum", lax.reduce_sum, a, axis, dtype, keepdims, upcast=True)
+
+
+def prod(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False) -> ArrayLike:
+    return _reduce("prod", lax.reduce_prod, a, axis, dtype, keepdims, upcast=True)
+
+
+def _extremum(name: str, lax_fn: Any, a: ArrayLike, axis: Any, keepdims: bool) -> ArrayLike:
+    aval = get_aval(a)
+    axes = canonicalize_axes(axis, aval.ndim)
+    if any(aval.shape[i] == 0 for i in axes):
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    return _reduce(name, lax_fn, a, axis, None, keepdims, upcast=False)
+
+
+def max(a: ArrayLike, axis: Any = None, out: None = None, keepdims: bool = False) -> ArrayLike:  # noqa: A001
+    return _extremum("max", lax.reduce_max, a, axis, keepdims)
+
+
+def min(a: ArrayLike, axis: Any = None, out: None = None, keepdims: bool = False) -> ArrayLike:  # noqa: A001
+    return _extremum("min", lax.reduce_min, a, axis, keepdims)
+
+
+amax, amin = max, min
+
+
+def mean(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False) -> ArrayLike:
+    """The sum divided by the count; integers and bools average as the default float."""
+    check_arraylike("mean", a)
+    aval = get_aval(a)
+    if dtype is not None:
+        out_dtype = dtypes.canonicalize_dtype(dtype)
+    else:
+        out_dtype = aval.dtype if dtypes.is_inexact(aval.dtype) else dtypes.default_dtype("f")
+    axes = canonicalize_axes(axis, aval.ndim)
+    count = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+    total = sum(convert(a, out_dtype), axis=axes, keepdims=keepdims)
+    return lax.div(total, convert(count, out_dtype))
+
+
+def _arg_extremum(name: str, lax_fn: Any, a: ArrayLike, axis: Any, keepdims: bool) -> ArrayLike:
+    check_arraylike(name, a)
+    aval = get_aval(a)
+    if axis is None:
+        a = lax.reshape(a, (aval.size,))
+        axis_ = 0
+    else:
+        axis_ = canonicalize_axis(axis, aval.ndim)
+    if get_aval(a).shape[axis_] == 0:
+        raise ValueError(f"attempt to get {name} of an empty sequence")
+    out = lax_fn(a, axis_, dtypes.default_dtype("i"))
+    if keepdims:
+        axes = tuple(range(aval.ndim)) if axis is None else (axis_,)
+        out = _keep_dims(out, aval.shape, axes)
+    return out
+
+
+def argmax(a: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool = False) -> ArrayLike:
+    return _arg_extremum("argmax", lax.argmax, a, axis, keepdims)
+
+
+def argmin(a: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool = False) -> ArrayLike:
+    return _arg_extremum("argmin", lax.argmin, a, axis, keepdims)

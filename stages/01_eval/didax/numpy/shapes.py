@@ -1,0 +1,158 @@
+"""Rearranging arrays: reshape, transpose, swapaxes, moveaxis, squeeze, expand_dims,
+concatenate, stack, and the products dot and matmul. Stage 01 introduced it.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..core import get_aval
+from .util import (
+    ArrayLike,
+    broadcast_to,
+    canonicalize_axes,
+    canonicalize_axis,
+    check_arraylike,
+    promote_dtypes,
+)
+from .ufuncs import multiply
+
+
+def reshape(a: ArrayLike, shape: Any = None, order: str = "C") -> ArrayLike:
+    """A new shape for the same elements; one entry may be -1, inferred from the others."""
+    check_arraylike("reshape", a)
+    if order != "C":
+        raise NotImplementedError("didax.numpy.reshape supports only order='C'.")
+    size = get_aval(a).size
+    dims = [operator.index(d) for d in ((shape,) if isinstance(shape, (int, np.integer)) else shape)]
+    if dims.count(-1) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if -1 in dims:
+        known = int(np.prod([d for d in dims if d != -1], dtype=np.int64))
+        if known == 0 or size % known:
+            raise TypeError(f"cannot reshape array of size {size} into shape {tuple(dims)}")
+        dims[dims.index(-1)] = size // known
+    if int(np.prod(dims, dtype=np.int64)) != size:
+        raise TypeError(f"cannot reshape array of size {size} into shape {tuple(dims)}")
+    return lax.reshape(a, tuple(dims))
+
+
+def ravel(a: ArrayLike) -> ArrayLike:
+    return reshape(a, (-1,))
+
+
+def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> ArrayLike:
+    check_arraylike("transpose", a)
+    ndim = get_aval(a).ndim
+    perm = tuple(reversed(range(ndim))) if axes is None else canonicalize_axes(axes, ndim)
+    if len(perm) != ndim:
+        raise ValueError(f"axes {axes} don't match array of dimension {ndim}")
+    return lax.transpose(a, perm)
+
+
+def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> ArrayLike:
+    ndim = get_aval(a).ndim
+    perm = list(range(ndim))
+    i, j = canonicalize_axis(axis1, ndim), canonicalize_axis(axis2, ndim)
+    perm[i], perm[j] = perm[j], perm[i]
+    return lax.transpose(a, perm)
+
+
+def moveaxis(a: ArrayLike, source: int | Sequence[int], destination: int | Sequence[int]) -> ArrayLike:
+    ndim = get_aval(a).ndim
+    src = canonicalize_axes(source, ndim)
+    dst = canonicalize_axes(destination, ndim)
+    if len(src) != len(dst):
+        raise ValueError("`source` and `destination` arguments must have the same number of elements")
+    perm = [i for i in range(ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):  # insert each moved axis at its destination
+        perm.insert(d, s)
+    return lax.transpose(a, perm)
+
+
+def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> ArrayLike:
+    shape = get_aval(a).shape
+    if axis is None:
+        axes = tuple(i for i, n in enumerate(shape) if n == 1)
+    else:
+        axes = canonicalize_axes(axis, len(shape))
+    return lax.squeeze(a, axes)
+
+
+def expand_dims(a: ArrayLike, axis: int | Sequence[int]) -> ArrayLike:
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    return lax.expand_dims(a, canonicalize_axes(axes, get_aval(a).ndim + len(axes)))
+
+
+def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0) -> ArrayLike:
+    if not len(arrays):
+        raise ValueError("Need at least one array to concatenate.")
+    check_arraylike("concatenate", *arrays)
+    arrays = promote_dtypes(*arrays)
+    if axis is None:
+        return lax.concatenate([ravel(a) for a in arrays], 0)
+    ndims = {get_aval(a).ndim for a in arrays}
+    if ndims == {0}:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    if len(ndims) > 1:
+        raise ValueError(f"All input arrays must have the same number of dimensions, got {sorted(ndims)}.")
+    return lax.concatenate(arrays, canonicalize_axis(axis, ndims.pop()))
+
+
+def stack(arrays: Sequence[ArrayLike], axis: int = 0) -> ArrayLike:
+    if not len(arrays):
+        raise ValueError("Need at least one array to stack.")
+    check_arraylike("stack", *arrays)
+    shapes = {get_aval(a).shape for a in arrays}
+    if len(shapes) > 1:
+        raise ValueError("All input arrays must have the same shape.")
+    axis = canonicalize_axis(axis, len(shapes.pop()) + 1)
+    return concatenate([expand_dims(a, axis) for a in arrays], axis)
+
+
+# ----------------------------------------------------------------------------------------------
+# Products
+
+
+def dot(a: ArrayLike, b: ArrayLike) -> ArrayLike:
+    """NumPy's dot: scalars multiply; otherwise contract a's last axis with b's second-to-last."""
+    check_arraylike("dot", a, b)
+    a, b = promote_dtypes(a, b)
+    a_ndim, b_ndim = get_aval(a).ndim, get_aval(b).ndim
+    if a_ndim == 0 or b_ndim == 0:
+        return multiply(a, b)
+    b_axis = 0 if b_ndim == 1 else b_ndim - 2
+    return lax.dot_general(a, b, (((a_ndim - 1,), (b_axis,)), ((), ())))
+
+
+def matmul(a: ArrayLike, b: ArrayLike) -> ArrayLike:
+    """The ``@`` product: stacks of matrices, with broadcasting over the leading (batch) axes."""
+    check_arraylike("matmul", a, b)
+    a, b = promote_dtypes(a, b)
+    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
+    if not a_shape or not b_shape:
+        raise ValueError("matmul: operands must have at least one dimension; use * for scalars.")
+    a2 = lax.reshape(a, (1,) + a_shape) if len(a_shape) == 1 else a  # a row vector
+    b2 = lax.reshape(b, b_shape + (1,)) if len(b_shape) == 1 else b  # a column vector
+    a_shape2, b_shape2 = get_aval(a2).shape, get_aval(b2).shape
+    try:
+        batch = np.broadcast_shapes(a_shape2[:-2], b_shape2[:-2])
+    except ValueError:
+        raise ValueError(f"matmul: batch dimensions of {a_shape} and {b_shape} do not broadcast") from None
+    if a_shape2[-1] != b_shape2[-2]:
+        raise ValueError(
+            f"matmul: contracting dimensions differ: {a_shape} @ {b_shape} ({a_shape2[-1]} != {b_shape2[-2]})"
+        )
+    a3 = broadcast_to(a2, batch + a_shape2[-2:])
+    b3 = broadcast_to(b2, batch + b_shape2[-2:])
+    nb = len(batch)
+    batch_dims = tuple(range(nb))
+    out = lax.dot_general(a3, b3, (((nb + 1,), (nb,)), (batch_dims, batch_dims)))
+    # Drop the axes that 1-d operands were given.
+    out_shape = batch + (a_shape2[-2],) * (len(a_shape) > 1) + (b_shape2[-1],) * (len(b_shape) > 1)
+    return lax.reshape(out, out_shape) if get_aval(out).shape != out_shape else out

@@ -1,0 +1,115 @@
+"""What every didax.numpy function does before calling lax: promote dtypes on JAX's lattice,
+broadcast ranks, and check axes. Stage 01 introduced it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, lax
+from ..array import Array
+from ..core import Tracer, get_aval
+
+ArrayLike = Any  # an Array, a Tracer, a NumPy value or a Python scalar
+
+
+def check_arraylike(name: str, *args: Any) -> None:
+    """jax.numpy takes arrays and scalars, not lists: ``jnp.sum([1, 2])`` is an error."""
+    for position, arg in enumerate(args):
+        if not is_arraylike(arg):
+            raise TypeError(
+                f"{name} requires ndarray or scalar arguments, got {type(arg).__name__} at "
+                f"position {position}. Convert it with didax.numpy.asarray first."
+            )
+
+
+def is_arraylike(x: Any) -> bool:
+    return isinstance(x, (Array, Tracer, np.ndarray, np.generic)) or type(x) in dtypes.PYTHON_SCALAR_DTYPES
+
+
+def convert(x: ArrayLike, dtype: np.dtype, weak_type: bool = False) -> ArrayLike:
+    """``x`` as ``dtype`` (a no-op when it is already), with the given weak_type."""
+    if type(x) in dtypes.PYTHON_SCALAR_DTYPES:
+        # A Python scalar goes straight to the target type, so 2**40 can become a float32.
+        return Array(dtypes.python_scalar_to_numpy(x, dtype), weak_type)
+    aval = get_aval(x)
+    if aval.dtype == dtype and aval.weak_type == weak_type:
+        return x
+    return lax.convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak_type)
+
+
+def promote_dtypes(*args: ArrayLike) -> list[ArrayLike]:
+    """Convert ``args`` to the dtype they join to on the promotion lattice."""
+    if len(args) < 2:
+        return list(args)
+    dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
+    return [convert(x, dtype, weak_type) for x in args]
+
+
+def promote_dtypes_inexact(*args: ArrayLike) -> list[ArrayLike]:
+    """Like promote_dtypes, then integers and bools become the default float (sin(1) is 0.84...)."""
+    dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
+    if not dtypes.is_inexact(dtype):
+        dtype = dtypes.default_dtype("f")
+    return [convert(x, dtype, weak_type) for x in args]
+
+
+def promote_shapes(name: str, *args: ArrayLike) -> list[ArrayLike]:
+    """Give every non-scalar the same rank by adding leading size-1 axes; lax broadcasts the rest."""
+    shapes = [get_aval(x).shape for x in args]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        shown = ", ".join(map(str, shapes))
+        raise TypeError(f"{name} got incompatible shapes for broadcasting: {shown}.") from None
+    rank = max(len(s) for s in shapes)
+    return [
+        x if len(s) in (0, rank) else lax.reshape(x, (1,) * (rank - len(s)) + s)
+        for x, s in zip(args, shapes)
+    ]
+
+
+def promote_args(name: str, *args: ArrayLike) -> list[ArrayLike]:
+    check_arraylike(name, *args)
+    return promote_shapes(name, *promote_dtypes(*args))
+
+
+def promote_args_inexact(name: str, *args: ArrayLike) -> list[ArrayLike]:
+    check_arraylike(name, *args)
+    return promote_shapes(name, *promote_dtypes_inexact(*args))
+
+
+def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> ArrayLike:
+    """NumPy's broadcast_to, through lax.broadcast_in_dim."""
+    shape = tuple(shape)
+    x_shape = get_aval(x).shape
+    if x_shape == shape:
+        return x
+    try:
+        if np.broadcast_shapes(x_shape, shape) != shape:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"Incompatible shapes for broadcasting: {x_shape} and requested shape {shape}") from None
+    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - len(x_shape), len(shape))))
+
+
+def canonicalize_axis(axis: int, ndim: int) -> int:
+    """A NumPy axis (negative counts from the end) as a lax axis, with NumPy's error."""
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim if ndim else axis
+
+
+def canonicalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    """None means every axis; an int or a sequence of ints, each checked, duplicates refused."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    result = tuple(canonicalize_axis(a, ndim) for a in axes)
+    if len(set(result)) != len(result):
+        raise ValueError(f"repeated axis in {axis!r}")
+    return result
