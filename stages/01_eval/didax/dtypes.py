@@ -179,7 +179,9 @@ def _weak_node(dtype: np.dtype) -> Node:
 
 def promote_types(a: Any, b: Any) -> np.dtype:
     """The dtype both ``a`` and ``b`` promote to (strong types; not canonicalized, as in JAX)."""
-    return _join({check_dtype(a), check_dtype(b)}, "standard")
+    joined = _join({check_dtype(a), check_dtype(b)}, "standard")
+    # Two strong types can meet at a weak node (uint64 and int8 meet at f*): take its dtype.
+    return PYTHON_SCALAR_DTYPES[WEAK_NODES[joined]] if isinstance(joined, str) else joined
 
 
 def dtype_and_weak_type(x: Any) -> tuple[np.dtype, bool]:

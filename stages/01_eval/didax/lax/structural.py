@@ -5,6 +5,7 @@ Stage 01 introduced them.
 
 from __future__ import annotations
 
+import builtins  # `slice` below is lax.slice; NumPy indexing needs the built-in one
 from collections.abc import Sequence
 from typing import Any
 
@@ -242,11 +243,11 @@ def _pad(x: np.ndarray, value: np.ndarray, *, padding_config: PaddingConfig) -> 
     # Interior padding first: spread the elements out with `interior` fill values between them.
     spread_shape = [n + max(n - 1, 0) * interior for n, (_, _, interior) in zip(x.shape, padding_config)]
     out = np.full(spread_shape, value, dtype=x.dtype)
-    out[tuple(slice(None, None, interior + 1) for _, _, interior in padding_config)] = x
+    out[tuple(builtins.slice(None, None, interior + 1) for _, _, interior in padding_config)] = x
     # Then the edges: positive amounts add fill values, negative amounts cut elements away.
     grow = [(max(lo, 0), max(hi, 0)) for lo, hi, _ in padding_config]
     out = np.pad(out, grow, constant_values=value)
-    cut = tuple(slice(-min(lo, 0), out.shape[i] + min(hi, 0)) for i, (lo, hi, _) in enumerate(padding_config))
+    cut = tuple(builtins.slice(-min(lo, 0), out.shape[i] + min(hi, 0)) for i, (lo, hi, _) in enumerate(padding_config))
     return out[cut]
 
 
@@ -289,7 +290,7 @@ def _slice_shape(
 
 def _slice(x: np.ndarray, *, start_indices: Any, limit_indices: Any, strides: Any) -> np.ndarray:
     strides = strides or (1,) * x.ndim
-    return x[tuple(slice(s, lim, st) for s, lim, st in zip(start_indices, limit_indices, strides))]
+    return x[tuple(builtins.slice(s, lim, st) for s, lim, st in zip(start_indices, limit_indices, strides))]
 
 
 slice_p = standard_primitive("slice", _slice, _slice_shape, _keep_dtype)

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""The README's two commands: `python3 scripts/dev.py tour` and `python3 scripts/dev.py test`.
+
+Both make (or reuse) the virtual environment .venv with the pinned packages of
+requirements/lock.txt, so they work on a fresh machine with only Python 3.11 and pip.
+Standard library only: this file runs before anything is installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+LOCK = ROOT / "requirements" / "lock.txt"
+BUILD = ROOT / "build"
+PYTHON = VENV / "bin" / "python"
+
+
+def ensure_venv() -> None:
+    """Create .venv and install the lock file, unless the same lock file is already installed."""
+    stamp = VENV / ".lock-sha256"
+    want = hashlib.sha256(LOCK.read_bytes()).hexdigest()
+    if PYTHON.exists() and stamp.exists() and stamp.read_text() == want:
+        return
+    if not PYTHON.exists():
+        print("dev: creating .venv", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+    print("dev: installing pinned packages from requirements/lock.txt", flush=True)
+    pip = [str(PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run([*pip, "-r", str(LOCK)], check=True)
+    stamp.write_text(want)
+
+
+def stages() -> list[Path]:
+    return sorted(p for p in (ROOT / "stages").iterdir() if (p / "didax").is_dir())
+
+
+# ----------------------------------------------------------------------------------------------
+# tour
+
+
+def tour() -> int:
+    """Run every stage's examples, stage by stage, in order."""
+    for stage in stages():
+        for example in sorted((stage / "examples").glob("*.py")):
+            print(f"\n=== {stage.name} / {example.name} ===", flush=True)
+            result = subprocess.run([str(PYTHON), str(example)], cwd=stage, env=_stage_env(stage))
+            if result.returncode:
+                print(f"dev: {example.relative_to(ROOT)} failed", file=sys.stderr)
+                return result.returncode
+    return 0
+
+
+def _stage_env(stage: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(stage)}
+
+
+# ----------------------------------------------------------------------------------------------
+# test
+
+
+@dataclass
+class Run:
+    """One pytest run: a name for the report, its arguments, and its counts once done."""
+
+    name: str
+    args: list[str]
+    cwd: Path = ROOT
+    returncode: int | None = None
+    seconds: float = 0.0
+    counts: tuple[int, int, int] = (0, 0, 0)  # passed, failed (errors included), skipped
+
+    @property
+    def junit(self) -> Path:
+        return BUILD / "junit" / f"{self.name.replace('/', '_')}.xml"
+
+
+def test_runs(profile: str) -> list[Run]:
+    runs = [Run("project", ["tests"])]
+    for stage in stages():
+        runs.append(Run(f"stage-{stage.name}", [str(stage / "tests")]))
+    impls = [stage.name for stage in stages()] + ["jax"]
+    for impl in impls:
+        runs.append(Run(f"conformance-{impl}", ["conformance", f"--impl={impl}"]))
+    runs.append(Run("conformance-meta", ["conformance/meta"]))
+    if (ROOT / "site" / "tests").is_dir():
+        runs.append(Run("site", ["site/tests"]))
+    return runs
+
+
+def run_pytest(run: Run, profile: str) -> Run:
+    run.junit.parent.mkdir(parents=True, exist_ok=True)
+    log = BUILD / "logs" / f"{run.name}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [str(PYTHON), "-m", "pytest", *run.args, "-q", "-p", "no:cacheprovider",
+           f"--junitxml={run.junit}", "-o", "junit_family=xunit2"]
+    env = {**os.environ, "HYPOTHESIS_PROFILE": profile, "PYTHONDONTWRITEBYTECODE": "1"}
+    start = time.perf_counter()
+    with log.open("w") as out:
+        run.returncode = subprocess.run(cmd, cwd=run.cwd, env=env, stdout=out, stderr=subprocess.STDOUT).returncode
+    run.seconds = time.perf_counter() - start
+    run.counts = _junit_counts(run.junit)
+    status = "ok" if run.returncode == 0 else f"FAILED (exit {run.returncode})"
+    passed, failed, skipped = run.counts
+    print(f"dev: {run.name:28s} {passed:5d} passed {failed:4d} failed {skipped:4d} skipped "
+          f"{run.seconds:7.1f}s  {status}", flush=True)
+    if run.returncode != 0:
+        print(log.read_text()[-6000:], flush=True)
+    return run
+
+
+def _junit_counts(path: Path) -> tuple[int, int, int]:
+    if not path.exists():
+        return (0, 0, 0)
+    total = failed = skipped = 0
+    for suite in ET.parse(path).getroot().iter("testsuite"):
+        total += int(suite.get("tests", 0))
+        failed += int(suite.get("failures", 0)) + int(suite.get("errors", 0))
+        skipped += int(suite.get("skipped", 0))
+    return (total - failed - skipped, failed, skipped)
+
+
+def test(profile: str, jobs: int) -> int:
+    """Every test: the project's, each stage's own, the conformance suite on every stage and on
+    real JAX, its meta-tests, and the site's. Runs `jobs` pytest processes at a time."""
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        runs = list(pool.map(lambda r: run_pytest(r, profile), test_runs(profile)))
+    subprocess.run([str(PYTHON), "-m", "conformance.matrix", str(BUILD / "conformance")], cwd=ROOT, check=False)
+    passed = sum(r.counts[0] for r in runs)
+    failed = sum(r.counts[1] for r in runs)
+    skipped = sum(r.counts[2] for r in runs)
+    broken = [r.name for r in runs if r.returncode != 0]
+    print(f"dev: all runs took {time.perf_counter() - start:.0f}s; failing runs: {broken or 'none'}")
+    print(f"total: {passed} passed, {failed} failed, {skipped} skipped")
+    return 1 if broken else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["tour", "test"])
+    parser.add_argument("--profile", default="ci", choices=["ci", "full"],
+                        help="hypothesis profile: ci is derandomized and quick, full explores")
+    parser.add_argument("--jobs", type=int, default=2, help="pytest processes at a time")
+    args = parser.parse_args()
+    ensure_venv()
+    return tour() if args.command == "tour" else test(args.profile, args.jobs)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
