@@ -1,0 +1,50 @@
+"""The project's promises about itself: the README's commands, CI, and the installable package."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_commands() -> list[str]:
+    return re.findall(r"^    (python3 scripts/dev\.py \w+)$", (ROOT / "README.md").read_text(), re.M)
+
+
+def test_readme_has_exactly_the_tour_and_test_commands():
+    assert readme_commands() == ["python3 scripts/dev.py tour", "python3 scripts/dev.py test"]
+
+
+def test_ci_runs_the_readme_test_command_and_nothing_else():
+    lines = [line for line in (ROOT / ".ci" / "run").read_text().splitlines()
+             if line.strip() and not line.startswith("#") and not line.startswith("set ") and not line.startswith("cd ")]
+    assert lines == ["exec " + readme_commands()[1]]
+
+
+def test_lock_file_pins_every_package_exactly():
+    lines = [line for line in (ROOT / "requirements" / "lock.txt").read_text().splitlines()
+             if line and not line.startswith("#")]
+    assert lines and all(re.fullmatch(r"[A-Za-z0-9_.\-]+==[\w.]+", line) for line in lines), lines
+    pinned = {line.split("==")[0].lower().replace("_", "-"): line.split("==")[1] for line in lines}
+    assert pinned["jax"] == pinned["jaxlib"] == "0.10.2"
+    for name in ("numpy", "ml-dtypes", "pytest", "hypothesis", "mkdocs-material"):
+        assert name in pinned
+
+
+def test_pip_install_gives_the_newest_stage_as_didax(tmp_path):
+    newest = sorted(p.name for p in (ROOT / "stages").iterdir() if (p / "didax").is_dir())[-1]
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+         "--disable-pip-version-check", "--target", str(target), str(ROOT)],
+        check=True, cwd=tmp_path, timeout=300,
+    )
+    installed = sorted(p.name for p in (target / "didax").rglob("*.py"))
+    expected = sorted(p.name for p in (ROOT / "stages" / newest / "didax").rglob("*.py"))
+    assert installed == expected
+    probe = "import didax, didax.numpy as jnp; print(didax.__capabilities__, float(jnp.sin(0.0)))"
+    out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env={"PYTHONPATH": str(target)},
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("0.0")
