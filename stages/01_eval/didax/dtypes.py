@@ -185,14 +185,18 @@ def promote_types(a: Any, b: Any) -> np.dtype:
 
 
 def dtype_and_weak_type(x: Any) -> tuple[np.dtype, bool]:
-    """The dtype of a value, a dtype-like or a Python scalar type, and whether it is weak."""
+    """The canonical dtype of a value, a dtype-like or a Python scalar type, and whether it is weak.
+
+    Canonical first, as JAX does: with x64 off, uint64 joins as uint32, so uint64 and int8 give
+    an int32, not a float.
+    """
     if type(x) in PYTHON_SCALAR_DTYPES:
-        return PYTHON_SCALAR_DTYPES[type(x)], type(x) is not bool
+        return canonicalize_dtype(type(x)), type(x) is not bool
     if any(x is t for t in (int, float, complex)):  # the Python types, used as dtype-likes
-        return PYTHON_SCALAR_DTYPES[x], True
+        return canonicalize_dtype(x), True
     if hasattr(x, "dtype") and not isinstance(x, (type, np.dtype)):
-        return check_dtype(x.dtype), bool(getattr(x, "weak_type", False))
-    return check_dtype(x), False
+        return canonicalize_dtype(x.dtype), bool(getattr(x, "weak_type", False))
+    return canonicalize_dtype(x), False
 
 
 def lattice_result_type(*args: Any) -> tuple[np.dtype, bool]:
