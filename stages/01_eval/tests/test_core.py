@@ -60,10 +60,9 @@ def test_a_new_interpreter_sees_the_primitives_applied_to_its_tracers():
 
 
 def test_new_main_pops_its_level_even_when_the_body_raises():
-    with pytest.raises(RuntimeError):
-        with core.new_main(_RecordingTrace, []):
-            assert len(core.trace_state.trace_stack) == 2
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), core.new_main(_RecordingTrace, []):
+        assert len(core.trace_state.trace_stack) == 2
+        raise RuntimeError("boom")
     assert len(core.trace_state.trace_stack) == 1
     assert float(jnp.sin(0.0)) == 0.0  # evaluation still works
 

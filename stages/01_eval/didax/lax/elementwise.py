@@ -26,7 +26,6 @@ from .standard import (
     broadcasting_shape,
     check_dtype,
     check_same_dtypes,
-    never_weak,
     standard_primitive,
 )
 
