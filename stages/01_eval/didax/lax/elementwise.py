@@ -17,6 +17,7 @@ from ..core import Primitive, ShapedArray
 from .standard import (
     ANY,
     BOOL_OR_INT,
+    COMPLEX,
     FLOATING,
     INEXACT,
     INTEGER,
@@ -69,13 +70,22 @@ rsqrt_p = unop("rsqrt", _rsqrt, INEXACT)
 not_p = unop("not", np.invert, BOOL_OR_INT)
 
 
+def _real_dtype(x: ShapedArray) -> np.dtype:
+    check_dtype("real", x, (COMPLEX,))
+    return np.empty((), x.dtype).real.dtype
+
+
 def _abs_dtype(x: ShapedArray) -> np.dtype:
     check_dtype("abs", x, SIGNED_NUMBER)
     # |complex| is real: complex64 -> float32, complex128 -> float64.
-    return np.empty((), x.dtype).real.dtype if x.dtype.kind == "c" else x.dtype
+    return _real_dtype(x) if x.dtype.kind == "c" else x.dtype
 
 
 abs_p = standard_primitive("abs", np.abs, lambda x: x.shape, _abs_dtype)
+
+
+real_p = standard_primitive("real", np.real, lambda x: x.shape, _real_dtype)
+imag_p = standard_primitive("imag", np.imag, lambda x: x.shape, _real_dtype)
 
 
 def _integer_pow_dtype(x: ShapedArray, *, y: int) -> np.dtype:
@@ -261,6 +271,14 @@ def sign(x: Any) -> Any:
 
 def abs(x: Any) -> Any:  # noqa: A001 - JAX's name
     return abs_p.bind(x)
+
+
+def real(x: Any) -> Any:
+    return real_p.bind(x)
+
+
+def imag(x: Any) -> Any:
+    return imag_p.bind(x)
 
 
 def exp(x: Any) -> Any:

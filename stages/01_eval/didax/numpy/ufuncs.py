@@ -70,7 +70,7 @@ def floor_divide(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
     if get_aval(x).dtype.kind == "c":
         raise TypeError("floor_divide does not support complex numbers.")
     if _is_bool(x):
-        x, y = convert(x, np.dtype(np.int8)), convert(y, np.dtype(np.int8))
+        x, y = convert(x, dtypes.default_dtype("i")), convert(y, dtypes.default_dtype("i"))
     r = lax.rem(x, y)
     q = lax.div(lax.sub(x, r), y) if dtypes.is_float(get_aval(x).dtype) else lax.div(x, y)
     one = convert(1, get_aval(q).dtype, get_aval(q).weak_type)
@@ -199,12 +199,28 @@ def floor_toward_minus_inf(x: ArrayLike) -> ArrayLike:
 # Comparisons and logic
 
 
+def _ordering(name: str, lax_fn: Any) -> Any:
+    """An order comparison; complex numbers compare (real, imag) lexicographically, as in NumPy."""
+
+    def fn(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
+        x, y = promote_args(name, x, y)
+        if get_aval(x).dtype.kind != "c":
+            return lax_fn(x, y)
+        x_re, y_re = lax.real(x), lax.real(y)
+        ties = lax.bitwise_and(lax.eq(x_re, y_re), lax_fn(lax.imag(x), lax.imag(y)))
+        strict = lax.lt if lax_fn in (lax.lt, lax.le) else lax.gt
+        return lax.bitwise_or(strict(x_re, y_re), ties)
+
+    fn.__name__ = name
+    return fn
+
+
 equal = _binary_elementwise("equal", lax.eq)
 not_equal = _binary_elementwise("not_equal", lax.ne)
-less = _binary_elementwise("less", lax.lt)
-less_equal = _binary_elementwise("less_equal", lax.le)
-greater = _binary_elementwise("greater", lax.gt)
-greater_equal = _binary_elementwise("greater_equal", lax.ge)
+less = _ordering("less", lax.lt)
+less_equal = _ordering("less_equal", lax.le)
+greater = _ordering("greater", lax.gt)
+greater_equal = _ordering("greater_equal", lax.ge)
 bitwise_and = _binary_elementwise("bitwise_and", lax.bitwise_and)
 bitwise_or = _binary_elementwise("bitwise_or", lax.bitwise_or)
 
