@@ -1,0 +1,85 @@
+"""mkdocs hooks of the course site: fill the pages' generated parts at build time.
+
+A page asks for a generated part with a line of its own (an HTML comment, so it shows nothing if
+the hook is ever missing):
+
+    <!-- didax:stages-picture -->          the seven stages as an SVG
+    <!-- didax:course-table -->            the stages with links to the chapters that exist
+    <!-- didax:diff -->                    the diff of the page's stage (front matter `stage:`)
+    <!-- didax:source FILE::NAME -->       a definition of a stage file, by name, via snippets
+    <!-- didax:api STAGE -->               the public API of a stage
+    <!-- didax:conformance -->             the latest conformance matrix
+    <!-- didax:benchmarks -->              the latest benchmark results
+
+An unknown or broken marker stops the build with a message naming the page.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import sitegen  # noqa: E402
+
+MARKER = re.compile(r"^<!-- didax:([\w-]+)(?: (.*?))? -->$", re.M)
+_plots: dict[str, str] = {}
+
+
+def on_config(config: Any) -> Any:
+    # Snippet paths in the pages are relative to the repository root, wherever mkdocs runs from.
+    snippets = config["mdx_configs"].setdefault("pymdownx.snippets", {})
+    snippets["base_path"] = [str(sitegen.ROOT)]
+    snippets["check_paths"] = True
+    return config
+
+
+def on_files(files: Files, config: Any) -> Files:
+    """Add a plot per benchmark results file, when matplotlib can draw one."""
+    _plots.clear()
+    for path in sitegen.benchmark_files():
+        png = sitegen.benchmark_plot(path)
+        if png is not None:
+            uri = f"assets/benchmarks/{path.stem}.png"
+            files.append(File.generated(config, uri, content=png))
+            _plots[path.stem] = uri
+    return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    def expand(match: re.Match[str]) -> str:
+        kind, arg = match.group(1), (match.group(2) or "").strip()
+        try:
+            return _generate(kind, arg, page)
+        except sitegen.SiteError as err:
+            raise PluginError(f"{page.file.src_uri}: {match.group(0)}: {err}") from None
+
+    return MARKER.sub(expand, markdown)
+
+
+def _generate(kind: str, arg: str, page: Any) -> str:
+    if kind == "stages-picture":
+        return f'<div class="didax-picture">{sitegen.stages_svg()}</div>'
+    if kind == "course-table":
+        return sitegen.course_table()
+    if kind == "diff":
+        stage = page.meta.get("stage")
+        if not stage:
+            raise sitegen.SiteError("didax:diff needs the page's front matter to say `stage: NAME`")
+        return sitegen.stage_diff_markdown(stage)
+    if kind == "source":
+        return sitegen.source_include(arg)
+    if kind == "api":
+        return sitegen.api_markdown(arg)
+    if kind == "conformance":
+        return sitegen.conformance_markdown()
+    if kind == "benchmarks":
+        depth = page.file.src_uri.count("/")
+        plots = {stem: "../" * depth + uri for stem, uri in _plots.items()}
+        return sitegen.benchmarks_markdown(plots=plots)
+    raise sitegen.SiteError(f"unknown generated part {kind!r}")

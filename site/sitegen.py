@@ -1,0 +1,507 @@
+"""What the course site generates at build time, from the repository as it is: the stages at a
+glance (an SVG), each stage's diff against the stage before, named-definition includes, the API
+reference, the conformance matrix and the benchmark results.
+
+site/hooks.py calls these while mkdocs builds; site/tests call them directly. Standard library only
+(plus matplotlib for plots, when it is installed). Run as a script, it prints one stage's public
+API as JSON: `PYTHONPATH=stages/01_eval python site/sitegen.py api-json`.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import html
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = ROOT / "build"
+
+# The seven stages of the course, in order, with what each adds (our words, from DESIGN.md).
+COURSE: list[tuple[str, str, str]] = [
+    ("01_eval", "Evaluation", "primitives, bind, the trace stack, dtypes, pytrees, lax and numpy"),
+    ("02_jvp", "Forward mode", "a JVP interpreter: jvp, nested and higher order"),
+    ("03_vmap", "Batching", "a batching interpreter: vmap, in_axes and out_axes, jacfwd"),
+    ("04_jaxpr", "Jaxprs", "programs as data: make_jaxpr, eval_jaxpr, cond, while_loop, scan"),
+    ("05_jit", "Compilation", "jit: lowering to StableHLO, compiled and run by XLA"),
+    ("06_vjp", "Reverse mode", "linearize, transpose, vjp, grad, custom rules"),
+    ("07_sharding", "Sharding", "devices, pmap, shard_map, collectives"),
+]
+
+# The modules whose public names the API reference lists, for every stage.
+API_MODULES = ["didax", "didax.numpy", "didax.lax", "didax.tree_util", "didax.dtypes"]
+
+
+class SiteError(Exception):
+    """A generated part of the site cannot be made; the build must stop and say why."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Stages on disk
+
+
+def stage_names(root: Path = ROOT) -> list[str]:
+    """The stages that exist: folders of stages/ holding a `didax` package, in course order."""
+    stages = root / "stages"
+    if not stages.is_dir():
+        return []
+    return sorted(p.name for p in stages.iterdir() if (p / "didax").is_dir())
+
+
+def previous_stage(name: str, root: Path = ROOT) -> str | None:
+    names = stage_names(root)
+    if name not in names:
+        raise SiteError(f"no stage {name!r} under {root / 'stages'}; stages are {names}")
+    index = names.index(name)
+    return names[index - 1] if index else None
+
+
+def package_files(package: Path) -> list[str]:
+    """The Python files of a package folder, as sorted paths relative to it."""
+    return sorted(
+        p.relative_to(package).as_posix()
+        for p in package.rglob("*.py")
+        if "__pycache__" not in p.parts
+    )
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines(keepends=True)
+
+
+def _fence(text: str, lang: str, title: str | None = None) -> str:
+    """A fenced code block around `text`, with a fence longer than any backtick run inside it."""
+    longest = max((len(run) for run in text.split("\n") if set(run) == {"`"}), default=0)
+    ticks = "`" * max(3, longest + 1)
+    attrs = f' title="{title}"' if title else ""
+    return f"{ticks}{lang}{attrs}\n{text.rstrip()}\n{ticks}"
+
+
+# ----------------------------------------------------------------------------------------------
+# The diff a stage adds
+
+
+@dataclass
+class FileChange:
+    path: str  # relative to the package folder
+    status: str  # "new", "changed" or "removed"
+    added: int
+    removed: int
+    diff: str
+
+
+def package_changes(old: Path | None, new: Path) -> list[FileChange]:
+    """Every file that differs between two package folders (old may be None: all is new)."""
+    old_files = set(package_files(old)) if old is not None else set()
+    new_files = set(package_files(new))
+    changes = []
+    for path in sorted(old_files | new_files):
+        before = _lines(old / path) if old is not None and path in old_files else []
+        after = _lines(new / path) if path in new_files else []
+        if before == after:
+            continue
+        status = "new" if path not in old_files else "removed" if path not in new_files else "changed"
+        diff_lines = list(difflib.unified_diff(
+            before, after, fromfile=f"a/didax/{path}", tofile=f"b/didax/{path}", n=3))
+        added = sum(1 for line in diff_lines if line.startswith("+") and not line.startswith("+++"))
+        removed = sum(1 for line in diff_lines if line.startswith("-") and not line.startswith("---"))
+        text = "".join(line if line.endswith("\n") else line + "\n" for line in diff_lines)
+        changes.append(FileChange(path, status, added, removed, text))
+    return changes
+
+
+def stage_diff_markdown(stage: str, root: Path = ROOT) -> str:
+    """The chapter's "what this stage adds": a file table for the first stage, else a unified
+    diff of stages/<previous>/didax against stages/<stage>/didax, file by file."""
+    new = root / "stages" / stage / "didax"
+    previous = previous_stage(stage, root)
+    if previous is None:
+        files = package_files(new)
+        rows = [(path, len(_lines(new / path))) for path in files]
+        total = sum(n for _, n in rows)
+        out = [
+            '!!! info "The whole stage is new"',
+            f"    `{stage}` is the first stage, so there is no earlier stage to compare with: every "
+            f"line of its package is new. These are its {len(rows)} files ({total} lines), counted "
+            "when this page was built.",
+            "",
+            "| file | lines |",
+            "|---|---:|",
+            *(f"| `stages/{stage}/didax/{path}` | {n} |" for path, n in rows),
+            f"| **total** | **{total}** |",
+        ]
+        return "\n".join(out) + "\n"
+    changes = package_changes(root / "stages" / previous / "didax", new)
+    if not changes:
+        return f"`{stage}` changes nothing in the package of `{previous}`.\n"
+    added = sum(c.added for c in changes)
+    removed = sum(c.removed for c in changes)
+    out = [
+        f"The package of `{stage}` against that of `{previous}`: {len(changes)} files, "
+        f"{added} lines added and {removed} removed, computed when this page was built.",
+        "",
+        "| file | status | added | removed |",
+        "|---|---|---:|---:|",
+        *(f"| `didax/{c.path}` | {c.status} | {c.added} | {c.removed} |" for c in changes),
+        "",
+    ]
+    for c in changes:
+        out += [f"#### `didax/{c.path}` ({c.status})", "", _fence(c.diff, "diff"), ""]
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------------------------
+# Including a definition by name
+
+
+def definition_lines(path: Path, names: str) -> tuple[int, int]:
+    """The 1-based inclusive line range of a top-level definition in a Python file.
+
+    `names` is a function, class or assigned name (`bind`, `EvalTrace`, `add_p`), a method
+    (`Primitive.bind`), or a range of consecutive top-level statements (`add_p..ge_p`).
+    Decorators and the docstring are part of the range.
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    first, _, last = names.partition("..")
+    start, end = _node_range(tree, first.strip(), path)
+    if last:
+        _, end = _node_range(tree, last.strip(), path)
+        if end < start:
+            raise SiteError(f"{path}: {names!r} runs backwards")
+    return start, end
+
+
+def _node_range(tree: ast.Module, name: str, path: Path) -> tuple[int, int]:
+    scope: list[ast.stmt] = tree.body
+    parts = name.split(".")
+    node: ast.stmt | None = None
+    for part in parts:
+        node = next((n for n in scope if part in _defined_names(n)), None)
+        if node is None:
+            raise SiteError(f"{path}: no top-level definition named {name!r}")
+        scope = getattr(node, "body", [])
+    assert node is not None
+    decorators = getattr(node, "decorator_list", [])
+    start = min([node.lineno, *(d.lineno for d in decorators)])
+    return start, node.end_lineno or node.lineno
+
+
+def _defined_names(node: ast.stmt) -> set[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, ast.Assign):
+        return {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return {node.target.id}
+    return set()
+
+
+def source_include(spec: str, root: Path = ROOT) -> str:
+    """A code block that pymdownx.snippets fills from the stage's file: `spec` is
+    `stages/01_eval/didax/core.py::bind`. The lines are found by name each build, so the page
+    shows the definition as it is now, never a copy."""
+    file, sep, names = spec.partition("::")
+    if not sep or not names:
+        raise SiteError(f"source include {spec!r}: write it as path/to/file.py::name")
+    path = root / file
+    if not path.is_file():
+        raise SiteError(f"source include {spec!r}: {file} does not exist")
+    start, end = definition_lines(path, names)
+    short = file.split("/didax/", 1)[-1] if "/didax/" in file else file
+    title = f"didax/{short} — {names}" if "/didax/" in file else f"{short} — {names}"
+    return _fence(f'--8<-- "{file}:{start}:{end}"', "python", title=title)
+
+
+# ----------------------------------------------------------------------------------------------
+# The API reference
+
+
+_SKIP_MODULES = {"typing", "types", "collections.abc", "__future__", "dataclasses", "functools", "abc"}
+
+
+class _Raw:
+    """An annotation written as text (modules use `from __future__ import annotations`)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _signature(obj: Any) -> str:
+    import inspect
+
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return ""
+    params = [p.replace(annotation=_Raw(p.annotation)) if isinstance(p.annotation, str) else p
+              for p in sig.parameters.values()]
+    ret = sig.return_annotation
+    ret = _Raw(ret) if isinstance(ret, str) else ret
+    return str(sig.replace(parameters=params, return_annotation=ret))
+
+
+def _first_line(doc: str | None) -> str:
+    return (doc or "").strip().split("\n\n")[0].replace("\n", " ").strip()
+
+
+def describe_module(module: Any) -> list[dict[str, str]]:
+    """Each public name of a module: its kind, signature (or value) and first docstring line."""
+    import inspect
+    import types
+
+    names = list(getattr(module, "__all__", None) or [n for n in dir(module) if not n.startswith("_")])
+    entries = []
+    for name in sorted(names, key=str.lower):
+        obj = getattr(module, name)
+        owner = getattr(obj, "__module__", None) if isinstance(obj, (type, types.FunctionType)) else None
+        if isinstance(obj, types.ModuleType) and obj.__name__.startswith(module.__name__ + "."):
+            continue  # a submodule the package is made of, not an API name
+        if isinstance(obj, (types.UnionType, types.GenericAlias)) or owner in _SKIP_MODULES:
+            continue
+        if type(obj).__module__ in _SKIP_MODULES:
+            continue  # typing.Any, TypeVars, __future__ features, ...
+        if isinstance(obj, types.ModuleType):
+            entries.append({"name": name, "kind": "module", "signature": "",
+                            "doc": _first_line(obj.__doc__)})
+        elif inspect.isclass(obj):
+            sig = _signature(obj) if obj.__module__.startswith("didax") else ""
+            entries.append({"name": name, "kind": "class", "signature": sig,
+                            "doc": _first_line(inspect.getdoc(obj))})
+        elif callable(obj) and not hasattr(obj, "bind"):
+            entries.append({"name": name, "kind": "function", "signature": _signature(obj),
+                            "doc": _first_line(inspect.getdoc(obj))})
+        else:
+            value = repr(obj)
+            value = value if len(value) <= 60 else value[:57] + "..."
+            kind = "primitive" if hasattr(obj, "bind") else "value"
+            own_type = type(obj).__module__.startswith("didax") and kind == "value"
+            doc = _first_line(inspect.getdoc(type(obj))) if own_type else ""
+            entries.append({"name": name, "kind": kind, "signature": value, "doc": doc})
+    return entries
+
+
+def api_json() -> dict[str, list[dict[str, str]]]:
+    """Every API module of the `didax` on sys.path (run with PYTHONPATH=stages/<stage>)."""
+    import importlib
+
+    return {name: describe_module(importlib.import_module(name)) for name in API_MODULES}
+
+
+def stage_api(stage: str, root: Path = ROOT) -> dict[str, list[dict[str, str]]]:
+    """The public API of one stage, read in a fresh interpreter with only that stage importable."""
+    stage_dir = root / "stages" / stage
+    if not (stage_dir / "didax").is_dir():
+        raise SiteError(f"no stage {stage!r} under {root / 'stages'}")
+    env = {**os.environ, "PYTHONPATH": str(stage_dir), "PYTHONDONTWRITEBYTECODE": "1"}
+    result = subprocess.run([sys.executable, str(Path(__file__).resolve()), "api-json"], cwd=stage_dir,
+                            env=env, capture_output=True, text=True, timeout=120)
+    if result.returncode:
+        raise SiteError(f"reading the API of {stage} failed:\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout)
+
+
+def api_markdown(stage: str, root: Path = ROOT) -> str:
+    api = stage_api(stage, root)
+    out = [
+        f"Every public name of stage `{stage}`, read from its package when this page was built: "
+        "the signature (or the value), and the first line of the docstring. "
+        + ", ".join(f"`{m}`: {len(api[m])}" for m in API_MODULES) + " names.",
+        "",
+    ]
+    for module in API_MODULES:
+        out += [f"## `{module}`", "", '<table class="didax-api">',
+                "<thead><tr><th>name</th><th>kind</th><th>signature or value</th><th>summary</th></tr></thead>",
+                "<tbody>"]
+        for e in api[module]:
+            sig = f"<code>{html.escape(e['signature'])}</code>" if e["signature"] else ""
+            out.append(f"<tr><td><code>{html.escape(e['name'])}</code></td><td>{e['kind']}</td>"
+                       f"<td>{sig}</td><td>{html.escape(e['doc'])}</td></tr>")
+        out += ["</tbody>", "</table>", ""]
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------------------------
+# The stages at a glance
+
+
+def stages_svg(root: Path = ROOT) -> str:
+    """An inline SVG: the seven stages as a chain of boxes, those that exist drawn solid."""
+    existing = set(stage_names(root))
+    width, height, box_w, box_h, gap = 980, 150, 122, 96, 21
+    parts = [
+        f'<svg class="didax-stages" viewBox="0 0 {width} {height}" role="img" '
+        'xmlns="http://www.w3.org/2000/svg" aria-labelledby="didax-stages-title">',
+        '<title id="didax-stages-title">The seven stages of didax; '
+        f'{len(existing & {s for s, _, _ in COURSE})} written so far</title>',
+        '<defs><marker id="didax-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+        'markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" class="didax-arrowhead"/></marker></defs>',
+    ]
+    for i, (name, title, adds) in enumerate(COURSE):
+        x = 8 + i * (box_w + gap)
+        state = "done" if name in existing else "todo"
+        parts.append(f'<g class="didax-stage didax-{state}">')
+        parts.append(f'<rect x="{x}" y="10" width="{box_w}" height="{box_h}" rx="10"/>')
+        parts.append(f'<text x="{x + box_w / 2}" y="38" class="didax-num">{name[:2]}</text>')
+        parts.append(f'<text x="{x + box_w / 2}" y="62" class="didax-name">{html.escape(title)}</text>')
+        parts.append(f'<text x="{x + box_w / 2}" y="84" class="didax-state">'
+                     f'{"written" if state == "done" else "to come"}</text>')
+        parts.append(f"<title>{name}: {html.escape(adds)}</title></g>")
+        if i + 1 < len(COURSE):
+            x1, x2 = x + box_w + 2, x + box_w + gap - 2
+            parts.append(f'<line x1="{x1}" y1="58" x2="{x2}" y2="58" class="didax-link" '
+                         'marker-end="url(#didax-arrow)"/>')
+    parts.append(f'<text x="{width / 2}" y="136" class="didax-caption">each stage is the package of the '
+                 "stage before, plus one idea</text>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def course_table(root: Path = ROOT) -> str:
+    existing = set(stage_names(root))
+    rows = ["| stage | title | adds | chapter |", "|---|---|---|---|"]
+    for name, title, adds in COURSE:
+        link = f"[read it](stages/{name}.md)" if name in existing else "to come"
+        rows.append(f"| `{name}` | {title} | {adds} | {link} |")
+    return "\n".join(rows) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------
+# Conformance results
+
+
+NO_CONFORMANCE = ("**No results yet** — run `python3 scripts/dev.py test`: it runs the conformance "
+                  "suite on every implementation and writes `build/conformance/matrix.md` and "
+                  "`matrix.json`, which this page shows.")
+
+
+def conformance_markdown(results: Path = BUILD / "conformance") -> str:
+    """The latest conformance matrix, as the test runner wrote it, or a note that there is none."""
+    md, js = results / "matrix.md", results / "matrix.json"
+    if not md.is_file() and not js.is_file():
+        return NO_CONFORMANCE + "\n"
+    out = []
+    if md.is_file():
+        text = md.read_text(encoding="utf-8").strip()
+        # The page has its own title: demote the file's headings by one level.
+        text = "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
+        out += [text, ""]
+    elif js.is_file():
+        out += [_matrix_from_json(json.loads(js.read_text(encoding="utf-8"))), ""]
+    stamp = max(p.stat().st_mtime for p in (md, js) if p.is_file())
+    import datetime
+
+    when = datetime.datetime.fromtimestamp(stamp, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    out.append(f"*Results of the run of {when}, read from `build/conformance/` when this page was built.*")
+    return "\n".join(out) + "\n"
+
+
+def _matrix_from_json(data: Any) -> str:
+    """A table from matrix.json when it has the shape {impl: {area: {outcome: count}}};
+    anything else is shown as it is."""
+    try:
+        impls = data.get("implementations", data) if isinstance(data, dict) else None
+        areas = sorted({a for per_impl in impls.values() for a in per_impl})
+        rows = ["| implementation | " + " | ".join(areas) + " |", "|---|" + "---|" * len(areas)]
+        for impl, per_impl in sorted(impls.items()):
+            cells = []
+            for area in areas:
+                counts = per_impl.get(area) or {}
+                cells.append(", ".join(f"{n} {k.replace('_', ' ')}" for k, n in counts.items() if n) or "—")
+            rows.append(f"| `{impl}` | " + " | ".join(cells) + " |")
+        return "\n".join(rows)
+    except (AttributeError, TypeError):
+        return _fence(json.dumps(data, indent=1)[:20000], "json", title="matrix.json")
+
+
+# ----------------------------------------------------------------------------------------------
+# Benchmarks
+
+
+NO_BENCHMARKS = ("**No benchmark results yet.** Benchmarks arrive with the later stages (compiled "
+                 "`jit` in stage 05 is the first with something worth timing); they will run side by side "
+                 "with real JAX and NumPy and write `build/benchmarks/*.json`, which this page shows. "
+                 "Nothing here is made up: until then there is nothing to show.")
+
+
+def benchmark_files(results: Path = BUILD / "benchmarks") -> list[Path]:
+    return sorted(results.glob("*.json")) if results.is_dir() else []
+
+
+def _records(data: Any) -> list[dict[str, Any]]:
+    if isinstance(data, dict) and isinstance(data.get("results"), list):
+        data = data["results"]
+    if isinstance(data, list) and all(isinstance(r, dict) for r in data):
+        return data
+    return []
+
+
+def benchmarks_markdown(results: Path = BUILD / "benchmarks", plots: dict[str, str] | None = None) -> str:
+    """A table per results file; `plots` maps a file's stem to the URL of its plot, if one was drawn."""
+    files = benchmark_files(results)
+    if not files:
+        return NO_BENCHMARKS + "\n"
+    out = []
+    for path in files:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        title = data.get("title", path.stem) if isinstance(data, dict) else path.stem
+        out += [f"## {title}", "", f"From `build/benchmarks/{path.name}`.", ""]
+        if plots and path.stem in plots:
+            out += [f"![{title}]({plots[path.stem]})", ""]
+        records = _records(data)
+        if records:
+            keys = list(dict.fromkeys(k for r in records for k in r))
+            out += ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+            out += ["| " + " | ".join(str(r.get(k, "")) for k in keys) + " |" for r in records]
+        else:
+            out.append(_fence(json.dumps(data, indent=1)[:20000], "json"))
+        out.append("")
+    return "\n".join(out)
+
+
+def benchmark_plot(path: Path) -> bytes | None:
+    """A PNG bar chart of a results file whose records have `case`, `impl` and `seconds`, when
+    matplotlib is installed; None otherwise (the page then shows the table alone)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    records = [r for r in _records(json.loads(path.read_text(encoding="utf-8")))
+               if {"case", "impl", "seconds"} <= r.keys()]
+    if not records:
+        return None
+    import io
+
+    cases = list(dict.fromkeys(str(r["case"]) for r in records))
+    impls = list(dict.fromkeys(str(r["impl"]) for r in records))
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    width = 0.8 / len(impls)
+    for j, impl in enumerate(impls):
+        values = {str(r["case"]): float(r["seconds"]) for r in records if str(r["impl"]) == impl}
+        ax.bar([i + j * width for i in range(len(cases))], [values.get(c, 0.0) for c in cases],
+               width, label=impl)
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(cases))], cases)
+    ax.set_ylabel("seconds")
+    ax.legend()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["api-json"]:
+        json.dump(api_json(), sys.stdout)
+    else:
+        sys.exit("usage: PYTHONPATH=stages/<stage> python site/sitegen.py api-json")
