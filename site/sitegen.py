@@ -336,7 +336,7 @@ def api_markdown(stage: str, root: Path = ROOT) -> str:
 def stages_svg(root: Path = ROOT) -> str:
     """An inline SVG: the seven stages as a chain of boxes, those that exist drawn solid."""
     existing = set(stage_names(root))
-    width, height, box_w, box_h, gap = 980, 150, 122, 96, 21
+    width, height, box_w, box_h, gap = 1000, 150, 122, 96, 21
     parts = [
         f'<svg class="didax-stages" viewBox="0 0 {width} {height}" role="img" '
         'xmlns="http://www.w3.org/2000/svg" aria-labelledby="didax-stages-title">',

@@ -1,0 +1,113 @@
+"""The site builds with --strict, offline, with every generated part in place, and its internal
+links and anchors resolve."""
+
+from __future__ import annotations
+
+import html.parser
+import re
+import shutil
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import yaml  # mkdocs depends on PyYAML
+
+from conftest import ROOT, SITE, build_site
+
+
+def test_strict_build_writes_every_page(built_site: Path):
+    for page in ["index.html", "getting-started/index.html", "course/index.html",
+                 "stages/01_eval/index.html", "conformance/index.html", "performance/index.html",
+                 "reference/01_eval/index.html", "search/search_index.json"]:
+        assert (built_site / page).is_file(), page
+
+
+def test_the_theme_loads_nothing_from_the_network(built_site: Path):
+    config = yaml.safe_load((SITE / "mkdocs.yml").read_text())
+    assert config["theme"]["font"] is False
+    plugins = [p if isinstance(p, str) else next(iter(p)) for p in config.get("plugins", [])]
+    assert "privacy" not in plugins and "social" not in plugins
+    external = re.compile(r"""<(?:script|link|img)\b[^>]*\b(?:src|href)=["']?(?:https?:)?//""", re.I)
+    for page in built_site.rglob("*.html"):
+        found = external.findall(page.read_text(encoding="utf-8"))
+        assert not found, f"{page.relative_to(built_site)} loads {found}"
+
+
+def test_generated_parts_are_in_the_pages(built_site: Path):
+    home = (built_site / "index.html").read_text()
+    assert home.count('class="didax-stage didax-done"') == 1  # only 01_eval exists so far
+    assert home.count('class="didax-stage didax-todo"') == 6
+    chapter = (built_site / "stages/01_eval/index.html").read_text()
+    assert "The whole stage is new" in chapter
+    assert "stages/01_eval/didax/core.py" in chapter
+    # The named-definition includes brought the code in (the highlighter splits it into spans).
+    text = re.sub(r"<[^>]+>", "", chapter)
+    assert "def bind(prim: Primitive, *args: Any, **params: Any) -&gt; Any:" in text
+    assert "class EvalTrace(Trace):" in text
+    assert "--8&lt;--" not in text and "didax:source" not in chapter
+    api = (built_site / "reference/01_eval/index.html").read_text()
+    for name in ["promote_types", "tree_flatten", "reduce_sum", "enable_x64", "ShapedArray"]:
+        assert f"<code>{name}</code>" in api, name
+
+
+class _Links(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.hrefs: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for key, value in attrs:
+            if key == "id" and value:
+                self.ids.add(value)
+            if key in ("href", "src") and value:
+                self.hrefs.append(value)
+
+
+def _parse(page: Path) -> _Links:
+    parser = _Links()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser
+
+
+def test_internal_links_and_anchors_resolve(built_site: Path):
+    pages = {p: _parse(p) for p in built_site.rglob("*.html")}
+    broken = []
+    for page, links in pages.items():
+        for href in links.hrefs:
+            parts = urlsplit(href)
+            if parts.scheme or href.startswith("//"):
+                continue
+            if not parts.path:
+                target = page
+            elif parts.path.startswith("/"):  # 404.html links from the site's root
+                target = (built_site / unquote(parts.path).lstrip("/")).resolve()
+            else:
+                target = (page.parent / unquote(parts.path)).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.exists():
+                broken.append(f"{page.relative_to(built_site)}: {href}")
+            elif parts.fragment and target.suffix == ".html":
+                ids = pages[target].ids if target in pages else _parse(target).ids
+                if unquote(parts.fragment) not in ids:
+                    broken.append(f"{page.relative_to(built_site)}: {href} (no such anchor)")
+    assert not broken, "\n".join(broken)
+
+
+def _copy_site(tmp_path: Path) -> Path:
+    copy = tmp_path / "site"
+    shutil.copytree(SITE, copy, ignore=shutil.ignore_patterns("site", "tests", "__pycache__"))
+    return copy
+
+
+def test_a_missing_snippet_file_or_definition_fails_the_build(tmp_path: Path):
+    """The build can fail: check_paths and the named includes are really checked."""
+    copy = _copy_site(tmp_path)
+    page = copy / "docs" / "index.md"
+    original = page.read_text()
+    for bad in ['```python\n--8<-- "stages/01_eval/didax/no_such_file.py"\n```',
+                "<!-- didax:source stages/01_eval/didax/core.py::no_such_function -->",
+                "<!-- didax:no-such-part -->"]:
+        page.write_text(original + "\n\n" + bad + "\n")
+        result = build_site(copy / "mkdocs.yml", tmp_path / "out")
+        assert result.returncode != 0, f"the build accepted {bad!r}"

@@ -1,0 +1,109 @@
+"""The exercises work: a copy with bodies removed fails the stage's tests, the untouched copy
+passes them, and the removal keeps signatures and docstrings."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import exercises
+from conftest import ROOT, SITE
+
+
+def stage_tests(copy: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env |= {"PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.run([sys.executable, "-m", "pytest", str(copy / "tests"), "-q", "-p", "no:cacheprovider",
+                           *args], cwd=copy, env=env, capture_output=True, text=True, timeout=300)
+
+
+def make(stage: str, into: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(SITE / "exercises.py"), "make", stage, "--into", str(into), *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def test_remove_bodies_keeps_signature_and_docstring():
+    source = (
+        "import x\n\n\n"
+        "def f(a: int, b: int = 2) -> int:\n"
+        '    """Add them."""\n'
+        "    # the answer\n"
+        "    return a + b\n\n\n"
+        "def g():\n"
+        "    @decorated\n"
+        "    def inner():\n"
+        "        pass\n"
+        "    return inner\n\n\n"
+        "class C:\n"
+        "    def m(self):\n"
+        '        """Method."""\n\n'
+        "    def n(self):\n"
+        "        return 1\n"
+    )
+    out = exercises.remove_bodies(source, ["f", "g", "C.m"], "m.py")
+    tree = ast.parse(out)
+    f, g, c = tree.body[1], tree.body[2], tree.body[3]
+    assert ast.unparse(f.args) == "a: int, b: int=2" and ast.get_docstring(f) == "Add them."
+    assert "the answer" not in out and "a + b" not in out and "inner" not in out
+    assert [type(s).__name__ for s in f.body] == ["Expr", "Raise"]
+    assert [type(s).__name__ for s in g.body] == ["Raise"]
+    assert ast.get_docstring(c.body[0]) == "Method." and isinstance(c.body[0].body[1], ast.Raise)
+    assert ast.unparse(c.body[1]) == "def n(self):\n    return 1"  # untouched
+    assert "exercise: write the body of C.m (m.py)" in out
+    with pytest.raises(exercises.ExerciseError, match="no function or class named 'nope'"):
+        exercises.remove_bodies(source, ["nope"], "m.py")
+
+
+def test_make_refuses_unknown_stages_sets_and_files(tmp_path: Path):
+    assert "no stage" in make("99_none", tmp_path / "a").stderr
+    assert "no exercise set" in make("01_eval", tmp_path / "b", "--set", "nope").stderr
+    assert "has no file" in make("01_eval", tmp_path / "c", "--remove", "didax/nope.py:f").stderr
+    assert not (tmp_path / "c").exists()  # nothing written when a request is bad
+
+
+def test_the_untouched_copy_passes_the_stage_tests(tmp_path: Path):
+    copy = tmp_path / "01_eval"
+    assert make("01_eval", copy).returncode == 0
+    result = stage_tests(copy)
+    assert result.returncode == 0, result.stdout[-3000:]
+
+
+def test_each_exercise_set_makes_the_stage_tests_fail_with_the_exercise_message(tmp_path: Path):
+    sets = exercises.EXERCISES["01_eval"]
+
+    def attempt(ex: exercises.ExerciseSet) -> str | None:
+        copy = tmp_path / ex.name
+        made = make("01_eval", copy, "--set", ex.name)
+        if made.returncode:
+            return f"{ex.name}: make failed: {made.stderr}"
+        for spec in ex.functions:
+            rel, name = spec.rsplit(":", 1)
+            if f"exercise: write the body of {name} ({rel})" not in (copy / rel).read_text():
+                return f"{ex.name}: {spec} was not removed"
+        result = stage_tests(copy, "-x")
+        if result.returncode == 0:
+            return f"{ex.name}: the stage's tests still pass with {ex.functions} removed"
+        if "NotImplementedError: exercise" not in result.stdout:
+            return f"{ex.name}: the failure does not show the exercise message:\n{result.stdout[-2000:]}"
+        return None
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        problems = [p for p in pool.map(attempt, sets) if p]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_copy_uses_its_own_package_not_the_stage(tmp_path: Path):
+    """A removed body really is what the tests run: the copy's didax is the one imported."""
+    copy = tmp_path / "copy"
+    assert make("01_eval", copy, "--remove", "didax/core.py:bind").returncode == 0
+    probe = "import didax, didax.numpy as jnp; print(didax.__file__); jnp.sin(1.0)"
+    env = {**os.environ, "PYTHONPATH": str(copy)}
+    result = subprocess.run([sys.executable, "-c", probe], cwd=copy, env=env, capture_output=True, text=True)
+    assert result.stdout.startswith(str(copy))
+    assert "NotImplementedError: exercise: write the body of bind (didax/core.py)" in result.stderr

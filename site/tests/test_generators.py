@@ -1,0 +1,102 @@
+"""The generated parts of the site, on the repository and on small made-up repositories."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+import sitegen
+from conftest import ROOT, SITE
+from exercises import EXERCISES
+
+
+def make_stage(root: Path, name: str, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / "stages" / name / "didax" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_first_stage_is_shown_whole_with_its_files_and_line_counts(tmp_path: Path):
+    make_stage(tmp_path, "01_a", {"__init__.py": "x = 1\n", "core.py": "a = 1\nb = 2\nc = 3\n"})
+    md = sitegen.stage_diff_markdown("01_a", tmp_path)
+    assert "The whole stage is new" in md
+    assert "| `stages/01_a/didax/core.py` | 3 |" in md
+    assert "| **total** | **4** |" in md
+
+
+def test_a_later_stage_gets_a_unified_diff_against_the_stage_before(tmp_path: Path):
+    make_stage(tmp_path, "01_a", {"__init__.py": "x = 1\n", "core.py": "a = 1\nb = 2\n", "gone.py": "z = 0\n"})
+    make_stage(tmp_path, "02_b", {"__init__.py": "x = 1\n", "core.py": "a = 1\nb = 3\n", "jvp.py": "j = 1\nk = 2\n"})
+    make_stage(tmp_path, "03_c", {"__init__.py": "x = 2\n"})
+    md = sitegen.stage_diff_markdown("02_b", tmp_path)
+    assert "The whole stage is new" not in md
+    assert "against that of `01_a`" in md
+    assert "| `didax/core.py` | changed | 1 | 1 |" in md
+    assert "| `didax/jvp.py` | new | 2 | 0 |" in md
+    assert "| `didax/gone.py` | removed | 0 | 1 |" in md
+    assert "__init__.py" not in md  # unchanged files are left out
+    assert "```diff\n--- a/didax/core.py\n+++ b/didax/core.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 3\n```" in md
+    assert "against that of `02_b`" in sitegen.stage_diff_markdown("03_c", tmp_path)
+
+
+def test_named_definitions_resolve_to_their_lines(tmp_path: Path):
+    path = tmp_path / "m.py"
+    path.write_text("import x\n\n\n@deco\ndef f():\n    return 1\n\n\nclass C:\n    def m(self):\n        pass\n\n\nA = 1\nB = 2\n")
+    assert sitegen.definition_lines(path, "f") == (4, 6)
+    assert sitegen.definition_lines(path, "C.m") == (10, 11)
+    assert sitegen.definition_lines(path, "A..B") == (14, 15)
+    with pytest.raises(sitegen.SiteError, match="no top-level definition named 'g'"):
+        sitegen.definition_lines(path, "g")
+
+
+def test_conformance_page_says_no_results_until_there_are(tmp_path: Path):
+    assert "No results yet" in sitegen.conformance_markdown(tmp_path)
+    assert "python3 scripts/dev.py test" in sitegen.conformance_markdown(tmp_path)
+    (tmp_path / "matrix.md").write_text("# Conformance matrix\n\n| impl | promotion |\n|---|---|\n| 01_eval | 12 passed |\n")
+    md = sitegen.conformance_markdown(tmp_path)
+    assert "| 01_eval | 12 passed |" in md and "## Conformance matrix" in md and "No results yet" not in md
+
+
+def test_conformance_json_alone_becomes_a_table(tmp_path: Path):
+    (tmp_path / "matrix.json").write_text(json.dumps({"01_eval": {"promotion": {"passed": 5, "failed": 1}}}))
+    assert "| `01_eval` | 5 passed, 1 failed |" in sitegen.conformance_markdown(tmp_path)
+
+
+def test_performance_page_has_no_made_up_numbers(tmp_path: Path):
+    md = sitegen.benchmarks_markdown(tmp_path)
+    assert "No benchmark results yet" in md and not re.search(r"\d+(\.\d+)? ?(ms|s)\b", md)
+    (tmp_path / "add.json").write_text(json.dumps({"title": "add", "results": [
+        {"case": "n=1000", "impl": "didax", "seconds": 0.5}, {"case": "n=1000", "impl": "jax", "seconds": 0.1}]}))
+    md = sitegen.benchmarks_markdown(tmp_path)
+    assert "## add" in md and "| case | impl | seconds |" in md and "| n=1000 | jax | 0.1 |" in md
+
+
+def test_the_api_reference_lists_each_module_of_the_stage():
+    api = sitegen.stage_api("01_eval")
+    assert set(api) == set(sitegen.API_MODULES)
+    names = {m: {e["name"]: e for e in entries} for m, entries in api.items()}
+    assert names["didax.lax"]["add"]["signature"] == "(x: Any, y: Any) -> Any"
+    assert names["didax.lax"]["add_p"]["kind"] == "primitive"
+    assert names["didax.dtypes"]["promote_types"]["doc"].startswith("The dtype both")
+    assert "Any" not in names["didax.tree_util"] and "annotations" not in names["didax.dtypes"]
+    assert "elementwise" not in names["didax.lax"]  # submodules are not API names
+
+
+def test_every_stage_has_a_chapter_an_api_page_and_exercises():
+    nav = yaml.safe_load((SITE / "mkdocs.yml").read_text())["nav"]
+    flat = json.dumps(nav)
+    for stage in sitegen.stage_names():
+        chapter = SITE / "docs" / "stages" / f"{stage}.md"
+        assert chapter.is_file(), f"stage {stage} has no chapter"
+        assert re.match(rf"---\nstage: {stage}\n", chapter.read_text()), chapter
+        assert "<!-- didax:diff -->" in chapter.read_text()
+        assert f"<!-- didax:api {stage} -->" in (SITE / "docs" / "reference" / f"{stage}.md").read_text()
+        assert f'"stages/{stage}.md"' in flat and f'"reference/{stage}.md"' in flat
+        assert len(EXERCISES.get(stage, [])) >= 3, f"stage {stage} has fewer than three exercise sets"
+        for ex in EXERCISES[stage]:
+            assert f"--set {ex.name}" in chapter.read_text(), f"the chapter does not mention set {ex.name}"
