@@ -95,8 +95,10 @@ def test_internal_links_and_anchors_resolve(built_site: Path):
 
 
 def _copy_site(tmp_path: Path) -> Path:
+    """The site in a scratch repository whose stages/ is the real one."""
     copy = tmp_path / "site"
     shutil.copytree(SITE, copy, ignore=shutil.ignore_patterns("site", "tests", "__pycache__"))
+    (tmp_path / "stages").symlink_to(ROOT / "stages")
     return copy
 
 
@@ -105,9 +107,13 @@ def test_a_missing_snippet_file_or_definition_fails_the_build(tmp_path: Path):
     copy = _copy_site(tmp_path)
     page = copy / "docs" / "index.md"
     original = page.read_text()
-    for bad in ['```python\n--8<-- "stages/01_eval/didax/no_such_file.py"\n```',
-                "<!-- didax:source stages/01_eval/didax/core.py::no_such_function -->",
-                "<!-- didax:no-such-part -->"]:
+    assert build_site(copy / "mkdocs.yml", tmp_path / "out").returncode == 0, "the copy itself must build"
+    for bad, message in [
+        ('```python\n--8<-- "stages/01_eval/didax/no_such_file.py"\n```', "no_such_file.py"),
+        ("<!-- didax:source stages/01_eval/didax/core.py::no_such_function -->", "no_such_function"),
+        ("<!-- didax:no-such-part -->", "unknown generated part"),
+    ]:
         page.write_text(original + "\n\n" + bad + "\n")
         result = build_site(copy / "mkdocs.yml", tmp_path / "out")
         assert result.returncode != 0, f"the build accepted {bad!r}"
+        assert message in result.stdout + result.stderr

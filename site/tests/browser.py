@@ -1,0 +1,145 @@
+"""Headless Chromium for the site's browser test, standard library only: serve a folder over
+http on 127.0.0.1, dump a page's DOM with its console messages, take a screenshot, decode the PNG."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import struct
+import subprocess
+import tempfile
+import threading
+import zlib
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--enable-logging=stderr", "--v=0", "--hide-scrollbars",
+         # Nothing but the local server may be reached: an external load fails loudly.
+         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
+
+
+def chromium() -> Path | None:
+    """Debian's chromium, if it is installed and runs."""
+    if not CHROMIUM.exists():
+        return None
+    try:
+        subprocess.run([str(CHROMIUM), "--version"], capture_output=True, timeout=30, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return CHROMIUM
+
+
+@dataclass
+class Server:
+    url: str
+    requests: list[tuple[str, int]] = field(default_factory=list)  # (path, status)
+
+
+@contextmanager
+def serve(folder: Path) -> Iterator[Server]:
+    """http.server on a free port of 127.0.0.1, in a thread, recording every request's status."""
+    record: list[tuple[str, int]] = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+            record.append((self.path, int(code) if str(code).isdigit() else 0))
+
+        def log_message(self, format: str, *args: object) -> None:  # quiet
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield Server(f"http://127.0.0.1:{httpd.server_address[1]}", record)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@dataclass
+class Visit:
+    dom: str
+    console: list[str]  # the page's console messages, uncaught exceptions included
+    screenshot: bytes
+
+
+def _run(args: list[str], timeout: float) -> subprocess.CompletedProcess[bytes]:
+    profile = tempfile.mkdtemp(prefix="didax-chromium-")
+    try:
+        return subprocess.run([str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", *args],
+                              capture_output=True, timeout=timeout, env={**os.environ, "LANG": "C.UTF-8"})
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+CONSOLE = re.compile(r":CONSOLE(?:\(\d+\)|:\d+)\] (.*)$", re.M)
+
+
+def visit(url: str, size: tuple[int, int] = (1280, 900), timeout: float = 60) -> Visit:
+    """Load `url` twice (one run dumps the DOM, one takes a screenshot), JavaScript given 3 s."""
+    common = ["--virtual-time-budget=3000", f"--window-size={size[0]},{size[1]}"]
+    dom_run = _run([*common, "--dump-dom", url], timeout)
+    with tempfile.TemporaryDirectory() as tmp:
+        png = Path(tmp) / "shot.png"
+        shot_run = _run([*common, f"--screenshot={png}", url], timeout)
+        data = png.read_bytes() if png.exists() else b""
+    logs = dom_run.stderr.decode(errors="replace") + shot_run.stderr.decode(errors="replace")
+    return Visit(dom_run.stdout.decode(errors="replace"), CONSOLE.findall(logs), data)
+
+
+def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
+    """(width, height, rows of RGB pixels) of an 8-bit RGB or RGBA PNG, with zlib and struct."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    pos, idat, header = 8, b"", None
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos:pos + 4])
+        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    if header is None:
+        raise ValueError("PNG without IHDR")
+    width, height, depth, color, _, _, interlace = header
+    if depth != 8 or color not in (2, 6) or interlace:
+        raise ValueError(f"unsupported PNG: depth {depth}, color type {color}, interlace {interlace}")
+    bpp = 3 if color == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    rows, previous = [], bytearray(stride)
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = previous[i]
+            c = previous[i - bpp] if i >= bpp else 0
+            if kind == 1:
+                line[i] = (line[i] + a) & 0xFF
+            elif kind == 2:
+                line[i] = (line[i] + b) & 0xFF
+            elif kind == 3:
+                line[i] = (line[i] + (a + b) // 2) & 0xFF
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
+        previous = line
+        rgb = bytes(line) if bpp == 3 else bytes(v for i, v in enumerate(line) if i % 4 != 3)
+        rows.append(rgb)
+    return width, height, rows
+
+
+def colour_counts(rows: list[bytes]) -> Counter[bytes]:
+    return Counter(row[i:i + 3] for row in rows for i in range(0, len(row), 3))

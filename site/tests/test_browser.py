@@ -1,0 +1,79 @@
+"""The built site in a real browser: headless Chromium loads the home page and the chapter,
+the theme's JavaScript runs, nothing fails to load, the console stays silent, and the screenshot
+shows a rendered page. Skipped (and only this) where Chromium is not installed: see
+site/install_browser.sh."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import browser
+
+pytestmark = pytest.mark.skipif(
+    browser.chromium() is None,
+    reason="Chromium is not installed at /usr/bin/chromium (run site/install_browser.sh as root)",
+)
+
+PAGES = {
+    "": ("didax", "didax: JAX's core, rebuilt from scratch"),
+    "stages/01_eval/": ("01 · Evaluation - didax", "What this stage adds"),
+}
+
+
+@pytest.fixture(scope="module")
+def visits(built_site: Path) -> tuple[dict[str, browser.Visit], list[tuple[str, int]]]:
+    with browser.serve(built_site) as server:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            found = dict(zip(PAGES, pool.map(lambda path: browser.visit(f"{server.url}/{path}"), PAGES)))
+        return found, list(server.requests)
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_page_renders_with_its_title_and_content(visits, path: str):
+    visit = visits[0][path]
+    title, text = PAGES[path]
+    assert f"<title>{title}</title>" in visit.dom
+    assert text in visit.dom
+    assert "md-search-result__list" in visit.dom, "the theme's JavaScript did not run"
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_console_has_no_messages(visits, path: str):
+    assert visits[0][path].console == []
+
+
+def test_every_request_succeeded(visits):
+    requests = visits[1]
+    assert any(p.endswith(".js") for p, _ in requests), "no script was loaded at all"
+    failed = [(p, status) for p, status in requests if status >= 400]
+    assert not failed
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_screenshot_shows_a_rendered_page(visits, path: str):
+    width, height, rows = browser.decode_png(visits[0][path].screenshot)
+    assert (width, height) == (1280, 900)
+    colours = browser.colour_counts(rows)
+    assert len(colours) >= 200, f"only {len(colours)} colours: a blank or unstyled page"
+    assert colours.most_common(1)[0][1] < 0.97 * width * height
+    # The theme's header bar, indigo in the light palette, spans the top of the page.
+    r, g, b = rows[10][3 * 20:3 * 20 + 3]
+    assert b > 150 and r < 100 and g < 120, f"the header is ({r}, {g}, {b}), not the theme's indigo"
+
+
+def test_the_checks_can_fail(tmp_path: Path):
+    """A page with a script error and a missing file is caught by the same checks."""
+    (tmp_path / "index.html").write_text(
+        "<!doctype html><html><head><title>broken</title></head><body><p>x</p>"
+        '<script>throw new Error("boom")</script><script src="missing.js"></script></body></html>'
+    )
+    with browser.serve(tmp_path) as server:
+        visit = browser.visit(server.url + "/")
+        requests = list(server.requests)
+    assert any("Uncaught Error: boom" in line for line in visit.console)
+    assert ("/missing.js", 404) in requests
+    _, _, rows = browser.decode_png(visit.screenshot)
+    assert len(browser.colour_counts(rows)) < 200  # a nearly blank page fails the rendering check
