@@ -6,7 +6,6 @@ the lattice below reproduces JAX's 18 x 18 promotion table exactly.
 
 from __future__ import annotations
 
-import builtins
 import functools
 from typing import Any
 
@@ -146,13 +145,18 @@ def _upper_bounds(mode: str) -> dict[Node, frozenset[Node]]:
     return bounds
 
 
-def _join(nodes: set[Node], mode: str) -> Node:
-    """The least upper bound of ``nodes``: the common upper bound below all the others."""
+@functools.cache
+def _join(nodes: frozenset[Node], mode: str) -> Node:
+    """The least upper bound of ``nodes``: the common upper bound below all the others.
+
+    Cached: every didax.numpy operation joins its operands' types, and there are few pairs.
+    """
     bounds = _upper_bounds(mode)
     common = frozenset.intersection(*(bounds[n] for n in nodes))
     for candidate in common:
         if bounds[candidate] == common:
             return candidate
+    # Sorted, so the message is the same on every run (JAX lists them in set order).
     dtype_names = tuple(_node_name(n) for n in sorted(nodes, key=_node_name))
     raise TypePromotionError(
         f"Input dtypes {dtype_names} have no available implicit dtype promotion path when "
@@ -177,11 +181,15 @@ def _weak_node(dtype: np.dtype) -> Node:
     return {"i": "i*", "f": "f*", "c": "c*"}.get(_kind(dtype), dtype)
 
 
+def _as_dtype(node: Node) -> np.dtype:
+    """A node's dtype: a weak node stands for its Python type's dtype (f* -> float64)."""
+    return PYTHON_SCALAR_DTYPES[WEAK_NODES[node]] if isinstance(node, str) else node
+
+
 def promote_types(a: Any, b: Any) -> np.dtype:
     """The dtype both ``a`` and ``b`` promote to (strong types; not canonicalized, as in JAX)."""
-    joined = _join({check_dtype(a), check_dtype(b)}, "standard")
     # Two strong types can meet at a weak node (uint64 and int8 meet at f*): take its dtype.
-    return PYTHON_SCALAR_DTYPES[WEAK_NODES[joined]] if isinstance(joined, str) else joined
+    return _as_dtype(_join(frozenset({check_dtype(a), check_dtype(b)}), "standard"))
 
 
 def dtype_and_weak_type(x: Any) -> tuple[np.dtype, bool]:
@@ -211,12 +219,9 @@ def lattice_result_type(*args: Any) -> tuple[np.dtype, bool]:
     if all(weak) and mode == "standard":
         # Join the strong counterparts, then make the result weak: a weak int + a weak float
         # is a weak float.
-        joined = _join(set(dtypes), mode)
-        return PYTHON_SCALAR_DTYPES[WEAK_NODES[_weak_node(joined)]], True
-    joined = _join({_weak_node(d) if w else d for d, w in zip(dtypes, weak)}, mode)
-    if isinstance(joined, str):
-        return PYTHON_SCALAR_DTYPES[WEAK_NODES[joined]], True
-    return joined, False
+        return _as_dtype(_weak_node(_join(frozenset(dtypes), mode))), True
+    joined = _join(frozenset(_weak_node(d) if w else d for d, w in zip(dtypes, weak)), mode)
+    return _as_dtype(joined), isinstance(joined, str)
 
 
 def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
@@ -231,7 +236,7 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
 def is_weakly_typed(x: Any) -> bool:
     """Python scalars (not bool) and arrays made from them are weakly typed."""
     if type(x) in PYTHON_SCALAR_DTYPES:
-        return type(x) is not builtins.bool
+        return type(x) is not bool
     return bool(getattr(x, "weak_type", False))
 
 
