@@ -188,7 +188,6 @@ class TraceState(threading.local):
 
     def __init__(self) -> None:
         self.trace_stack: list[MainTrace] = [MainTrace(0, EvalTrace, None)]
-        self.dynamic_trace: MainTrace | None = None
 
 
 @contextlib.contextmanager
@@ -277,9 +276,6 @@ def find_top_trace(xs: Sequence[Any]) -> Trace:
         default=trace_state.trace_stack[0],
         key=lambda main: main.level,
     )
-    dynamic = trace_state.dynamic_trace
-    if dynamic is not None and dynamic.level > top_main.level:
-        top_main = dynamic
     return top_main.trace_type(top_main)
 
 
