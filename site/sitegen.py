@@ -399,7 +399,7 @@ def conformance_markdown(results: Path = BUILD / "conformance") -> str:
     stamp = max(p.stat().st_mtime for p in (md, js) if p.is_file())
     import datetime
 
-    when = datetime.datetime.fromtimestamp(stamp, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.datetime.fromtimestamp(stamp, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     out.append(f"*Results of the run of {when}, read from `build/conformance/` when this page was built.*")
     return "\n".join(out) + "\n"
 

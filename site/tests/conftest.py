@@ -2,25 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-SITE = Path(__file__).resolve().parents[1]
-ROOT = SITE.parent
-sys.path.insert(0, str(SITE))
-
-
-def build_site(config: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    """`mkdocs build --strict` of `config` into `out`, run from the repository root."""
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config), "-d", str(out)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
-    )
+from site_common import SITE, build_site
 
 
 @pytest.fixture(scope="session")

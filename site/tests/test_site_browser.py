@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import browser
+import site_browser as browser
 
 pytestmark = pytest.mark.skipif(
     browser.chromium() is None,

@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlsplit
 
 import yaml  # mkdocs depends on PyYAML
 
-from conftest import ROOT, SITE, build_site
+from site_common import ROOT, SITE, build_site
 
 
 def test_strict_build_writes_every_page(built_site: Path):

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from codeblocks import Block, blocks, check_block, page_stage
-from conftest import ROOT, SITE
+from site_codeblocks import Block, blocks, check_block, page_stage
+from site_common import ROOT, SITE
 
 DOCS = SITE / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))

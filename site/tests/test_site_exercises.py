@@ -11,9 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from site_common import ROOT, SITE  # puts site/ on sys.path first
 
-import exercises
-from conftest import ROOT, SITE
+import exercises  # noqa: E402
 
 
 def stage_tests(copy: Path, *args: str) -> subprocess.CompletedProcess[str]:

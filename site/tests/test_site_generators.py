@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-import sitegen
-from conftest import ROOT, SITE
-from exercises import EXERCISES
+from site_common import SITE  # puts site/ on sys.path first
+
+import sitegen  # noqa: E402
+from exercises import EXERCISES  # noqa: E402
 
 
 def make_stage(root: Path, name: str, files: dict[str, str]) -> None:
