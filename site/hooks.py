@@ -64,7 +64,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
 
 def _generate(kind: str, arg: str, page: Any) -> str:
     if kind == "stages-picture":
-        return f'<div class="didax-picture">{sitegen.stages_svg()}</div>'
+        prefix = "../" * page.url.count("/")  # from the page's folder to the site's root
+        return f'<div class="didax-picture">{sitegen.stages_svg(link_prefix=prefix)}</div>'
     if kind == "course-table":
         return sitegen.course_table()
     if kind == "diff":

@@ -333,8 +333,9 @@ def api_markdown(stage: str, root: Path = ROOT) -> str:
 # The stages at a glance
 
 
-def stages_svg(root: Path = ROOT) -> str:
-    """An inline SVG: the seven stages as a chain of boxes, those that exist drawn solid."""
+def stages_svg(root: Path = ROOT, link_prefix: str = "") -> str:
+    """An inline SVG: the seven stages as a chain of boxes, those that exist drawn solid and
+    linked to their chapter (`link_prefix` leads from the page to the site's root)."""
     existing = set(stage_names(root))
     width, height, box_w, box_h, gap = 1000, 150, 122, 96, 21
     parts = [
@@ -348,13 +349,16 @@ def stages_svg(root: Path = ROOT) -> str:
     for i, (name, title, adds) in enumerate(COURSE):
         x = 8 + i * (box_w + gap)
         state = "done" if name in existing else "todo"
-        parts.append(f'<g class="didax-stage didax-{state}">')
-        parts.append(f'<rect x="{x}" y="10" width="{box_w}" height="{box_h}" rx="10"/>')
-        parts.append(f'<text x="{x + box_w / 2}" y="38" class="didax-num">{name[:2]}</text>')
-        parts.append(f'<text x="{x + box_w / 2}" y="62" class="didax-name">{html.escape(title)}</text>')
-        parts.append(f'<text x="{x + box_w / 2}" y="84" class="didax-state">'
-                     f'{"written" if state == "done" else "to come"}</text>')
-        parts.append(f"<title>{name}: {html.escape(adds)}</title></g>")
+        group = (
+            f'<g class="didax-stage didax-{state}">'
+            f'<rect x="{x}" y="10" width="{box_w}" height="{box_h}" rx="10"/>'
+            f'<text x="{x + box_w / 2}" y="38" class="didax-num">{name[:2]}</text>'
+            f'<text x="{x + box_w / 2}" y="62" class="didax-name">{html.escape(title)}</text>'
+            f'<text x="{x + box_w / 2}" y="84" class="didax-state">'
+            f'{"written" if state == "done" else "to come"}</text>'
+            f"<title>{name}: {html.escape(adds)}</title></g>"
+        )
+        parts.append(f'<a href="{link_prefix}stages/{name}/">{group}</a>' if state == "done" else group)
         if i + 1 < len(COURSE):
             x1, x2 = x + box_w + 2, x + box_w + gap - 2
             parts.append(f'<line x1="{x1}" y1="58" x2="{x2}" y2="58" class="didax-link" '
