@@ -46,8 +46,7 @@ def test_generated_parts_are_in_the_pages(built_site: Path):
     assert "stages/01_eval/didax/core.py" in chapter
     # The named-definition includes brought the code in (the highlighter splits it into spans).
     text = re.sub(r"<[^>]+>", "", chapter)
-    assert "def bind(prim: Primitive, *args: Any, **params: Any) -&gt; Any:" in text
-    assert "class EvalTrace(Trace):" in text
+    assert re.search(r"^def bind\(", text, re.M) and re.search(r"^class EvalTrace\(", text, re.M)
     assert "--8&lt;--" not in text and "didax:source" not in chapter
     api = (built_site / "reference/01_eval/index.html").read_text()
     for name in ["promote_types", "tree_flatten", "reduce_sum", "enable_x64", "ShapedArray"]:
