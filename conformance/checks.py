@@ -1,0 +1,137 @@
+"""Comparing an implementation's results with NumPy oracles, and printing small reproducers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+from hypothesis import note
+from hypothesis import strategies as st
+
+# Relative tolerance per result dtype: a few ulps for correctly rounded ops, more for transcendental
+# functions, whose XLA implementations are not correctly rounded. Loose enough for any honest
+# implementation, tight enough that a wrong function, operand order or dtype fails.
+RTOL = {
+    "bfloat16": 2e-2,
+    "float16": 4e-3,
+    "float32": 2e-5,
+    "float64": 1e-12,
+    "complex64": 2e-5,
+    "complex128": 1e-12,
+}
+
+
+def to_numpy(x: Any) -> np.ndarray:
+    """The value of an implementation's array, as NumPy sees it."""
+    return np.asarray(x)
+
+
+def result_dtype(x: Any) -> np.dtype:
+    return np.dtype(x.dtype)
+
+
+def is_weak(x: Any) -> bool:
+    """JAX keeps weak_type on the aval; other implementations may put it on the array."""
+    aval = getattr(x, "aval", None)
+    if aval is not None and hasattr(aval, "weak_type"):
+        return bool(aval.weak_type)
+    return bool(x.weak_type)
+
+
+def wide(x: np.ndarray) -> np.ndarray:
+    """Upcast for the oracle: exact for bool and ints (mod 2**64), float64/complex128 for the rest."""
+    kind = x.dtype.kind
+    if kind == "b":
+        return x
+    if kind == "i":
+        return x.astype(np.int64)
+    if kind == "u":
+        return x.astype(np.uint64)
+    if kind == "c":
+        return x.astype(np.complex128)
+    return x.astype(np.float64)
+
+
+def as_operand(x: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """What the implementation computes with: the input converted to `dt`, then widened."""
+    return wide(np.asarray(x).astype(dt))
+
+
+def assert_dtype(got: Any, want: np.dtype, what: str = "result") -> None:
+    assert result_dtype(got) == want, f"{what} dtype is {result_dtype(got)}, expected {want}"
+
+
+def assert_values(got: Any, want: np.ndarray, dt: np.dtype, atol: float | np.ndarray = 0.0) -> None:
+    """Compare values after rounding the oracle to `dt`. Integers and bools must then match exactly
+    (integer overflow wraps the same way in both); floats within RTOL[dt] * |want| + atol."""
+    got_np = to_numpy(got)
+    want = np.asarray(want)
+    assert got_np.shape == want.shape, f"shape {got_np.shape}, expected {want.shape}"
+    if dt.kind in "biu":
+        want_cast = want.astype(dt)
+        bad = got_np != want_cast
+        assert not bad.any(), _mismatch(got_np, want_cast, bad)
+        return
+    rtol = RTOL[dt.name]
+    with np.errstate(all="ignore"):  # the exact value, rounded to dt (overflowing to inf) like a result
+        want = want.astype(dt)
+    got_w, want_w = wide(got_np), wide(want)
+    same_special = _same_specials(got_w, want_w)
+    finite = np.isfinite(want_w) & np.isfinite(got_w)
+    with np.errstate(invalid="ignore"):
+        err = np.where(finite, np.abs(got_w - want_w), 0.0)
+    bound = np.abs(want_w) * rtol + np.asarray(atol, dtype=np.float64)
+    bad = ~same_special | (err > bound)
+    assert not bad.any(), _mismatch(got_np, want, bad, rtol, atol)
+
+
+def ulp_scale(dt: np.dtype) -> float:
+    """Machine epsilon of a float or complex dtype (for tolerances that grow with sums)."""
+    if dt.kind == "c":
+        dt = np.dtype(np.float32 if dt.itemsize == 8 else np.float64)
+    return float(ml_dtypes.finfo(dt).eps)
+
+
+def _same_specials(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """NaNs where NaNs are expected, and infinities of the right sign."""
+    parts = [(got.real, want.real), (got.imag, want.imag)] if want.dtype.kind == "c" else [(got, want)]
+    ok = np.ones(np.broadcast(got, want).shape, dtype=bool)
+    for g, w in parts:
+        ok &= np.isnan(g) == np.isnan(w)
+        ok &= np.where(np.isinf(w), g == w, ~np.isinf(g))
+    return ok
+
+
+def _mismatch(got: np.ndarray, want: np.ndarray, bad: np.ndarray, rtol: float = 0, atol: Any = 0) -> str:
+    where = np.argwhere(np.asarray(bad))[:5].tolist()
+    tol = f" (rtol={rtol}, atol={atol})" if rtol else ""
+    return f"values differ at {where}{tol}:\n got  {got!r}\n want {want!r}"
+
+
+def draw_x64(data: st.DataObject, flags: Any) -> bool:
+    """Draw the x64 mode of one example and set it (through the `flags` fixture, which restores it),
+    so that both modes are covered without running every test twice."""
+    x64 = data.draw(st.booleans(), label="jax_enable_x64")
+    flags("jax_enable_x64", x64)
+    return x64
+
+
+# --- reproducers ---------------------------------------------------------------------------------
+
+
+def show_value(value: Any) -> str:
+    """Source text for a value, so that a failing example reads as a program."""
+    if isinstance(value, np.ndarray):
+        text = np.array2string(value, separator=", ", threshold=10_000, max_line_width=10_000)
+        return f"np.array({text}, dtype={value.dtype.name!r})"
+    if isinstance(value, np.generic):
+        return f"np.{value.dtype.name}({value.item()!r})"
+    return repr(value)
+
+
+def show_call(program: str, **values: Any) -> None:
+    """Note the inputs and the call, e.g. `x = np.array(...)` then `jnp.add(x, y)`."""
+    for name, value in values.items():
+        note(f"{name} = {show_value(value)}")
+    note(program)

@@ -1,0 +1,133 @@
+"""The dtype oracle: JAX's promotion table (data/promotion_table.txt) and its per-function rules.
+
+Written independently of any implementation, so expected dtypes never come from the code under test
+(nor from NumPy, whose promotion differs from JAX's).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+
+TABLE_FILE = Path(__file__).parent / "data" / "promotion_table.txt"
+
+# The table's codes count bytes (u1 = uint8, c8 = complex64); the weak codes have no fixed width.
+CODE_TO_NAME = {
+    "b1": "bool", "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64",
+    "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64",
+    "bf": "bfloat16", "f2": "float16", "f4": "float32", "f8": "float64",
+    "c8": "complex64", "c16": "complex128",
+}  # fmt: skip
+NAME_TO_CODE = {name: code for code, name in CODE_TO_NAME.items()}
+WEAK_CODES = ("i*", "f*", "c*")
+# A weak value has the default type of its kind: int64/float64/complex128, 32-bit while x64 is off.
+WEAK_DEFAULT = {"i*": "int64", "f*": "float64", "c*": "complex128"}
+ALL_CODES = tuple(CODE_TO_NAME) + WEAK_CODES
+
+# x64 off: JAX stores every 64-bit type as its 32-bit sibling.
+_CANONICAL_32 = {"int64": "int32", "uint64": "uint32", "float64": "float32", "complex128": "complex64"}
+
+
+def dtype(name: str) -> np.dtype:
+    """np.dtype by name, bfloat16 included."""
+    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
+
+
+@cache
+def table() -> dict[tuple[str, str], str]:
+    """The 18x18 table as {(row code, column code): result code}."""
+    rows = [
+        line.split()
+        for line in TABLE_FILE.read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    header, body = rows[0], rows[1:]
+    assert tuple(header) == ALL_CODES, f"unexpected header in {TABLE_FILE}: {header}"
+    return {(row[0], col): cell for row in body for col, cell in zip(header, row[1:])}
+
+
+def join(*codes: str) -> str:
+    """Promote several codes; the table is a lattice join, so the order does not matter."""
+    result = codes[0]
+    for code in codes[1:]:
+        result = table()[result, code]
+    return result
+
+
+def canonicalize(dt: np.dtype | str, x64: bool) -> np.dtype:
+    """The dtype JAX stores for `dt`: 64-bit types become 32-bit ones while x64 is off."""
+    name = np.dtype(dt).name if not isinstance(dt, str) else dt
+    if name == "bfloat16" or x64:
+        return dtype(name)
+    return dtype(_CANONICAL_32.get(name, name))
+
+
+def code_of(dt: np.dtype | str) -> str:
+    return NAME_TO_CODE[np.dtype(dt).name if not isinstance(dt, str) else dt]
+
+
+def dtype_of(code: str, x64: bool) -> np.dtype:
+    """The (canonical) dtype of a code; weak codes take the default type of their kind."""
+    return canonicalize(WEAK_DEFAULT.get(code) or CODE_TO_NAME[code], x64)
+
+
+def is_weak_code(code: str) -> bool:
+    return code in WEAK_CODES
+
+
+def promote(*dtypes: np.dtype, x64: bool) -> np.dtype:
+    """Result dtype of an n-ary jnp function on strongly typed arrays of these dtypes.
+
+    The arrays are canonicalized when they enter the implementation, and so is the result.
+    """
+    return dtype_of(join(*(code_of(canonicalize(d, x64)) for d in dtypes)), x64)
+
+
+# --- JAX's per-function rules (jax.numpy documentation and jax/_src/dtypes.py) ---------------------
+
+
+def default_int(x64: bool) -> np.dtype:
+    return canonicalize("int64", x64)
+
+
+def default_float(x64: bool) -> np.dtype:
+    return canonicalize("float64", x64)
+
+
+def default_complex(x64: bool) -> np.dtype:
+    return canonicalize("complex128", x64)
+
+
+def index_dtype(x64: bool) -> np.dtype:
+    """argmax/argmin return the default int."""
+    return default_int(x64)
+
+
+def inexact(dt: np.dtype, x64: bool) -> np.dtype:
+    """Transcendental functions and true division: bool and ints of up to 32 bits give float32,
+    64-bit ints give float64 (then canonicalized); inexact types stay as they are."""
+    if dt.kind in "biu":
+        return canonicalize("float64" if dt.itemsize == 8 else "float32", x64)
+    return dt
+
+
+def numeric(dt: np.dtype) -> np.dtype:
+    """Functions that need arithmetic on bool (square, floor_divide, power...) use int32."""
+    return np.dtype("int32") if dt.kind == "b" else dt
+
+
+def sum_dtype(dt: np.dtype, x64: bool) -> np.dtype:
+    """sum/prod accumulate bool and signed ints in the default int, unsigned ints in the default uint."""
+    if dt.kind in "bi":
+        return default_int(x64)
+    if dt.kind == "u":
+        return canonicalize("uint64", x64)
+    return dt
+
+
+def real_dtype(dt: np.dtype) -> np.dtype:
+    """abs of a complex number is real of the same precision."""
+    return {"complex64": np.dtype("float32"), "complex128": np.dtype("float64")}.get(dt.name, dt)

@@ -1,0 +1,235 @@
+"""jax.numpy array creation against NumPy: array/asarray, zeros/ones/full and their _like forms,
+arange, linspace, eye, and the dtype names (jnp.float32, jnp.bfloat16, ...) used as `dtype=`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conformance import dtype_rules as dr
+from conformance import strategies as S
+from conformance.checks import RTOL, assert_dtype, assert_values, draw_x64, show_call, wide
+from conformance.impl import Impl
+from conformance.strategies import Domain
+
+pytestmark = [pytest.mark.area("numpy"), pytest.mark.requires("eval")]
+
+DTYPE_NAMES = [d.name for d in S.ALL]
+GRID = Domain(-8, 8, grid=0.25)
+
+
+def maybe_dtype(groups: tuple = (S.ALL,)) -> st.SearchStrategy[np.dtype | None]:
+    return st.one_of(st.none(), S.dtypes(*groups))
+
+
+def expected(dtype: np.dtype | None, default: np.dtype, x64: bool) -> np.dtype:
+    return default if dtype is None else dr.canonicalize(dtype, x64)
+
+
+def python_default(value: Any, x64: bool) -> np.dtype:
+    """The dtype JAX gives a Python scalar: bool stays bool, the rest take their kind's default."""
+    if isinstance(value, bool):
+        return np.dtype(bool)
+    code = {int: "i*", float: "f*", complex: "c*"}[type(value)]
+    return dr.dtype_of(code, x64)
+
+
+# --- array / asarray -----------------------------------------------------------------------------
+
+KINDS = {"bool": S.BOOL, "int": (np.dtype("int64"),), "float": (np.dtype("float64"),), "complex": (np.dtype("complex128"),)}  # fmt: skip
+
+
+@pytest.mark.parametrize("function", ["array", "asarray"])
+@pytest.mark.parametrize("kind", list(KINDS))
+@given(data=st.data())
+def test_array_from_python_lists_infers_the_default_dtype(
+    impl: Impl, flags, function: str, kind: str, data: st.DataObject
+) -> None:
+    x64 = draw_x64(data, flags)
+    values = data.draw(
+        S.arrays(KINDS[kind][0], S.shapes(max_dims=3, min_side=1, max_side=3)), label="x"
+    ).tolist()
+    show_call(f"jnp.{function}(values)", values=values)
+    got = getattr(impl.numpy, function)(values)
+    want_dtype = python_default({"bool": True, "int": 0, "float": 0.0, "complex": 0j}[kind], x64)
+    assert_dtype(got, want_dtype)
+    assert_values(got, np.array(values), want_dtype)
+
+
+@pytest.mark.parametrize("function", ["array", "asarray"])
+@given(data=st.data())
+def test_array_from_a_mixed_int_and_float_list_is_float(
+    impl: Impl, flags, function: str, data: st.DataObject
+) -> None:
+    x64 = draw_x64(data, flags)
+    values = data.draw(
+        st.lists(st.one_of(st.integers(-9, 9), st.floats(-9, 9)), min_size=1, max_size=5), label="values"
+    )
+    values.append(0.5)  # at least one float
+    show_call(f"jnp.{function}(values)", values=values)
+    got = getattr(impl.numpy, function)(values)
+    assert_dtype(got, dr.default_float(x64))
+    assert_values(got, np.array(values), dr.default_float(x64))
+
+
+@pytest.mark.parametrize("function", ["array", "asarray"])
+@given(data=st.data())
+def test_array_with_an_explicit_dtype(impl: Impl, flags, function: str, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    values = data.draw(S.arrays(np.dtype("int64"), S.shapes(max_side=3), Domain(0, 10)), label="x").tolist()
+    dtype = data.draw(S.dtypes(), label="dtype")
+    show_call(f"jnp.{function}(values, dtype={dtype.name!r})", values=values)
+    got = getattr(impl.numpy, function)(values, dtype=dtype)
+    assert_dtype(got, dr.canonicalize(dtype, x64))
+    assert_values(got, np.array(values).astype(dtype), dr.canonicalize(dtype, x64))
+
+
+@pytest.mark.parametrize("function", ["array", "asarray"])
+@given(data=st.data())
+def test_array_of_a_numpy_array_keeps_its_canonical_dtype(
+    impl: Impl, flags, function: str, data: st.DataObject
+) -> None:
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_side=0)), label="x")
+    show_call(f"jnp.{function}(x)", x=x)
+    got = getattr(impl.numpy, function)(x)
+    want_dtype = dr.canonicalize(x.dtype, x64)
+    assert_dtype(got, want_dtype)
+    assert_values(got, wide(x), want_dtype)
+
+
+# --- zeros, ones, full and the _like forms ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones"])
+@given(data=st.data())
+def test_zeros_and_ones(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    shape = data.draw(st.one_of(S.shapes(min_side=0), st.integers(0, 4)), label="shape")
+    dtype = data.draw(maybe_dtype(), label="dtype")
+    show_call(f"jnp.{name}({shape!r}, dtype={dtype!r})")
+    got = getattr(impl.numpy, name)(shape, dtype=dtype)
+    want_dtype = expected(dtype, dr.default_float(x64), x64)
+    assert_dtype(got, want_dtype)
+    assert_values(got, getattr(np, name)(shape), want_dtype)
+
+
+FILLS = st.one_of(st.booleans(), st.integers(0, 9), st.floats(-9, 9), st.complex_numbers(max_magnitude=9))
+
+
+@given(data=st.data())
+def test_full_takes_its_dtype_from_the_fill_value(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    shape = data.draw(S.shapes(min_side=0), label="shape")
+    fill = data.draw(FILLS, label="fill_value")
+    show_call(f"jnp.full({shape!r}, {fill!r})")
+    got = impl.numpy.full(shape, fill)
+    want_dtype = python_default(fill, x64)
+    assert_dtype(got, want_dtype)
+    assert_values(got, np.full(shape, fill), want_dtype)
+
+
+@given(data=st.data())
+def test_full_with_a_typed_fill_or_an_explicit_dtype(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    shape = data.draw(S.shapes(min_side=0), label="shape")
+    fill = data.draw(S.dtype_and_array([S.ALL], ()), label="fill_value")  # a 0-d NumPy array
+    dtype = data.draw(maybe_dtype(), label="dtype")
+    show_call(f"jnp.full({shape!r}, fill, dtype={dtype!r})", fill=fill)
+    got = impl.numpy.full(shape, fill, dtype=dtype)
+    want_dtype = expected(dtype, dr.canonicalize(fill.dtype, x64), x64)
+    assert_dtype(got, want_dtype)
+    with np.errstate(all="ignore"):
+        assert_values(got, np.full(shape, wide(fill).astype(want_dtype)), want_dtype)
+
+
+@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "full_like"])
+@given(data=st.data())
+def test_like_functions_copy_shape_and_dtype(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_side=0)), label="x")
+    dtype = data.draw(maybe_dtype(), label="dtype")
+    fill = (data.draw(st.integers(0, 9), label="fill_value"),) if name == "full_like" else ()
+    show_call(f"jnp.{name}(x, {''.join(f'{f!r}, ' for f in fill)}dtype={dtype!r})", x=x)
+    got = getattr(impl.numpy, name)(x, *fill, dtype=dtype)
+    want_dtype = expected(dtype, dr.canonicalize(x.dtype, x64), x64)
+    assert_dtype(got, want_dtype)
+    value = {"zeros_like": 0, "ones_like": 1, "full_like": fill[0] if fill else None}[name]
+    assert_values(got, np.full(x.shape, value), want_dtype)
+
+
+# --- arange, linspace, eye -----------------------------------------------------------------------
+
+
+@st.composite
+def arange_args(draw: st.DrawFn) -> tuple:
+    """(start?, stop, step?) of ints, or of floats on a 0.25 grid (so lengths are computed exactly)."""
+    number = (
+        st.integers(-6, 10) if draw(st.booleans(), label="ints") else S.elements(np.dtype("float64"), GRID)
+    )
+    count = draw(st.integers(1, 3), label="number of arguments")
+    args = [draw(number, label="start/stop") for _ in range(min(count, 2))]
+    if count == 3:
+        args.append(draw(number.filter(lambda v: v != 0), label="step"))
+    return tuple(args)
+
+
+@given(data=st.data())
+def test_arange(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    args = data.draw(arange_args(), label="args")
+    floats = any(isinstance(a, float) for a in args)
+    dtype = data.draw(maybe_dtype((S.INEXACT,) if floats else (S.INTEGER, S.INEXACT)), label="dtype")
+    if not floats and dtype is not None and dtype.kind == "u":
+        args = tuple(abs(a) for a in args)
+    show_call(f"jnp.arange({', '.join(map(repr, args))}, dtype={dtype!r})")
+    got = impl.numpy.arange(*args, dtype=dtype)
+    want_dtype = expected(dtype, dr.default_float(x64) if floats else dr.default_int(x64), x64)
+    assert_dtype(got, want_dtype)
+    assert_values(got, np.arange(*args, dtype=np.float64 if floats else np.int64), want_dtype)
+
+
+@given(data=st.data())
+def test_linspace(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    start, stop = (data.draw(S.elements(np.dtype("float64"), GRID), label=n) for n in ("start", "stop"))
+    num = data.draw(st.integers(0, 6), label="num")
+    endpoint = data.draw(st.booleans(), label="endpoint")
+    dtype = data.draw(maybe_dtype((S.INEXACT,)), label="dtype")
+    show_call(f"jnp.linspace({start!r}, {stop!r}, {num}, endpoint={endpoint}, dtype={dtype!r})")
+    got = impl.numpy.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+    want_dtype = expected(dtype, dr.default_float(x64), x64)
+    assert_dtype(got, want_dtype)
+    want = np.linspace(start, stop, num, endpoint=endpoint)
+    assert_values(got, want, want_dtype, atol=RTOL[want_dtype.name] * max(abs(start), abs(stop), 1.0))
+
+
+@given(data=st.data())
+def test_eye(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    n = data.draw(st.integers(0, 4), label="N")
+    m = data.draw(st.one_of(st.none(), st.integers(0, 4)), label="M")
+    k = data.draw(st.integers(-3, 3), label="k")
+    dtype = data.draw(maybe_dtype(), label="dtype")
+    show_call(f"jnp.eye({n}, {m}, k={k}, dtype={dtype!r})")
+    got = impl.numpy.eye(n, m, k=k, dtype=dtype)
+    want_dtype = expected(dtype, dr.default_float(x64), x64)
+    assert_dtype(got, want_dtype)
+    assert_values(got, np.eye(n, m, k=k), want_dtype)
+
+
+# --- dtype names ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+def test_dtype_names_work_as_dtype_arguments(impl: Impl, x64: bool, name: str) -> None:
+    """jnp.int8, jnp.bfloat16, ... are accepted wherever a dtype is."""
+    jnp_type = getattr(impl.numpy, "bool_" if name == "bool" else name)
+    want = dr.canonicalize(name, x64)
+    assert_dtype(impl.numpy.zeros(2, dtype=jnp_type), want, "zeros(2, dtype=...)")
+    assert_dtype(impl.numpy.asarray([1, 0], dtype=jnp_type), want, "asarray([1, 0], dtype=...)")
+    assert_dtype(impl.numpy.ones(2, "int8").astype(jnp_type), want, "astype(...)")

@@ -1,0 +1,108 @@
+"""jax.numpy reductions (sum, mean, max, min, prod, argmax, argmin) against NumPy, with every form of
+`axis` (None, int, negative int, tuple) and `keepdims`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conformance import dtype_rules as dr
+from conformance import strategies as S
+from conformance.checks import as_operand, assert_dtype, assert_values, draw_x64, show_call, ulp_scale, wide
+from conformance.impl import Impl
+from conformance.strategies import Domain
+
+pytestmark = [pytest.mark.area("numpy"), pytest.mark.requires("eval")]
+
+Axis = int | tuple[int, ...] | None
+
+
+def reduced_count(shape: tuple[int, ...], axis: Axis) -> int:
+    """How many elements each output element is reduced from."""
+    if axis is None:
+        return int(np.prod(shape))
+    axes = (axis,) if isinstance(axis, int) else axis
+    return int(np.prod([shape[a] for a in axes]))
+
+
+# name -> (dtype rule, dtypes JAX accepts, value domain, smallest side allowed)
+ACCUMULATING: dict[str, tuple[Callable[[np.dtype, bool], np.dtype], tuple, Domain, int]] = {
+    "sum": (dr.sum_dtype, S.ALL, S.DEFAULT, 0),
+    "prod": (
+        dr.sum_dtype,
+        S.ALL,
+        Domain(-2, 2, grid=1.0),
+        0,
+    ),  # |partial products| only grow: no overflow surprises
+    "mean": (dr.inexact, S.ALL, S.DEFAULT, 1),
+}
+
+
+@pytest.mark.parametrize("name", list(ACCUMULATING))
+@given(data=st.data())
+def test_accumulating_reduction_matches_numpy(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    rule, dtypes, domain, min_side = ACCUMULATING[name]
+    x64 = draw_x64(data, flags)
+    dt = data.draw(S.dtypes(dtypes), label="dtype")
+    x = data.draw(S.arrays(dt, S.shapes(min_side=min_side), domain), label="x")
+    axis = data.draw(S.axes(x.ndim), label="axis")
+    keepdims = data.draw(st.booleans(), label="keepdims")
+    show_call(f"jnp.{name}(x, axis={axis!r}, keepdims={keepdims})", x=x)
+    got = getattr(impl.numpy, name)(x, axis=axis, keepdims=keepdims)
+    want_dtype = rule(dr.canonicalize(dt, x64), x64)
+    assert_dtype(got, want_dtype)
+    operand = as_operand(x, want_dtype)
+    want = getattr(np, name)(operand, axis=axis, keepdims=keepdims)
+    # Summing n terms in floating point errs by at most about n * eps * sum(|terms|).
+    scale = np.sum(np.abs(operand), axis=axis, keepdims=keepdims) if want_dtype.kind in "fc" else 0
+    n = max(reduced_count(x.shape, axis), 1)
+    atol = (
+        (n * ulp_scale(want_dtype) * scale / (n if name == "mean" else 1)) if want_dtype.kind in "fc" else 0
+    )
+    assert_values(got, want, want_dtype, atol=atol)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+@given(data=st.data())
+def test_max_min_match_numpy(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(), Domain(-4, 4, grid=0.5)), label="x")
+    axis = data.draw(S.axes(x.ndim), label="axis")
+    keepdims = data.draw(st.booleans(), label="keepdims")
+    show_call(f"jnp.{name}(x, axis={axis!r}, keepdims={keepdims})", x=x)
+    got = getattr(impl.numpy, name)(x, axis=axis, keepdims=keepdims)
+    want_dtype = dr.canonicalize(x.dtype, x64)
+    assert_dtype(got, want_dtype)
+    assert_values(got, getattr(np, name)(wide(x), axis=axis, keepdims=keepdims), want_dtype)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@given(data=st.data())
+def test_argmax_argmin_match_numpy(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    """Ties are likely (values on a coarse grid): the first index wins, as in NumPy."""
+    x64 = draw_x64(data, flags)
+    x = data.draw(
+        S.dtype_and_array([S.BOOL, S.INTEGER, S.FLOATING], S.shapes(), Domain(-3, 3, grid=1.0)), label="x"
+    )
+    axis = data.draw(S.axes(x.ndim, allow_tuple=False), label="axis")
+    keepdims = data.draw(st.booleans(), label="keepdims")
+    show_call(f"jnp.{name}(x, axis={axis!r}, keepdims={keepdims})", x=x)
+    got = getattr(impl.numpy, name)(x, axis=axis, keepdims=keepdims)
+    assert_dtype(got, dr.index_dtype(x64))
+    assert_values(got, getattr(np, name)(wide(x), axis=axis, keepdims=keepdims), dr.index_dtype(x64))
+
+
+@given(data=st.data())
+def test_sum_method_on_arrays(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.BOOL, S.INTEGER], S.shapes(min_side=0)), label="x")
+    axis = data.draw(S.axes(x.ndim), label="axis")
+    show_call(f"jnp.asarray(x).sum(axis={axis!r})", x=x)
+    got = impl.numpy.asarray(x).sum(axis=axis)
+    want_dtype = dr.sum_dtype(dr.canonicalize(x.dtype, x64), x64)
+    assert_dtype(got, want_dtype)
+    assert_values(got, np.sum(wide(x), axis=axis), want_dtype)

@@ -1,0 +1,256 @@
+"""jax.numpy products, shape manipulation, basic indexing and the array's own methods, against NumPy.
+
+Shape functions get the implementation's arrays: jnp.reshape & co. hand a NumPy input back to NumPy's
+own method (so the result is a NumPy array), a quirk that this suite does not ask others to copy.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from conformance import dtype_rules as dr
+from conformance import strategies as S
+from conformance.checks import as_operand, assert_dtype, assert_values, draw_x64, show_call, ulp_scale, wide
+from conformance.impl import Impl
+from conformance.strategies import Domain
+
+pytestmark = [pytest.mark.area("numpy"), pytest.mark.requires("eval")]
+
+SMALL = Domain(-5, 5)
+Shape = tuple[int, ...]
+
+
+def draw_operands(data: st.DataObject, shapes: tuple[Shape, ...]) -> list[np.ndarray]:
+    return [
+        data.draw(S.dtype_and_array([S.ALL], shape, SMALL), label=f"x{i}") for i, shape in enumerate(shapes)
+    ]
+
+
+# --- dot, matmul, @ --------------------------------------------------------------------------------
+
+
+@st.composite
+def dot_shapes(draw: st.DrawFn) -> tuple[Shape, Shape]:
+    """Shapes np.dot accepts: a scalar with anything, or a's last axis against b's second-to-last."""
+    ra, rb = draw(st.integers(0, 3), label="ndim a"), draw(st.integers(0, 3), label="ndim b")
+    side = st.integers(1, 3)
+    if ra == 0 or rb == 0:
+        return draw(S.shapes(ra, ra, max_side=3)), draw(S.shapes(rb, rb, max_side=3))
+    k = draw(side, label="contracted size")
+    a = tuple(draw(side) for _ in range(ra - 1)) + (k,)
+    b = (k,) if rb == 1 else tuple(draw(side) for _ in range(rb - 2)) + (k, draw(side))
+    return a, b
+
+
+MATMUL_SHAPES = hnp.mutually_broadcastable_shapes(signature=np.matmul.signature, max_dims=4, max_side=3).map(
+    lambda b: b.input_shapes
+)
+
+
+def check_product(got, a: np.ndarray, b: np.ndarray, numpy_fn, x64: bool) -> None:
+    want_dtype = dr.promote(a.dtype, b.dtype, x64=x64)
+    assert_dtype(got, want_dtype)
+    wa, wb = as_operand(a, want_dtype), as_operand(b, want_dtype)
+    want = numpy_fn(wa, wb)
+    atol = 0.0
+    if want_dtype.kind in "fc":  # k products summed: error up to about k * eps * (|a| . |b|)
+        k = a.shape[-1] if a.ndim and b.ndim else 1
+        atol = k * ulp_scale(want_dtype) * numpy_fn(np.abs(wa), np.abs(wb))
+    assert_values(got, want, want_dtype, atol=atol)
+
+
+@given(data=st.data())
+def test_dot(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    a, b = draw_operands(data, data.draw(dot_shapes(), label="shapes"))
+    show_call("jnp.dot(a, b)", a=a, b=b)
+    check_product(impl.numpy.dot(a, b), a, b, np.dot, x64)
+
+
+@pytest.mark.parametrize("form", ["jnp.matmul(a, b)", "a @ b"])
+@given(data=st.data())
+def test_matmul(impl: Impl, flags, form: str, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    a, b = draw_operands(data, data.draw(MATMUL_SHAPES, label="shapes"))
+    show_call(form, a=a, b=b)
+    got = impl.numpy.matmul(a, b) if form.startswith("jnp") else impl.numpy.asarray(a) @ impl.numpy.asarray(b)
+    check_product(got, a, b, np.matmul, x64)
+
+
+# --- reshape and friends -------------------------------------------------------------------------
+
+
+def divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+@st.composite
+def reshape_case(draw: st.DrawFn) -> tuple[Shape, tuple[int, ...]]:
+    """A shape and a new shape of the same size, perhaps with one -1."""
+    shape = draw(S.shapes(min_side=1), label="shape")
+    rest, dims = math.prod(shape), []
+    while rest > 1 and len(dims) < 3:
+        dims.append(draw(st.sampled_from(divisors(rest))))
+        rest //= dims[-1]
+    dims.append(rest)
+    dims += [1] * draw(st.integers(0, 1))
+    new = list(draw(st.permutations(dims)))
+    if draw(st.booleans(), label="use -1"):
+        new[draw(st.integers(0, len(new) - 1))] = -1
+    return shape, tuple(new)
+
+
+@pytest.mark.parametrize("form", ["function", "method"])
+@given(data=st.data())
+def test_reshape(impl: Impl, flags, form: str, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    shape, new = data.draw(reshape_case(), label="case")
+    x = data.draw(S.dtype_and_array([S.ALL], shape), label="x")
+    call = f"jnp.reshape(a, {new})" if form == "function" else f"a.reshape({new})"
+    show_call(f"a = jnp.asarray(x); {call}", x=x)
+    a = impl.numpy.asarray(x)
+    got = impl.numpy.reshape(a, new) if form == "function" else a.reshape(new)
+    check_same_values(got, np.reshape(x, new), x64)
+
+
+def check_same_values(got, want: np.ndarray, x64: bool) -> None:
+    """Shape functions move values around without changing them or their (canonical) dtype."""
+    want_dtype = dr.canonicalize(want.dtype, x64)
+    assert_dtype(got, want_dtype)
+    assert_values(got, wide(want), want_dtype)
+
+
+@given(data=st.data())
+def test_transpose(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_side=0)), label="x")
+    axes = data.draw(st.one_of(st.none(), st.permutations(range(x.ndim)).map(tuple)), label="axes")
+    show_call(f"jnp.transpose(jnp.asarray(x), {axes})", x=x)
+    check_same_values(impl.numpy.transpose(impl.numpy.asarray(x), axes), np.transpose(x, axes), x64)
+
+
+@given(data=st.data())
+def test_swapaxes(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_dims=1)), label="x")
+    axis = st.integers(-x.ndim, x.ndim - 1)
+    a1, a2 = data.draw(axis, label="axis1"), data.draw(axis, label="axis2")
+    show_call(f"jnp.swapaxes(jnp.asarray(x), {a1}, {a2})", x=x)
+    check_same_values(impl.numpy.swapaxes(impl.numpy.asarray(x), a1, a2), np.swapaxes(x, a1, a2), x64)
+
+
+@given(data=st.data())
+def test_moveaxis(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_dims=1)), label="x")
+    n = x.ndim
+    count = data.draw(st.integers(1, n), label="how many axes")
+    source = data.draw(st.permutations(range(n)), label="source")[:count]
+    dest = data.draw(st.permutations(range(n)), label="destination")[:count]
+    source = [a - n if data.draw(st.booleans()) else a for a in source]  # some negative
+    src, dst = (source[0], dest[0]) if count == 1 else (tuple(source), tuple(dest))
+    show_call(f"jnp.moveaxis(jnp.asarray(x), {src}, {dst})", x=x)
+    check_same_values(impl.numpy.moveaxis(impl.numpy.asarray(x), src, dst), np.moveaxis(x, src, dst), x64)
+
+
+@given(data=st.data())
+def test_squeeze(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(max_dims=4, max_side=2)), label="x")
+    ones = [i for i, side in enumerate(x.shape) if side == 1]
+    chosen = data.draw(st.lists(st.sampled_from(ones), unique=True) if ones else st.just([]), label="axes")
+    axis = data.draw(
+        st.sampled_from([None, tuple(chosen)] + ([chosen[0], chosen[0] - x.ndim] if chosen else []))
+    )
+    show_call(f"jnp.squeeze(jnp.asarray(x), axis={axis})", x=x)
+    check_same_values(impl.numpy.squeeze(impl.numpy.asarray(x), axis=axis), np.squeeze(x, axis=axis), x64)
+
+
+@given(data=st.data())
+def test_expand_dims(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_side=0)), label="x")
+    count = data.draw(st.integers(1, 2), label="new axes")
+    out_ndim = x.ndim + count
+    positions = data.draw(st.lists(st.integers(0, out_ndim - 1), min_size=count, max_size=count, unique=True))
+    positions = [p - out_ndim if data.draw(st.booleans()) else p for p in positions]
+    axis = positions[0] if count == 1 else tuple(positions)
+    show_call(f"jnp.expand_dims(jnp.asarray(x), {axis})", x=x)
+    check_same_values(impl.numpy.expand_dims(impl.numpy.asarray(x), axis), np.expand_dims(x, axis), x64)
+
+
+@given(data=st.data())
+def test_concatenate_promotes_like_the_table(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    base = list(data.draw(S.shapes(min_dims=1), label="shape"))
+    axis = data.draw(st.integers(-len(base), len(base) - 1), label="axis")
+    count = data.draw(st.integers(1, 3), label="how many")
+    shapes = [tuple(base[:axis % len(base)] + [data.draw(st.integers(0, 3))] + base[axis % len(base) + 1:])
+              for _ in range(count)]  # fmt: skip
+    xs = draw_operands(data, tuple(shapes))
+    show_call(f"jnp.concatenate(xs, axis={axis})", xs=xs)
+    want_dtype = dr.promote(*(x.dtype for x in xs), x64=x64)
+    got = impl.numpy.concatenate(xs, axis=axis)
+    assert_dtype(got, want_dtype)
+    assert_values(got, np.concatenate([as_operand(x, want_dtype) for x in xs], axis=axis), want_dtype)
+
+
+@given(data=st.data())
+def test_stack_promotes_like_the_table(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    shape = data.draw(S.shapes(min_side=0), label="shape")
+    count = data.draw(st.integers(1, 3), label="how many")
+    xs = draw_operands(data, (shape,) * count)
+    axis = data.draw(st.integers(-len(shape) - 1, len(shape)), label="axis")
+    show_call(f"jnp.stack(xs, axis={axis})", xs=xs)
+    want_dtype = dr.promote(*(x.dtype for x in xs), x64=x64)
+    got = impl.numpy.stack(xs, axis=axis)
+    assert_dtype(got, want_dtype)
+    assert_values(got, np.stack([as_operand(x, want_dtype) for x in xs], axis=axis), want_dtype)
+
+
+# --- basic indexing --------------------------------------------------------------------------------
+
+
+@given(data=st.data())
+def test_basic_indexing(impl: Impl, flags, data: st.DataObject) -> None:
+    """Integers (in bounds, maybe negative), slices with steps, None and Ellipsis."""
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_side=1)), label="x")
+    index = data.draw(hnp.basic_indices(x.shape, allow_newaxis=True, allow_ellipsis=True), label="index")
+    show_call(f"jnp.asarray(x)[{index!r}]", x=x)
+    check_same_values(impl.numpy.asarray(x)[index], x[index], x64)
+
+
+# --- the array's own attributes and methods ------------------------------------------------------
+
+
+@given(data=st.data())
+def test_array_attributes(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_side=0)), label="x")
+    show_call("a = jnp.asarray(x); a.shape, a.ndim, a.dtype, a.T", x=x)
+    a = impl.numpy.asarray(x)
+    assert tuple(a.shape) == x.shape
+    assert a.ndim == x.ndim
+    assert np.dtype(a.dtype) == dr.canonicalize(x.dtype, x64)
+    check_same_values(a.T, x.T.astype(dr.canonicalize(x.dtype, x64)), x64)
+
+
+@given(data=st.data())
+def test_astype(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_side=0), Domain(0, 10)), label="x")
+    dtype = data.draw(S.dtypes(), label="dtype")
+    assume(x.dtype.kind != "c" or dtype.kind == "c")  # complex -> real drops the imaginary part: not tested
+    show_call(f"jnp.asarray(x).astype({dtype.name!r})", x=x)
+    got = impl.numpy.asarray(x).astype(dtype)
+    want_dtype = dr.canonicalize(dtype, x64)
+    assert_dtype(got, want_dtype)
+    assert_values(got, x.astype(want_dtype), want_dtype)

@@ -1,0 +1,197 @@
+"""Type promotion: JAX's 18x18 table (data/promotion_table.txt), weak types, the x64 switch, strict mode."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conformance import dtype_rules as dr
+from conformance.checks import is_weak, show_call
+from conformance.impl import Impl
+
+pytestmark = [pytest.mark.area("promotion"), pytest.mark.requires("eval")]
+
+STRONG_CODES = tuple(dr.CODE_TO_NAME)
+ALL_PAIRS = [(a, b) for a in dr.ALL_CODES for b in dr.ALL_CODES]
+STRONG_PAIRS = [(a, b) for a in STRONG_CODES for b in STRONG_CODES]
+
+# Python scalars are the weak values; typed values are 0-d arrays made by the implementation.
+WEAK_SCALARS = {"i*": 3, "f*": 1.5, "c*": 2j}
+
+
+def value(impl: Impl, code: str, x64: bool) -> Any:
+    """A value of type `code`, already in the form the implementation would store it."""
+    if code in WEAK_SCALARS:
+        return WEAK_SCALARS[code]
+    return impl.numpy.ones((), dr.dtype_of(code, x64))
+
+
+def add(impl: Impl, a: Any, b: Any) -> Any:
+    """a + b through the operator when an array is involved (so __add__/__radd__ are exercised)."""
+    if isinstance(a, (int, float, complex)) and isinstance(b, (int, float, complex)):
+        return impl.numpy.add(a, b)
+    return a + b
+
+
+def stored_code(code: str, x64: bool) -> str:
+    """The code of the value the implementation holds: 64-bit inputs become 32-bit while x64 is off."""
+    return code if dr.is_weak_code(code) else dr.code_of(dr.dtype_of(code, x64))
+
+
+def assert_promotes(result: Any, code: str, x64: bool) -> None:
+    want = dr.dtype_of(code, x64)
+    assert np.dtype(result.dtype) == want, f"dtype {result.dtype}, expected {want} (table code {code})"
+    assert is_weak(result) == dr.is_weak_code(code), f"weak_type {is_weak(result)}, expected code {code}"
+
+
+# --- the table -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("a", "b"), STRONG_PAIRS, ids=[f"{a}-{b}" for a, b in STRONG_PAIRS])
+def test_promote_types_matches_the_table_with_x64(impl: Impl, flags, a: str, b: str) -> None:
+    flags("jax_enable_x64", True)
+    got = impl.numpy.promote_types(dr.dtype(dr.CODE_TO_NAME[a]), dr.dtype(dr.CODE_TO_NAME[b]))
+    assert np.dtype(got) == dr.dtype_of(dr.join(a, b), x64=True)
+
+
+@pytest.mark.parametrize(("a", "b"), STRONG_PAIRS, ids=[f"{a}-{b}" for a, b in STRONG_PAIRS])
+def test_result_type_is_the_canonical_table_entry(impl: Impl, x64: bool, a: str, b: str) -> None:
+    """result_type canonicalizes its inputs and its answer: while x64 is off, uint64 counts as uint32
+    and float64 as float32, so uint64 with int8 gives int32 (u4 x i1 -> i8 -> int32)."""
+    got = impl.numpy.result_type(dr.dtype(dr.CODE_TO_NAME[a]), dr.dtype(dr.CODE_TO_NAME[b]))
+    assert np.dtype(got) == dr.dtype_of(dr.join(stored_code(a, x64), stored_code(b, x64)), x64)
+
+
+@pytest.mark.parametrize(("a", "b"), ALL_PAIRS, ids=[f"{a}-{b}" for a, b in ALL_PAIRS])
+def test_binary_op_promotes_by_the_table(impl: Impl, x64: bool, a: str, b: str) -> None:
+    """Dtype and weak type of a + b for every pair of the table, weak Python scalars included."""
+    ca, cb = stored_code(a, x64), stored_code(b, x64)
+    assert_promotes(add(impl, value(impl, ca, x64), value(impl, cb, x64)), dr.join(ca, cb), x64)
+
+
+@given(triple=st.tuples(*[st.sampled_from(dr.ALL_CODES)] * 3))
+def test_promotion_is_associative(impl: Impl, flags, triple: tuple[str, str, str]) -> None:
+    flags("jax_enable_x64", True)
+    a, b, c = (value(impl, code, True) for code in triple)
+    show_call("jnp.add(jnp.add(a, b), c) and jnp.add(a, jnp.add(b, c))", a=a, b=b, c=c)
+    want = dr.join(*triple)
+    assert_promotes(impl.numpy.add(impl.numpy.add(a, b), c), want, True)
+    assert_promotes(impl.numpy.add(a, impl.numpy.add(b, c)), want, True)
+
+
+# --- weak types ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("scalar", "code"), [(2, "i*"), (2.0, "f*"), (2j, "c*")])
+def test_asarray_of_a_python_scalar_is_weak(impl: Impl, x64: bool, scalar: Any, code: str) -> None:
+    x = impl.numpy.asarray(scalar)
+    assert_promotes(x, code, x64)
+    # and it promotes like the scalar: it does not widen a narrower typed array
+    y = impl.numpy.ones(3, "int8") * x
+    assert_promotes(y, dr.join("i1", code), x64)
+
+
+def test_asarray_of_a_python_bool_is_not_weak(impl: Impl) -> None:
+    assert_promotes(impl.numpy.asarray(True), "b1", False)
+
+
+def test_asarray_with_a_dtype_is_strongly_typed(impl: Impl) -> None:
+    assert_promotes(impl.numpy.asarray(2, dtype="int32"), "i4", False)
+
+
+def test_python_scalars_alone_give_a_weak_result(impl: Impl) -> None:
+    assert_promotes(impl.numpy.add(1, 2), "i*", False)
+    assert_promotes(impl.numpy.multiply(2, 1.5), "f*", False)
+
+
+# --- golden cases from the JAX documentation (seeds/000, "Type promotion semantics") -------------
+
+
+def test_int16_scalar_plus_python_int_stays_int16(impl: Impl) -> None:
+    assert_promotes(impl.numpy.int16(1) + 1, "i2", False)
+
+
+def test_int16_scalar_plus_numpy_array_uses_the_lattice(impl: Impl, x64: bool) -> None:
+    """np.array(1) is a typed int64 array, not a weak scalar: int64 with x64, int32 without."""
+    result = impl.numpy.int16(1) + np.array(1)
+    assert np.dtype(result.dtype) == np.dtype("int64" if x64 else "int32")
+
+
+def test_bfloat16_and_float16_promote_to_float32(impl: Impl) -> None:
+    a, b = impl.numpy.ones(2, impl.numpy.bfloat16), impl.numpy.ones(2, impl.numpy.float16)
+    assert np.dtype((a + b).dtype) == np.dtype("float32")
+
+
+@pytest.mark.parametrize("signed", ["int8", "int16", "int32", "int64"])
+def test_uint64_and_a_signed_int_promote_to_a_float(impl: Impl, flags, signed: str) -> None:
+    flags("jax_enable_x64", True)
+    result = impl.numpy.ones(2, "uint64") + impl.numpy.ones(2, signed)
+    assert np.dtype(result.dtype) == np.dtype("float64")
+
+
+def test_python_int_times_int8_array_stays_int8(impl: Impl) -> None:
+    x = impl.numpy.arange(5, dtype="int8")
+    result = 2 * x
+    assert np.dtype(result.dtype) == np.dtype("int8")
+    np.testing.assert_array_equal(np.asarray(result), [0, 2, 4, 6, 8])
+
+
+def test_typed_int32_scalar_times_int8_array_gives_int32(impl: Impl) -> None:
+    x = impl.numpy.arange(5, dtype="int8")
+    result = impl.numpy.int32(2) * x
+    assert np.dtype(result.dtype) == np.dtype("int32")
+    np.testing.assert_array_equal(np.asarray(result), [0, 2, 4, 6, 8])
+
+
+# --- strict mode -----------------------------------------------------------------------------------
+
+STRICT_MESSAGE = (
+    "Input dtypes {} have no available implicit dtype promotion path when "
+    "jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired output type, "
+    "or set jax_numpy_dtype_promotion=standard."
+)
+
+
+def strict_messages(*names: str) -> set[str]:
+    """JAX's message names the dtypes in set-iteration order (jax 0.10.2 prints ('int32', 'float32')
+    for float32 + int32; its documentation shows the other order), so either order is accepted."""
+    return {STRICT_MESSAGE.format(order) for order in (names, names[::-1])}
+
+
+def test_strict_mode_rejects_float32_plus_int32(impl: Impl) -> None:
+    x, y = impl.numpy.float32(1), impl.numpy.int32(1)
+    with impl.numpy_dtype_promotion("strict"), pytest.raises(impl.TypePromotionError) as info:
+        x + y
+    assert str(info.value) in strict_messages("float32", "int32")
+
+
+def test_strict_mode_still_allows_weak_scalars(impl: Impl) -> None:
+    x = impl.numpy.float32(1)
+    with impl.numpy_dtype_promotion("strict"):
+        z = x + 1
+    assert np.dtype(z.dtype) == np.dtype("float32")
+    assert float(np.asarray(z)) == 2.0
+
+
+def test_strict_mode_ends_with_its_context(impl: Impl) -> None:
+    x, y = impl.numpy.float32(1), impl.numpy.int32(1)
+    with impl.numpy_dtype_promotion("strict"):
+        pass
+    assert np.dtype((x + y).dtype) == np.dtype("float32")
+
+
+def test_strict_mode_through_the_config_flag(impl: Impl, flags) -> None:
+    x, y = impl.numpy.float32(1), impl.numpy.int32(1)
+    flags("jax_numpy_dtype_promotion", "strict")
+    with pytest.raises(impl.TypePromotionError):
+        x + y
+    flags("jax_numpy_dtype_promotion", "standard")
+    assert np.dtype((x + y).dtype) == np.dtype("float32")
+
+
+def test_type_promotion_error_is_a_value_error(impl: Impl) -> None:
+    assert issubclass(impl.TypePromotionError, ValueError)
