@@ -14,6 +14,7 @@ import difflib
 import html
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -273,7 +274,7 @@ def describe_module(module: Any) -> list[dict[str, str]]:
             entries.append({"name": name, "kind": "module", "signature": "",
                             "doc": _first_line(obj.__doc__)})
         elif inspect.isclass(obj):
-            sig = _signature(obj) if obj.__module__.startswith("didax") else ""
+            sig = _signature(obj).removesuffix(" -> None") if obj.__module__.startswith("didax") else ""
             entries.append({"name": name, "kind": "class", "signature": sig,
                             "doc": _first_line(inspect.getdoc(obj))})
         elif callable(obj) and not hasattr(obj, "bind"):
@@ -281,6 +282,8 @@ def describe_module(module: Any) -> list[dict[str, str]]:
                             "doc": _first_line(inspect.getdoc(obj))})
         else:
             value = repr(obj)
+            if " object at 0x" in value:  # a default repr: say what it is, not where it lives
+                value = f"{type(obj).__name__} instance"
             value = value if len(value) <= 60 else value[:57] + "..."
             kind = "primitive" if hasattr(obj, "bind") else "value"
             own_type = type(obj).__module__.startswith("didax") and kind == "value"
@@ -318,15 +321,21 @@ def api_markdown(stage: str, root: Path = ROOT) -> str:
         "",
     ]
     for module in API_MODULES:
-        out += [f"## `{module}`", "", '<table class="didax-api">',
+        out += [f"## `{module}`", "", '<div class="didax-api"><table>',
                 "<thead><tr><th>name</th><th>kind</th><th>signature or value</th><th>summary</th></tr></thead>",
                 "<tbody>"]
         for e in api[module]:
             sig = f"<code>{html.escape(e['signature'])}</code>" if e["signature"] else ""
-            out.append(f"<tr><td><code>{html.escape(e['name'])}</code></td><td>{e['kind']}</td>"
-                       f"<td>{sig}</td><td>{html.escape(e['doc'])}</td></tr>")
-        out += ["</tbody>", "</table>", ""]
+            out.append(f'<tr><td class="didax-name"><code>{html.escape(e["name"])}</code></td><td>{e["kind"]}</td>'
+                       f"<td>{sig}</td><td>{_docstring_html(e['doc'])}</td></tr>")
+        out += ["</tbody>", "</table></div>", ""]
     return "\n".join(out)
+
+
+def _docstring_html(text: str) -> str:
+    """A docstring line as HTML: escaped, with reST ``literals`` (and Markdown `ones`) as code."""
+    escaped = html.escape(text)
+    return re.sub(r"``(.+?)``|`([^`]+)`", lambda m: f"<code>{m.group(1) or m.group(2)}</code>", escaped)
 
 
 # ----------------------------------------------------------------------------------------------
