@@ -247,7 +247,11 @@ def _signature(obj: Any) -> str:
               for p in sig.parameters.values()]
     ret = sig.return_annotation
     ret = _Raw(ret) if isinstance(ret, str) else ret
-    return str(sig.replace(parameters=params, return_annotation=ret))
+    text = str(sig.replace(parameters=params, return_annotation=ret))
+    return _ADDRESS.sub(r"<\1>", text)  # a sentinel default: show its type, not where it lives
+
+
+_ADDRESS = re.compile(r"<([\w.]+) object at 0x[0-9a-fA-F]+>")
 
 
 def _first_line(doc: str | None) -> str:
