@@ -48,6 +48,7 @@ def test_console_has_no_messages(visits, path: str):
 def test_every_request_succeeded(visits):
     requests = visits[1]
     assert any(p.endswith(".js") for p, _ in requests), "no script was loaded at all"
+    assert ("/search/search_index.json", 200) in requests, "the search worker did not load its index"
     failed = [(p, status) for p, status in requests if status >= 400]
     assert not failed
 

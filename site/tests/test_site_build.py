@@ -4,6 +4,7 @@ links and anchors resolve."""
 from __future__ import annotations
 
 import html.parser
+import json
 import re
 import shutil
 from pathlib import Path
@@ -21,6 +22,12 @@ def test_strict_build_writes_every_page(built_site: Path):
                  "stages/01_eval/index.html", "conformance/index.html", "performance/index.html",
                  "reference/01_eval/index.html", "search/search_index.json"]:
         assert (built_site / page).is_file(), page
+
+
+def test_search_index_holds_the_chapters_and_their_code(built_site: Path):
+    index = json.loads((built_site / "search" / "search_index.json").read_text())
+    chapter = " ".join(doc["text"] for doc in index["docs"] if doc["location"].startswith("stages/01_eval/"))
+    assert "find_top_trace" in chapter and "promotion lattice" in chapter
 
 
 def test_the_theme_loads_nothing_from_the_network(built_site: Path):
