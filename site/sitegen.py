@@ -137,6 +137,12 @@ def stage_diff_markdown(stage: str, root: Path = ROOT) -> str:
             *(f"| `stages/{stage}/didax/{path}` | {n} |" for path, n in rows),
             f"| **total** | **{total}** |",
         ]
+        extras = []
+        for folder in ("examples", "tests"):
+            paths = package_files(root / "stages" / stage / folder) if (root / "stages" / stage / folder).is_dir() else []
+            lines = sum(len(_lines(root / "stages" / stage / folder / p)) for p in paths)
+            extras.append(f"{len(paths)} files ({lines} lines) in `{folder}/`")
+        out += ["", f"Beside the package, the stage has {' and '.join(extras)}."]
         return "\n".join(out) + "\n"
     changes = package_changes(root / "stages" / previous / "didax", new)
     if not changes:

@@ -28,6 +28,7 @@ def test_first_stage_is_shown_whole_with_its_files_and_line_counts(tmp_path: Pat
     assert "The whole stage is new" in md
     assert "| `stages/01_a/didax/core.py` | 3 |" in md
     assert "| **total** | **4** |" in md
+    assert "0 files (0 lines) in `examples/`" in md
 
 
 def test_a_later_stage_gets_a_unified_diff_against_the_stage_before(tmp_path: Path):
