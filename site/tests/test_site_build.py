@@ -129,3 +129,10 @@ def test_a_missing_snippet_file_or_definition_fails_the_build(tmp_path: Path):
         result = build_site(copy / "mkdocs.yml", tmp_path / "out")
         assert result.returncode != 0, f"the build accepted {bad!r}"
         assert message in result.stdout + result.stderr
+
+
+def test_getting_started_shows_the_readme_commands():
+    readme = re.findall(r"^    (python3 scripts/dev\.py \w+)$", (ROOT / "README.md").read_text(), re.M)
+    page = (SITE / "docs" / "getting-started.md").read_text()
+    shown = re.findall(r"^(python3 scripts/dev\.py \w+)$", page, re.M)
+    assert readme and shown == readme
