@@ -67,19 +67,24 @@ def test_make_refuses_unknown_stages_sets_and_files(tmp_path: Path):
     assert not (tmp_path / "c").exists()  # nothing written when a request is bad
 
 
-def test_the_untouched_copy_passes_the_stage_tests(tmp_path: Path):
-    copy = tmp_path / "01_eval"
-    assert make("01_eval", copy).returncode == 0
+STAGES = sorted(exercises.EXERCISES)
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_the_untouched_copy_passes_the_stage_tests(tmp_path: Path, stage: str):
+    copy = tmp_path / stage
+    assert make(stage, copy).returncode == 0
     result = stage_tests(copy)
     assert result.returncode == 0, result.stdout[-3000:]
 
 
-def test_each_exercise_set_makes_the_stage_tests_fail_with_the_exercise_message(tmp_path: Path):
-    sets = exercises.EXERCISES["01_eval"]
+@pytest.mark.parametrize("stage", STAGES)
+def test_each_exercise_set_makes_the_stage_tests_fail_with_the_exercise_message(tmp_path: Path, stage: str):
+    sets = exercises.EXERCISES[stage]
 
     def attempt(ex: exercises.ExerciseSet) -> str | None:
         copy = tmp_path / ex.name
-        made = make("01_eval", copy, "--set", ex.name)
+        made = make(stage, copy, "--set", ex.name)
         if made.returncode:
             return f"{ex.name}: make failed: {made.stderr}"
         for spec in ex.functions:
