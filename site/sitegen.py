@@ -220,8 +220,8 @@ def source_include(spec: str, root: Path = ROOT) -> str:
     if not path.is_file():
         raise SiteError(f"source include {spec!r}: {file} does not exist")
     start, end = definition_lines(path, names)
-    short = file.split("/didax/", 1)[-1] if "/didax/" in file else file
-    title = f"didax/{short} — {names}" if "/didax/" in file else f"{short} — {names}"
+    short = "didax/" + file.split("/didax/", 1)[-1] if "/didax/" in file else file
+    title = f"{short} — {names.replace('..', ' … ')} (lines {start}–{end})"
     return _fence(f'--8<-- "{file}:{start}:{end}"', "python", title=title)
 
 
