@@ -1,0 +1,233 @@
+"""jax.lax elementwise primitives against NumPy. lax does not promote: operands share one dtype, and
+the result has that dtype (bool for comparisons). Also the errors lax raises on mixed inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conformance import dtype_rules as dr
+from conformance import strategies as S
+from conformance.checks import RTOL, assert_dtype, assert_values, draw_x64, show_call, wide
+from conformance.impl import Impl
+from conformance.strategies import Domain
+
+pytestmark = [pytest.mark.area("lax"), pytest.mark.requires("eval")]
+
+SIGNED_OR_INEXACT = S.SIGNED + S.INEXACT
+NUMERIC = S.NUMBER  # everything but bool
+BITWISE = S.BOOL + S.INTEGER
+ORDERED = S.BOOL + S.INTEGER + S.FLOATING  # lt/le/gt/ge reject complex
+WIDE = Domain(-100, 100)
+TIES = Domain(-4, 4, grid=0.5)
+GRID = Domain(-8, 8, grid=0.25)
+GRID_NONZERO = Domain(-8, 8, min_abs=0.25, grid=0.25)
+
+
+def truncating_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """lax.div: true division for inexact types, rounding toward zero for integers (like C)."""
+    if a.dtype.kind in "fc":
+        return a / b
+    quotient = np.abs(a) // np.abs(b)
+    return np.where((a < 0) != (b < 0), -quotient, quotient)
+
+
+def logistic(x: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-x))
+
+
+def rsqrt(x: np.ndarray) -> np.ndarray:
+    return 1 / np.sqrt(x)
+
+
+@dataclass(frozen=True, repr=False)
+class Prim:
+    """A lax primitive, its NumPy oracle, the dtypes lax accepts and where its inputs live."""
+
+    name: str
+    oracle: Callable[..., np.ndarray]
+    dtypes: tuple[np.dtype, ...]
+    domains: tuple[Domain, ...] = (S.DEFAULT,)
+    boolean: bool = False  # the result is bool (comparisons)
+    real: bool = False  # a complex input gives a real result (abs)
+
+    def __repr__(self) -> str:
+        return f"Prim({self.name!r})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+    def result_dtype(self, dt: np.dtype) -> np.dtype:
+        if self.boolean:
+            return np.dtype(bool)
+        return dr.real_dtype(dt) if self.real else dt
+
+
+UNARY = [
+    Prim("neg", np.negative, NUMERIC),
+    Prim("sign", np.sign, NUMERIC),
+    Prim("abs", np.abs, SIGNED_OR_INEXACT, real=True),
+    Prim("exp", np.exp, S.INEXACT, (Domain(-5, 5),)),
+    Prim("log", np.log, S.INEXACT, (Domain(0.1, 10),)),
+    Prim("log1p", np.log1p, S.INEXACT, (Domain(-0.9, 10),)),
+    Prim("expm1", np.expm1, S.INEXACT, (Domain(-5, 5),)),
+    Prim("sin", np.sin, S.INEXACT, (Domain(-3, 3),)),
+    Prim("cos", np.cos, S.INEXACT, (Domain(-3, 3),)),
+    Prim("tan", np.tan, S.INEXACT, (Domain(-1.4, 1.4),)),
+    Prim("tanh", np.tanh, S.INEXACT, (Domain(-5, 5),)),
+    Prim("logistic", logistic, S.INEXACT, (Domain(-5, 5),)),
+    Prim("sqrt", np.sqrt, S.INEXACT, (Domain(0, 10),)),
+    Prim("rsqrt", rsqrt, S.INEXACT, (Domain(0.1, 10),)),
+    Prim("bitwise_not", np.invert, BITWISE),
+]
+
+BINARY = [
+    Prim("add", np.add, NUMERIC, (WIDE, WIDE)),
+    Prim("sub", np.subtract, NUMERIC, (WIDE, WIDE)),
+    Prim("mul", np.multiply, NUMERIC, (WIDE, WIDE)),
+    Prim("div", truncating_divide, NUMERIC, (S.DEFAULT, Domain(-10, 10, min_abs=0.1))),
+    Prim("rem", np.fmod, S.INTEGER + S.FLOATING, (GRID, GRID_NONZERO)),  # C fmod: sign of the dividend
+    Prim("max", np.maximum, S.ALL, (TIES, TIES)),
+    Prim("min", np.minimum, S.ALL, (TIES, TIES)),
+    Prim("pow", np.power, S.INEXACT, (Domain(0.5, 4), Domain(-3, 3))),
+    Prim("eq", np.equal, S.ALL, (TIES, TIES), boolean=True),
+    Prim("ne", np.not_equal, S.ALL, (TIES, TIES), boolean=True),
+    Prim("lt", np.less, ORDERED, (TIES, TIES), boolean=True),
+    Prim("le", np.less_equal, ORDERED, (TIES, TIES), boolean=True),
+    Prim("gt", np.greater, ORDERED, (TIES, TIES), boolean=True),
+    Prim("ge", np.greater_equal, ORDERED, (TIES, TIES), boolean=True),
+    Prim("bitwise_and", np.bitwise_and, BITWISE, (WIDE, WIDE)),
+    Prim("bitwise_or", np.bitwise_or, BITWISE, (WIDE, WIDE)),
+]
+
+
+def check(prim: Prim, got: Any, inputs: list[np.ndarray], dt: np.dtype) -> None:
+    want_dtype = prim.result_dtype(dt)
+    assert_dtype(got, want_dtype)
+    with np.errstate(all="ignore"):
+        want = prim.oracle(*(wide(x) for x in inputs))
+    assert_values(got, want, want_dtype, atol=RTOL.get(want_dtype.name, 0.0))
+
+
+@pytest.mark.parametrize("prim", UNARY + BINARY, ids=lambda p: p.name)
+@given(data=st.data())
+def test_elementwise_primitive_matches_numpy(impl: Impl, flags, prim: Prim, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(data.draw(S.dtypes(prim.dtypes), label="dtype"), x64)
+    shape = data.draw(S.shapes(min_side=0), label="shape")
+    inputs = [data.draw(S.arrays(dt, shape, domain), label=f"x{i}") for i, domain in enumerate(prim.domains)]
+    show_call(
+        f"lax.{prim.name}({', '.join(f'x{i}' for i in range(len(inputs)))})",
+        **{f"x{i}": x for i, x in enumerate(inputs)},
+    )
+    check(prim, getattr(impl.lax, prim.name)(*inputs), inputs, dt)
+
+
+@pytest.mark.parametrize("prim", BINARY[:4], ids=lambda p: p.name)
+@given(data=st.data())
+def test_binary_primitive_broadcasts_rank0_and_size1_dims(
+    impl: Impl, flags, prim: Prim, data: st.DataObject
+) -> None:
+    """lax.add & co. accept a rank-0 operand, and size-1 dimensions against equal-rank operands."""
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(data.draw(S.dtypes(S.SIGNED, S.FLOATING), label="dtype"), x64)
+    shape = data.draw(S.shapes(min_dims=1, max_side=3), label="shape")
+    other = data.draw(
+        st.one_of(st.just(()), st.tuples(*(st.sampled_from([1, n]) for n in shape))), label="other shape"
+    )
+    shapes = (shape, other) if data.draw(st.booleans(), label="rank-0 first") is False else (other, shape)
+    x, y = (data.draw(S.arrays(dt, s, d), label=n) for s, d, n in zip(shapes, prim.domains, "xy"))
+    show_call(f"lax.{prim.name}(x, y)", x=x, y=y)
+    check(prim, getattr(impl.lax, prim.name)(x, y), [x, y], dt)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_and_min_propagate_nan(impl: Impl, name: str) -> None:
+    x = np.array([np.nan, 1.0, np.nan, -2.0], np.float32)
+    y = np.array([1.0, np.nan, np.nan, 3.0], np.float32)
+    got = np.asarray(getattr(impl.lax, name)(x, y))
+    np.testing.assert_array_equal(np.isnan(got), [True, True, True, False])
+
+
+@given(data=st.data())
+def test_integer_pow(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(data.draw(S.dtypes(NUMERIC), label="dtype"), x64)
+    exponent = data.draw(st.integers(0, 4) if dt.kind in "iu" else st.integers(-3, 3), label="y")
+    domain = Domain(-4, 4) if dt.kind in "iu" else Domain(-4, 4, min_abs=0.25)
+    x = data.draw(S.arrays(dt, S.shapes(min_side=0), domain), label="x")
+    show_call(f"lax.integer_pow(x, {exponent})", x=x)
+    got = impl.lax.integer_pow(x, exponent)
+    assert_dtype(got, dt)
+    with np.errstate(all="ignore"):
+        assert_values(got, np.power(wide(x), exponent), dt, atol=RTOL.get(dt.name, 0.0))
+
+
+@given(data=st.data())
+def test_select_n(impl: Impl, flags, data: st.DataObject) -> None:
+    """A bool predicate picks case 1 where True; an int32 predicate indexes 1 to 3 cases."""
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(data.draw(S.dtypes(), label="dtype"), x64)
+    shape = data.draw(S.shapes(min_side=0), label="shape")
+    count = data.draw(st.integers(1, 3), label="cases")
+    which_dtype = (
+        np.dtype(bool)
+        if count <= 2 and data.draw(st.booleans(), label="bool predicate")
+        else np.dtype("int32")
+    )
+    which_shape = data.draw(st.sampled_from([shape, ()]), label="predicate shape")
+    which = data.draw(S.arrays(which_dtype, which_shape, Domain(0, count - 1)), label="which")
+    cases = [data.draw(S.arrays(dt, shape), label=f"case{i}") for i in range(count)]
+    show_call("lax.select_n(which, *cases)", which=which, cases=cases)
+    got = impl.lax.select_n(which, *cases)
+    assert_dtype(got, dt)
+    index = np.broadcast_to(which.astype(int), shape)
+    assert_values(got, np.choose(index, [wide(c) for c in cases]), dt)
+
+
+@given(data=st.data())
+def test_convert_element_type(impl: Impl, flags, data: st.DataObject) -> None:
+    """Values are kept inside every target's range; floats are truncated toward zero into integers."""
+    x64 = draw_x64(data, flags)
+    new = data.draw(S.dtypes(), label="new_dtype")
+    source = data.draw(S.dtypes(S.COMPLEX if new.kind == "c" else S.ALL), label="dtype")
+    domain = Domain(0, 100) if new.kind == "u" else Domain(-100, 100)
+    x = data.draw(S.arrays(source, S.shapes(min_side=0), domain), label="x")
+    show_call(f"lax.convert_element_type(x, {new.name!r})", x=x)
+    got = impl.lax.convert_element_type(x, new)
+    want_dtype = dr.canonicalize(new, x64)
+    assert_dtype(got, want_dtype)
+    assert_values(got, x.astype(dr.canonicalize(source, x64)).astype(want_dtype), want_dtype)
+
+
+# --- errors --------------------------------------------------------------------------------------
+
+
+def test_add_of_mismatched_dtypes_raises_type_error(impl: Impl) -> None:
+    with pytest.raises(TypeError):
+        impl.lax.add(np.ones(3, np.float32), np.ones(3, np.int32))
+
+
+def test_add_of_mismatched_shapes_raises_type_error(impl: Impl) -> None:
+    with pytest.raises(TypeError):
+        impl.lax.add(np.ones(3, np.float32), np.ones(4, np.float32))
+
+
+def test_add_does_not_promote_a_python_int_to_float(impl: Impl) -> None:
+    """lax accepts a weak scalar only of the operand's kind: 1.0 with float32, not 1."""
+    x = np.ones(3, np.float32)
+    assert_dtype(impl.lax.add(x, 1.0), np.dtype("float32"))
+    with pytest.raises(TypeError):
+        impl.lax.add(x, 1)
+
+
+@pytest.mark.parametrize("prim", ["exp", "sin", "sqrt"])
+def test_transcendental_of_integers_raises_type_error(impl: Impl, prim: str) -> None:
+    with pytest.raises(TypeError):
+        getattr(impl.lax, prim)(np.ones(3, np.int32))
