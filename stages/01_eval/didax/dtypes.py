@@ -68,6 +68,14 @@ def default_dtype(kind: str) -> np.dtype:
     return canonicalize_dtype({"b": bool, "i": int, "f": float, "c": complex}[kind])
 
 
+def to_inexact_dtype(dtype: np.dtype) -> np.dtype:
+    """The float an integer or bool becomes in sin, mean, true division...: 32 bits can hold
+    every value of the types up to 32 bits well enough; only 64-bit integers need float64."""
+    if is_inexact(dtype):
+        return dtype
+    return np.dtype(np.float64) if dtype.itemsize == 8 else np.dtype(np.float32)
+
+
 def issubdtype(dtype: Any, category: Any) -> bool:
     """np.issubdtype that also knows bfloat16 is a floating type."""
     dt = np.dtype(dtype)

@@ -240,6 +240,8 @@ def _pad_shape(x: ShapedArray, value: ShapedArray, *, padding_config: PaddingCon
 
 
 def _pad(x: np.ndarray, value: np.ndarray, *, padding_config: PaddingConfig) -> np.ndarray:
+    if x.ndim == 0:
+        return x  # a scalar has no dimensions to pad
     # Interior padding first: spread the elements out with `interior` fill values between them.
     spread_shape = [n + max(n - 1, 0) * interior for n, (_, _, interior) in zip(x.shape, padding_config)]
     out = np.full(spread_shape, value, dtype=x.dtype)

@@ -75,7 +75,7 @@ def mean(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, ke
     if dtype is not None:
         out_dtype = dtypes.canonicalize_dtype(dtype)
     else:
-        out_dtype = aval.dtype if dtypes.is_inexact(aval.dtype) else dtypes.default_dtype("f")
+        out_dtype = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(aval.dtype))
     axes = canonicalize_axes(axis, aval.ndim)
     count = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
     total = sum(convert(a, out_dtype), axis=axes, keepdims=keepdims)

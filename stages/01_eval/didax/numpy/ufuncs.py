@@ -28,6 +28,11 @@ def _is_bool(x: ArrayLike) -> bool:
     return get_aval(x).dtype == np.bool_
 
 
+def _bool_to_int(x: ArrayLike) -> ArrayLike:
+    """Arithmetic beyond + and * counts booleans as the default int, as JAX does."""
+    return convert(x, dtypes.default_dtype("i")) if _is_bool(x) else x
+
+
 def add(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
     x, y = promote_args("add", x, y)
     return lax.bitwise_or(x, y) if _is_bool(x) else lax.add(x, y)  # True + True is True
@@ -69,8 +74,7 @@ def floor_divide(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
     x, y = promote_args("floor_divide", x, y)
     if get_aval(x).dtype.kind == "c":
         raise TypeError("floor_divide does not support complex numbers.")
-    if _is_bool(x):
-        x, y = convert(x, dtypes.default_dtype("i")), convert(y, dtypes.default_dtype("i"))
+    x, y = _bool_to_int(x), _bool_to_int(y)
     r = lax.rem(x, y)
     q = lax.div(lax.sub(x, r), y) if dtypes.is_float(get_aval(x).dtype) else lax.div(x, y)
     one = convert(1, get_aval(q).dtype, get_aval(q).weak_type)
@@ -82,6 +86,7 @@ def remainder(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
     x, y = promote_args("remainder", x, y)
     if get_aval(x).dtype.kind == "c":
         raise TypeError("remainder does not support complex numbers.")
+    x, y = _bool_to_int(x), _bool_to_int(y)
     r = lax.rem(x, y)
     return lax.select_n(_differs_in_sign(r, y), r, lax.add(r, y))
 
@@ -92,7 +97,7 @@ mod = remainder
 def power(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
     check_arraylike("power", x, y)
     if type(y) is int:  # an exponent known now: exact repeated multiplication
-        return lax.integer_pow(convert(x, np.dtype(np.int32)) if _is_bool(x) else x, y)
+        return lax.integer_pow(_bool_to_int(x), y)
     x, y = promote_args("power", x, y)
     if get_aval(x).dtype.kind in "biu":
         return _integer_array_power(x, y)
@@ -101,9 +106,7 @@ def power(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
 
 def _integer_array_power(x: ArrayLike, y: ArrayLike) -> ArrayLike:
     """Integer x ** integer y, elementwise, by binary exponentiation over the bits of y."""
-    if _is_bool(x):
-        x, y = convert(x, np.dtype(np.int32)), convert(y, np.dtype(np.int32))
-    x, y = broadcast_all("power", x, y)
+    x, y = broadcast_all("power", _bool_to_int(x), _bool_to_int(y))
     aval = get_aval(x)
     one, two = convert(1, aval.dtype), convert(2, aval.dtype)
     acc = lax.broadcast_in_dim(one, aval.shape, ())
@@ -135,7 +138,7 @@ abs = absolute  # noqa: A001 - NumPy's name
 
 def sign(x: ArrayLike, /) -> ArrayLike:
     check_arraylike("sign", x)
-    return x if _is_bool(x) else lax.sign(x)
+    return lax.sign(x)
 
 
 def _binary_elementwise(name: str, lax_fn: Any) -> Any:
@@ -153,7 +156,7 @@ minimum = _binary_elementwise("minimum", lax.min)
 
 def square(x: ArrayLike, /) -> ArrayLike:
     check_arraylike("square", x)
-    return lax.integer_pow(x, 2) if not _is_bool(x) else x
+    return lax.integer_pow(_bool_to_int(x), 2)
 
 
 # ----------------------------------------------------------------------------------------------

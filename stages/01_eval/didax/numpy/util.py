@@ -52,9 +52,9 @@ def promote_dtypes(*args: ArrayLike) -> list[ArrayLike]:
 def promote_dtypes_inexact(*args: ArrayLike) -> list[ArrayLike]:
     """Like promote_dtypes, then integers and bools become the default float (sin(1) is 0.84...)."""
     dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
-    if not dtypes.is_inexact(dtype):
-        dtype = dtypes.default_dtype("f")
-    return [convert(x, dtype, weak_type) for x in args]
+    # A weak int becomes the default float, like a Python float would.
+    inexact = dtypes.default_dtype("f") if weak_type else dtypes.to_inexact_dtype(dtype)
+    return [convert(x, dtypes.canonicalize_dtype(inexact), weak_type) for x in args]
 
 
 def promote_shapes(name: str, *args: ArrayLike) -> list[ArrayLike]:
