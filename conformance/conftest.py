@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from conformance.impl import SUITE_FLAGS, Impl, load, newest_stage, read_flag
+from conformance.impl import SUITE_FLAGS, Impl, load, newest_stage, restored_flags
 from conformance.results import NOT_APPLICABLE, Recorder
 
 HERE = Path(__file__).resolve().parent
@@ -149,15 +149,8 @@ FlagSetter = Callable[[str, object], None]
 @pytest.fixture
 def flags(impl: Impl) -> Iterator[FlagSetter]:
     """Set config flags for one test (`flags("jax_enable_x64", True)`); each is restored afterwards."""
-    saved: dict[str, object] = {}
-
-    def set_flag(name: str, value: object) -> None:
-        saved.setdefault(name, read_flag(impl, name))
-        impl.config.update(name, value)
-
-    yield set_flag
-    for name, value in saved.items():
-        impl.config.update(name, value)
+    with restored_flags(impl) as set_flag:
+        yield set_flag
 
 
 @pytest.fixture(params=[False, True], ids=["x64_off", "x64_on"])

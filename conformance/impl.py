@@ -12,8 +12,8 @@ import importlib
 import importlib.util
 import re
 import sys
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -115,6 +115,22 @@ def read_flag(impl: Impl, name: str) -> object:
     if value is None and hasattr(impl.config, "read"):
         value = impl.config.read(name)
     return SUITE_FLAGS[name] if value is None else value
+
+
+@contextmanager
+def restored_flags(impl: Impl) -> Iterator[Callable[[str, object], None]]:
+    """Hand out a setter for config flags; on exit, put back every flag it changed."""
+    saved: dict[str, object] = {}
+
+    def set_flag(name: str, value: object) -> None:
+        saved.setdefault(name, read_flag(impl, name))
+        impl.config.update(name, value)
+
+    try:
+        yield set_flag
+    finally:
+        for name, value in saved.items():
+            impl.config.update(name, value)
 
 
 def _load_package(folder: Path, module_name: str) -> ModuleType:

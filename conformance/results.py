@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +96,11 @@ def _skip_reason(report: pytest.TestReport) -> str:
 
 
 def _first_line(text: str) -> str:
-    """The assertion or error line of a failure, for the JSON file (the terminal has the rest)."""
-    lines = [line for line in text.splitlines() if line.startswith("E ")]
-    return (lines[0][2:].strip() if lines else text.strip().splitlines()[-1] if text.strip() else "")[:300]
+    """The first error line of a failure report (also inside hypothesis's exception groups), for
+    the JSON file; the terminal has the rest."""
+    for line in text.splitlines():
+        line = line.lstrip("E").strip(" |+")
+        if re.match(r"(\w+(Error|Exception)\b|assert |Failed: )", line):
+            return line[:300]
+    lines = text.strip().splitlines()
+    return lines[-1][:300] if lines else ""

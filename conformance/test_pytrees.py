@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from conformance import strategies as S
@@ -181,8 +181,19 @@ def assert_same_leaves(got: list, want: list) -> None:
 
 # --- hypothesis-drawn trees ----------------------------------------------------------------------
 
+# Examples the full profile found (against the broken implementations in meta/broken), kept so that
+# the quick ci profile tries them too.
+REGRESSIONS = [{"aa": 0, "a": 1}, OrderedDict([("b", [1, None]), ("a", (2,))])]
+
+
+def with_regressions(test: Callable) -> Callable:
+    for tree in REGRESSIONS:
+        test = example(tree=tree)(test)
+    return test
+
 
 @given(tree=TREES)
+@with_regressions
 def test_flatten_gives_leaves_in_order_and_prints_the_structure(tu: Any, tree: Any) -> None:
     show_call("tree_util.tree_flatten(tree)", tree=tree)
     leaves, treedef = tu.tree_flatten(tree)
@@ -193,6 +204,7 @@ def test_flatten_gives_leaves_in_order_and_prints_the_structure(tu: Any, tree: A
 
 
 @given(tree=TREES)
+@with_regressions
 def test_unflatten_round_trips(tu: Any, tree: Any) -> None:
     show_call("tree_util.tree_unflatten(*reversed(tree_util.tree_flatten(tree)))", tree=tree)
     leaves, treedef = tu.tree_flatten(tree)
@@ -204,6 +216,7 @@ def test_unflatten_round_trips(tu: Any, tree: Any) -> None:
 
 
 @given(tree=TREES)
+@with_regressions
 def test_unflatten_puts_new_leaves_in_place(tu: Any, tree: Any) -> None:
     leaves, treedef = tu.tree_flatten(tree)
     tags = [Tag(i) for i in range(len(leaves))]
@@ -215,6 +228,7 @@ def test_unflatten_puts_new_leaves_in_place(tu: Any, tree: Any) -> None:
 
 
 @given(tree=TREES)
+@with_regressions
 def test_tree_leaves_and_tree_structure_agree_with_flatten(tu: Any, tree: Any) -> None:
     show_call("tree_util.tree_leaves(tree), tree_util.tree_structure(tree)", tree=tree)
     want_leaves, want_structure = reference_flatten(tree)
@@ -223,6 +237,7 @@ def test_tree_leaves_and_tree_structure_agree_with_flatten(tu: Any, tree: Any) -
 
 
 @given(tree=TREES)
+@with_regressions
 def test_tree_map_over_several_trees(tu: Any, tree: Any) -> None:
     """tree_map(f, t1, t2) calls f on corresponding leaves and keeps t1's structure."""
     leaves, _ = reference_flatten(tree)
@@ -236,6 +251,7 @@ def test_tree_map_over_several_trees(tu: Any, tree: Any) -> None:
 
 
 @given(tree=TREES)
+@with_regressions
 def test_is_leaf_stops_flattening(tu: Any, tree: Any) -> None:
     def is_leaf(x: Any) -> bool:
         return isinstance(x, list)  # lists (Box's items never appear as lists: Box flattens to a tuple)
@@ -248,6 +264,7 @@ def test_is_leaf_stops_flattening(tu: Any, tree: Any) -> None:
 
 
 @given(tree=TREES)
+@with_regressions
 def test_treedefs_compare_by_structure(tu: Any, tree: Any) -> None:
     """Equal structures give equal treedefs with equal hashes, whatever the leaves; a different
     structure gives an unequal one."""

@@ -1,0 +1,1 @@
+"""Meta-tests: the conformance suite, run against deliberately broken implementations, must fail."""

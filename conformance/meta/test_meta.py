@@ -1,0 +1,83 @@
+"""The suite proves it can fail: run it (in a subprocess, ci profile, one area) against implementations
+that are real jax with one thing broken, and check that the targeted area reports failures; check
+that tests beyond an implementation's capabilities are reported as not applicable."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class SuiteRun:
+    returncode: int
+    output: str
+    results: dict
+
+    def counts(self, area: str) -> dict[str, int]:
+        return self.results["areas"].get(area, {})
+
+    def failed_ids(self) -> list[str]:
+        return [t["id"] for t in self.results["tests"] if t["outcome"] == "failed"]
+
+
+def run_suite(impl: str, area: str, results_dir: Path, keyword: str | None = None) -> SuiteRun:
+    """`pytest conformance --impl=<impl> --area=<area> [-k keyword]`, and the results file it wrote."""
+    command = [sys.executable, "-m", "pytest", "conformance", f"--impl={impl}", f"--area={area}"]
+    command += ["-q", "-p", "no:cacheprovider", f"--results-dir={results_dir}"]
+    command += ["-k", keyword] if keyword else []
+    env = {**os.environ, "HYPOTHESIS_PROFILE": "ci", "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    path = results_dir / f"{impl}.json"
+    assert path.exists(), f"no results file; pytest said:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return SuiteRun(done.returncode, done.stdout, json.loads(path.read_text()))
+
+
+BROKEN = "conformance.meta.broken."
+
+# (broken module, area it breaks, -k selection that keeps the run short, a word in a failing test id)
+CASES = [
+    ("numpy_add", "numpy", "add", "add"),
+    ("numpy_sum_dtype", "numpy", "sum", "sum"),
+    ("promote_types", "promotion", "promote_types", "bf-f2"),
+    ("lax_sub", "lax", "sub", "sub"),
+    ("tree_order", "pytrees", None, "dict"),
+    ("treedef_repr", "pytrees", None, "documented"),
+]
+
+
+@pytest.mark.parametrize(("module", "area", "keyword", "culprit"), CASES, ids=[c[0] for c in CASES])
+def test_the_suite_catches_a_broken_implementation(
+    tmp_path: Path, module: str, area: str, keyword: str | None, culprit: str
+) -> None:
+    run = run_suite(BROKEN + module, area, tmp_path, keyword)
+    counts = run.counts(area)
+    assert run.returncode == 1, run.output[-3000:]
+    assert counts.get("failed", 0) > 0, counts
+    assert any(culprit in test_id for test_id in run.failed_ids()), run.failed_ids()
+
+
+def test_the_same_selection_passes_on_real_jax(tmp_path: Path) -> None:
+    """The control: the harness reports success when nothing is broken."""
+    run = run_suite("jax", "pytrees", tmp_path)
+    counts = run.counts("pytrees")
+    assert run.returncode == 0, run.output[-3000:]
+    assert counts["failed"] == 0 and counts["passed"] > 0, counts
+
+
+def test_tests_beyond_the_capabilities_are_not_applicable(tmp_path: Path) -> None:
+    """An implementation that declares no capabilities gets every test skipped as not applicable,
+    none passed (a skipped test must never count as a pass)."""
+    run = run_suite(BROKEN + "no_capabilities", "pytrees", tmp_path)
+    counts = run.counts("pytrees")
+    assert counts["not_applicable"] > 0 and counts["passed"] == 0 and counts["failed"] == 0, counts
+    reasons = {t["reason"] for t in run.results["tests"]}
+    assert all(reason.startswith("not applicable: needs eval") for reason in reasons), reasons
