@@ -9,6 +9,8 @@ import numpy as np
 from hypothesis import note
 from hypothesis import strategies as st
 
+from conformance.dtype_rules import canonicalize
+
 # Relative tolerance per result dtype: a few ulps for correctly rounded ops, more for transcendental
 # functions, whose XLA implementations are not correctly rounded. Loose enough for any honest
 # implementation, tight enough that a wrong function, operand order or dtype fails.
@@ -84,6 +86,14 @@ def assert_values(got: Any, want: np.ndarray, dt: np.dtype, atol: float | np.nda
     bound = np.abs(want_w) * rtol + np.asarray(atol, dtype=np.float64)
     bad = ~same_special | (err > bound)
     assert not bad.any(), _mismatch(got_np, want, bad, rtol, atol)
+
+
+def assert_rearranged(got: Any, want: np.ndarray, x64: bool | None = None) -> None:
+    """Shape operations move values without changing them: `got` holds exactly `want`, with want's
+    dtype (canonicalized for the x64 mode, when given: the input may have been a 64-bit array)."""
+    dt = want.dtype if x64 is None else canonicalize(want.dtype, x64)
+    assert_dtype(got, dt)
+    assert_values(got, wide(want), dt)
 
 
 def ulp_scale(dt: np.dtype) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import string
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,7 +23,8 @@ INTEGER = UNSIGNED + SIGNED
 FLOATING = tuple(dtype(n) for n in ("bfloat16", "float16", "float32", "float64"))
 COMPLEX = tuple(dtype(n) for n in ("complex64", "complex128"))
 INEXACT = FLOATING + COMPLEX
-NUMBER = INTEGER + INEXACT
+NUMBER = INTEGER + INEXACT  # everything but bool
+REAL = BOOL + INTEGER + FLOATING  # everything but complex
 ALL = BOOL + NUMBER
 
 
@@ -31,6 +33,13 @@ def dtypes(*groups: Sequence[np.dtype]) -> st.SearchStrategy[np.dtype]:
     chosen = [d for group in (groups or (ALL,)) for d in group]
     return st.sampled_from(chosen)
 
+
+def maybe_dtypes(*groups: Sequence[np.dtype]) -> st.SearchStrategy[np.dtype | None]:
+    """A `dtype=` argument: None or one of the groups' dtypes."""
+    return st.one_of(st.none(), dtypes(*groups))
+
+
+Shape = tuple[int, ...]
 
 # --- shapes --------------------------------------------------------------------------------------
 
@@ -62,6 +71,109 @@ def axes(ndim: int, *, allow_none: bool = True, allow_tuple: bool = True) -> st.
     return st.one_of(options) if options else st.none()
 
 
+def sorted_axes(ndim: int) -> st.SearchStrategy[tuple[int, ...]]:
+    """A lax `axes=` argument: distinct non-negative axes in increasing order."""
+    if ndim == 0:
+        return st.just(())
+    return st.lists(st.integers(0, ndim - 1), unique=True, max_size=ndim).map(lambda a: tuple(sorted(a)))
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+@st.composite
+def reshapes(draw: st.DrawFn, minus_one: bool = True) -> tuple[Shape, Shape]:
+    """(shape, new shape) of the same size; with `minus_one`, the new shape may hold one -1 and 1s."""
+    shape = draw(shapes(min_side=1), label="shape")
+    rest, new = math.prod(shape), []
+    while rest > 1 and len(new) < 3:
+        new.append(draw(st.sampled_from(_divisors(rest)[1:]), label="new size"))
+        rest //= new[-1]
+    new += [rest] if rest > 1 else []
+    if minus_one:
+        new += [1] * draw(st.integers(0, 1), label="extra 1s")
+        new = list(draw(st.permutations(new)))
+        if new and draw(st.booleans(), label="use -1"):
+            new[draw(st.integers(0, len(new) - 1))] = -1
+    return shape, tuple(new)
+
+
+@st.composite
+def dot_shapes(draw: st.DrawFn) -> tuple[Shape, Shape]:
+    """Shapes np.dot accepts: a scalar with anything, or a's last axis against b's second-to-last
+    (its only axis when b is 1-D)."""
+    ra, rb = draw(st.integers(0, 3), label="ndim a"), draw(st.integers(0, 3), label="ndim b")
+    side = st.integers(1, 3)
+    if ra == 0 or rb == 0:
+        return draw(shapes(ra, ra, max_side=3)), draw(shapes(rb, rb, max_side=3))
+    k = draw(side, label="contracted size")
+    a = tuple(draw(side) for _ in range(ra - 1)) + (k,)
+    b = (k,) if rb == 1 else tuple(draw(side) for _ in range(rb - 2)) + (k, draw(side))
+    return a, b
+
+
+def matmul_shapes() -> st.SearchStrategy[tuple[Shape, Shape]]:
+    """Shapes np.matmul accepts: 1-D or matrices, with broadcast batch dimensions."""
+    signature = np.matmul.signature
+    return hnp.mutually_broadcastable_shapes(signature=signature, max_dims=4, max_side=3).map(
+        lambda b: b.input_shapes
+    )
+
+
+@st.composite
+def broadcast_in_dim_cases(draw: st.DrawFn) -> tuple[Shape, Shape, tuple[int, ...]]:
+    """(operand shape, target shape, broadcast_dimensions): operand dims land, in order, on target
+    dims of the same size, or of any size where the operand's is 1."""
+    operand = draw(shapes(max_dims=2, max_side=3), label="operand shape")
+    out_ndim = len(operand) + draw(st.integers(0, 2), label="new dims")
+    dims = tuple(sorted(draw(st.permutations(range(out_ndim)))[: len(operand)]))
+    target = [draw(st.integers(0, 3)) for _ in range(out_ndim)]
+    for size, d in zip(operand, dims):
+        target[d] = size if size != 1 else draw(st.integers(1, 3))
+    return operand, tuple(target), dims
+
+
+@st.composite
+def pad_configs(draw: st.DrawFn, shape: Shape) -> list[tuple[int, int, int]]:
+    """lax.pad's (low, high, interior) per axis; low and high may be negative, but never cut more
+    elements than the (interior-spread) axis has."""
+    config = []
+    for n in shape:
+        interior = draw(st.integers(0, 2))
+        spread = n + max(n - 1, 0) * interior
+        low = draw(st.integers(-spread, 2))
+        high = draw(st.integers(-(spread + min(low, 0)), 2))
+        config.append((low, high, interior))
+    return config
+
+
+@st.composite
+def dot_general_cases(draw: st.DrawFn) -> tuple[Shape, Shape, tuple, str]:
+    """(lhs shape, rhs shape, dimension numbers, the equivalent einsum formula), with batch,
+    contracting and free dimensions in shuffled places."""
+    letters = iter(string.ascii_lowercase)
+
+    def dims(count: int, low: int) -> list[tuple[str, int]]:
+        return [(next(letters), draw(st.integers(low, 3))) for _ in range(count)]
+
+    batch, contract = dims(draw(st.integers(0, 1)), 1), dims(draw(st.integers(0, 2)), 0)
+    free_l, free_r = dims(draw(st.integers(0, 1)), 1), dims(draw(st.integers(0, 1)), 1)
+    lhs, rhs = (
+        draw(st.permutations(batch + contract + free_l)),
+        draw(st.permutations(batch + contract + free_r)),
+    )
+    where_l = {name: i for i, (name, _) in enumerate(lhs)}
+    where_r = {name: i for i, (name, _) in enumerate(rhs)}
+    numbers = (
+        (tuple(where_l[c] for c, _ in contract), tuple(where_r[c] for c, _ in contract)),
+        (tuple(where_l[b] for b, _ in batch), tuple(where_r[b] for b, _ in batch)),
+    )
+    out = "".join(n for n, _ in batch + free_l + free_r)  # lax's output order
+    formula = f"{''.join(n for n, _ in lhs)},{''.join(n for n, _ in rhs)}->{out}"
+    return tuple(s for _, s in lhs), tuple(s for _, s in rhs), numbers, formula
+
+
 # --- values --------------------------------------------------------------------------------------
 
 
@@ -77,6 +189,12 @@ class Domain:
 
 
 DEFAULT = Domain()
+SMALL = Domain(-5, 5)  # products and sums of a few of these stay small
+WIDE = Domain(-100, 100)  # integers overflow (and wrap) in int8 sums and products
+NONZERO = Domain(-10, 10, min_abs=0.1)  # divisors
+TIES = Domain(-4, 4, grid=0.5)  # equal values are likely: comparisons, max, min
+GRID = Domain(-8, 8, grid=0.25)  # exact in every float type: floor division, remainder, arange
+GRID_NONZERO = Domain(-8, 8, min_abs=0.25, grid=0.25)
 
 
 def elements(dt: np.dtype, domain: Domain = DEFAULT) -> st.SearchStrategy:
@@ -125,6 +243,18 @@ def dtype_and_array(
     """An array whose dtype is drawn from `groups` and whose shape from `shape` (default: shapes())."""
     shape = shapes() if shape is None else shape
     return dtypes(*groups).flatmap(lambda d: arrays(d, shape, domain))
+
+
+@st.composite
+def arange_args(draw: st.DrawFn) -> tuple:
+    """(stop,), (start, stop) or (start, stop, step), all ints or all floats on the GRID (so that
+    the length is computed exactly)."""
+    number = st.integers(-6, 10) if draw(st.booleans(), label="ints") else _reals(GRID)
+    count = draw(st.integers(1, 3), label="number of arguments")
+    args = [draw(number, label="start/stop") for _ in range(min(count, 2))]
+    if count == 3:
+        args.append(draw(number.filter(lambda v: v != 0), label="step"))
+    return tuple(args)
 
 
 # --- pytrees -------------------------------------------------------------------------------------

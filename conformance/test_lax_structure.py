@@ -4,7 +4,6 @@ and the error types lax raises for bad axes and shapes."""
 from __future__ import annotations
 
 import math
-import string
 
 import numpy as np
 import pytest
@@ -13,13 +12,20 @@ from hypothesis import strategies as st
 
 from conformance import dtype_rules as dr
 from conformance import strategies as S
-from conformance.checks import assert_dtype, assert_values, draw_x64, show_call, ulp_scale, wide
+from conformance.checks import (
+    assert_rearranged,
+    assert_dtype,
+    assert_values,
+    draw_x64,
+    show_call,
+    ulp_scale,
+    wide,
+)
 from conformance.impl import Impl
 from conformance.strategies import Domain
 
 pytestmark = [pytest.mark.area("lax"), pytest.mark.requires("eval")]
 
-Shape = tuple[int, ...]
 NO_BOOL = (S.NUMBER,)
 ANY = (S.ALL,)
 
@@ -30,17 +36,6 @@ def draw_array(
     """An array whose dtype is already canonical, so the result dtype is simply the input's."""
     dt = dr.canonicalize(data.draw(S.dtypes(*groups), label="dtype"), x64)
     return data.draw(S.arrays(dt, S.shapes(min_side=0) if shape is None else shape, domain), label="x")
-
-
-def check_same_values(got, want: np.ndarray) -> None:
-    assert_dtype(got, want.dtype)
-    assert_values(got, wide(want), want.dtype)
-
-
-def sorted_axes(ndim: int) -> st.SearchStrategy[tuple[int, ...]]:
-    if ndim == 0:
-        return st.just(())
-    return st.lists(st.integers(0, ndim - 1), unique=True, max_size=ndim).map(lambda a: tuple(sorted(a)))
 
 
 # --- reductions ----------------------------------------------------------------------------------
@@ -54,7 +49,7 @@ def test_reductions(impl: Impl, flags, name: str, data: st.DataObject) -> None:
     x = draw_array(
         data, x64, groups, S.shapes(min_side=0 if name == "reduce_sum" else 1), Domain(-4, 4, grid=0.5)
     )
-    axes = data.draw(sorted_axes(x.ndim), label="axes")
+    axes = data.draw(S.sorted_axes(x.ndim), label="axes")
     show_call(f"lax.{name}(x, {axes})", x=x)
     got = getattr(impl.lax, name)(x, axes)
     numpy_fn = {"reduce_sum": np.sum, "reduce_max": np.max, "reduce_min": np.min}[name]
@@ -98,50 +93,29 @@ def test_cumsum(impl: Impl, flags, data: st.DataObject) -> None:
 # --- shapes --------------------------------------------------------------------------------------
 
 
-@st.composite
-def broadcast_case(draw: st.DrawFn) -> tuple[Shape, Shape, tuple[int, ...]]:
-    """(operand shape, target shape, broadcast_dimensions): operand dims land, in order, on target
-    dims of the same size, or of any size where the operand's is 1."""
-    operand = draw(S.shapes(max_dims=2, max_side=3), label="operand shape")
-    extra = draw(st.integers(0, 2), label="new dims")
-    out_ndim = len(operand) + extra
-    dims = tuple(sorted(draw(st.permutations(range(out_ndim)))[: len(operand)]))
-    target = [draw(st.integers(0, 3)) for _ in range(out_ndim)]
-    for size, d in zip(operand, dims):
-        target[d] = size if size != 1 else draw(st.integers(1, 3))
-    return operand, tuple(target), dims
-
-
 @given(data=st.data())
 def test_broadcast_in_dim(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
-    shape, target, dims = data.draw(broadcast_case(), label="case")
+    shape, target, dims = data.draw(S.broadcast_in_dim_cases(), label="case")
     x = draw_array(data, x64, shape=shape)
     show_call(f"lax.broadcast_in_dim(x, {target}, {dims})", x=x)
     missing = tuple(d for d in range(len(target)) if d not in dims)
     want = np.broadcast_to(np.expand_dims(x, missing), target)
-    check_same_values(impl.lax.broadcast_in_dim(x, target, dims), want)
-
-
-def divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
+    assert_rearranged(impl.lax.broadcast_in_dim(x, target, dims), want)
 
 
 @given(data=st.data())
 def test_reshape(impl: Impl, flags, data: st.DataObject) -> None:
     """lax.reshape takes the exact new sizes, and optionally the order to read the dimensions in."""
     x64 = draw_x64(data, flags)
-    x = draw_array(data, x64, shape=S.shapes(min_side=1))
-    rest, new = x.size, []
-    while rest > 1:
-        new.append(data.draw(st.sampled_from(divisors(rest)[1:]), label="new size"))
-        rest //= new[-1]
+    shape, new = data.draw(S.reshapes(minus_one=False), label="shape, new_sizes")
+    x = draw_array(data, x64, shape=shape)
     dimensions = data.draw(
         st.one_of(st.none(), st.permutations(range(x.ndim)).map(tuple)), label="dimensions"
     )
     show_call(f"lax.reshape(x, {tuple(new)}, {dimensions})", x=x)
     read = x if dimensions is None else np.transpose(x, dimensions)
-    check_same_values(impl.lax.reshape(x, tuple(new), dimensions), np.reshape(read, new))
+    assert_rearranged(impl.lax.reshape(x, tuple(new), dimensions), np.reshape(read, new))
 
 
 @given(data=st.data())
@@ -150,7 +124,7 @@ def test_transpose(impl: Impl, flags, data: st.DataObject) -> None:
     x = draw_array(data, x64)
     perm = tuple(data.draw(st.permutations(range(x.ndim)), label="permutation"))
     show_call(f"lax.transpose(x, {perm})", x=x)
-    check_same_values(impl.lax.transpose(x, perm), np.transpose(x, perm))
+    assert_rearranged(impl.lax.transpose(x, perm), np.transpose(x, perm))
 
 
 @given(data=st.data())
@@ -162,7 +136,7 @@ def test_squeeze(impl: Impl, flags, data: st.DataObject) -> None:
         st.lists(st.sampled_from(ones), unique=True) if ones else st.just([]), label="dimensions"
     )
     show_call(f"lax.squeeze(x, {tuple(dims)})", x=x)
-    check_same_values(impl.lax.squeeze(x, tuple(dims)), np.squeeze(x, axis=tuple(dims)))
+    assert_rearranged(impl.lax.squeeze(x, tuple(dims)), np.squeeze(x, axis=tuple(dims)))
 
 
 @given(data=st.data())
@@ -172,7 +146,7 @@ def test_expand_dims(impl: Impl, flags, data: st.DataObject) -> None:
     count = data.draw(st.integers(1, 2), label="new axes")
     dims = tuple(data.draw(st.permutations(range(x.ndim + count)), label="positions")[:count])
     show_call(f"lax.expand_dims(x, {dims})", x=x)
-    check_same_values(impl.lax.expand_dims(x, dims), np.expand_dims(x, dims))
+    assert_rearranged(impl.lax.expand_dims(x, dims), np.expand_dims(x, dims))
 
 
 @given(data=st.data())
@@ -185,7 +159,7 @@ def test_concatenate(impl: Impl, flags, data: st.DataObject) -> None:
     shapes = [tuple(base[:dim] + [data.draw(st.integers(0, 3))] + base[dim + 1 :]) for _ in range(count)]
     xs = [data.draw(S.arrays(dt, s), label=f"x{i}") for i, s in enumerate(shapes)]
     show_call(f"lax.concatenate(xs, {dim})", xs=xs)
-    check_same_values(impl.lax.concatenate(xs, dim), np.concatenate(xs, axis=dim))
+    assert_rearranged(impl.lax.concatenate(xs, dim), np.concatenate(xs, axis=dim))
 
 
 # --- slicing and padding -------------------------------------------------------------------------
@@ -211,26 +185,14 @@ def pad_reference(x: np.ndarray, value: np.ndarray, config: list[tuple[int, int,
     return out
 
 
-@st.composite
-def pad_config(draw: st.DrawFn, shape: Shape) -> list[tuple[int, int, int]]:
-    config = []
-    for n in shape:
-        interior = draw(st.integers(0, 2))
-        spread = n + max(n - 1, 0) * interior
-        low = draw(st.integers(-spread, 2))
-        high = draw(st.integers(-(spread + min(low, 0)), 2))  # never cut more than is there
-        config.append((low, high, interior))
-    return config
-
-
 @given(data=st.data())
 def test_pad(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
     x = draw_array(data, x64, shape=S.shapes(max_dims=2))
     value = data.draw(S.arrays(x.dtype, ()), label="padding_value")
-    config = data.draw(pad_config(x.shape), label="padding_config")
+    config = data.draw(S.pad_configs(x.shape), label="padding_config")
     show_call(f"lax.pad(x, value, {config})", x=x, value=value)
-    check_same_values(impl.lax.pad(x, value, config), pad_reference(x, value, config))
+    assert_rearranged(impl.lax.pad(x, value, config), pad_reference(x, value, config))
 
 
 @given(data=st.data())
@@ -245,10 +207,10 @@ def test_slice(impl: Impl, flags, data: st.DataObject) -> None:
     show_call(f"lax.slice(x, {tuple(starts)}, {tuple(limits)}, {strides})", x=x)
     steps = strides or (1,) * x.ndim
     want = x[tuple(slice(s, e, st_) for s, e, st_ in zip(starts, limits, steps))]
-    check_same_values(impl.lax.slice(x, starts, limits, strides), want)
+    assert_rearranged(impl.lax.slice(x, starts, limits, strides), want)
 
 
-def clamp_starts(starts: list[int], sizes: Shape, shape: Shape) -> list[int]:
+def clamp_starts(starts: list[int], sizes: S.Shape, shape: S.Shape) -> list[int]:
     """XLA clamps start indices so that the whole window stays inside the operand."""
     return [min(max(s, 0), n - k) for s, k, n in zip(starts, sizes, shape)]
 
@@ -262,7 +224,7 @@ def test_dynamic_slice(impl: Impl, flags, data: st.DataObject) -> None:
     show_call(f"lax.dynamic_slice(x, {tuple(starts)}, {sizes})", x=x)
     begin = clamp_starts(starts, sizes, x.shape)
     want = x[tuple(slice(b, b + k) for b, k in zip(begin, sizes))]
-    check_same_values(impl.lax.dynamic_slice(x, starts, sizes), want)
+    assert_rearranged(impl.lax.dynamic_slice(x, starts, sizes), want)
 
 
 @given(data=st.data())
@@ -275,40 +237,17 @@ def test_dynamic_update_slice(impl: Impl, flags, data: st.DataObject) -> None:
     begin = clamp_starts(starts, update.shape, x.shape)
     want = x.copy()
     want[tuple(slice(b, b + k) for b, k in zip(begin, update.shape))] = update
-    check_same_values(impl.lax.dynamic_update_slice(x, update, starts), want)
+    assert_rearranged(impl.lax.dynamic_update_slice(x, update, starts), want)
 
 
 # --- dot_general, iota ---------------------------------------------------------------------------
-
-
-@st.composite
-def dot_general_case(draw: st.DrawFn):
-    """Shapes and dimension numbers with batch, contracting and free dimensions in shuffled places,
-    and the einsum formula that says the same thing."""
-    letters = iter(string.ascii_lowercase)
-    batch = [(next(letters), draw(st.integers(1, 3))) for _ in range(draw(st.integers(0, 1)))]
-    contract = [(next(letters), draw(st.integers(0, 3))) for _ in range(draw(st.integers(0, 2)))]
-    free_l = [(next(letters), draw(st.integers(1, 3))) for _ in range(draw(st.integers(0, 1)))]
-    free_r = [(next(letters), draw(st.integers(1, 3))) for _ in range(draw(st.integers(0, 1)))]
-    lhs = draw(st.permutations(batch + contract + free_l))
-    rhs = draw(st.permutations(batch + contract + free_r))
-    position = {
-        side: {name: i for i, (name, _) in enumerate(dims)} for side, dims in (("l", lhs), ("r", rhs))
-    }
-    numbers = (
-        (tuple(position["l"][c] for c, _ in contract), tuple(position["r"][c] for c, _ in contract)),
-        (tuple(position["l"][b] for b, _ in batch), tuple(position["r"][b] for b, _ in batch)),
-    )
-    out = "".join(n for n, _ in batch + free_l + free_r)
-    formula = f"{''.join(n for n, _ in lhs)},{''.join(n for n, _ in rhs)}->{out}"
-    return tuple(s for _, s in lhs), tuple(s for _, s in rhs), numbers, formula
 
 
 @given(data=st.data())
 def test_dot_general(impl: Impl, flags, data: st.DataObject) -> None:
     """Output dimensions: batch, then the lhs's free ones, then the rhs's."""
     x64 = draw_x64(data, flags)
-    lhs_shape, rhs_shape, numbers, formula = data.draw(dot_general_case(), label="case")
+    lhs_shape, rhs_shape, numbers, formula = data.draw(S.dot_general_cases(), label="case")
     dt = dr.canonicalize(data.draw(S.dtypes(), label="dtype"), x64)
     lhs = data.draw(S.arrays(dt, lhs_shape, Domain(-5, 5)), label="lhs")
     rhs = data.draw(S.arrays(dt, rhs_shape, Domain(-5, 5)), label="rhs")

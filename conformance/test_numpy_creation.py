@@ -19,11 +19,6 @@ from conformance.strategies import Domain
 pytestmark = [pytest.mark.area("numpy"), pytest.mark.requires("eval")]
 
 DTYPE_NAMES = [d.name for d in S.ALL]
-GRID = Domain(-8, 8, grid=0.25)
-
-
-def maybe_dtype(groups: tuple = (S.ALL,)) -> st.SearchStrategy[np.dtype | None]:
-    return st.one_of(st.none(), S.dtypes(*groups))
 
 
 def expected(dtype: np.dtype | None, default: np.dtype, x64: bool) -> np.dtype:
@@ -110,7 +105,7 @@ def test_array_of_a_numpy_array_keeps_its_canonical_dtype(
 def test_zeros_and_ones(impl: Impl, flags, name: str, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
     shape = data.draw(st.one_of(S.shapes(min_side=0), st.integers(0, 4)), label="shape")
-    dtype = data.draw(maybe_dtype(), label="dtype")
+    dtype = data.draw(S.maybe_dtypes(), label="dtype")
     show_call(f"jnp.{name}({shape!r}, dtype={dtype!r})")
     got = getattr(impl.numpy, name)(shape, dtype=dtype)
     want_dtype = expected(dtype, dr.default_float(x64), x64)
@@ -138,7 +133,7 @@ def test_full_with_a_typed_fill_or_an_explicit_dtype(impl: Impl, flags, data: st
     x64 = draw_x64(data, flags)
     shape = data.draw(S.shapes(min_side=0), label="shape")
     fill = data.draw(S.dtype_and_array([S.ALL], ()), label="fill_value")  # a 0-d NumPy array
-    dtype = data.draw(maybe_dtype(), label="dtype")
+    dtype = data.draw(S.maybe_dtypes(), label="dtype")
     show_call(f"jnp.full({shape!r}, fill, dtype={dtype!r})", fill=fill)
     got = impl.numpy.full(shape, fill, dtype=dtype)
     want_dtype = expected(dtype, dr.canonicalize(fill.dtype, x64), x64)
@@ -152,7 +147,7 @@ def test_full_with_a_typed_fill_or_an_explicit_dtype(impl: Impl, flags, data: st
 def test_like_functions_copy_shape_and_dtype(impl: Impl, flags, name: str, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
     x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_side=0)), label="x")
-    dtype = data.draw(maybe_dtype(), label="dtype")
+    dtype = data.draw(S.maybe_dtypes(), label="dtype")
     fill = (data.draw(st.integers(0, 9), label="fill_value"),) if name == "full_like" else ()
     show_call(f"jnp.{name}(x, {''.join(f'{f!r}, ' for f in fill)}dtype={dtype!r})", x=x)
     got = getattr(impl.numpy, name)(x, *fill, dtype=dtype)
@@ -165,25 +160,12 @@ def test_like_functions_copy_shape_and_dtype(impl: Impl, flags, name: str, data:
 # --- arange, linspace, eye -----------------------------------------------------------------------
 
 
-@st.composite
-def arange_args(draw: st.DrawFn) -> tuple:
-    """(start?, stop, step?) of ints, or of floats on a 0.25 grid (so lengths are computed exactly)."""
-    number = (
-        st.integers(-6, 10) if draw(st.booleans(), label="ints") else S.elements(np.dtype("float64"), GRID)
-    )
-    count = draw(st.integers(1, 3), label="number of arguments")
-    args = [draw(number, label="start/stop") for _ in range(min(count, 2))]
-    if count == 3:
-        args.append(draw(number.filter(lambda v: v != 0), label="step"))
-    return tuple(args)
-
-
 @given(data=st.data())
 def test_arange(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
-    args = data.draw(arange_args(), label="args")
+    args = data.draw(S.arange_args(), label="args")
     floats = any(isinstance(a, float) for a in args)
-    dtype = data.draw(maybe_dtype((S.INEXACT,) if floats else (S.INTEGER, S.INEXACT)), label="dtype")
+    dtype = data.draw(S.maybe_dtypes(*((S.INEXACT,) if floats else (S.INTEGER, S.INEXACT))), label="dtype")
     if not floats and dtype is not None and dtype.kind == "u":
         args = tuple(abs(a) for a in args)
     show_call(f"jnp.arange({', '.join(map(repr, args))}, dtype={dtype!r})")
@@ -196,10 +178,10 @@ def test_arange(impl: Impl, flags, data: st.DataObject) -> None:
 @given(data=st.data())
 def test_linspace(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
-    start, stop = (data.draw(S.elements(np.dtype("float64"), GRID), label=n) for n in ("start", "stop"))
+    start, stop = (data.draw(S.elements(np.dtype("float64"), S.GRID), label=n) for n in ("start", "stop"))
     num = data.draw(st.integers(0, 6), label="num")
     endpoint = data.draw(st.booleans(), label="endpoint")
-    dtype = data.draw(maybe_dtype((S.INEXACT,)), label="dtype")
+    dtype = data.draw(S.maybe_dtypes(S.INEXACT), label="dtype")
     show_call(f"jnp.linspace({start!r}, {stop!r}, {num}, endpoint={endpoint}, dtype={dtype!r})")
     got = impl.numpy.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
     want_dtype = expected(dtype, dr.default_float(x64), x64)
@@ -214,7 +196,7 @@ def test_eye(impl: Impl, flags, data: st.DataObject) -> None:
     n = data.draw(st.integers(0, 4), label="N")
     m = data.draw(st.one_of(st.none(), st.integers(0, 4)), label="M")
     k = data.draw(st.integers(-3, 3), label="k")
-    dtype = data.draw(maybe_dtype(), label="dtype")
+    dtype = data.draw(S.maybe_dtypes(), label="dtype")
     show_call(f"jnp.eye({n}, {m}, k={k}, dtype={dtype!r})")
     got = impl.numpy.eye(n, m, k=k, dtype=dtype)
     want_dtype = expected(dtype, dr.default_float(x64), x64)

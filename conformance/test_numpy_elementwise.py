@@ -75,12 +75,7 @@ class Op:
 
 
 NO_BOOL = S.NUMBER
-NO_COMPLEX = S.BOOL + S.INTEGER + S.FLOATING
-WIDE = Domain(-100, 100)
-NONZERO = Domain(-10, 10, min_abs=0.1)
-GRID = Domain(-8, 8, grid=0.25)  # exact in every float type: for floor division and remainder
-GRID_NONZERO = Domain(-8, 8, min_abs=0.25, grid=0.25)
-TIES = Domain(-4, 4, grid=0.5)  # equal values are likely: for comparisons and max/min
+NO_COMPLEX = S.REAL
 
 
 def unary(name: str, oracle: Callable, dtypes: tuple, compute: DtypeRule = same, result: DtypeRule = same,
@@ -103,18 +98,18 @@ UNARY = [
     unary("tanh", np.tanh, S.ALL, compute=dr.inexact, domain=Domain(-5, 5)),
     unary("sqrt", np.sqrt, S.ALL, compute=dr.inexact, domain=Domain(0, 10)),
     unary("square", np.square, S.ALL, compute=numeric),
-    unary("reciprocal", np.reciprocal, S.ALL, compute=dr.inexact, domain=NONZERO),
+    unary("reciprocal", np.reciprocal, S.ALL, compute=dr.inexact, domain=S.NONZERO),
     unary("logical_not", np.logical_not, S.ALL, result=boolean),
 ]
 
 BINARY = [
-    Op("add", np.add, S.ALL, domains=(WIDE, WIDE)),
-    Op("subtract", np.subtract, NO_BOOL, domains=(WIDE, WIDE)),
-    Op("multiply", np.multiply, S.ALL, domains=(WIDE, WIDE)),
-    Op("divide", np.true_divide, S.ALL, compute=dr.inexact, domains=(S.DEFAULT, NONZERO)),
-    Op("true_divide", np.true_divide, S.ALL, compute=dr.inexact, domains=(S.DEFAULT, NONZERO)),
-    Op("floor_divide", np.floor_divide, NO_COMPLEX, compute=numeric, domains=(GRID, GRID_NONZERO)),
-    Op("remainder", np.remainder, NO_COMPLEX, compute=numeric, domains=(GRID, GRID_NONZERO)),
+    Op("add", np.add, S.ALL, domains=(S.WIDE, S.WIDE)),
+    Op("subtract", np.subtract, NO_BOOL, domains=(S.WIDE, S.WIDE)),
+    Op("multiply", np.multiply, S.ALL, domains=(S.WIDE, S.WIDE)),
+    Op("divide", np.true_divide, S.ALL, compute=dr.inexact, domains=(S.DEFAULT, S.NONZERO)),
+    Op("true_divide", np.true_divide, S.ALL, compute=dr.inexact, domains=(S.DEFAULT, S.NONZERO)),
+    Op("floor_divide", np.floor_divide, NO_COMPLEX, compute=numeric, domains=(S.GRID, S.GRID_NONZERO)),
+    Op("remainder", np.remainder, NO_COMPLEX, compute=numeric, domains=(S.GRID, S.GRID_NONZERO)),
     Op(
         "power",
         np.power,
@@ -123,16 +118,16 @@ BINARY = [
         domains=(Domain(0.5, 4), Domain(-3, 3)),
         int_domains=(Domain(-4, 4), Domain(0, 4)),
     ),  # fmt: skip
-    Op("maximum", np.maximum, S.ALL, domains=(TIES, TIES)),
-    Op("minimum", np.minimum, S.ALL, domains=(TIES, TIES)),
-    Op("equal", np.equal, S.ALL, result=boolean, domains=(TIES, TIES)),
-    Op("not_equal", np.not_equal, S.ALL, result=boolean, domains=(TIES, TIES)),
-    Op("less", np.less, S.ALL, result=boolean, domains=(TIES, TIES)),
-    Op("less_equal", np.less_equal, S.ALL, result=boolean, domains=(TIES, TIES)),
-    Op("greater", np.greater, S.ALL, result=boolean, domains=(TIES, TIES)),
-    Op("greater_equal", np.greater_equal, S.ALL, result=boolean, domains=(TIES, TIES)),
-    Op("logical_and", np.logical_and, S.ALL, result=boolean, domains=(TIES, TIES)),
-    Op("logical_or", np.logical_or, S.ALL, result=boolean, domains=(TIES, TIES)),
+    Op("maximum", np.maximum, S.ALL, domains=(S.TIES, S.TIES)),
+    Op("minimum", np.minimum, S.ALL, domains=(S.TIES, S.TIES)),
+    Op("equal", np.equal, S.ALL, result=boolean, domains=(S.TIES, S.TIES)),
+    Op("not_equal", np.not_equal, S.ALL, result=boolean, domains=(S.TIES, S.TIES)),
+    Op("less", np.less, S.ALL, result=boolean, domains=(S.TIES, S.TIES)),
+    Op("less_equal", np.less_equal, S.ALL, result=boolean, domains=(S.TIES, S.TIES)),
+    Op("greater", np.greater, S.ALL, result=boolean, domains=(S.TIES, S.TIES)),
+    Op("greater_equal", np.greater_equal, S.ALL, result=boolean, domains=(S.TIES, S.TIES)),
+    Op("logical_and", np.logical_and, S.ALL, result=boolean, domains=(S.TIES, S.TIES)),
+    Op("logical_or", np.logical_or, S.ALL, result=boolean, domains=(S.TIES, S.TIES)),
 ]
 BY_NAME = {op.name: op for op in UNARY + BINARY}
 

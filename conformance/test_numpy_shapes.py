@@ -6,7 +6,6 @@ own method (so the result is a NumPy array), a quirk that this suite does not as
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest
@@ -16,41 +15,30 @@ from hypothesis.extra import numpy as hnp
 
 from conformance import dtype_rules as dr
 from conformance import strategies as S
-from conformance.checks import as_operand, assert_dtype, assert_values, draw_x64, show_call, ulp_scale, wide
+from conformance.checks import (
+    assert_rearranged,
+    as_operand,
+    assert_dtype,
+    assert_values,
+    draw_x64,
+    show_call,
+    ulp_scale,
+)
 from conformance.impl import Impl
 from conformance.strategies import Domain
 
 pytestmark = [pytest.mark.area("numpy"), pytest.mark.requires("eval")]
 
-SMALL = Domain(-5, 5)
-Shape = tuple[int, ...]
+SMALL = S.SMALL
 
 
-def draw_operands(data: st.DataObject, shapes: tuple[Shape, ...]) -> list[np.ndarray]:
+def draw_operands(data: st.DataObject, shapes: tuple[S.Shape, ...]) -> list[np.ndarray]:
     return [
         data.draw(S.dtype_and_array([S.ALL], shape, SMALL), label=f"x{i}") for i, shape in enumerate(shapes)
     ]
 
 
 # --- dot, matmul, @ --------------------------------------------------------------------------------
-
-
-@st.composite
-def dot_shapes(draw: st.DrawFn) -> tuple[Shape, Shape]:
-    """Shapes np.dot accepts: a scalar with anything, or a's last axis against b's second-to-last."""
-    ra, rb = draw(st.integers(0, 3), label="ndim a"), draw(st.integers(0, 3), label="ndim b")
-    side = st.integers(1, 3)
-    if ra == 0 or rb == 0:
-        return draw(S.shapes(ra, ra, max_side=3)), draw(S.shapes(rb, rb, max_side=3))
-    k = draw(side, label="contracted size")
-    a = tuple(draw(side) for _ in range(ra - 1)) + (k,)
-    b = (k,) if rb == 1 else tuple(draw(side) for _ in range(rb - 2)) + (k, draw(side))
-    return a, b
-
-
-MATMUL_SHAPES = hnp.mutually_broadcastable_shapes(signature=np.matmul.signature, max_dims=4, max_side=3).map(
-    lambda b: b.input_shapes
-)
 
 
 def check_product(got, a: np.ndarray, b: np.ndarray, numpy_fn, x64: bool) -> None:
@@ -68,7 +56,7 @@ def check_product(got, a: np.ndarray, b: np.ndarray, numpy_fn, x64: bool) -> Non
 @given(data=st.data())
 def test_dot(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
-    a, b = draw_operands(data, data.draw(dot_shapes(), label="shapes"))
+    a, b = draw_operands(data, data.draw(S.dot_shapes(), label="shapes"))
     show_call("jnp.dot(a, b)", a=a, b=b)
     check_product(impl.numpy.dot(a, b), a, b, np.dot, x64)
 
@@ -77,7 +65,7 @@ def test_dot(impl: Impl, flags, data: st.DataObject) -> None:
 @given(data=st.data())
 def test_matmul(impl: Impl, flags, form: str, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
-    a, b = draw_operands(data, data.draw(MATMUL_SHAPES, label="shapes"))
+    a, b = draw_operands(data, data.draw(S.matmul_shapes(), label="shapes"))
     show_call(form, a=a, b=b)
     got = impl.numpy.matmul(a, b) if form.startswith("jnp") else impl.numpy.asarray(a) @ impl.numpy.asarray(b)
     check_product(got, a, b, np.matmul, x64)
@@ -86,44 +74,17 @@ def test_matmul(impl: Impl, flags, form: str, data: st.DataObject) -> None:
 # --- reshape and friends -------------------------------------------------------------------------
 
 
-def divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
-
-
-@st.composite
-def reshape_case(draw: st.DrawFn) -> tuple[Shape, tuple[int, ...]]:
-    """A shape and a new shape of the same size, perhaps with one -1."""
-    shape = draw(S.shapes(min_side=1), label="shape")
-    rest, dims = math.prod(shape), []
-    while rest > 1 and len(dims) < 3:
-        dims.append(draw(st.sampled_from(divisors(rest))))
-        rest //= dims[-1]
-    dims.append(rest)
-    dims += [1] * draw(st.integers(0, 1))
-    new = list(draw(st.permutations(dims)))
-    if draw(st.booleans(), label="use -1"):
-        new[draw(st.integers(0, len(new) - 1))] = -1
-    return shape, tuple(new)
-
-
 @pytest.mark.parametrize("form", ["function", "method"])
 @given(data=st.data())
 def test_reshape(impl: Impl, flags, form: str, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
-    shape, new = data.draw(reshape_case(), label="case")
+    shape, new = data.draw(S.reshapes(minus_one=True), label="shape, newshape")
     x = data.draw(S.dtype_and_array([S.ALL], shape), label="x")
     call = f"jnp.reshape(a, {new})" if form == "function" else f"a.reshape({new})"
     show_call(f"a = jnp.asarray(x); {call}", x=x)
     a = impl.numpy.asarray(x)
     got = impl.numpy.reshape(a, new) if form == "function" else a.reshape(new)
-    check_same_values(got, np.reshape(x, new), x64)
-
-
-def check_same_values(got, want: np.ndarray, x64: bool) -> None:
-    """Shape functions move values around without changing them or their (canonical) dtype."""
-    want_dtype = dr.canonicalize(want.dtype, x64)
-    assert_dtype(got, want_dtype)
-    assert_values(got, wide(want), want_dtype)
+    assert_rearranged(got, np.reshape(x, new), x64=x64)
 
 
 @given(data=st.data())
@@ -132,7 +93,7 @@ def test_transpose(impl: Impl, flags, data: st.DataObject) -> None:
     x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_side=0)), label="x")
     axes = data.draw(st.one_of(st.none(), st.permutations(range(x.ndim)).map(tuple)), label="axes")
     show_call(f"jnp.transpose(jnp.asarray(x), {axes})", x=x)
-    check_same_values(impl.numpy.transpose(impl.numpy.asarray(x), axes), np.transpose(x, axes), x64)
+    assert_rearranged(impl.numpy.transpose(impl.numpy.asarray(x), axes), np.transpose(x, axes), x64=x64)
 
 
 @given(data=st.data())
@@ -142,7 +103,7 @@ def test_swapaxes(impl: Impl, flags, data: st.DataObject) -> None:
     axis = st.integers(-x.ndim, x.ndim - 1)
     a1, a2 = data.draw(axis, label="axis1"), data.draw(axis, label="axis2")
     show_call(f"jnp.swapaxes(jnp.asarray(x), {a1}, {a2})", x=x)
-    check_same_values(impl.numpy.swapaxes(impl.numpy.asarray(x), a1, a2), np.swapaxes(x, a1, a2), x64)
+    assert_rearranged(impl.numpy.swapaxes(impl.numpy.asarray(x), a1, a2), np.swapaxes(x, a1, a2), x64=x64)
 
 
 @given(data=st.data())
@@ -156,7 +117,7 @@ def test_moveaxis(impl: Impl, flags, data: st.DataObject) -> None:
     source = [a - n if data.draw(st.booleans()) else a for a in source]  # some negative
     src, dst = (source[0], dest[0]) if count == 1 else (tuple(source), tuple(dest))
     show_call(f"jnp.moveaxis(jnp.asarray(x), {src}, {dst})", x=x)
-    check_same_values(impl.numpy.moveaxis(impl.numpy.asarray(x), src, dst), np.moveaxis(x, src, dst), x64)
+    assert_rearranged(impl.numpy.moveaxis(impl.numpy.asarray(x), src, dst), np.moveaxis(x, src, dst), x64=x64)
 
 
 @given(data=st.data())
@@ -169,7 +130,7 @@ def test_squeeze(impl: Impl, flags, data: st.DataObject) -> None:
         st.sampled_from([None, tuple(chosen)] + ([chosen[0], chosen[0] - x.ndim] if chosen else []))
     )
     show_call(f"jnp.squeeze(jnp.asarray(x), axis={axis})", x=x)
-    check_same_values(impl.numpy.squeeze(impl.numpy.asarray(x), axis=axis), np.squeeze(x, axis=axis), x64)
+    assert_rearranged(impl.numpy.squeeze(impl.numpy.asarray(x), axis=axis), np.squeeze(x, axis=axis), x64=x64)
 
 
 @given(data=st.data())
@@ -182,7 +143,7 @@ def test_expand_dims(impl: Impl, flags, data: st.DataObject) -> None:
     positions = [p - out_ndim if data.draw(st.booleans()) else p for p in positions]
     axis = positions[0] if count == 1 else tuple(positions)
     show_call(f"jnp.expand_dims(jnp.asarray(x), {axis})", x=x)
-    check_same_values(impl.numpy.expand_dims(impl.numpy.asarray(x), axis), np.expand_dims(x, axis), x64)
+    assert_rearranged(impl.numpy.expand_dims(impl.numpy.asarray(x), axis), np.expand_dims(x, axis), x64=x64)
 
 
 @given(data=st.data())
@@ -225,7 +186,7 @@ def test_basic_indexing(impl: Impl, flags, data: st.DataObject) -> None:
     x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_side=1)), label="x")
     index = data.draw(hnp.basic_indices(x.shape, allow_newaxis=True, allow_ellipsis=True), label="index")
     show_call(f"jnp.asarray(x)[{index!r}]", x=x)
-    check_same_values(impl.numpy.asarray(x)[index], x[index], x64)
+    assert_rearranged(impl.numpy.asarray(x)[index], x[index], x64=x64)
 
 
 # --- the array's own attributes and methods ------------------------------------------------------
@@ -240,7 +201,7 @@ def test_array_attributes(impl: Impl, flags, data: st.DataObject) -> None:
     assert tuple(a.shape) == x.shape
     assert a.ndim == x.ndim
     assert np.dtype(a.dtype) == dr.canonicalize(x.dtype, x64)
-    check_same_values(a.T, x.T.astype(dr.canonicalize(x.dtype, x64)), x64)
+    assert_rearranged(a.T, x.T, x64=x64)
 
 
 @given(data=st.data())
