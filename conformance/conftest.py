@@ -94,26 +94,28 @@ def impl_under_test(config: pytest.Config) -> Impl:
     return config.stash[_IMPL]
 
 
+def is_conformance_test(item: pytest.Item) -> bool:
+    return item.path.is_relative_to(HERE) and not item.path.is_relative_to(META_DIR)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    conformance = [
-        item for item in items if item.path.is_relative_to(HERE) and not item.path.is_relative_to(META_DIR)
-    ]
-    if not conformance:
-        return
+    """Keep the chosen areas; record each test's area; mark what the impl cannot do not applicable."""
+    if not any(is_conformance_test(item) for item in items):
+        return  # e.g. the meta-tests alone: no implementation to load
     _deselect_other_areas(config, items)
     impl = impl_under_test(config)
     recorder = config.stash[_RECORDER]
-    for item in items:
-        if item not in conformance:
-            continue
+    for item in filter(is_conformance_test, items):
         area = item.get_closest_marker("area")
         if area is None:
             raise pytest.UsageError(f"{item.nodeid} has no pytest.mark.area(...)")
         recorder.expect(item.nodeid, area.args[0])
         missing = _required(item) - impl.capabilities
         if missing:
-            reason = f"{NOT_APPLICABLE} needs {', '.join(sorted(missing))}; {impl.name} declares {', '.join(sorted(impl.capabilities))}"
-            item.add_marker(pytest.mark.skip(reason=reason))
+            needs, has = ", ".join(sorted(missing)), ", ".join(sorted(impl.capabilities)) or "nothing"
+            item.add_marker(
+                pytest.mark.skip(reason=f"{NOT_APPLICABLE} needs {needs}; {impl.name} declares {has}")
+            )
 
 
 def _required(item: pytest.Item) -> set[str]:
