@@ -58,11 +58,13 @@ def test_promote_types_matches_the_table_with_x64(impl: Impl, flags, a: str, b: 
     assert np.dtype(got) == dr.dtype_of(dr.join(a, b), x64=True)
 
 
-@pytest.mark.parametrize(("a", "b"), STRONG_PAIRS, ids=[f"{a}-{b}" for a, b in STRONG_PAIRS])
+@pytest.mark.parametrize(("a", "b"), ALL_PAIRS, ids=[f"{a}-{b}" for a, b in ALL_PAIRS])
 def test_result_type_is_the_canonical_table_entry(impl: Impl, x64: bool, a: str, b: str) -> None:
-    """result_type canonicalizes its inputs and its answer: while x64 is off, uint64 counts as uint32
-    and float64 as float32, so uint64 with int8 gives int32 (u4 x i1 -> i8 -> int32)."""
-    got = impl.numpy.result_type(dr.dtype(dr.CODE_TO_NAME[a]), dr.dtype(dr.CODE_TO_NAME[b]))
+    """result_type of dtypes and Python scalars canonicalizes its inputs and its answer: while x64 is
+    off, uint64 counts as uint32 and float64 as float32, so uint64 with int8 gives int32 (u4 x i1 ->
+    i8 -> int32); a weak result is the default type of its kind."""
+    args = [WEAK_SCALARS.get(code) or dr.dtype(dr.CODE_TO_NAME[code]) for code in (a, b)]
+    got = impl.numpy.result_type(*args)
     assert np.dtype(got) == dr.dtype_of(dr.join(stored_code(a, x64), stored_code(b, x64)), x64)
 
 
