@@ -7,6 +7,7 @@ the lattice below reproduces JAX's 18 x 18 promotion table exactly.
 from __future__ import annotations
 
 import functools
+from collections.abc import Hashable
 from typing import Any
 
 import ml_dtypes
@@ -46,10 +47,15 @@ class TypePromotionError(ValueError):
 
 def canonicalize_dtype(dtype: Any) -> np.dtype:
     """The dtype didax stores for ``dtype``: checked, and 32-bit while x64 is off."""
+    if not isinstance(dtype, Hashable):  # e.g. a structured-dtype list: not a didax dtype
+        raise TypeError(f"didax does not support dtype {dtype!r}: give a dtype name, type or np.dtype.")
+    return _canonicalize(dtype, config.jax_enable_x64)
+
+
+@functools.cache  # called for every operand of every operation, with few distinct arguments
+def _canonicalize(dtype: Any, x64: bool) -> np.dtype:
     dt = check_dtype(dtype)
-    if not config.jax_enable_x64:
-        return _TO_32_BITS.get(dt, dt)
-    return dt
+    return dt if x64 else _TO_32_BITS.get(dt, dt)
 
 
 def check_dtype(dtype: Any) -> np.dtype:

@@ -7,6 +7,7 @@ raises the same error in every interpreter.
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -88,11 +89,12 @@ ORDERED = (BOOL, INTEGER, FLOATING)
 ANY = (BOOL, INTEGER, FLOATING, COMPLEX)
 
 
-def accepts(dtype: np.dtype, categories: Sequence[str]) -> bool:
+@functools.cache  # checked for every operand of every operation
+def accepts(dtype: np.dtype, categories: tuple[str, ...]) -> bool:
     return any(dtypes.issubdtype(dtype, _CATEGORY_TYPES[c]) for c in categories)
 
 
-def check_dtype(name: str, aval: ShapedArray, categories: Sequence[str], position: int | None = None) -> None:
+def check_dtype(name: str, aval: ShapedArray, categories: tuple[str, ...], position: int | None = None) -> None:
     if accepts(aval.dtype, categories):
         return
     where = "" if position is None else f" at position {position}"

@@ -12,6 +12,7 @@ from .. import dtypes, lax
 from ..core import get_aval
 from .util import (
     ArrayLike,
+    as_array,
     broadcast_to,
     check_arraylike,
     convert,
@@ -29,8 +30,8 @@ def _is_bool(x: ArrayLike) -> bool:
 
 
 def _bool_to_int(x: ArrayLike) -> ArrayLike:
-    """Arithmetic beyond + and * counts booleans as the default int, as JAX does."""
-    return convert(x, dtypes.default_dtype("i")) if _is_bool(x) else x
+    """Arithmetic beyond + and * counts booleans as int32 (even with x64 on), as JAX does."""
+    return convert(x, np.dtype(np.int32)) if _is_bool(x) else x
 
 
 def add(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
@@ -125,11 +126,12 @@ def negative(x: ArrayLike, /) -> ArrayLike:
 
 def positive(x: ArrayLike, /) -> ArrayLike:
     check_arraylike("positive", x)
-    return x
+    return as_array(x)
 
 
 def absolute(x: ArrayLike, /) -> ArrayLike:
     check_arraylike("absolute", x)
+    x = as_array(x)
     return x if get_aval(x).dtype.kind in "bu" else lax.abs(x)  # already non-negative
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, lax
-from ..array import Array
+from ..array import Array, to_array
 from ..core import Tracer, get_aval
 
 ArrayLike = Any  # an Array, a Tracer, a NumPy value or a Python scalar
@@ -28,6 +28,11 @@ def check_arraylike(name: str, *args: Any) -> None:
 
 def is_arraylike(x: Any) -> bool:
     return isinstance(x, (Array, Tracer, np.ndarray, np.generic)) or type(x) in dtypes.PYTHON_SCALAR_DTYPES
+
+
+def as_array(x: ArrayLike) -> ArrayLike:
+    """An Array or a tracer for ``x`` (NumPy values are canonicalized, scalars become weak)."""
+    return x if isinstance(x, (Array, Tracer)) else to_array(x)
 
 
 def convert(x: ArrayLike, dtype: np.dtype, weak_type: bool = False) -> ArrayLike:
@@ -60,6 +65,8 @@ def promote_dtypes_inexact(*args: ArrayLike) -> list[ArrayLike]:
 def promote_shapes(name: str, *args: ArrayLike) -> list[ArrayLike]:
     """Give every non-scalar the same rank by adding leading size-1 axes; lax broadcasts the rest."""
     shapes = [get_aval(x).shape for x in args]
+    if len(set(shapes)) == 1:
+        return list(args)  # the common case: nothing to do
     try:
         np.broadcast_shapes(*shapes)
     except ValueError:
