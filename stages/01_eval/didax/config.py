@@ -56,22 +56,21 @@ config = Config()
 
 
 @contextlib.contextmanager
-def numpy_dtype_promotion(mode: str) -> Iterator[None]:
+def _temporarily(name: str, value: Any) -> Iterator[None]:
+    """Set flag ``name`` for the duration of a ``with`` block, restoring it on every way out."""
+    previous = getattr(config, name)
+    config.update(name, value)
+    try:
+        yield
+    finally:
+        config.update(name, previous)
+
+
+def numpy_dtype_promotion(mode: str) -> contextlib.AbstractContextManager[None]:
     """Use promotion ``mode`` ('standard' or 'strict') inside a ``with`` block."""
-    previous = config.jax_numpy_dtype_promotion
-    config.update("jax_numpy_dtype_promotion", mode)
-    try:
-        yield
-    finally:
-        config.update("jax_numpy_dtype_promotion", previous)
+    return _temporarily("jax_numpy_dtype_promotion", mode)
 
 
-@contextlib.contextmanager
-def enable_x64(new_val: bool = True) -> Iterator[None]:
+def enable_x64(new_val: bool = True) -> contextlib.AbstractContextManager[None]:
     """Turn 64-bit types on (or off) inside a ``with`` block."""
-    previous = config.jax_enable_x64
-    config.update("jax_enable_x64", new_val)
-    try:
-        yield
-    finally:
-        config.update("jax_enable_x64", previous)
+    return _temporarily("jax_enable_x64", new_val)
