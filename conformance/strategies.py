@@ -201,7 +201,9 @@ GRID_NONZERO = Domain(-8, 8, min_abs=0.25, grid=0.25)
 def elements(dt: np.dtype, domain: Domain = DEFAULT) -> st.SearchStrategy:
     """Python numbers of `dt`'s kind inside `domain` (clipped to the range of an integer dtype)."""
     if dt.kind == "b":
-        return st.sampled_from([v for v in (False, True) if domain.low <= v <= domain.high and v >= domain.min_abs])
+        return st.sampled_from(
+            [v for v in (False, True) if domain.low <= v <= domain.high and v >= domain.min_abs]
+        )
     if dt.kind in "iu":
         info = np.iinfo(dt)
         lo, hi = max(math.ceil(domain.low), int(info.min)), min(math.floor(domain.high), int(info.max))

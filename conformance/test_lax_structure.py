@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from conformance import dtype_rules as dr
 from conformance import strategies as S
 from conformance.checks import (
-    assert_rearranged,
     assert_dtype,
+    assert_rearranged,
     assert_values,
     draw_x64,
     show_call,

@@ -6,7 +6,6 @@ own method (so the result is a NumPy array), a quirk that this suite does not as
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from hypothesis import assume, given
@@ -16,9 +15,9 @@ from hypothesis.extra import numpy as hnp
 from conformance import dtype_rules as dr
 from conformance import strategies as S
 from conformance.checks import (
-    assert_rearranged,
     as_operand,
     assert_dtype,
+    assert_rearranged,
     assert_values,
     draw_x64,
     show_call,
@@ -29,12 +28,10 @@ from conformance.strategies import Domain
 
 pytestmark = [pytest.mark.area("numpy"), pytest.mark.requires("eval")]
 
-SMALL = S.SMALL
-
 
 def draw_operands(data: st.DataObject, shapes: tuple[S.Shape, ...]) -> list[np.ndarray]:
     return [
-        data.draw(S.dtype_and_array([S.ALL], shape, SMALL), label=f"x{i}") for i, shape in enumerate(shapes)
+        data.draw(S.dtype_and_array([S.ALL], shape, S.SMALL), label=f"x{i}") for i, shape in enumerate(shapes)
     ]
 
 
