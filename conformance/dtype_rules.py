@@ -97,10 +97,6 @@ def default_float(x64: bool) -> np.dtype:
     return canonicalize("float64", x64)
 
 
-def default_complex(x64: bool) -> np.dtype:
-    return canonicalize("complex128", x64)
-
-
 def index_dtype(x64: bool) -> np.dtype:
     """argmax/argmin return the default int."""
     return default_int(x64)
