@@ -27,7 +27,7 @@ DEFAULT_RESULTS_DIR = HERE.parent / "build" / "conformance"
 # shape on first use, which makes some first examples slow; that is not a problem in the test.
 _QUIET = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 settings.register_profile(
-    "ci", derandomize=True, max_examples=6, deadline=None, print_blob=True, suppress_health_check=_QUIET
+    "ci", derandomize=True, max_examples=25, deadline=None, print_blob=True, suppress_health_check=_QUIET
 )
 settings.register_profile(
     "full", max_examples=1000, deadline=None, print_blob=True, suppress_health_check=_QUIET
