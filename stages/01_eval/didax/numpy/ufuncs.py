@@ -4,12 +4,13 @@ Stage 01 introduced it.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes, lax
-from ..core import get_aval
+from ..core import Tracer, get_aval
 from .util import (
     ArrayLike,
     as_array,
@@ -97,12 +98,25 @@ mod = remainder
 
 def power(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
     check_arraylike("power", x, y)
-    if type(y) is int:  # an exponent known now: exact repeated multiplication
-        return lax.integer_pow(_bool_to_int(x), y)
+    exponent = _known_integer(y)
+    if exponent is not None:
+        # An integer exponent known now (x ** 2): exact repeated multiplication, and the base's
+        # dtype is the result's, as in JAX.
+        return lax.integer_pow(_bool_to_int(as_array(x)), exponent)
     x, y = promote_args("power", x, y)
     if get_aval(x).dtype.kind in "biu":
         return _integer_array_power(x, y)
     return lax.pow(x, y)
+
+
+def _known_integer(y: ArrayLike) -> int | None:
+    """The value of an integer (or bool) scalar that is not traced, else None."""
+    if isinstance(y, Tracer):
+        return None
+    try:
+        return operator.index(y)
+    except TypeError:
+        return None
 
 
 def _integer_array_power(x: ArrayLike, y: ArrayLike) -> ArrayLike:
