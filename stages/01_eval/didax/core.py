@@ -23,7 +23,6 @@ class ShapedArray:
     """An array's shape, dtype and weak_type, and nothing about its contents."""
 
     __slots__ = ("shape", "dtype", "weak_type")
-    array_abstraction_level = 1
 
     def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False) -> None:
         self.shape = tuple(shape)
@@ -37,16 +36,6 @@ class ShapedArray:
     @property
     def size(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64))
-
-    def update(self, shape: Any = None, dtype: Any = None, weak_type: Any = None) -> ShapedArray:
-        return ShapedArray(
-            self.shape if shape is None else shape,
-            self.dtype if dtype is None else dtype,
-            self.weak_type if weak_type is None else weak_type,
-        )
-
-    def strip_weak_type(self) -> ShapedArray:
-        return ShapedArray(self.shape, self.dtype)
 
     def str_short(self) -> str:
         """``float32[3]``, the form jaxprs print."""
@@ -78,7 +67,6 @@ class ConcreteArray(ShapedArray):
     """A ShapedArray that also knows its value, so Python control flow on it can work."""
 
     __slots__ = ("val",)
-    array_abstraction_level = 0
 
     def __init__(self, val: np.ndarray, weak_type: bool = False) -> None:
         super().__init__(val.shape, val.dtype, weak_type)

@@ -247,13 +247,6 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
     return (dtype, weak) if return_weak_type_flag else dtype
 
 
-def is_weakly_typed(x: Any) -> bool:
-    """Python scalars (not bool) and arrays made from them are weakly typed."""
-    if type(x) in PYTHON_SCALAR_DTYPES:
-        return type(x) is not bool
-    return bool(getattr(x, "weak_type", False))
-
-
 def python_scalar_to_numpy(x: bool | int | float | complex, dtype: np.dtype) -> np.ndarray:
     """A 0-d NumPy array holding Python scalar ``x`` as ``dtype``, refusing overflowing ints."""
     if type(x) is int and dtype.kind in "iu":

@@ -21,7 +21,6 @@ from .creation import (
     zeros,
     zeros_like,
 )
-from .indexing import getitem as _getitem  # noqa: F401
 from .reductions import amax, amin, argmax, argmin, max, mean, min, prod, sum
 from .scalar_types import (
     bfloat16,

@@ -13,6 +13,7 @@ import numpy as np
 from .. import dtypes, lax
 from ..array import Array, to_array
 from ..core import Tracer, canonicalize_value, get_aval
+from .ufuncs import add, floor_toward_minus_inf, multiply, subtract, true_divide
 from .util import ArrayLike, broadcast_to, convert, promote_dtypes
 
 
@@ -172,8 +173,6 @@ def linspace(
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     if axis != 0 or get_aval(start).shape or get_aval(stop).shape:
         raise NotImplementedError("didax.numpy.linspace takes scalar start and stop, and axis=0.")
-    from .ufuncs import add, floor_toward_minus_inf, multiply, subtract, true_divide
-
     compute = dtypes.result_type(start, stop, dtypes.default_dtype("f"))
     start, stop = convert(start, compute), convert(stop, compute)
     divisions = num - 1 if endpoint else num

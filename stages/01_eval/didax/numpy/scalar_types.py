@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from .creation import array
 
 
 class _ScalarMeta(type):
@@ -17,8 +18,6 @@ class _ScalarMeta(type):
     dtype: np.dtype
 
     def __call__(cls, x: Any = 0) -> Any:
-        from .creation import array
-
         return array(x, dtype=cls.dtype)
 
     def __repr__(cls) -> str:
