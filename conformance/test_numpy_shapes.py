@@ -143,6 +143,13 @@ def test_expand_dims(impl: Impl, flags, data: st.DataObject) -> None:
     assert_rearranged(impl.numpy.expand_dims(impl.numpy.asarray(x), axis), np.expand_dims(x, axis), x64=x64)
 
 
+def check_joined(got, numpy_fn, xs: list[np.ndarray], axis: int, x64: bool) -> None:
+    """A result of joining ``xs`` has their promoted dtype and NumPy's values, as that dtype."""
+    want_dtype = dr.promote(*(x.dtype for x in xs), x64=x64)
+    assert_dtype(got, want_dtype)
+    assert_values(got, numpy_fn([as_operand(x, want_dtype) for x in xs], axis=axis), want_dtype)
+
+
 @given(data=st.data())
 def test_concatenate_promotes_like_the_table(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
@@ -153,10 +160,7 @@ def test_concatenate_promotes_like_the_table(impl: Impl, flags, data: st.DataObj
               for _ in range(count)]  # fmt: skip
     xs = draw_operands(data, tuple(shapes))
     show_call(f"jnp.concatenate(xs, axis={axis})", xs=xs)
-    want_dtype = dr.promote(*(x.dtype for x in xs), x64=x64)
-    got = impl.numpy.concatenate(xs, axis=axis)
-    assert_dtype(got, want_dtype)
-    assert_values(got, np.concatenate([as_operand(x, want_dtype) for x in xs], axis=axis), want_dtype)
+    check_joined(impl.numpy.concatenate(xs, axis=axis), np.concatenate, xs, axis, x64)
 
 
 @given(data=st.data())
@@ -167,10 +171,7 @@ def test_stack_promotes_like_the_table(impl: Impl, flags, data: st.DataObject) -
     xs = draw_operands(data, (shape,) * count)
     axis = data.draw(st.integers(-len(shape) - 1, len(shape)), label="axis")
     show_call(f"jnp.stack(xs, axis={axis})", xs=xs)
-    want_dtype = dr.promote(*(x.dtype for x in xs), x64=x64)
-    got = impl.numpy.stack(xs, axis=axis)
-    assert_dtype(got, want_dtype)
-    assert_values(got, np.stack([as_operand(x, want_dtype) for x in xs], axis=axis), want_dtype)
+    check_joined(impl.numpy.stack(xs, axis=axis), np.stack, xs, axis, x64)
 
 
 # --- basic indexing --------------------------------------------------------------------------------
