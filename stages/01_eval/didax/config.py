@@ -14,37 +14,44 @@ _PROMOTION_MODES = ("standard", "strict")
 
 
 class Config:
-    """The flags, read as attributes (``config.jax_enable_x64``) and written with ``update``."""
+    """The flags, read as attributes (``config.jax_enable_x64``) and written with ``update``.
+
+    Each flag is a plain attribute, because every operation reads one: a lookup must be cheap.
+    """
+
+    # JAX's defaults: 32-bit types, and the full promotion lattice.
+    _DEFAULTS: dict[str, Any] = {
+        "jax_enable_x64": False,
+        "jax_numpy_dtype_promotion": "standard",
+    }
 
     def __init__(self) -> None:
-        # JAX's defaults: 32-bit types, and the full promotion lattice.
-        self._values: dict[str, Any] = {
-            "jax_enable_x64": False,
-            "jax_numpy_dtype_promotion": "standard",
-        }
+        for name, value in self._DEFAULTS.items():
+            object.__setattr__(self, name, value)
 
     def update(self, name: str, value: Any) -> None:
-        if name not in self._values:
-            known = ", ".join(sorted(self._values))
+        if name not in self._DEFAULTS:
+            known = ", ".join(sorted(self._DEFAULTS))
             raise AttributeError(f"Unrecognized config option: {name}. didax knows: {known}.")
-        self._values[name] = _validate(name, value)
+        object.__setattr__(self, name, _validate(name, value))
 
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self.__dict__["_values"][name]
-        except KeyError:
-            raise AttributeError(f"Unrecognized config option: {name}") from None
+    def read(self, name: str) -> Any:
+        """The value of flag ``name``, as ``jax.config.read`` gives it."""
+        if name not in self._DEFAULTS:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        return getattr(self, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Set flags with config.update({name!r}, value), not by assignment.")
 
     def values(self) -> dict[str, Any]:
         """A copy of every flag, for saving and restoring."""
-        return dict(self._values)
+        return {name: getattr(self, name) for name in self._DEFAULTS}
 
 
 def _validate(name: str, value: Any) -> Any:
     if name == "jax_enable_x64":
-        if not isinstance(value, bool):
-            raise TypeError(f"jax_enable_x64 must be True or False, got {value!r}.")
-        return value
+        return bool(value)  # JAX takes any truth value here: 1, np.True_, ...
     if value not in _PROMOTION_MODES:
         raise ValueError(
             f"jax_numpy_dtype_promotion must be one of {_PROMOTION_MODES}, got {value!r}."

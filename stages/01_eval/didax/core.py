@@ -1,7 +1,10 @@
-"""The core: abstract values, primitives with ``bind``, and the trace stack that interprets them.
+"""The core: abstract values, primitives, the trace stack of interpreters, and ``bind``, which
+hands each primitive application to the right interpreter.
 
 Stage 01 introduced it with a single interpreter, evaluation; every later stage adds an
 interpreter by subclassing ``Trace`` and ``Tracer`` and pushing a ``MainTrace`` on the stack.
+Read it top to bottom: what an interpreter may know about a value, what a primitive is, the
+stack, traces and tracers, then ``bind``, then the evaluation interpreter at the bottom.
 """
 
 from __future__ import annotations
@@ -14,6 +17,13 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import dtypes
+from .errors import (
+    ConcretizationTypeError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    UnexpectedTracerError,
+)
 
 # ----------------------------------------------------------------------------------------------
 # Abstract values: what an interpreter may know about a value without seeing its numbers.
@@ -41,12 +51,6 @@ class ShapedArray:
         """``float32[3]``, the form jaxprs print."""
         return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
 
-    def _bool(self, tracer: Any) -> bool:
-        raise TypeError(
-            f"ShapedArray can't be unambiguously converted to bool: the value of this "
-            f"{self.str_short()} is not known while tracing."
-        )
-
     def __eq__(self, other: object) -> bool:
         return (
             type(self) is type(other)
@@ -72,36 +76,38 @@ class ConcreteArray(ShapedArray):
         super().__init__(val.shape, val.dtype, weak_type)
         self.val = val
 
-    def _bool(self, tracer: Any) -> bool:
-        if self.shape != ():
-            raise ValueError(
-                f"The truth value of an array with shape {self.shape} is ambiguous. "
-                "Use a.any() or a.all()."
-            )
-        return bool(self.val)
-
     # Two concrete values are only interchangeable when they are the same object.
     __eq__ = object.__eq__  # type: ignore[assignment]
     __hash__ = object.__hash__  # type: ignore[assignment]
 
 
-def concrete_aval(x: Any) -> ShapedArray:
-    """The abstract value of a non-tracer: a didax Array, a NumPy value or a Python scalar."""
-    aval = getattr(x, "aval", None)
+def get_aval(x: Any) -> ShapedArray:
+    """The abstract value of anything didax computes with: a tracer's, an Array's, or a new
+    ConcreteArray for a NumPy value or Python scalar."""
+    aval = getattr(x, "aval", None)  # tracers and Arrays carry one
     if aval is not None:
         return aval
     value, weak_type = canonicalize_value(x)
     return ConcreteArray(value, weak_type)
 
 
-def get_aval(x: Any) -> ShapedArray:
-    if isinstance(x, Tracer):
-        return x.aval
-    return concrete_aval(x)
+def to_concrete_value(x: Any) -> np.ndarray | None:
+    """The value of ``x`` if it is known now, else None.
+
+    Read from the abstract value, never from the class of ``x``: a tracer of stage 02's forward
+    mode over a known number still knows it, and code that needs a Python value (``arange(n)``,
+    ``x ** 3``, an index) keeps working under that transformation.
+    """
+    aval = get_aval(x)
+    return aval.val if isinstance(aval, ConcreteArray) else None
 
 
 def canonicalize_value(x: Any) -> tuple[np.ndarray, bool]:
-    """Turn a Python scalar or NumPy value into (canonical-dtype ndarray, weak_type)."""
+    """Turn a Python scalar or NumPy value into (a NumPy array of the canonical dtype, weak_type).
+
+    The array is didax's own: a NumPy array is copied, so nothing the user later does to it can
+    change a didax value.
+    """
     if type(x) in dtypes.PYTHON_SCALAR_DTYPES:
         dtype = dtypes.canonicalize_dtype(type(x))
         return dtypes.python_scalar_to_numpy(x, dtype), type(x) is not bool
@@ -111,7 +117,7 @@ def canonicalize_value(x: Any) -> tuple[np.ndarray, bool]:
                 f"Value {x!r} with dtype {x.dtype} is not a valid didax array type. "
                 "Only arrays of numeric types are supported."
             )
-        return np.asarray(x, dtypes.canonicalize_dtype(x.dtype)), False
+        return np.array(x, dtypes.canonicalize_dtype(x.dtype), copy=True), False
     raise TypeError(
         f"Value {x!r} of type {type(x).__name__} is not a valid didax type: expected an array, "
         "a NumPy value or a Python scalar. Convert it with didax.numpy.asarray first."
@@ -121,6 +127,8 @@ def canonicalize_value(x: Any) -> tuple[np.ndarray, bool]:
 # ----------------------------------------------------------------------------------------------
 # Primitives: the operations every interpreter must know. A primitive carries its evaluation
 # rule (``impl``) and its abstract evaluation; every other interpreter keeps a table of rules.
+# By convention arrays are passed positionally and static parameters as keywords:
+# ``reduce_sum_p.bind(x, axes=(0,))``.
 
 
 class Primitive:
@@ -131,6 +139,15 @@ class Primitive:
 
     def bind(self, *args: Any, **params: Any) -> Any:
         return bind(self, *args, **params)
+
+    def bind_with_trace(self, trace: Trace, args: Sequence[Any], params: dict) -> Any:
+        """Run this primitive in ``trace``'s interpreter. Primitives that need another kind of
+        dispatch (later stages' call-like and custom-rule primitives) override this, not bind."""
+        tracers = [full_raise(trace, arg) for arg in args]
+        out = trace.process_primitive(self, tracers, params)
+        if self.multiple_results:
+            return [full_lower(x) for x in out]
+        return full_lower(out)
 
     def def_impl(self, impl: Callable[..., Any]) -> Callable[..., Any]:
         self.impl = impl
@@ -150,16 +167,6 @@ class Primitive:
         return self.name
 
 
-def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
-    """Apply ``prim`` through the interpreter of the highest-level trace among ``args``."""
-    top_trace = find_top_trace(args)
-    tracers = [full_raise(top_trace, arg) for arg in args]
-    out = top_trace.process_primitive(prim, tracers, params)
-    if prim.multiple_results:
-        return [full_lower(x) for x in out]
-    return full_lower(out)
-
-
 # ----------------------------------------------------------------------------------------------
 # The trace stack. Each active transformation owns one MainTrace; its level is its place on
 # the stack, so a value's tracer type tells which transformation it belongs to.
@@ -175,7 +182,9 @@ class TraceState(threading.local):
     """The only global state of didax: the stack of active interpreters, one per thread."""
 
     def __init__(self) -> None:
-        self.trace_stack: list[MainTrace] = [MainTrace(0, EvalTrace, None)]
+        bottom = MainTrace(0, EvalTrace, None)
+        self.trace_stack: list[MainTrace] = [bottom]
+        self.eval_trace = EvalTrace(bottom)  # made once: every eager operation uses it
 
 
 @contextlib.contextmanager
@@ -188,6 +197,19 @@ def new_main(trace_type: type[Trace], global_data: Any = None) -> Iterator[MainT
         yield main
     finally:
         stack.pop()
+
+
+def is_alive(main: MainTrace) -> bool:
+    """Whether ``main``'s transformation is still running (its level still holds it)."""
+    stack = trace_state.trace_stack
+    return main.level < len(stack) and stack[main.level] is main
+
+
+# ----------------------------------------------------------------------------------------------
+# Traces and tracers. A Trace is an interpreter at one level of the stack; a Tracer is a value
+# that interpreter is following. ``pure`` boxes a constant from outside every transformation;
+# ``lift`` boxes a tracer of a lower level, so that an inner transformation can follow a value
+# an outer one is already following.
 
 
 class Trace:
@@ -213,6 +235,8 @@ class Tracer:
 
     The Python operators (``+``, ``*``, ``[]``, ``.T``, ``.sum()`` ...) are installed by
     didax/numpy/array_methods.py, because they follow NumPy's broadcasting and promotion.
+    A tracer converts to a Python value only when its abstract value is concrete; otherwise
+    Python asked for something that is not known yet, and it gets one of JAX's tracer errors.
     """
 
     _trace: Trace
@@ -245,8 +269,29 @@ class Tracer:
     def size(self) -> int:
         return self.aval.size
 
+    def _concrete(self, error: Callable[[Any], Exception]) -> np.ndarray:
+        value = to_concrete_value(self)
+        if value is None:
+            raise error(self)
+        return value
+
     def __bool__(self) -> bool:
-        return self.aval._bool(self)
+        return bool(self._concrete(TracerBoolConversionError))
+
+    def __int__(self) -> int:
+        return int(self._concrete(ConcretizationTypeError))
+
+    def __float__(self) -> float:
+        return float(self._concrete(ConcretizationTypeError))
+
+    def __complex__(self) -> complex:
+        return complex(self._concrete(ConcretizationTypeError))
+
+    def __index__(self) -> int:
+        return self._concrete(TracerIntegerConversionError).__index__()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        raise TracerArrayConversionError(self)
 
     def __len__(self) -> int:
         if not self.shape:
@@ -257,14 +302,33 @@ class Tracer:
         return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
 
 
+# ----------------------------------------------------------------------------------------------
+# bind: apply a primitive through the interpreter of the highest-level trace among its inputs.
+# Dispatch follows data dependence: an interpreter sees exactly the operations applied to its
+# own tracers (or to values that depend on them), and nothing else.
+
+
+def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
+    """Apply ``prim`` to ``args``: arrays positionally, static parameters as keywords."""
+    return prim.bind_with_trace(find_top_trace(args), args, params)
+
+
 def find_top_trace(xs: Sequence[Any]) -> Trace:
-    """The interpreter that must handle an operation on ``xs``: the highest level among them."""
-    top_main = max(
-        (x._trace.main for x in xs if isinstance(x, Tracer)),
-        default=trace_state.trace_stack[0],
-        key=lambda main: main.level,
-    )
-    return top_main.trace_type(top_main)
+    """The interpreter that must handle an operation on ``xs``: the highest level among them.
+
+    With no tracer among ``xs`` that is the evaluation interpreter at the bottom of the stack.
+    A tracer whose transformation has ended has escaped it: that is an error, not a constant.
+    """
+    top: Tracer | None = None
+    for x in xs:
+        if isinstance(x, Tracer):
+            if not is_alive(x._trace.main):
+                raise UnexpectedTracerError(x)
+            if top is None or x._trace.main.level > top._trace.main.level:
+                top = x
+    if top is None:
+        return trace_state.eval_trace
+    return top._trace.main.trace_type(top._trace.main)
 
 
 def full_raise(trace: Trace, val: Any) -> Any:
@@ -277,8 +341,11 @@ def full_raise(trace: Trace, val: Any) -> Any:
     if val._trace.main.level < level:
         return trace.lift(val)
     if val._trace.main.level > level:
-        raise Exception(f"Can't lift level {val._trace.main.level} to {level}.")
-    raise Exception(f"Different traces at same level: {val._trace}, {trace}.")
+        raise AssertionError(
+            f"Can't lift level {val._trace.main.level} to {level}: a tracer of an inner transformation "
+            "reached an outer one (this is a bug in an interpreter, not in your program)."
+        )
+    raise AssertionError(f"Different traces at same level: {val._trace}, {trace}.")
 
 
 def full_lower(val: Any) -> Any:
@@ -290,6 +357,7 @@ def full_lower(val: Any) -> Any:
 
 # ----------------------------------------------------------------------------------------------
 # The evaluation interpreter, at the bottom of every stack: it runs each primitive's ``impl``.
+# It has no tracers of its own: its values are plain Arrays, NumPy values and Python scalars.
 
 
 class EvalTrace(Trace):

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes
 from ..array import Array, to_array
+from ..config import config
 from ..core import Primitive, ShapedArray
 
 Rule = Callable[..., Any]
@@ -45,18 +46,44 @@ def standard_primitive(
 
 
 def numpy_impl(prim: Primitive, numpy_fn: Rule) -> Rule:
-    """The evaluation rule: type-check with abstract evaluation, then compute with NumPy."""
+    """The evaluation rule: type-check with abstract evaluation, then compute with NumPy.
+
+    This is every eager operation's path, so it does as little as it can: abstract evaluation
+    runs once per kind of input (shapes, dtypes, weak types, parameters) and is remembered.
+    """
+    known_types: dict[Hashable, ShapedArray] = {}
 
     def impl(*args: Any, **params: Any) -> Array:
-        arrays = [to_array(x) for x in args]
-        out_aval = prim.abstract_eval(*(a.aval for a in arrays), **params)
+        arrays = [x if type(x) is Array else to_array(x) for x in args]
+        out_aval = output_type(prim, arrays, params, known_types)
         with np.errstate(all="ignore"):  # overflow to inf or nan is a result, as in XLA
-            out = np.asarray(numpy_fn(*(a._value for a in arrays), **params), out_aval.dtype)
+            out = np.asarray(numpy_fn(*[a._value for a in arrays], **params), out_aval.dtype)
         if out.shape != out_aval.shape:
             raise AssertionError(f"{prim.name}: NumPy gave shape {out.shape}, not {out_aval.shape}")
         return Array(out, out_aval.weak_type)
 
     return impl
+
+
+def output_type(prim: Primitive, arrays: list[Array], params: dict, known: dict) -> ShapedArray:
+    """``prim``'s abstract evaluation on ``arrays``, looked up in ``known`` when it was seen before.
+
+    The 64-bit flag is part of the key, because rules canonicalize dtypes with it.
+    """
+    key = (*[(a._value.shape, a._value.dtype, a.weak_type) for a in arrays], *params.items(),
+           config.jax_enable_x64)
+    try:
+        return known[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable parameter (a list): evaluate without remembering
+        key = None
+    out_aval = prim.abstract_eval(*[ShapedArray(a.shape, a.dtype, a.weak_type) for a in arrays], **params)
+    if key is not None:
+        if len(known) > 4096:  # a program with ever-new shapes must not grow memory without end
+            known.clear()
+        known[key] = out_aval
+    return out_aval
 
 
 def all_weak(*avals: ShapedArray, **params: Any) -> bool:
