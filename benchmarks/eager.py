@@ -8,6 +8,7 @@ Every case builds its inputs once, outside the timed function. JAX's results are
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -97,4 +98,4 @@ def _chain(libs: Libs, n: int, x: dict[str, Any]) -> Case:
         return y
 
     case = _elementwise(libs, f"chain ×{n}", f"`y = jnp.sin(y) * 2.0 + 1.0`, {n} times", chain, x)
-    return Case(case.name, case.what, case.calls, ops=CHAIN_OPS * n)
+    return replace(case, ops=CHAIN_OPS * n)
