@@ -449,13 +449,14 @@ def _matrix_from_json(data: Any) -> str:
 # Benchmarks
 
 
-NO_BENCHMARKS = ("**No benchmark results yet.** Benchmarks arrive with the later stages (compiled "
-                 "`jit` in stage 05 is the first with something worth timing); they will run side by side "
-                 "with real JAX and NumPy and write `build/benchmarks/*.json`, which this page shows. "
-                 "Nothing here is made up: until then there is nothing to show.")
+BENCHMARKS = ROOT / "benchmarks" / "results"  # committed, so a fresh clone shows real figures
+
+NO_BENCHMARKS = ("**No benchmark results yet.** `python -m benchmarks.run` times didax side by side "
+                 "with real JAX and NumPy and writes `benchmarks/results/*.json`, which this page shows. "
+                 "Nothing here is made up: until a run has written its results there is nothing to show.")
 
 
-def benchmark_files(results: Path = BUILD / "benchmarks") -> list[Path]:
+def benchmark_files(results: Path = BENCHMARKS) -> list[Path]:
     return sorted(results.glob("*.json")) if results.is_dir() else []
 
 
@@ -467,8 +468,26 @@ def _records(data: Any) -> list[dict[str, Any]]:
     return []
 
 
-def benchmarks_markdown(results: Path = BUILD / "benchmarks", plots: dict[str, str] | None = None) -> str:
-    """A table per results file; `plots` maps a file's stem to the URL of its plot, if one was drawn."""
+def _shown_path(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return path.name
+
+
+def _benchmark_table(table: dict[str, Any]) -> list[str]:
+    """A table the runner made ready to show: {"title", "columns", "rows"}, numbers right-aligned."""
+    columns, rows = table["columns"], table["rows"]
+    out = [f"**{table['title']}**", ""] if table.get("title") else []
+    out += ["| " + " | ".join(columns) + " |", "|---|" + "---:|" * (len(columns) - 1)]
+    out += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return out + [""]
+
+
+def benchmarks_markdown(results: Path = BENCHMARKS, plots: dict[str, str] | None = None) -> str:
+    """A section per results file: when and where it was measured, its plot if one was drawn
+    (`plots` maps a file's stem to the plot's URL), and its tables. A file the benchmark runner did
+    not write is shown as a table of its records, or as it is."""
     files = benchmark_files(results)
     if not files:
         return NO_BENCHMARKS + "\n"
@@ -476,23 +495,47 @@ def benchmarks_markdown(results: Path = BUILD / "benchmarks", plots: dict[str, s
     for path in files:
         data = json.loads(path.read_text(encoding="utf-8"))
         title = data.get("title", path.stem) if isinstance(data, dict) else path.stem
-        out += [f"## {title}", "", f"From `build/benchmarks/{path.name}`.", ""]
+        about = data if isinstance(data, dict) else {}
+        out += [f"### {title}", ""]
+        for text in (about.get("measured"), f"From `{_shown_path(path)}`.", about.get("legend")):
+            if text:
+                out += [str(text), ""]
         if plots and path.stem in plots:
             out += [f"![{title}]({plots[path.stem]})", ""]
         records = _records(data)
-        if records:
+        if isinstance(data, dict) and isinstance(data.get("tables"), list):
+            for table in data["tables"]:
+                out += _benchmark_table(table)
+        elif records:
             keys = list(dict.fromkeys(k for r in records for k in r))
             out += ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
             out += ["| " + " | ".join(str(r.get(k, "")) for k in keys) + " |" for r in records]
+            out.append("")
         else:
-            out.append(_fence(json.dumps(data, indent=1)[:20000], "json"))
-        out.append("")
+            out += [_fence(json.dumps(data, indent=1)[:20000], "json"), ""]
     return "\n".join(out)
 
 
+def benchmark_series(data: Any) -> dict[str, dict[str, float]]:
+    """Seconds per call, {impl: {case: seconds}}: from the runner's `cases` (each implementation's
+    best time in microseconds, null where absent), or from records with `case`, `impl`, `seconds`."""
+    series: dict[str, dict[str, float]] = {}
+    if isinstance(data, dict) and isinstance(data.get("cases"), list):
+        impls = data.get("meta", {}).get("implementations", ["numpy", "didax", "jax"])
+        for case in data["cases"]:
+            for impl in impls:
+                if isinstance(case.get(impl), dict) and "min_us" in case[impl]:
+                    series.setdefault(impl, {})[str(case["case"])] = float(case[impl]["min_us"]) * 1e-6
+        return series
+    for r in _records(data):
+        if {"case", "impl", "seconds"} <= r.keys():
+            series.setdefault(str(r["impl"]), {})[str(r["case"])] = float(r["seconds"])
+    return series
+
+
 def benchmark_plot(path: Path) -> bytes | None:
-    """A PNG bar chart of a results file whose records have `case`, `impl` and `seconds`, when
-    matplotlib is installed; None otherwise (the page then shows the table alone)."""
+    """A PNG bar chart (log scale) of a results file's seconds per call, case by implementation
+    (see benchmark_series), when matplotlib is installed; None otherwise (the page shows the tables alone)."""
     try:
         import matplotlib
 
@@ -500,22 +543,21 @@ def benchmark_plot(path: Path) -> bytes | None:
         import matplotlib.pyplot as plt
     except ImportError:
         return None
-    records = [r for r in _records(json.loads(path.read_text(encoding="utf-8")))
-               if {"case", "impl", "seconds"} <= r.keys()]
-    if not records:
+    series = benchmark_series(json.loads(path.read_text(encoding="utf-8")))
+    if not series:
         return None
     import io
 
-    cases = list(dict.fromkeys(str(r["case"]) for r in records))
-    impls = list(dict.fromkeys(str(r["impl"]) for r in records))
+    cases = list(dict.fromkeys(case for per_impl in series.values() for case in per_impl))
+    impls = list(series)
     fig, ax = plt.subplots(figsize=(8, 3.5))
     width = 0.8 / len(impls)
     for j, impl in enumerate(impls):
-        values = {str(r["case"]): float(r["seconds"]) for r in records if str(r["impl"]) == impl}
-        ax.bar([i + j * width for i in range(len(cases))], [values.get(c, 0.0) for c in cases],
+        ax.bar([i + j * width for i in range(len(cases))], [series[impl].get(c, 0.0) for c in cases],
                width, label=impl)
-    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(cases))], cases)
-    ax.set_ylabel("seconds")
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(cases))], cases, rotation=30, ha="right")
+    ax.set_ylabel("seconds per call")
+    ax.set_yscale("log")
     ax.legend()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")

@@ -78,6 +78,31 @@ def test_performance_page_has_no_made_up_numbers(tmp_path: Path):
     assert "## add" in md and "| case | impl | seconds |" in md and "| n=1000 | jax | 0.1 |" in md
 
 
+def test_benchmark_runner_results_show_when_where_and_their_tables(tmp_path: Path):
+    (tmp_path / "01_eval-eager.json").write_text(json.dumps({
+        "title": "Stage 01_eval: eager dispatch",
+        "measured": "Measured on 2030-01-01 00:00 UTC on Linux x86_64, Some CPU, 4 CPUs.",
+        "legend": "Microseconds per call.",
+        "meta": {"implementations": ["numpy", "didax", "jax"]},
+        "cases": [{"case": "x + y", "numpy": {"min_us": 0.5}, "didax": {"min_us": 4.0}, "jax": {"min_us": 5.0}},
+                  {"case": "tree_flatten", "numpy": None, "didax": {"min_us": 9.0}, "jax": {"min_us": 3.0}}],
+        "tables": [{"title": None, "columns": ["case", "NumPy µs", "didax µs", "JAX µs", "didax/JAX"],
+                    "rows": [["`x + y`", "0.5", "4", "5", "0.80"], ["`tree_flatten`", "—", "9", "3", "3.00"]]}],
+    }))
+    md = sitegen.benchmarks_markdown(tmp_path)
+    assert "### Stage 01_eval: eager dispatch" in md and "Measured on 2030-01-01 00:00 UTC on Linux" in md
+    assert "| case | NumPy µs | didax µs | JAX µs | didax/JAX |" in md and "| `tree_flatten` | — | 9 | 3 | 3.00 |" in md
+    series = sitegen.benchmark_series(json.loads((tmp_path / "01_eval-eager.json").read_text()))
+    assert series["didax"] == {"x + y": 4e-6, "tree_flatten": 9e-6} and "tree_flatten" not in series["numpy"]
+
+
+def test_the_committed_benchmark_results_are_what_the_page_shows():
+    files = sitegen.benchmark_files()
+    assert files and all(f.parent == sitegen.ROOT / "benchmarks" / "results" for f in files)
+    md = sitegen.benchmarks_markdown()
+    assert "No benchmark results yet" not in md and md.count("Measured on ") == len(files)
+
+
 def test_the_api_reference_lists_each_module_of_the_stage():
     api = sitegen.stage_api("01_eval")
     assert set(api) == set(sitegen.API_MODULES)

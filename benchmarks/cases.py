@@ -1,0 +1,34 @@
+"""What a benchmark case is, and the libraries the cases are written against."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+
+# The implementations, in the order the tables show them.
+IMPLS = ("numpy", "didax", "jax")
+
+
+@dataclass(frozen=True)
+class Libs:
+    """The three libraries, imported once: NumPy, the didax stage under test, and real JAX."""
+
+    numpy: ModuleType
+    didax: ModuleType
+    jax: ModuleType
+
+
+@dataclass(frozen=True)
+class Case:
+    """One thing to time, as a zero-argument function per implementation.
+
+    `calls[impl]` is None where that library has no equivalent (NumPy has no pytrees): the case is
+    then recorded as absent for it. `ops` counts the operations one call performs, so that growth
+    cases can report the cost per operation.
+    """
+
+    name: str
+    what: str
+    calls: dict[str, Callable[[], object] | None]
+    ops: int = 1

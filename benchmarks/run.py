@@ -1,0 +1,154 @@
+"""Run the benchmarks: time didax, real JAX and NumPy side by side in one process, and write
+`<out>/<stage>-<suite>.json` and `.md`, which the course site's performance page shows.
+
+    python -m benchmarks.run                      # the newest stage, every case, into benchmarks/results
+    python -m benchmarks.run --quick --filter sin --out /tmp/bench
+
+`python benchmarks/run.py` works too. JAX runs on the CPU, and results are timings, never pass/fail.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["JAX_PLATFORMS"] = "cpu"  # before anything imports jax: compare with JAX on the same CPU
+
+import argparse
+import datetime
+import json
+import platform
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as `python benchmarks/run.py`: make `benchmarks` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import eager, report  # noqa: E402
+from benchmarks.cases import IMPLS, Case, Libs  # noqa: E402
+from benchmarks.timing import FULL, QUICK, Settings, Timing, measure  # noqa: E402
+from conformance.impl import STAGES_DIR, load, newest_stage  # noqa: E402  (loads a stage under its own name)
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = ROOT / "benchmarks" / "results"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    libs = import_libs(args.stage)
+    settings = QUICK if args.quick else FULL
+    cases = [c for c in eager.cases(libs) if selected(c, args.filter)]
+    if not cases:
+        names = ", ".join(c.name for c in eager.cases(libs))
+        print(f"no case matches --filter {args.filter}; the cases are: {names}", file=sys.stderr)
+        return 2
+    measured = [(case, time_case(case, settings)) for case in cases]
+    meta = metadata(args, libs, settings)
+    data = report.results_json(f"Stage {args.stage}: {eager.TITLE}", meta, measured)
+    write(data, args.out / f"{args.stage}-{eager.SUITE}")
+    return 0
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    stages = sorted(p.parent.name for p in STAGES_DIR.glob("*/didax"))
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--stage", default=newest_stage(), choices=stages,
+                        help="the stage whose didax is timed (default: the newest, %(default)s)")
+    parser.add_argument("--quick", action="store_true", help="few, short repeats: for tests, rough figures")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                        help="folder for the JSON and Markdown results (default: benchmarks/results)")
+    parser.add_argument("--filter", action="append", default=[], metavar="SUBSTR",
+                        help="run only cases whose name holds SUBSTR (may be given more than once)")
+    return parser.parse_args(argv)
+
+
+def import_libs(stage: str) -> Libs:
+    """NumPy, JAX, and the stage's didax under a name of its own (didax_01_eval)."""
+    import jax
+    import numpy
+
+    return Libs(numpy=numpy, didax=load(stage).module, jax=jax)
+
+
+def selected(case: Case, filters: list[str]) -> bool:
+    return not filters or any(f.lower() in case.name.lower() for f in filters)
+
+
+def time_case(case: Case, settings: Settings) -> dict[str, Timing | None]:
+    """Each implementation's timing of the case, None where it has no equivalent."""
+    timings = {impl: measure(fn, settings) if fn else None for impl, fn in case.calls.items()}
+    shown = "  ".join(f"{impl} {t.min_us:10.2f} µs" if t else f"{impl} {'—':>10}   " for impl, t in timings.items())
+    print(f"{case.name:16} {shown}", file=sys.stderr)
+    return timings
+
+
+def metadata(args: argparse.Namespace, libs: Libs, settings: Settings) -> dict[str, Any]:
+    """When, where and how the figures were taken."""
+    commit, dirty = git_state()
+    return {
+        "date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "stage": args.stage,
+        "suite": eager.SUITE,
+        "git_commit": commit,
+        "git_dirty": dirty,
+        "machine": machine(libs),
+        "timing": {"repeats": settings.repeats, "min_repeat_s": settings.min_time,
+                   "warmup_calls": settings.warmup, "quick": args.quick},
+        "filter": args.filter,
+        "implementations": list(IMPLS),
+    }
+
+
+def machine(libs: Libs) -> dict[str, Any]:
+    import jaxlib
+
+    cpu = cpu_model()
+    cpus = os.cpu_count()
+    return {
+        "description": f"{platform.system()} {platform.machine()}, {cpu}, {cpus} CPUs",
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "cpu_count": cpus,
+        "python": platform.python_version(),
+        "numpy": libs.numpy.__version__,
+        "jax": libs.jax.__version__,
+        "jaxlib": jaxlib.__version__,
+        "jax_backend": libs.jax.default_backend(),
+    }
+
+
+def cpu_model() -> str:
+    """The CPU's name from /proc/cpuinfo on Linux, else whatever platform knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def git_state() -> tuple[str | None, bool]:
+    """The checked-out commit (short) and whether the tree has uncommitted changes; None outside git."""
+    try:
+        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+        status = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"],
+                                capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None, False
+    return commit, bool(status.strip())
+
+
+def write(data: dict[str, Any], stem: Path) -> None:
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    json_path, md_path = stem.with_suffix(".json"), stem.with_suffix(".md")
+    json_path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    md_path.write_text(report.markdown(data), encoding="utf-8")
+    print(report.markdown(data))
+    print(f"wrote {json_path} and {md_path}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""The benchmark runner runs and writes complete results. Never about speed: no timing is asserted."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = ["x + y", "tree_flatten"]
+
+
+def run_benchmarks(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], str]:
+    out = tmp_path_factory.mktemp("bench")
+    filters = [arg for case in CASES for arg in ("--filter", case)]
+    done = run_benchmarks("-m", "benchmarks.run", "--quick", "--stage", "01_eval", "--out", str(out), *filters)
+    assert done.returncode == 0, done.stderr
+    data = json.loads((out / "01_eval-eager.json").read_text(encoding="utf-8"))
+    return data, (out / "01_eval-eager.md").read_text(encoding="utf-8")
+
+
+def test_every_implementation_has_positive_numbers_or_is_absent(quick_run):
+    data, _ = quick_run
+    cases = {c["case"]: c for c in data["cases"]}
+    assert sorted(cases) == sorted(CASES)
+    for name, case in cases.items():
+        for impl in ("didax", "jax") + (("numpy",) if name != "tree_flatten" else ()):
+            timing = case[impl]
+            assert timing["min_us"] > 0 and timing["median_us"] >= timing["min_us"], (name, impl)
+            assert timing["calls"] >= 1 and timing["repeats"] >= 1
+        assert case["didax/jax"] > 0
+    assert cases["tree_flatten"]["numpy"] is None and cases["tree_flatten"]["didax/numpy"] is None
+    assert cases["x + y"]["didax/numpy"] > 0
+
+
+def test_the_metadata_says_when_where_and_what(quick_run):
+    data, _ = quick_run
+    meta = data["meta"]
+    assert meta["stage"] == "01_eval" and meta["timing"]["quick"] is True
+    assert meta["machine"]["jax_backend"] == "cpu" and meta["machine"]["cpu_count"] >= 1
+    assert meta["date_utc"].endswith("UTC") and data["measured"].startswith(f"Measured on {meta['date_utc']} on ")
+
+
+def test_the_markdown_table_has_a_row_per_case(quick_run):
+    _, md = quick_run
+    assert "| case | NumPy µs | didax µs | JAX µs | didax/JAX | didax/NumPy |" in md
+    assert "Measured on " in md
+    rows = [line for line in md.splitlines() if line.startswith("| `")]
+    assert [row.split("|")[1].strip() for row in rows] == [f"`{case}`" for case in CASES]
+    assert rows[1].split("|")[2].strip() == "—"  # NumPy has no tree_flatten
+
+
+def test_it_runs_as_a_script_and_names_the_cases_when_none_matches():
+    done = run_benchmarks("benchmarks/run.py", "--quick", "--filter", "no such case")
+    assert done.returncode == 2
+    assert "jnp.sin(x)" in done.stderr and "tree_unflatten" in done.stderr
