@@ -73,8 +73,8 @@ class ConcreteArray(ShapedArray):
     __slots__ = ("val",)
 
     def __init__(self, val: np.ndarray, weak_type: bool = False) -> None:
-        super().__init__(val.shape, val.dtype, weak_type)
-        self.val = val
+        # Every Array gets one: set the fields directly, they need no checking.
+        self.shape, self.dtype, self.weak_type, self.val = val.shape, val.dtype, weak_type, val
 
     # Two concrete values are only interchangeable when they are the same object.
     __eq__ = object.__eq__  # type: ignore[assignment]
@@ -136,9 +136,6 @@ class Primitive:
 
     def __init__(self, name: str) -> None:
         self.name = name
-
-    def bind(self, *args: Any, **params: Any) -> Any:
-        return bind(self, *args, **params)
 
     def bind_with_trace(self, trace: Trace, args: Sequence[Any], params: dict) -> Any:
         """Run this primitive in ``trace``'s interpreter. Primitives that need another kind of
@@ -311,6 +308,9 @@ class Tracer:
 def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
     """Apply ``prim`` to ``args``: arrays positionally, static parameters as keywords."""
     return prim.bind_with_trace(find_top_trace(args), args, params)
+
+
+Primitive.bind = bind  # type: ignore[attr-defined]  # sin_p.bind(x) is bind(sin_p, x)
 
 
 def find_top_trace(xs: Sequence[Any]) -> Trace:

@@ -47,9 +47,13 @@ class TypePromotionError(ValueError):
 
 def canonicalize_dtype(dtype: Any) -> np.dtype:
     """The dtype didax stores for ``dtype``: checked, and 32-bit while x64 is off."""
-    if not isinstance(dtype, Hashable):  # e.g. a structured-dtype list: not a didax dtype
-        raise TypeError(f"didax does not support dtype {dtype!r}: give a dtype name, type or np.dtype.")
-    return _canonicalize(dtype, config.jax_enable_x64)
+    try:
+        return _canonicalize(dtype, config.jax_enable_x64)
+    except TypeError:
+        if isinstance(dtype, Hashable):
+            raise  # a hashable dtype-like that is not a dtype: check_dtype's own message
+        # e.g. a structured-dtype list: not a didax dtype (and not hashable, so not cacheable)
+        raise TypeError(f"didax does not support dtype {dtype!r}: give a dtype name, type or np.dtype.") from None
 
 
 @functools.cache  # called for every operand of every operation, with few distinct arguments
@@ -74,6 +78,7 @@ def default_dtype(kind: str) -> np.dtype:
     return canonicalize_dtype({"b": bool, "i": int, "f": float, "c": complex}[kind])
 
 
+@functools.cache
 def to_inexact_dtype(dtype: np.dtype) -> np.dtype:
     """The float an integer or bool becomes in sin, mean, true division...: 32 bits can hold
     every value of the types up to 32 bits well enough; only 64-bit integers need float64."""
@@ -82,6 +87,7 @@ def to_inexact_dtype(dtype: np.dtype) -> np.dtype:
     return np.dtype(np.float64) if dtype.itemsize == 8 else np.dtype(np.float32)
 
 
+@functools.cache  # np.issubdtype takes a microsecond, and front ends ask it on every operation
 def issubdtype(dtype: Any, category: Any) -> bool:
     """np.issubdtype that also knows bfloat16 is a floating type."""
     dt = np.dtype(dtype)
@@ -206,44 +212,50 @@ def promote_types(a: Any, b: Any) -> np.dtype:
     return _as_dtype(_join(frozenset({check_dtype(a), check_dtype(b)}), "standard"))
 
 
-def dtype_and_weak_type(x: Any) -> tuple[np.dtype, bool]:
-    """The canonical dtype of a value, a dtype-like or a Python scalar type, and whether it is weak.
+def type_key(x: Any) -> tuple[Any, bool]:
+    """What promotion needs to know of ``x``: its dtype (not yet canonical) and whether it is weak.
 
-    Canonical first, as JAX does: with x64 off, uint64 joins as uint32, so uint64 and int8 give
-    an int32, not a float.
+    ``x`` is a value (an Array, a tracer, a NumPy value, a Python scalar) or a dtype-like (a
+    dtype, a name, a scalar type such as ``int``).
     """
     if type(x) in PYTHON_SCALAR_DTYPES:
-        return canonicalize_dtype(type(x)), type(x) is not bool
+        return type(x), type(x) is not bool
+    aval = getattr(x, "aval", None)  # an Array or a tracer: the common case, checked early
+    if aval is not None:
+        return aval.dtype, aval.weak_type
     if any(x is t for t in (int, float, complex)):  # the Python types, used as dtype-likes
-        return canonicalize_dtype(x), True
+        return x, True
     if hasattr(x, "dtype") and not isinstance(x, (type, np.dtype)):
-        return canonicalize_dtype(x.dtype), bool(getattr(x, "weak_type", False))
-    return canonicalize_dtype(x), False
+        return x.dtype, bool(getattr(x, "weak_type", False))
+    return canonicalize_dtype(x), False  # checks a dtype-like now, with a clear message
 
 
-def lattice_result_type(*args: Any) -> tuple[np.dtype, bool]:
-    """Join the arguments' types on the lattice: (dtype before canonicalization, weak_type).
+@functools.cache  # every didax.numpy operation promotes its operands, and there are few kinds
+def lattice_result_type(types: tuple[tuple[Any, bool], ...], mode: str, x64: bool) -> tuple[np.dtype, bool]:
+    """Join ``types`` (``type_key`` pairs) on the lattice: (canonical dtype, weak_type).
 
-    A weak result always gets its kind's default dtype, as a Python scalar would.
+    Canonical first, as JAX does: with x64 off, uint64 joins as uint32, so uint64 and int8 give
+    an int32, not a float. A weak result gets its kind's default dtype, as a Python scalar would.
     """
-    mode = config.jax_numpy_dtype_promotion
-    dtypes, weak = zip(*(dtype_and_weak_type(x) for x in args))
+    dtypes = [_canonicalize(dtype, x64) for dtype, _ in types]
+    weak = [w for _, w in types]
     if len(set(dtypes)) == 1 and not all(weak):
         return dtypes[0], False
     if all(weak) and mode == "standard":
         # Join the strong counterparts, then make the result weak: a weak int + a weak float
         # is a weak float.
-        return _as_dtype(_weak_node(_join(frozenset(dtypes), mode))), True
-    joined = _join(frozenset(_weak_node(d) if w else d for d, w in zip(dtypes, weak)), mode)
-    return _as_dtype(joined), isinstance(joined, str)
+        joined = _weak_node(_join(frozenset(dtypes), mode))
+    else:
+        joined = _join(frozenset(_weak_node(d) if w else d for d, w in zip(dtypes, weak)), mode)
+    return _canonicalize(_as_dtype(joined), x64), isinstance(joined, str)
 
 
 def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
     """The canonical dtype that ``args`` (values, dtypes, Python scalars) promote to."""
     if not args:
         raise ValueError("at least one array or dtype is required")
-    dtype, weak = lattice_result_type(*args)
-    dtype = canonicalize_dtype(dtype)
+    types = tuple([type_key(x) for x in args])
+    dtype, weak = lattice_result_type(types, config.jax_numpy_dtype_promotion, config.jax_enable_x64)
     return (dtype, weak) if return_weak_type_flag else dtype
 
 

@@ -19,7 +19,7 @@ ArrayLike = Any  # an Array, a Tracer, a NumPy value or a Python scalar
 def check_arraylike(name: str, *args: Any) -> None:
     """jax.numpy takes arrays and scalars, not lists: ``jnp.sum([1, 2])`` is an error."""
     for position, arg in enumerate(args):
-        if not is_arraylike(arg):
+        if type(arg) not in _ARRAYLIKE_TYPES and not is_arraylike(arg):
             raise TypeError(
                 f"{name} requires ndarray or scalar arguments, got {type(arg).__name__} at "
                 f"position {position}. Convert it with didax.numpy.asarray first."
@@ -28,6 +28,10 @@ def check_arraylike(name: str, *args: Any) -> None:
 
 def is_arraylike(x: Any) -> bool:
     return isinstance(x, (Array, Tracer, np.ndarray, np.generic)) or type(x) in dtypes.PYTHON_SCALAR_DTYPES
+
+
+# The exact types almost every argument has, recognised with one set lookup.
+_ARRAYLIKE_TYPES = frozenset({Array, np.ndarray, *dtypes.PYTHON_SCALAR_DTYPES})
 
 
 def as_array(x: ArrayLike) -> ArrayLike:
@@ -59,14 +63,14 @@ def promote_dtypes_inexact(*args: ArrayLike) -> list[ArrayLike]:
     dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
     # A weak int becomes the default float, like a Python float would.
     inexact = dtypes.default_dtype("f") if weak_type else dtypes.to_inexact_dtype(dtype)
-    return [convert(x, dtypes.canonicalize_dtype(inexact), weak_type) for x in args]
+    return [convert(x, inexact, weak_type) for x in args]
 
 
 def promote_shapes(name: str, *args: ArrayLike) -> list[ArrayLike]:
     """Give every non-scalar the same rank by adding leading size-1 axes; lax broadcasts the rest."""
     shapes = [get_aval(x).shape for x in args]
-    if len(set(shapes)) == 1:
-        return list(args)  # the common case: nothing to do
+    if len({shape for shape in shapes if shape}) < 2:
+        return list(args)  # the common case: one shape, and scalars, which lax broadcasts itself
     try:
         np.broadcast_shapes(*shapes)
     except ValueError:
@@ -86,7 +90,8 @@ def promote_args(name: str, *args: ArrayLike) -> list[ArrayLike]:
 
 def promote_args_inexact(name: str, *args: ArrayLike) -> list[ArrayLike]:
     check_arraylike(name, *args)
-    return promote_shapes(name, *promote_dtypes_inexact(*args))
+    args = promote_dtypes_inexact(*args)
+    return promote_shapes(name, *args) if len(args) > 1 else args  # one operand: no shapes to match
 
 
 def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> ArrayLike:
