@@ -7,6 +7,7 @@ the lattice below reproduces JAX's 18 x 18 promotion table exactly.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Hashable
 from typing import Any
 
@@ -60,6 +61,24 @@ def canonicalize_dtype(dtype: Any) -> np.dtype:
 def _canonicalize(dtype: Any, x64: bool) -> np.dtype:
     dt = check_dtype(dtype)
     return dt if x64 else _TO_32_BITS.get(dt, dt)
+
+
+def check_user_dtype(dtype: Any, fun_name: str) -> np.dtype:
+    """A ``dtype=`` argument, canonicalized; asking for a 64-bit type while x64 is off warns, as in
+    JAX, because the result will quietly be 32-bit."""
+    canonical = canonicalize_dtype(dtype)
+    if isinstance(dtype, type) and dtype in PYTHON_SCALAR_DTYPES:
+        return canonical  # dtype=int means "the default integer type": nothing is truncated
+    requested = check_dtype(dtype)
+    if requested != canonical:
+        warnings.warn(
+            f"Explicitly requested dtype {requested.name} requested in {fun_name} is not available, and "
+            f"will be truncated to dtype {canonical.name}. To enable more dtypes, set the "
+            "jax_enable_x64 configuration option: didax.config.update('jax_enable_x64', True).",
+            UserWarning,
+            stacklevel=3,
+        )
+    return canonical
 
 
 def check_dtype(dtype: Any) -> np.dtype:
