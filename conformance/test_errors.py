@@ -349,6 +349,10 @@ MISUSES: list[Misuse] = [
     M("map-not-callable", lambda jnp, lax, tu: tu.tree_map(5, [1, 2]), TypeError),
     M("register-twice", lambda jnp, lax, tu: [tu.register_pytree_node(t, lambda n: ((), None), lambda a, c: None) for t in [type("Twice", (), {})] * 2], ValueError),
     M("reduce-empty-no-initializer", lambda jnp, lax, tu: tu.tree_reduce(operator.add, []), TypeError),
+    M("flatten-unsortable-keys", lambda jnp, lax, tu: tu.tree_flatten({1: "a", "b": 2}), ValueError),
+    M("unflatten-not-a-treedef", lambda jnp, lax, tu: tu.tree_unflatten(5, [1]), AttributeError),
+    M("transpose-inner-mismatch", lambda jnp, lax, tu: tu.tree_transpose(
+        tu.tree_structure([1, 1]), tu.tree_structure((1, 1)), [(1, 2), (3,)]), TypeError),
 ]
 
 
