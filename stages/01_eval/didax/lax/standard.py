@@ -148,9 +148,12 @@ def check_axes(
     """
     axes = tuple(int(a) for a in axes)
     if any(not 0 <= a < ndim for a in axes):
-        raise error(f"{name}: {what} {axes} out of bounds for an array of rank {ndim}.")
+        raise error(
+            f"{name}: {what} {axes} out of bounds for an array of rank {ndim}; each must be in "
+            f"range({ndim}) (lax takes no negative axes)."
+        )
     if len(set(axes)) != len(axes):
-        raise error(f"{name}: duplicate value in {what} {axes}.")
+        raise error(f"{name}: duplicate value in {what} {axes}; name each axis once.")
     return axes
 
 

@@ -121,7 +121,7 @@ def _transpose_shape(x: ShapedArray, *, permutation: tuple[int, ...]) -> tuple[i
     if sorted(permutation) != list(range(x.ndim)):
         raise TypeError(
             "transpose permutation isn't a permutation of operand dimensions, got permutation "
-            f"{permutation} for operand shape {x.shape}."
+            f"{permutation} for operand shape {x.shape}; give each of its {x.ndim} axes exactly once."
         )
     return tuple(x.shape[p] for p in permutation)
 
