@@ -51,6 +51,7 @@ CASES = [
     ("lax_sub", "lax", "sub", "sub"),
     ("tree_order", "pytrees", None, "dict"),
     ("treedef_repr", "pytrees", None, "documented"),
+    ("numpy_reshape_error", "errors", "reshape", "reshape-wrong-size"),
 ]
 
 

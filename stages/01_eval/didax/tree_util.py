@@ -8,7 +8,7 @@ from __future__ import annotations
 import collections
 import functools
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
 Leaf = Any
@@ -121,6 +121,22 @@ def _node_entry(node_type: type) -> NodeType | None:
     return entry
 
 
+def _children_and_aux(entry: NodeType, node: Any) -> tuple[list[Any], Any]:
+    """Call the flatten function registered for ``node``'s type, checking what it returned."""
+    out = entry.flatten(node)
+    what = f"The flatten function registered for {type(node).__name__}"
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise ValueError(f"{what} must return a (children, aux_data) tuple, got {out!r}.")
+    children, aux_data = out
+    try:
+        children = iter(children)
+    except TypeError:
+        raise ValueError(
+            f"{what} must return a (children, aux_data) tuple whose children are iterable, got {out!r}."
+        ) from None
+    return list(children), aux_data
+
+
 # --- PyTreeDef: the structure with the leaves taken out -------------------------------------------
 
 
@@ -136,17 +152,14 @@ class PyTreeDef:
     node_type: type | None
     aux_data: Any = None
     child_defs: tuple[PyTreeDef, ...] = ()
+    # Counted once, from the children's counts: no method needs to walk the whole tree for them.
+    num_leaves: int = field(init=False, compare=False)
+    num_nodes: int = field(init=False, compare=False)
 
-    # Cached so that unflatten can ask every node for its count without a quadratic walk.
-    @functools.cached_property
-    def num_leaves(self) -> int:
-        if self.node_type is None:
-            return 1
-        return sum(child.num_leaves for child in self.child_defs)
-
-    @functools.cached_property
-    def num_nodes(self) -> int:
-        return 1 + sum(child.num_nodes for child in self.child_defs)
+    def __post_init__(self) -> None:
+        leaves = 1 if self.node_type is None else sum(child.num_leaves for child in self.child_defs)
+        object.__setattr__(self, "num_leaves", leaves)  # the dataclass is frozen
+        object.__setattr__(self, "num_nodes", 1 + sum(child.num_nodes for child in self.child_defs))
 
     def __hash__(self) -> int:
         # aux_data may be unhashable (JAX allows a dict there), so leave it out; equal treedefs
@@ -179,16 +192,46 @@ class PyTreeDef:
 
 _LEAF = PyTreeDef(None)
 
+# Flattening and unflattening walk the tree with a loop and an explicit stack of frames, not with
+# recursion, so that the depth of a tree is limited by memory, not by Python's recursion limit.
+
+
+@dataclass
+class _Frame:
+    """A node being walked: the children still to visit, and the results for those visited."""
+
+    node_type: type | None
+    aux_data: Any
+    pending: Iterator[Any]
+    done: list[Any] = field(default_factory=list)
+
+
+_END = object()  # what next() gives for a node with no children left (None is a valid child)
+
 
 def _build(treedef: PyTreeDef, leaves: Iterator[Leaf]) -> PyTree:
-    """Rebuild one node, drawing leaves from a shared iterator (so the whole tree is linear)."""
-    if treedef.node_type is None:
-        return next(leaves)
-    children = tuple(_build(child, leaves) for child in treedef.child_defs)
-    entry = _node_entry(treedef.node_type)
-    assert entry is not None, f"{treedef.node_type} was a node when flattened"
+    """Rebuild ``treedef``'s containers around ``leaves``, children before their parent."""
+    root = _Frame(None, None, iter([treedef]))  # a frame holding the whole tree as its one child
+    stack = [root]
+    while stack:
+        frame = stack[-1]
+        child_def = next(frame.pending, _END)
+        if child_def is _END:  # all of frame's children are rebuilt: rebuild frame's node
+            stack.pop()
+            if stack:
+                stack[-1].done.append(_rebuild(frame.node_type, frame.aux_data, frame.done))
+        elif child_def.node_type is None:
+            frame.done.append(next(leaves))
+        else:
+            stack.append(_Frame(child_def.node_type, child_def.aux_data, iter(child_def.child_defs)))
+    return root.done[0]
+
+
+def _rebuild(node_type: Any, aux_data: Any, children: list[Any]) -> PyTree:
+    entry = _node_entry(node_type)
+    assert entry is not None, f"{node_type} was a node when flattened"
     # No validation of the children: transformations put placeholders such as object() here.
-    return entry.unflatten(treedef.aux_data, children)
+    return entry.unflatten(aux_data, tuple(children))
 
 
 def _render(treedef: PyTreeDef) -> str:
@@ -223,14 +266,25 @@ def tree_flatten(tree: PyTree, is_leaf: IsLeaf = None) -> tuple[list[Leaf], PyTr
 
 
 def _flatten_into(tree: PyTree, is_leaf: IsLeaf, leaves: list[Leaf]) -> PyTreeDef:
-    """Append ``tree``'s leaves to ``leaves`` (one shared list keeps this linear)."""
-    entry = None if is_leaf is not None and is_leaf(tree) else _node_entry(type(tree))
-    if entry is None:
-        leaves.append(tree)
-        return _LEAF
-    children, aux_data = entry.flatten(tree)
-    child_defs = tuple(_flatten_into(child, is_leaf, leaves) for child in children)
-    return PyTreeDef(type(tree), aux_data, child_defs)
+    """Append ``tree``'s leaves to ``leaves`` and return its structure, children before parent."""
+    root = _Frame(None, None, iter([tree]))  # a frame holding the whole tree as its one child
+    stack = [root]
+    while stack:
+        frame = stack[-1]
+        child = next(frame.pending, _END)
+        if child is _END:  # all of frame's children are flattened: make frame's treedef
+            stack.pop()
+            if stack:
+                stack[-1].done.append(PyTreeDef(frame.node_type, frame.aux_data, tuple(frame.done)))
+            continue
+        entry = None if is_leaf is not None and is_leaf(child) else _node_entry(type(child))
+        if entry is None:
+            leaves.append(child)
+            frame.done.append(_LEAF)
+        else:
+            children, aux_data = _children_and_aux(entry, child)
+            stack.append(_Frame(type(child), aux_data, iter(children)))
+    return root.done[0]
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Leaf]) -> PyTree:
@@ -289,8 +343,7 @@ def _match_prefix(treedef: PyTreeDef, tree: PyTree, path: list[str], out: list[P
         raise _Mismatch(f"expected {_describe_type(treedef.node_type)}, got {_describe(tree)}")
     entry = _node_entry(treedef.node_type)
     assert entry is not None
-    children, aux_data = entry.flatten(tree)
-    children = list(children)
+    children, aux_data = _children_and_aux(entry, tree)
     node = _describe_type(treedef.node_type)
     if aux_data != treedef.aux_data:  # dict keys, namedtuple class, custom aux data
         raise _Mismatch(

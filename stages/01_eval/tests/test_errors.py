@@ -102,3 +102,52 @@ def test_advanced_indexing_is_refused_clearly():
 def test_scalar_conversion_of_an_array_names_its_shape():
     with pytest.raises(TypeError, match=r"shape \(3,\)"):
         int(jnp.ones(3))
+
+
+def test_bad_axes_are_value_errors_and_index_errors_as_jax_raises_either():
+    with pytest.raises(np.exceptions.AxisError, match="axis 2 is out of bounds"):
+        jnp.mean(jnp.ones((2, 3)), axis=2)  # JAX: IndexError here, ValueError in jnp.sum
+    with pytest.raises(TypeError, match="axis must be an integer, got 0.5"):
+        jnp.concatenate([jnp.ones(3)], axis=0.5)
+    with pytest.raises(NameError, match="unbound axis name: 0"):
+        jnp.sum(jnp.ones(3), axis="0")
+    _still_works()
+
+
+def test_axis_may_be_an_integer_array_and_a_shape_an_int():
+    assert jnp.sum(jnp.ones((2, 3)), axis=jnp.asarray(0)).shape == (3,)
+    assert jnp.broadcast_to(jnp.ones(()), 3).shape == (3,)
+
+
+def test_dynamic_update_slice_refuses_extra_start_indices():
+    with pytest.raises(ValueError, match="one start index per operand dimension: got 2 start indices"):
+        lax.dynamic_update_slice(jnp.ones(3), jnp.ones(1), (0, 0))
+    with pytest.raises(ValueError, match="got 2 start indices"):
+        lax.dynamic_slice(jnp.ones(3), (0, 0), (1,))
+    _still_works()
+
+
+def test_lax_shapes_with_negative_sizes_are_type_errors():
+    with pytest.raises(TypeError, match="negative dimension"):
+        lax.reshape(jnp.ones(6), (-1,))
+    with pytest.raises(TypeError, match="nonnegative"):
+        jnp.zeros(-1)
+    _still_works()
+
+
+def test_argmax_refuses_complex_numbers():
+    with pytest.raises(TypeError, match="argmax does not accept dtype complex64"):
+        jnp.argmax(jnp.ones(3, "complex64"))
+
+
+def test_out_arguments_are_not_supported():
+    with pytest.raises(NotImplementedError, match="'out' argument to didax.numpy.sum"):
+        jnp.sum(jnp.ones(3), out=jnp.ones(()))
+
+
+def test_broadcast_in_dim_takes_dimensions_in_any_order():
+    x = np.arange(6).reshape(2, 3)
+    out = lax.broadcast_in_dim(jnp.asarray(x), (3, 2), (1, 0))
+    np.testing.assert_array_equal(out, x.T)
+    out = lax.broadcast_in_dim(jnp.asarray(x), (3, 4, 2), (2, 0))
+    np.testing.assert_array_equal(out, np.broadcast_to(x.T[:, None, :], (3, 4, 2)))

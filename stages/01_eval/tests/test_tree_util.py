@@ -336,6 +336,26 @@ def test_unsortable_dict_keys_raise_value_error() -> None:
         tree_util.tree_flatten({1: "a", "b": 2})
 
 
+def test_a_flatten_function_must_return_children_and_aux_data() -> None:
+    class Bad:
+        pass
+
+    results = iter([[[1], None], ((1,), None, 0), None, (5, None)])
+    tree_util.register_pytree_node(Bad, lambda node: next(results), lambda aux, children: Bad())
+    for _ in range(4):
+        with pytest.raises(ValueError, match="flatten function registered for Bad must return a"):
+            tree_util.tree_leaves(Bad())
+
+
+def test_deeply_nested_lists_flatten_and_rebuild_without_recursion_errors() -> None:
+    tree: Any = [1.0]
+    for _ in range(4999):
+        tree = [tree]
+    leaves, treedef = tree_util.tree_flatten(tree)
+    assert leaves == [1.0] and (treedef.num_leaves, treedef.num_nodes) == (1, 5001)
+    assert tree_util.tree_leaves(tree_util.tree_map(lambda x: x + 1, tree)) == [2.0]
+
+
 # --- is_leaf --------------------------------------------------------------------------------------
 
 

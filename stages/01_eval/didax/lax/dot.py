@@ -28,8 +28,8 @@ def _dot_general_shape(
     lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers: DimensionNumbers, preferred_element_type: Any
 ) -> tuple[int, ...]:
     (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
-    check_axes("dot_general", lhs_contract + lhs_batch, lhs.ndim, "lhs contracting and batch dimensions")
-    check_axes("dot_general", rhs_contract + rhs_batch, rhs.ndim, "rhs contracting and batch dimensions")
+    check_axes("dot_general", lhs_contract + lhs_batch, lhs.ndim, "lhs contracting and batch dims", TypeError)
+    check_axes("dot_general", rhs_contract + rhs_batch, rhs.ndim, "rhs contracting and batch dims", TypeError)
     for name, lhs_dims, rhs_dims in (("contracting", lhs_contract, rhs_contract), ("batch", lhs_batch, rhs_batch)):
         lhs_sizes = tuple(lhs.shape[d] for d in lhs_dims)
         rhs_sizes = tuple(rhs.shape[d] for d in rhs_dims)
@@ -113,8 +113,12 @@ def dot_general(
 
 def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """Vector/matrix products: contract lhs's last dimension with rhs's first."""
-    lhs_ndim, rhs_ndim = get_aval(lhs).ndim, get_aval(rhs).ndim
-    if lhs_ndim not in (1, 2) or rhs_ndim not in (1, 2):
-        raise TypeError(f"lax.dot takes arrays of rank 1 or 2, got ranks {lhs_ndim} and {rhs_ndim}.")
+    lhs_shape, rhs_shape = get_aval(lhs).shape, get_aval(rhs).shape
+    lhs_ndim = len(lhs_shape)
+    if lhs_ndim not in (1, 2) or len(rhs_shape) not in (1, 2) or lhs_shape[-1] != rhs_shape[0]:
+        raise ValueError(
+            f"lax.dot multiplies matrices and vectors whose inner sizes match, got shapes {lhs_shape} "
+            f"and {rhs_shape}. For other contractions use lax.dot_general with dimension_numbers."
+        )
     numbers = (((lhs_ndim - 1,), (0,)), ((), ()))
     return dot_general(lhs, rhs, numbers, precision, preferred_element_type)

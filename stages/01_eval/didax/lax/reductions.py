@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import dtypes
 from ..core import ShapedArray
-from .standard import ANY, NUMBER, check_axes, check_dtype, never_weak, standard_primitive
+from .standard import ANY, NUMBER, ORDERED, check_axes, check_dtype, never_weak, standard_primitive
 
 
 def _reduced_shape(name: str, x: ShapedArray, axes: tuple[int, ...]) -> tuple[int, ...]:
@@ -113,7 +113,7 @@ def arg_reduction(name: str, numpy_fn: Any) -> Any:
         return _reduced_shape(name, x, axes)
 
     def dtype_rule(x: ShapedArray, *, axes: tuple[int, ...], index_dtype: np.dtype) -> np.dtype:
-        check_dtype(name, x, ANY)
+        check_dtype(name, x, ORDERED)  # complex numbers have no order to take the extreme of
         if index_dtype.kind not in "iu":
             raise TypeError(f"{name} index_dtype must be an integer type, got {index_dtype.name}.")
         return index_dtype

@@ -191,24 +191,39 @@ def broadcasting_shape(name: str, *avals: ShapedArray) -> tuple[int, ...]:
     return tuple(result)
 
 
-def check_axes(name: str, axes: Sequence[int], ndim: int, what: str = "axes") -> tuple[int, ...]:
-    """Axes must be distinct and in range; lax takes no negative axes (jax.numpy does)."""
+def check_axes(
+    name: str, axes: Sequence[int], ndim: int, what: str = "axes", error: type[Exception] = ValueError
+) -> tuple[int, ...]:
+    """Axes must be distinct and in range; lax takes no negative axes (jax.numpy does).
+
+    JAX raises ValueError for bad reduction axes but TypeError for some other primitives
+    (rev, dot_general): ``error`` says which.
+    """
     axes = tuple(int(a) for a in axes)
     if any(not 0 <= a < ndim for a in axes):
-        raise ValueError(f"{name}: {what} {axes} out of bounds for an array of rank {ndim}.")
+        raise error(
+            f"{name}: {what} {axes} out of bounds for an array of rank {ndim}; each must be in "
+            f"range({ndim}) (lax takes no negative axes)."
+        )
     if len(set(axes)) != len(axes):
-        raise ValueError(f"{name}: duplicate value in {what} {axes}.")
+        raise error(f"{name}: duplicate value in {what} {axes}; name each axis once.")
     return axes
 
 
-def as_shape(name: str, shape: Any) -> tuple[int, ...]:
-    """A shape given by the user: a sequence of non-negative Python ints."""
+def as_dims(name: str, shape: Any) -> tuple[int, ...]:
+    """A shape given by the user: a sequence of integers (Python ints, NumPy ints, integer scalar
+    arrays). Signs are not checked here."""
     try:
-        dims = tuple(operator.index(d) for d in shape)
+        return tuple(operator.index(d) for d in shape)
     except TypeError:
         raise TypeError(
             f"{name}: shapes must be 1D sequences of concrete values of integer type, got {shape!r}."
         ) from None
+
+
+def as_shape(name: str, shape: Any) -> tuple[int, ...]:
+    """A shape given by the user to lax: a sequence of non-negative integers."""
+    dims = as_dims(name, shape)
     if any(d < 0 for d in dims):
-        raise ValueError(f"{name}: shape {dims} has a negative dimension.")
+        raise TypeError(f"{name}: shape {dims} has a negative dimension; every size must be >= 0.")
     return dims

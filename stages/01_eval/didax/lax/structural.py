@@ -30,7 +30,8 @@ def _keep_dtype(x: ShapedArray, *rest: Any, **params: Any) -> np.dtype:
 
 
 # ----------------------------------------------------------------------------------------------
-# broadcast_in_dim: operand dimension i becomes output dimension broadcast_dimensions[i].
+# broadcast_in_dim: operand dimension i becomes output dimension broadcast_dimensions[i]. The
+# dimensions need not be in increasing order: then the operand's axes are also transposed.
 
 
 def _broadcast_in_dim_shape(
@@ -41,13 +42,7 @@ def _broadcast_in_dim_shape(
             f"broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; got "
             f"broadcast_dimensions {broadcast_dimensions} for operand ndim {x.ndim}."
         )
-    if any(not 0 <= d < len(shape) for d in broadcast_dimensions) or list(
-        broadcast_dimensions
-    ) != sorted(set(broadcast_dimensions)):
-        raise TypeError(
-            f"broadcast_in_dim broadcast_dimensions must be strictly increasing and in range for "
-            f"the target shape {shape}; got {broadcast_dimensions}."
-        )
+    check_axes("broadcast_in_dim", broadcast_dimensions, len(shape), "broadcast_dimensions", TypeError)
     for size, dim in zip(x.shape, broadcast_dimensions):
         if size != 1 and size != shape[dim]:
             raise TypeError(
@@ -62,9 +57,11 @@ def _broadcast_in_dim_shape(
 def _broadcast_in_dim(
     x: np.ndarray, *, shape: tuple[int, ...], broadcast_dimensions: tuple[int, ...]
 ) -> np.ndarray:
-    # Give x the output's rank (size-1 axes where it has none), then let NumPy broadcast.
+    # Put x's axes in the order they take in the output, give x the output's rank (size-1 axes
+    # where it has none), then let NumPy broadcast.
+    x = np.transpose(x, np.argsort(broadcast_dimensions))
     expanded = [1] * len(shape)
-    for size, dim in zip(x.shape, broadcast_dimensions):
+    for size, dim in zip(x.shape, sorted(broadcast_dimensions)):
         expanded[dim] = size
     return np.broadcast_to(x.reshape(expanded), shape)
 
@@ -124,7 +121,7 @@ def _transpose_shape(x: ShapedArray, *, permutation: tuple[int, ...]) -> tuple[i
     if sorted(permutation) != list(range(x.ndim)):
         raise TypeError(
             "transpose permutation isn't a permutation of operand dimensions, got permutation "
-            f"{permutation} for operand shape {x.shape}."
+            f"{permutation} for operand shape {x.shape}; give each of its {x.ndim} axes exactly once."
         )
     return tuple(x.shape[p] for p in permutation)
 
@@ -174,7 +171,7 @@ def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
 
 
 def _rev_shape(x: ShapedArray, *, dimensions: tuple[int, ...]) -> tuple[int, ...]:
-    check_axes("rev", dimensions, x.ndim, what="dimensions")
+    check_axes("rev", dimensions, x.ndim, "dimensions", TypeError)
     return x.shape
 
 
@@ -193,11 +190,9 @@ def rev(operand: Any, dimensions: Sequence[int]) -> Any:
 
 
 def _concatenate_shape(*xs: ShapedArray, dimension: int) -> tuple[int, ...]:
-    if not xs:
-        raise TypeError("concatenate requires at least one operand.")
     if len({x.ndim for x in xs}) > 1:
         raise TypeError(f"concatenate operands must have equal ranks, got shapes {[x.shape for x in xs]}.")
-    check_axes("concatenate", (dimension,), xs[0].ndim, what="dimension")
+    check_axes("concatenate", (dimension,), xs[0].ndim, "dimension", TypeError)
     other_dims = {x.shape[:dimension] + x.shape[dimension + 1 :] for x in xs}
     if len(other_dims) > 1:
         raise TypeError(
@@ -217,6 +212,8 @@ concatenate_p = standard_primitive(
 
 
 def concatenate(operands: Sequence[Any], dimension: int) -> Any:
+    if not len(operands):
+        raise ValueError("concatenate requires at least one operand: got an empty sequence of arrays.")
     return concatenate_p.bind(*operands, dimension=int(dimension))
 
 
@@ -225,7 +222,7 @@ PaddingConfig = tuple[tuple[int, int, int], ...]
 
 def _pad_shape(x: ShapedArray, value: ShapedArray, *, padding_config: PaddingConfig) -> tuple[int, ...]:
     if value.shape != ():
-        raise TypeError(f"pad padding_value must be a scalar, got shape {value.shape}.")
+        raise ValueError(f"pad padding_value must be a scalar, got shape {value.shape}.")
     if len(padding_config) != x.ndim:
         raise ValueError(f"pad padding_config has {len(padding_config)} entries for an operand of rank {x.ndim}.")
     shape = []
@@ -275,10 +272,15 @@ def _slice_shape(
     x: ShapedArray, *, start_indices: tuple[int, ...], limit_indices: tuple[int, ...], strides: Any
 ) -> tuple[int, ...]:
     strides = strides or (1,) * x.ndim
-    if not len(start_indices) == len(limit_indices) == len(strides) == x.ndim:
+    if not len(start_indices) == len(limit_indices) == x.ndim:
+        raise ValueError(
+            f"slice needs one start index and one limit index per operand dimension; got "
+            f"start_indices {start_indices} and limit_indices {limit_indices} for operand shape {x.shape}."
+        )
+    if len(strides) != x.ndim:
         raise TypeError(
-            f"slice start_indices {start_indices}, limit_indices {limit_indices} and strides "
-            f"{strides} must each have one entry per operand dimension ({x.ndim})."
+            f"slice needs one stride per operand dimension; got strides {strides} for operand "
+            f"shape {x.shape}."
         )
     for start, limit, stride, size in zip(start_indices, limit_indices, strides, x.shape):
         if not 0 <= start <= limit <= size or stride < 1:
@@ -316,9 +318,16 @@ def slice(  # noqa: A001 - JAX's name
 # Dynamic slicing: start indices are array values; they are clamped so the slice fits.
 
 
+def _check_index_count(name: str, shape: Sequence[int], count: int) -> None:
+    if count != len(shape):
+        raise ValueError(
+            f"{name} needs one start index per operand dimension: got {count} start indices for "
+            f"an operand of shape {tuple(shape)}."
+        )
+
+
 def _check_start_indices(name: str, x: ShapedArray, indices: Sequence[ShapedArray]) -> None:
-    if len(indices) != x.ndim:
-        raise TypeError(f"{name} needs one start index per operand dimension ({x.ndim}), got {len(indices)}.")
+    _check_index_count(name, x.shape, len(indices))
     for i, index in enumerate(indices):
         if index.shape != ():
             raise TypeError(f"{name} start indices must be scalars, got shape {index.shape} at {i}.")
@@ -331,10 +340,15 @@ def _clamped_starts(shape: Sequence[int], sizes: Sequence[int], indices: Sequenc
 
 def _dynamic_slice_shape(x: ShapedArray, *indices: ShapedArray, slice_sizes: tuple[int, ...]) -> tuple[int, ...]:
     _check_start_indices("dynamic_slice", x, indices)
-    if len(slice_sizes) != x.ndim or any(not 0 <= s <= d for s, d in zip(slice_sizes, x.shape)):
+    if len(slice_sizes) != x.ndim:
+        raise ValueError(
+            f"dynamic_slice needs one slice size per operand dimension: got slice_sizes "
+            f"{slice_sizes} for operand shape {x.shape}."
+        )
+    if any(not 0 <= s <= d for s, d in zip(slice_sizes, x.shape)):
         raise TypeError(
-            f"dynamic_slice slice_sizes must be non-negative, at most the operand shape, one per "
-            f"dimension; got slice_sizes {slice_sizes} for operand shape {x.shape}."
+            f"dynamic_slice slice_sizes must be non-negative and at most the operand shape; got "
+            f"slice_sizes {slice_sizes} for operand shape {x.shape}."
         )
     return slice_sizes
 
@@ -390,12 +404,14 @@ def _wrap_negative(index: Any, size: int) -> Any:
 
 def dynamic_slice(operand: Any, start_indices: Sequence[Any], slice_sizes: Sequence[int]) -> Any:
     shape = get_aval(operand).shape
+    _check_index_count("dynamic_slice", shape, len(start_indices))  # before zip drops extras
     starts = [_wrap_negative(i, d) for i, d in zip(start_indices, shape)]
     return dynamic_slice_p.bind(operand, *starts, slice_sizes=as_shape("dynamic_slice", slice_sizes))
 
 
 def dynamic_update_slice(operand: Any, update: Any, start_indices: Sequence[Any]) -> Any:
     shape = get_aval(operand).shape
+    _check_index_count("dynamic_update_slice", shape, len(start_indices))  # before zip drops extras
     starts = [_wrap_negative(i, d) for i, d in zip(start_indices, shape)]
     return dynamic_update_slice_p.bind(operand, update, *starts)
 

@@ -14,17 +14,20 @@ from .. import dtypes, lax
 from ..array import Array, to_array
 from ..core import Tracer, canonicalize_value, get_aval
 from .ufuncs import add, floor_toward_minus_inf, multiply, subtract, true_divide
-from .util import ArrayLike, broadcast_to, convert, promote_dtypes
+from .util import ArrayLike, broadcast_to, check_arraylike, convert, promote_dtypes
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
     """An int or a sequence of ints, as a shape."""
     try:
-        return (operator.index(shape),) if not isinstance(shape, (tuple, list)) else tuple(map(operator.index, shape))
+        dims = tuple(map(operator.index, (shape,) if np.ndim(shape) == 0 else shape))
     except TypeError:
         raise TypeError(
             f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}."
         ) from None
+    if any(d < 0 for d in dims):  # JAX finds it in broadcast_in_dim's shape rule: a TypeError
+        raise TypeError(f"Shapes must have every element be nonnegative, got {dims}.")
+    return dims
 
 
 def _dtype_or(dtype: Any, default_kind: str) -> np.dtype:
@@ -92,7 +95,7 @@ def _stack_nested(seq: Sequence[Any], dtype: Any) -> ArrayLike:
         items = [convert(x, dtypes.canonicalize_dtype(dtype)) for x in items]
     shapes = {get_aval(x).shape for x in items}
     if len(shapes) > 1:
-        raise ValueError(f"didax.numpy.array: elements have different shapes {sorted(shapes)}.")
+        raise TypeError(f"didax.numpy.array: elements have different shapes {sorted(shapes)}.")
     expanded = [lax.reshape(x, (1,) + get_aval(x).shape) for x in items]
     out = lax.concatenate(expanded, 0)
     return convert(out, get_aval(out).dtype, weak_type=False)
@@ -104,6 +107,7 @@ def _stack_nested(seq: Sequence[Any], dtype: Any) -> ArrayLike:
 
 def full(shape: Any, fill_value: ArrayLike, dtype: Any = None) -> ArrayLike:
     """``fill_value`` broadcast to ``shape``; a Python scalar fill keeps its weak type."""
+    check_arraylike("full", fill_value)
     value = asarray(fill_value) if dtype is None else asarray(fill_value, dtype=dtype)
     return broadcast_to(value, _shape(shape))
 
@@ -187,9 +191,24 @@ def linspace(
     return (out, convert(step, out_dtype)) if retstep else out
 
 
+def _eye_size(name: str, n: Any) -> int:
+    """N or M of eye: an integer (else TypeError) that is not negative (else ValueError, as NumPy)."""
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"eye: {name} must be an integer, got {n!r}.") from None
+    if n < 0:
+        raise ValueError(f"eye: negative dimensions are not allowed, got {name}={n}.")
+    return n
+
+
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> ArrayLike:
     """Ones on the k-th diagonal of an N x M matrix, zeros elsewhere."""
-    M = N if M is None else M
+    N, M = _eye_size("N", N), _eye_size("M", N if M is None else M)
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise ValueError(f"eye: k must be a scalar integer, got {k!r}.") from None
     rows = lax.broadcasted_iota(np.int32, (N, M), 0)
     cols = lax.broadcasted_iota(np.int32, (N, M), 1)
     on_diagonal = lax.eq(lax.sub(cols, rows), np.int32(k))

@@ -24,6 +24,26 @@ def _upcast_small_ints(dtype: np.dtype) -> np.dtype:
     return dtype
 
 
+def _no_out(name: str, out: Any) -> None:
+    """didax arrays are immutable, so there is no output array to write into."""
+    if out is not None:
+        raise NotImplementedError(
+            f"The 'out' argument to didax.numpy.{name} is not supported; use the returned array."
+        )
+
+
+def _reduction_axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    """canonicalize_axes, but a string is refused as JAX refuses it: as an axis *name*, which
+    only exists inside a mapped function (pmap, shard_map)."""
+    for name in axis if isinstance(axis, (tuple, list)) else (axis,):
+        if isinstance(name, str):
+            raise NameError(
+                f"Found an unbound axis name: {name}. Array axes are given by integer position "
+                "(axis=0); a string names an axis of a mapped function."
+            )
+    return canonicalize_axes(axis, ndim)
+
+
 def _keep_dims(out: ArrayLike, in_shape: tuple[int, ...], axes: tuple[int, ...]) -> ArrayLike:
     return lax.reshape(out, tuple(1 if i in axes else n for i, n in enumerate(in_shape)))
 
@@ -31,7 +51,7 @@ def _keep_dims(out: ArrayLike, in_shape: tuple[int, ...], axes: tuple[int, ...])
 def _reduce(name: str, lax_fn: Any, a: ArrayLike, axis: Any, dtype: Any, keepdims: bool, upcast: bool) -> ArrayLike:
     check_arraylike(name, a)
     aval = get_aval(a)
-    axes = canonicalize_axes(axis, aval.ndim)
+    axes = _reduction_axes(axis, aval.ndim)
     if dtype is not None:
         out_dtype = dtypes.canonicalize_dtype(dtype)
     else:
@@ -42,26 +62,30 @@ def _reduce(name: str, lax_fn: Any, a: ArrayLike, axis: Any, dtype: Any, keepdim
 
 
 def sum(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False) -> ArrayLike:  # noqa: A001
+    _no_out("sum", out)
     return _reduce("sum", lax.reduce_sum, a, axis, dtype, keepdims, upcast=True)
 
 
 def prod(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False) -> ArrayLike:
+    _no_out("prod", out)
     return _reduce("prod", lax.reduce_prod, a, axis, dtype, keepdims, upcast=True)
 
 
 def _extremum(name: str, lax_fn: Any, a: ArrayLike, axis: Any, keepdims: bool) -> ArrayLike:
     aval = get_aval(a)
-    axes = canonicalize_axes(axis, aval.ndim)
+    axes = _reduction_axes(axis, aval.ndim)
     if any(aval.shape[i] == 0 for i in axes):
         raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
     return _reduce(name, lax_fn, a, axis, None, keepdims, upcast=False)
 
 
 def max(a: ArrayLike, axis: Any = None, out: None = None, keepdims: bool = False) -> ArrayLike:  # noqa: A001
+    _no_out("max", out)
     return _extremum("max", lax.reduce_max, a, axis, keepdims)
 
 
 def min(a: ArrayLike, axis: Any = None, out: None = None, keepdims: bool = False) -> ArrayLike:  # noqa: A001
+    _no_out("min", out)
     return _extremum("min", lax.reduce_min, a, axis, keepdims)
 
 
@@ -70,13 +94,14 @@ amax, amin = max, min
 
 def mean(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False) -> ArrayLike:
     """The sum divided by the count; integers and bools average as the default float."""
+    _no_out("mean", out)
     check_arraylike("mean", a)
     aval = get_aval(a)
     if dtype is not None:
         out_dtype = dtypes.canonicalize_dtype(dtype)
     else:
         out_dtype = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(aval.dtype))
-    axes = canonicalize_axes(axis, aval.ndim)
+    axes = _reduction_axes(axis, aval.ndim)
     count = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
     total = sum(convert(a, out_dtype), axis=axes, keepdims=keepdims)
     return lax.div(total, convert(count, out_dtype))
@@ -100,8 +125,10 @@ def _arg_extremum(name: str, lax_fn: Any, a: ArrayLike, axis: Any, keepdims: boo
 
 
 def argmax(a: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool = False) -> ArrayLike:
+    _no_out("argmax", out)
     return _arg_extremum("argmax", lax.argmax, a, axis, keepdims)
 
 
 def argmin(a: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool = False) -> ArrayLike:
+    _no_out("argmin", out)
     return _arg_extremum("argmin", lax.argmin, a, axis, keepdims)

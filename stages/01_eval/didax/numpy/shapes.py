@@ -31,7 +31,7 @@ def reshape(a: ArrayLike, shape: Any = None, order: str = "C") -> ArrayLike:
     size = get_aval(a).size
     dims = [operator.index(d) for d in ((shape,) if isinstance(shape, (int, np.integer)) else shape)]
     if dims.count(-1) > 1:
-        raise ValueError("can only specify one unknown dimension")
+        raise TypeError(f"can only specify one unknown dimension (-1) in a shape, got {tuple(dims)}.")
     if -1 in dims:
         known = int(np.prod([d for d in dims if d != -1], dtype=np.int64))
         if known == 0 or size % known:
@@ -47,35 +47,55 @@ def ravel(a: ArrayLike) -> ArrayLike:
 
 
 def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> ArrayLike:
+    """Permute the axes (reverse them by default); negative axes count from the end."""
     check_arraylike("transpose", a)
     ndim = get_aval(a).ndim
-    perm = tuple(reversed(range(ndim))) if axes is None else canonicalize_axes(axes, ndim)
-    if len(perm) != ndim:
-        raise ValueError(f"axes {axes} don't match array of dimension {ndim}")
-    return lax.transpose(a, perm)
+    if axes is None:
+        return lax.transpose(a, tuple(reversed(range(ndim))))
+    # Each axis is checked here; whether they make a permutation, lax.transpose checks.
+    return lax.transpose(a, tuple(canonicalize_axis(i, ndim) for i in axes))
 
 
 def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> ArrayLike:
+    check_arraylike("swapaxes", a)
     ndim = get_aval(a).ndim
     perm = list(range(ndim))
-    i, j = canonicalize_axis(axis1, ndim), canonicalize_axis(axis2, ndim)
+    i, j = _swap_axis(axis1, ndim), _swap_axis(axis2, ndim)
     perm[i], perm[j] = perm[j], perm[i]
     return lax.transpose(a, perm)
 
 
+def _swap_axis(axis: Any, ndim: int) -> int:
+    """An axis for swapaxes, which (as in JAX) reports any bad axis as an IndexError."""
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise IndexError(f"swapaxes takes integer axes, got {axis!r} of type {type(axis).__name__}.")
+    return canonicalize_axis(axis, ndim)  # AxisError is an IndexError too
+
+
 def moveaxis(a: ArrayLike, source: int | Sequence[int], destination: int | Sequence[int]) -> ArrayLike:
+    check_arraylike("moveaxis", a)
     ndim = get_aval(a).ndim
-    src = canonicalize_axes(source, ndim)
-    dst = canonicalize_axes(destination, ndim)
+    src = _axes_maybe_repeated(source, ndim)
+    dst = _axes_maybe_repeated(destination, ndim)
     if len(src) != len(dst):
         raise ValueError("`source` and `destination` arguments must have the same number of elements")
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        # JAX finds this when lax.transpose gets a non-permutation, so it is a TypeError.
+        raise TypeError(f"moveaxis: repeated axis in source {source!r} or destination {destination!r}.")
     perm = [i for i in range(ndim) if i not in src]
     for d, s in sorted(zip(dst, src)):  # insert each moved axis at its destination
         perm.insert(d, s)
     return lax.transpose(a, perm)
 
 
+def _axes_maybe_repeated(axis: int | Sequence[int], ndim: int) -> tuple[int, ...]:
+    """One axis or a sequence of axes, each checked and made non-negative; repeats are kept."""
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    return tuple(canonicalize_axis(i, ndim) for i in axes)
+
+
 def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> ArrayLike:
+    check_arraylike("squeeze", a)
     shape = get_aval(a).shape
     if axis is None:
         axes = tuple(i for i, n in enumerate(shape) if n == 1)
@@ -85,7 +105,8 @@ def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> ArrayLike:
 
 
 def expand_dims(a: ArrayLike, axis: int | Sequence[int]) -> ArrayLike:
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    check_arraylike("expand_dims", a)
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     return lax.expand_dims(a, canonicalize_axes(axes, get_aval(a).ndim + len(axes)))
 
 
@@ -100,7 +121,8 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0) -> ArrayLike:
     if ndims == {0}:
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
     if len(ndims) > 1:
-        raise ValueError(f"All input arrays must have the same number of dimensions, got {sorted(ndims)}.")
+        shapes = ", ".join(str(get_aval(a).shape) for a in arrays)
+        raise TypeError(f"Cannot concatenate arrays with different numbers of dimensions: got {shapes}.")
     return lax.concatenate(arrays, canonicalize_axis(axis, ndims.pop()))
 
 
@@ -145,7 +167,7 @@ def matmul(a: ArrayLike, b: ArrayLike) -> ArrayLike:
     except ValueError:
         raise ValueError(f"matmul: batch dimensions of {a_shape} and {b_shape} do not broadcast") from None
     if a_shape2[-1] != b_shape2[-2]:
-        raise ValueError(
+        raise TypeError(
             f"matmul: contracting dimensions differ: {a_shape} @ {b_shape} ({a_shape2[-1]} != {b_shape2[-2]})"
         )
     a3 = broadcast_to(a2, batch + a_shape2[-2:])

@@ -287,6 +287,11 @@ def where(condition: ArrayLike, x: ArrayLike = None, y: ArrayLike = None, /) -> 
 
 def broadcast_all(name: str, *args: ArrayLike) -> list[ArrayLike]:
     """Broadcast every argument to one shape (select_n needs equal shapes), keeping dtypes."""
+    shapes = [get_aval(a).shape for a in args]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:  # JAX's where says ValueError here, where its binary ufuncs say TypeError
+        shown = ", ".join(map(str, shapes))
+        raise ValueError(f"{name}: incompatible shapes for broadcasting: {shown}.") from None
     args = promote_shapes(name, *args)
-    shape = np.broadcast_shapes(*(get_aval(a).shape for a in args))
     return [broadcast_to(a, shape) for a in args]

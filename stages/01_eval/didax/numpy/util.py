@@ -4,14 +4,17 @@ broadcast ranks, and check axes. Stage 01 introduced it.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numpy.exceptions import AxisError
 
 from .. import dtypes, lax
 from ..array import Array, to_array
 from ..core import Tracer, get_aval
+from ..lax.standard import as_dims
 
 ArrayLike = Any  # an Array, a Tracer, a NumPy value or a Python scalar
 
@@ -94,9 +97,9 @@ def promote_args_inexact(name: str, *args: ArrayLike) -> list[ArrayLike]:
     return promote_shapes(name, *args) if len(args) > 1 else args  # one operand: no shapes to match
 
 
-def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> ArrayLike:
-    """NumPy's broadcast_to, through lax.broadcast_in_dim."""
-    shape = tuple(shape)
+def broadcast_to(x: ArrayLike, shape: int | Sequence[int]) -> ArrayLike:
+    """NumPy's broadcast_to, through lax.broadcast_in_dim; an int ``shape`` means ``(shape,)``."""
+    shape = as_dims("broadcast_to", (shape,) if np.ndim(shape) == 0 else shape)
     x_shape = get_aval(x).shape
     if x_shape == shape:
         return x
@@ -108,20 +111,28 @@ def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> ArrayLike:
     return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - len(x_shape), len(shape))))
 
 
-def canonicalize_axis(axis: int, ndim: int) -> int:
-    """A NumPy axis (negative counts from the end) as a lax axis, with NumPy's error."""
-    axis = int(axis)
+def canonicalize_axis(axis: Any, ndim: int) -> int:
+    """A NumPy axis (negative counts from the end) as a lax axis.
+
+    Out of range raises NumPy's AxisError, which is both a ValueError and an IndexError: JAX's
+    functions raise one or the other.
+    """
+    try:
+        axis = operator.index(axis)  # ints, NumPy ints and integer scalar arrays; not 1.0 or "0"
+    except TypeError:
+        raise TypeError(f"axis must be an integer, got {axis!r} of type {type(axis).__name__}.") from None
     if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
-    return axis % ndim if ndim else axis
+        raise AxisError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim
 
 
 def canonicalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
-    """None means every axis; an int or a sequence of ints, each checked, duplicates refused."""
+    """None means every axis; an integer (or integer scalar array) or a sequence of them, each
+    checked, duplicates refused."""
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     result = tuple(canonicalize_axis(a, ndim) for a in axes)
     if len(set(result)) != len(result):
-        raise ValueError(f"repeated axis in {axis!r}")
+        raise ValueError(f"repeated axis in {axis!r}: each axis may be named once.")
     return result
