@@ -27,7 +27,7 @@ if __package__ in (None, ""):  # run as `python benchmarks/run.py`: make `benchm
 
 from benchmarks import eager, report  # noqa: E402
 from benchmarks.cases import IMPLS, Case, Libs  # noqa: E402
-from benchmarks.timing import FULL, QUICK, Settings, Timing, measure  # noqa: E402
+from benchmarks.timing import FULL, QUICK, Settings, Timing, measure_side_by_side  # noqa: E402
 from conformance.impl import STAGES_DIR, load, newest_stage  # noqa: E402  (loads a stage under its own name)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,7 +77,8 @@ def selected(case: Case, filters: list[str]) -> bool:
 
 def time_case(case: Case, settings: Settings) -> dict[str, Timing | None]:
     """Each implementation's timing of the case, None where it has no equivalent."""
-    timings = {impl: measure(fn, settings) if fn else None for impl, fn in case.calls.items()}
+    measured = measure_side_by_side({impl: fn for impl, fn in case.calls.items() if fn}, settings)
+    timings = {impl: measured.get(impl) for impl in case.calls}
     shown = "  ".join(f"{impl} {t.min_us:10.2f} µs" if t else f"{impl} {'—':>10}   " for impl, t in timings.items())
     print(f"{case.name:16} {shown}", file=sys.stderr)
     return timings

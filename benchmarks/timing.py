@@ -40,14 +40,27 @@ class Timing:
                 "calls": self.calls, "repeats": self.repeats}
 
 
-def measure(fn: Callable[[], object], settings: Settings) -> Timing:
-    """Warm `fn` up (JAX compiles on its first call), then time it."""
-    for _ in range(settings.warmup):
-        fn()
-    timer = timeit.Timer(fn)
-    calls = calls_per_repeat(timer, settings.min_time)
-    per_call = [total / calls * 1e6 for total in timer.repeat(repeat=settings.repeats, number=calls)]
-    return Timing(min(per_call), statistics.median(per_call), calls, settings.repeats)
+def measure_side_by_side(fns: dict[str, Callable[[], object]], settings: Settings) -> dict[str, Timing]:
+    """Warm each function up (JAX compiles on its first call), then time them in turns: repeat r of
+    every function runs before repeat r + 1 of any.
+
+    On a machine whose load changes while the benchmark runs, each implementation then meets the
+    same conditions, so their ratio stays meaningful even when the absolute figures move.
+    """
+    timers: dict[str, tuple[timeit.Timer, int]] = {}
+    for name, fn in fns.items():
+        for _ in range(settings.warmup):
+            fn()
+        timer = timeit.Timer(fn)
+        timers[name] = (timer, calls_per_repeat(timer, settings.min_time))
+    per_call: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(settings.repeats):
+        for name, (timer, calls) in timers.items():
+            per_call[name].append(timer.timeit(calls) / calls * 1e6)
+    return {
+        name: Timing(min(times), statistics.median(times), timers[name][1], settings.repeats)
+        for name, times in per_call.items()
+    }
 
 
 def calls_per_repeat(timer: timeit.Timer, min_time: float) -> int:
