@@ -49,6 +49,15 @@ class NodeType(NamedTuple):
 _registry: dict[type, NodeType] = {}
 
 
+@functools.cache  # asked once per leaf and node; registering a type clears it
+def _node_entry(node_type: type) -> NodeType | None:
+    """The registry entry for ``node_type``, or None if its values are leaves."""
+    entry = _registry.get(node_type)
+    if entry is None and issubclass(node_type, tuple) and hasattr(node_type, "_fields"):
+        return _NAMEDTUPLE
+    return entry
+
+
 def register_pytree_node(
     nodetype: type[T],
     flatten_func: Callable[[T], tuple[Iterable[Any], Any]],
@@ -60,6 +69,7 @@ def register_pytree_node(
     if nodetype in _registry:
         raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
     _registry[nodetype] = NodeType(nodetype.__name__, flatten_func, unflatten_func)
+    _node_entry.cache_clear()  # a type it saw as a leaf may be this one
 
 
 def register_pytree_node_class(cls: type[T]) -> type[T]:
@@ -111,14 +121,6 @@ register_pytree_node(collections.defaultdict, _flatten_defaultdict, _unflatten_d
 # Namedtuples are recognised by shape (a tuple subclass with _fields), not registered one by
 # one; the aux data is the class itself, so unflatten can rebuild it.
 _NAMEDTUPLE = NodeType("namedtuple", lambda t: (t, type(t)), lambda cls, children: cls(*children))
-
-
-def _node_entry(node_type: type) -> NodeType | None:
-    """The registry entry for ``node_type``, or None if its values are leaves."""
-    entry = _registry.get(node_type)
-    if entry is None and issubclass(node_type, tuple) and hasattr(node_type, "_fields"):
-        return _NAMEDTUPLE
-    return entry
 
 
 def _children_and_aux(entry: NodeType, node: Any) -> tuple[list[Any], Any]:
@@ -266,24 +268,28 @@ def tree_flatten(tree: PyTree, is_leaf: IsLeaf = None) -> tuple[list[Leaf], PyTr
 
 
 def _flatten_into(tree: PyTree, is_leaf: IsLeaf, leaves: list[Leaf]) -> PyTreeDef:
-    """Append ``tree``'s leaves to ``leaves`` and return its structure, children before parent."""
+    """Append ``tree``'s leaves to ``leaves`` and return its structure, children before parent.
+
+    A frame's children are walked by a for loop that stops at the first child that is a node: the
+    node's frame goes on the stack, and once it is done the loop resumes where it stopped (the
+    iterator remembers the place). Leaves, the common case, never touch the stack.
+    """
     root = _Frame(None, None, iter([tree]))  # a frame holding the whole tree as its one child
     stack = [root]
     while stack:
         frame = stack[-1]
-        child = next(frame.pending, _END)
-        if child is _END:  # all of frame's children are flattened: make frame's treedef
+        for child in frame.pending:
+            entry = None if is_leaf is not None and is_leaf(child) else _node_entry(type(child))
+            if entry is not None:
+                children, aux_data = _children_and_aux(entry, child)
+                stack.append(_Frame(type(child), aux_data, iter(children)))
+                break
+            leaves.append(child)
+            frame.done.append(_LEAF)
+        else:  # all of frame's children are flattened: make frame's treedef
             stack.pop()
             if stack:
                 stack[-1].done.append(PyTreeDef(frame.node_type, frame.aux_data, tuple(frame.done)))
-            continue
-        entry = None if is_leaf is not None and is_leaf(child) else _node_entry(type(child))
-        if entry is None:
-            leaves.append(child)
-            frame.done.append(_LEAF)
-        else:
-            children, aux_data = _children_and_aux(entry, child)
-            stack.append(_Frame(type(child), aux_data, iter(children)))
     return root.done[0]
 
 
