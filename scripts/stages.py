@@ -95,9 +95,16 @@ def lesson_files(stage: Path) -> dict[str, bytes]:
 # Diffs: made, parsed, counted
 
 
+def _lines(text: str) -> list[str]:
+    """Lines split at "\n" only, each keeping it (the last may lack it); unlike str.splitlines,
+    a form feed or a lone carriage return inside a line does not split it."""
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
 def _text_lines(data: bytes) -> list[str] | None:
     try:
-        return data.decode("utf-8").splitlines(keepends=True)
+        return _lines(data.decode("utf-8"))
     except UnicodeDecodeError:
         return None
 
@@ -169,11 +176,11 @@ class FileSection:
 
     @property
     def added(self) -> int:
-        return sum(1 for h in self.hunks for line in h.splitlines()[1:] if line.startswith("+"))
+        return sum(1 for h in self.hunks for line in _lines(h)[1:] if line.startswith("+"))
 
     @property
     def removed(self) -> int:
-        return sum(1 for h in self.hunks for line in h.splitlines()[1:] if line.startswith("-"))
+        return sum(1 for h in self.hunks for line in _lines(h)[1:] if line.startswith("-"))
 
 
 def parse_diff(text: str) -> list[FileSection]:
@@ -182,7 +189,7 @@ def parse_diff(text: str) -> list[FileSection]:
     chunks = re.split(r"^(?=diff --git )", text, flags=re.M)
     for chunk in (c for c in chunks if c.strip()):
         head, _, body = chunk.partition("\n@@ ")
-        header = head.splitlines()
+        header = head.split("\n")
         first = header[0].split(" ")
         path = first[-1][2:] if len(first) >= 4 else header[0]
         status = ("new" if "new file mode 100644" in header else "removed"
@@ -211,9 +218,16 @@ def _hunk_body(hunk: str) -> str:
     return hunk.partition("\n")[2]
 
 
+def same_changes(a: str, b: str) -> bool:
+    """Whether two diffs make the same changes to the same files, line numbers aside."""
+    def changes(text: str) -> dict[str, tuple[str, list[str]]]:
+        return {s.path: (s.status, [_hunk_body(h) for h in s.hunks]) for s in parse_diff(text)}
+    return changes(a) == changes(b)
+
+
 def drift(recorded: str, live: str) -> list[str]:
     """How a live lesson differs from the recorded one: per file, the hunks only one side has.
-    An empty list means they differ at most in line numbers (or not at all)."""
+    Empty when the texts are equal."""
     old = {s.path: s for s in parse_diff(recorded)}
     new = {s.path: s for s in parse_diff(live)}
     report = []
@@ -232,7 +246,7 @@ def drift(recorded: str, live: str) -> list[str]:
         for label, hunks in (("recorded, no longer live", gone), ("live, not recorded", came)):
             for hunk in hunks:
                 report.append(f"    hunk {label}:")
-                report.extend("      " + line for line in hunk.rstrip("\n").splitlines())
+                report.extend("      " + line for line in hunk.rstrip("\n").split("\n"))
     return report
 
 
@@ -249,14 +263,14 @@ def live_lesson(root: Path, name: str) -> str:
 
 def recorded_lesson(root: Path, name: str) -> str | None:
     path = root / "stages" / name / LESSON
-    return path.read_text(encoding="utf-8") if path.exists() else None
+    return path.read_bytes().decode("utf-8") if path.exists() else None  # bytes: keep any \r
 
 
 def write_lesson(root: Path, name: str) -> tuple[str, str | None]:
     """Regenerate a stage's LESSON.diff; returns (new text, old text or None)."""
     old = recorded_lesson(root, name)
     text = live_lesson(root, name)
-    (root / "stages" / name / LESSON).write_text(text, encoding="utf-8")
+    (root / "stages" / name / LESSON).write_bytes(text.encode("utf-8"))
     return text, old
 
 
@@ -265,7 +279,7 @@ def describe_change(old: str | None, new: str) -> str:
         return "recorded (it had none)"
     if old == new:
         return "unchanged"
-    if not drift(old, new):
+    if same_changes(old, new):
         return "same changes, line numbers moved"
     return "changed: the lesson itself is different now (review it with `git diff`)"
 
@@ -311,7 +325,7 @@ def check_stage(root: Path, name: str) -> list[str]:
     live = live_lesson(root, name)
     if live == recorded:
         return []
-    where = drift(recorded, live) or ["  (the diffs differ only in line numbers)"]
+    where = drift(recorded, live) or ["  (the two differ in their text, not in any file's hunks)"]
     return [f"{name}: the live diff against {previous_stage(root, name)} is not its {LESSON}:", *where,
             f"  a fix not carried forward? `scripts/stages.py carry STAGE`; an intended change to the "
             f"lesson? `scripts/stages.py lesson {name}`"]
@@ -395,13 +409,15 @@ def fix_from_worktree(root: Path, stage: str) -> list[FileFix]:
     top, prefix = _repo_prefix(root, stage)
     specs = [f"{prefix}/{folder}" for folder in FOLDERS]
     untracked = git(top, "ls-files", "-z", "--others", "--exclude-standard", "--", *specs).stdout
-    paths = sorted(set(_changed_paths(top, prefix, ["HEAD"])) | {p for p in untracked.decode().split("\0") if p})
+    new_files = {p for p in untracked.decode().split("\0") if p}
+    paths = sorted(set(_changed_paths(top, prefix, ["HEAD"])) | new_files)
     fixes = []
     for path in paths:
         rel = path[len(prefix) + 1:]
         file = top / path
+        after = file.read_bytes() if file.is_file() else None
         if not is_excluded(rel):
-            fixes.append(FileFix(rel, _blob(top, "HEAD", path), file.read_bytes() if file.is_file() else None))
+            fixes.append(FileFix(rel, _blob(top, "HEAD", path), after))
     return fixes
 
 
@@ -476,7 +492,8 @@ def cmd_carry(root: Path, source: str, commit: str | None) -> int:
     fixes = fix_from_commit(root, source, commit) if commit else fix_from_worktree(root, source)
     origin = f"commit {commit}" if commit else "the worktree"
     if not fixes:
-        print(f"stages: {origin} changes nothing in stages/{source}/{{{','.join(FOLDERS)}}}; nothing to carry")
+        folders = ", ".join(f"{folder}/" for folder in FOLDERS)
+        print(f"stages: {origin} changes nothing in stages/{source} ({folders}); nothing to carry")
         return 0
     print(f"stages: carrying the change to {source} from {origin}: {', '.join(f.path for f in fixes)}")
     clean = {source: True}
@@ -498,8 +515,9 @@ def refresh_lessons(root: Path, stages: list[str], clean: dict[str, bool]) -> No
         previous = previous_stage(root, stage)
         if previous is None:
             continue
-        if not (clean.get(stage, True) and clean.get(previous, True)):
-            print(f"{stage}: {LESSON} not refreshed (conflicts in {previous if not clean.get(previous, True) else stage})")
+        conflicted = [s for s in (previous, stage) if not clean.get(s, True)]
+        if conflicted:
+            print(f"{stage}: {LESSON} not refreshed (conflicts in {' and '.join(conflicted)})")
             continue
         text, old = write_lesson(root, stage)
         print(f"{stage}: {LESSON} {describe_change(old, text)}")

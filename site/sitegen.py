@@ -132,7 +132,7 @@ def stage_diff_markdown(stage: str, root: Path = ROOT) -> str:
     tool = stages_tool()
     recorded = root / "stages" / stage / tool.LESSON
     if recorded.is_file():
-        text = recorded.read_text(encoding="utf-8")
+        text = recorded.read_bytes().decode("utf-8")
         source = f"recorded in `stages/{stage}/{tool.LESSON}` and checked against the two folders by the tests"
     else:  # not recorded yet: `scripts/stages.py check` fails until it is; show the live diff
         text = tool.stage_diff(root / "stages" / previous, root / "stages" / stage)

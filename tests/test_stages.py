@@ -115,12 +115,14 @@ def test_the_lesson_is_the_unified_diff_from_the_stage_before_and_check_passes(r
 def test_lesson_diff_is_a_patch_from_the_stage_before_to_the_stage(repo: Path, tmp_path_factory):
     stage = with_lesson(repo)
     write(stage / "examples" / "no_newline.py", "print('no newline at the end')")
+    (stage / "examples" / "odd_lines.py").write_bytes(b"a = 1\r\n\x0c\nb = '\xc3\xa9'\rc = 2\n")
     (stage / "tests" / "test_core.py").unlink()
     stages(repo, "lesson", "02_b")
     copy = tmp_path_factory.mktemp("outside_the_repo") / "copy"
     subprocess.run(["cp", "-r", str(repo / "stages" / "01_a"), str(copy)], check=True)
     subprocess.run(["git", "apply", str(stage / "LESSON.diff")], cwd=copy, check=True)
     assert stages_tool.stage_diff(copy, stage) == ""
+    assert stages(repo, "check").returncode == 0  # the recorded file reads back byte for byte
 
 
 def test_the_diff_is_deterministic_and_relative_to_the_stage_folder(repo: Path):
@@ -163,18 +165,19 @@ def test_carry_from_the_worktree_applies_the_fix_to_every_later_stage_and_check_
     assert again.returncode == 0 and "already there: didax/core.py" in again.stdout
 
 
-def test_carry_a_commit_and_say_when_a_lesson_moved(repo: Path):
+def test_carry_a_commit_and_say_when_a_lesson_only_moved(repo: Path):
     stage = with_lesson(repo)
-    commit_all(repo, "stage 02")
-    edit(repo / "stages" / "01_a" / "didax" / "core.py", "def add(x, y):\n", "def add(x, y):\n    # added\n")
-    write(stage / "didax" / "jvp.py", "# the idea of 02_b\n\n\n\n\ndef jvp(f, x, t):\n    return f(x), t\n")
+    edit(stage / "didax" / "core.py", "return x * y", "return x * y  # 02 explains mul")
     stages(repo, "lesson", "02_b")
-    commit_all(repo, "a fix in 01 only, and 02's lesson grows")
-    git(repo, "checkout", "-q", "HEAD^", "--", "stages/01_a")  # the fix is only in the commit now
-    commit_all(repo, "undo 01 in the worktree")
-    out = stages(repo, "carry", "01_a", "--commit", "HEAD^")
+    commit_all(repo, "stage 02")
+    edit(repo / "stages" / "01_a" / "didax" / "core.py", "def add(x, y):\n", "def add(x, y):\n    # the fix\n")
+    commit_all(repo, "a fix in 01 only")
+    out = stages(repo, "carry", "01_a", "--commit", "HEAD")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "    # added\n" in (stage / "didax" / "core.py").read_text()
+    assert "02_b: applied cleanly" in out.stdout
+    assert (stage / "didax" / "core.py").read_text().startswith("def add(x, y):\n    # the fix\n")
+    assert "02_b: LESSON.diff same changes, line numbers moved" in out.stdout
+    assert stages(repo, "check").returncode == 0
 
 
 def test_a_conflicting_change_is_reported_and_not_dropped(repo: Path):
@@ -222,6 +225,22 @@ def test_carry_refuses_when_later_lessons_are_already_out_of_step(repo: Path):
 def test_check_with_one_stage_has_nothing_to_compare(repo: Path):
     out = stages(repo, "check")
     assert out.returncode == 0 and "nothing to check" in out.stdout
+
+
+def test_the_first_stage_has_no_lesson(repo: Path):
+    out = stages(repo, "lesson", "01_a")
+    assert out.returncode == 2 and "first stage" in out.stderr
+    with_lesson(repo)
+    write(repo / "stages" / "01_a" / "LESSON.diff", "")
+    out = stages(repo, "check")
+    assert out.returncode == 1 and "01_a is the first stage and must have no LESSON.diff" in out.stdout
+
+
+def test_a_later_stage_without_its_lesson_fails_the_check(repo: Path):
+    with_lesson(repo)
+    (repo / "stages" / "02_b" / "LESSON.diff").unlink()
+    out = stages(repo, "check")
+    assert out.returncode == 1 and "02_b has no LESSON.diff" in out.stdout
 
 
 def test_the_stages_of_this_repository_are_in_step():
