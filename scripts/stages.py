@@ -327,8 +327,8 @@ def check_stage(root: Path, name: str) -> list[str]:
         return []
     where = drift(recorded, live) or ["  (the two differ in their text, not in any file's hunks)"]
     return [f"{name}: the live diff against {previous_stage(root, name)} is not its {LESSON}:", *where,
-            f"  a fix not carried forward? `scripts/stages.py carry STAGE`; an intended change to the "
-            f"lesson? `scripts/stages.py lesson {name}`"]
+            f"  a fix not carried forward? `scripts/stages.py carry STAGE_OF_THE_FIX`; an intended "
+            f"change to the lesson? `scripts/stages.py lesson {name}`"]
 
 
 def cmd_check(root: Path) -> int:
@@ -370,7 +370,10 @@ class FileFix:
 
 
 def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-    result = subprocess.run(["git", *args], cwd=root, capture_output=True)
+    try:
+        result = subprocess.run(["git", *args], cwd=root, capture_output=True)
+    except FileNotFoundError:
+        raise StageError("carry needs git, and there is no `git` on PATH") from None
     if check and result.returncode != 0:
         raise StageError(f"git {' '.join(args)} failed: {result.stderr.decode(errors='replace').strip()}")
     return result
