@@ -5,7 +5,7 @@ the hook is ever missing):
 
     <!-- didax:stages-picture -->          the seven stages as an SVG
     <!-- didax:course-table -->            the stages with links to the chapters that exist
-    <!-- didax:diff -->                    the diff of the page's stage (front matter `stage:`)
+    <!-- didax:diff -->                    the lesson (LESSON.diff) of the page's stage (front matter `stage:`)
     <!-- didax:source FILE::NAME -->       a definition of a stage file, by name, via snippets
     <!-- didax:api STAGE -->               the public API of a stage
     <!-- didax:conformance -->             the latest conformance matrix

@@ -10,8 +10,8 @@ API as JSON: `PYTHONPATH=stages/01_eval python site/sitegen.py api-json`.
 from __future__ import annotations
 
 import ast
-import difflib
 import html
+import importlib.util
 import json
 import os
 import re
@@ -88,38 +88,23 @@ def _fence(text: str, lang: str, title: str | None = None) -> str:
 # The diff a stage adds
 
 
-@dataclass
-class FileChange:
-    path: str  # relative to the package folder
-    status: str  # "new", "changed" or "removed"
-    added: int
-    removed: int
-    diff: str
-
-
-def package_changes(old: Path | None, new: Path) -> list[FileChange]:
-    """Every file that differs between two package folders (old may be None: all is new)."""
-    old_files = set(package_files(old)) if old is not None else set()
-    new_files = set(package_files(new))
-    changes = []
-    for path in sorted(old_files | new_files):
-        before = _lines(old / path) if old is not None and path in old_files else []
-        after = _lines(new / path) if path in new_files else []
-        if before == after:
-            continue
-        status = "new" if path not in old_files else "removed" if path not in new_files else "changed"
-        diff_lines = list(difflib.unified_diff(
-            before, after, fromfile=f"a/didax/{path}", tofile=f"b/didax/{path}", n=3))
-        added = sum(1 for line in diff_lines if line.startswith("+") and not line.startswith("+++"))
-        removed = sum(1 for line in diff_lines if line.startswith("-") and not line.startswith("---"))
-        text = "".join(line if line.endswith("\n") else line + "\n" for line in diff_lines)
-        changes.append(FileChange(path, status, added, removed, text))
-    return changes
+def stages_tool() -> Any:
+    """scripts/stages.py, the tool that records and checks each stage's LESSON.diff: the site
+    shows what it records, parsed and counted by the same code."""
+    name = "didax_stages_tool"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / "stages.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
 def stage_diff_markdown(stage: str, root: Path = ROOT) -> str:
-    """The chapter's "what this stage adds": a file table for the first stage, else a unified
-    diff of stages/<previous>/didax against stages/<stage>/didax, file by file."""
+    """The chapter's "what this stage adds": a file table for the first stage, else the stage's
+    lesson, `stages/<stage>/LESSON.diff` (the unified diff of its didax/, examples/ and tests/
+    against the stage before, recorded by scripts/stages.py), with its size and file by file."""
     new = root / "stages" / stage / "didax"
     previous = previous_stage(stage, root)
     if previous is None:
@@ -144,23 +129,40 @@ def stage_diff_markdown(stage: str, root: Path = ROOT) -> str:
             extras.append(f"{len(paths)} files ({lines} lines) in `{folder}/`")
         out += ["", f"Beside the package, the stage has {' and '.join(extras)}."]
         return "\n".join(out) + "\n"
-    changes = package_changes(root / "stages" / previous / "didax", new)
-    if not changes:
-        return f"`{stage}` changes nothing in the package of `{previous}`.\n"
-    added = sum(c.added for c in changes)
-    removed = sum(c.removed for c in changes)
+    tool = stages_tool()
+    recorded = root / "stages" / stage / tool.LESSON
+    if recorded.is_file():
+        text = recorded.read_bytes().decode("utf-8")
+        source = f"recorded in `stages/{stage}/{tool.LESSON}` and checked against the two folders by the tests"
+    else:  # not recorded yet: `scripts/stages.py check` fails until it is; show the live diff
+        text = tool.stage_diff(root / "stages" / previous, root / "stages" / stage)
+        source = f"computed when this page was built (`stages/{stage}/{tool.LESSON}` is not recorded yet)"
+    sections = tool.parse_diff(text)
+    if not sections:
+        return f"`{stage}` changes nothing in `{previous}` ({source}).\n"
+    size = tool.size_line(stage, text).partition(": ")[2]
     out = [
-        f"The package of `{stage}` against that of `{previous}`: {len(changes)} files, "
-        f"{added} lines added and {removed} removed, computed when this page was built.",
+        f"The lesson of `{stage}` against that of `{previous}`, {source}.",
+        "",
+        f"**Lesson size: {size}.**",
         "",
         "| file | status | added | removed |",
         "|---|---|---:|---:|",
-        *(f"| `didax/{c.path}` | {c.status} | {c.added} | {c.removed} |" for c in changes),
+        *(f"| `{s.path}` | {s.status} | {s.added} | {s.removed} |" for s in sections),
         "",
     ]
-    for c in changes:
-        out += [f"#### `didax/{c.path}` ({c.status})", "", _fence(c.diff, "diff"), ""]
+    for s in sections:
+        out += [f"#### `{s.path}` ({s.status})", "", _fence(_without_git_header(s.text), "diff"), ""]
     return "\n".join(out)
+
+
+def _without_git_header(text: str) -> str:
+    """A file's part of LESSON.diff as the chapter shows it: its heading already names the file
+    and whether it is new, so the `diff --git` and file mode lines are left out."""
+    lines = text.splitlines(keepends=True)
+    while lines and lines[0].startswith(("diff --git ", "new file mode ", "deleted file mode ")):
+        lines.pop(0)
+    return "".join(lines)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -46,6 +46,25 @@ def test_a_later_stage_gets_a_unified_diff_against_the_stage_before(tmp_path: Pa
     assert "against that of `02_b`" in sitegen.stage_diff_markdown("03_c", tmp_path)
 
 
+def test_a_later_stage_shows_its_recorded_lesson_with_its_size(tmp_path: Path):
+    make_stage(tmp_path, "01_a", {"core.py": "a = 1\nb = 2\n"})
+    make_stage(tmp_path, "02_b", {"core.py": "a = 1\nb = 3\n"})
+    test = tmp_path / "stages" / "02_b" / "tests" / "test_core.py"
+    test.parent.mkdir(parents=True)
+    test.write_text("def test_b():\n    pass\n")
+    tool = sitegen.stages_tool()
+    lesson = tool.stage_diff(tmp_path / "stages" / "01_a", tmp_path / "stages" / "02_b")
+    (tmp_path / "stages" / "02_b" / "LESSON.diff").write_text(lesson)
+    md = sitegen.stage_diff_markdown("02_b", tmp_path)
+    assert "recorded in `stages/02_b/LESSON.diff`" in md
+    assert "**Lesson size: 2 files changed, +3 -1 lines.**" in md
+    assert "| `tests/test_core.py` | new | 2 | 0 |" in md  # tests are part of the lesson
+    assert "```diff\n--- /dev/null\n+++ b/tests/test_core.py\n@@ -0,0 +1,2 @@\n" in md
+    # the page shows the recorded file, not a diff made anew (the check keeps the two equal)
+    (tmp_path / "stages" / "02_b" / "LESSON.diff").write_text(lesson.replace("+b = 3", "+b = 4"))
+    assert "+b = 4" in sitegen.stage_diff_markdown("02_b", tmp_path)
+
+
 def test_named_definitions_resolve_to_their_lines(tmp_path: Path):
     path = tmp_path / "m.py"
     path.write_text("import x\n\n\n@deco\ndef f():\n    return 1\n\n\nclass C:\n    def m(self):\n        pass\n\n\nA = 1\nB = 2\n")
