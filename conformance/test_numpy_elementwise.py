@@ -275,6 +275,52 @@ def test_negation_operator(impl: Impl, flags, data: st.DataObject) -> None:
     check(impl, BY_NAME["negative"], x64, [x], got=-impl.numpy.asarray(x))
 
 
+# --- division by zero, infinities, integer powers: JAX's values ---------------------------------
+
+SPECIAL_FLOATS = np.array([-3.0, -0.0, 0.0, 3.0, 2.5, np.inf, -np.inf, np.nan])
+
+
+@pytest.mark.parametrize("name", ["floor_divide", "remainder"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_float_floor_divide_and_remainder_at_zero_infinity_and_nan(impl: Impl, name: str, dtype: str) -> None:
+    """Every pair of special values, NumPy as the oracle: x // 0 is +-inf (nan for 0 // 0), x % 0
+    is nan, -3 // inf is -1 and -3 % inf is inf (signs of zero are not compared)."""
+    x, y = (a.astype(dr.dtype(dtype)) for a in np.meshgrid(SPECIAL_FLOATS, SPECIAL_FLOATS))
+    check(impl, BY_NAME[name], False, [x, y])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint8", "uint32"])
+def test_integer_division_by_zero_gives_jaxs_values(impl: Impl, dtype: str) -> None:
+    """XLA's integer x / 0 is -1 (all bits set: the largest value of an unsigned type). floor_divide
+    steps that down once more for a nonzero signed x (its sign differs from 0's); x % 0 is 0."""
+    x = np.array([-7, -1, 0, 1, 7] if dtype[0] == "i" else [0, 1, 7, 200], dtype)
+    zero = np.zeros_like(x)
+    if dtype[0] == "i":
+        want_quotient = np.where(x == 0, -1, -2)
+    else:
+        want_quotient = np.full(x.shape, np.iinfo(dtype).max)
+    quotient, rest = impl.numpy.floor_divide(x, zero), impl.numpy.remainder(x, zero)
+    assert_dtype(quotient, np.dtype(dtype))
+    assert_values(quotient, want_quotient, np.dtype(dtype))
+    assert_dtype(rest, np.dtype(dtype))
+    assert_values(rest, np.zeros(x.shape), np.dtype(dtype))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32"])
+def test_integer_power_with_negative_integer_array_exponents(impl: Impl, dtype: str) -> None:
+    """As in JAX, only the low 6 bits of an exponent array count (larger powers overflow anyway),
+    so -n acts as 64 - n: +-1 keep their sign by parity, 0 gives 0, and an even base gives 0 (its
+    power has at least 32 factors of 2). A known scalar exponent must not be negative (TypeError)."""
+    base = np.array([-1, -1, 0, 1, 2, -2, 4], dtype)
+    exponent = np.array([-1, -2, -3, -4, -1, -5, -32], dtype)
+    want = np.where(np.abs(base) == 1, base.astype(np.int64) ** (64 + exponent.astype(np.int64)), 0)
+    got = impl.numpy.power(base, exponent)
+    assert_dtype(got, np.dtype(dtype))
+    assert_values(got, want, np.dtype(dtype))
+    with pytest.raises(TypeError):
+        impl.numpy.power(base, -1)
+
+
 # --- regressions -----------------------------------------------------------------------------------
 # Cases the full profile found (running against stage 01), replayed on every run. Hypothesis cannot
 # replay st.data() draws from an @example, so they are listed here and go through the same check.
