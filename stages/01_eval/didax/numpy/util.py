@@ -57,8 +57,8 @@ def promote_dtypes(*args: ArrayLike) -> list[ArrayLike]:
 def promote_dtypes_inexact(*args: ArrayLike) -> list[ArrayLike]:
     """Like promote_dtypes, then integers and bools become the default float (sin(1) is 0.84...)."""
     dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
-    # A weak int becomes the default float, like a Python float would.
-    inexact = dtypes.default_dtype("f") if weak_type else dtypes.to_inexact_dtype(dtype)
+    # A weak int (the default int) becomes the default float; a weak complex stays complex.
+    inexact = dtypes.to_inexact_dtype(dtype)
     return [convert(x, dtypes.canonicalize_dtype(inexact), weak_type) for x in args]
 
 
