@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -124,6 +125,37 @@ def test_asarray_with_a_dtype_is_strongly_typed(impl: Impl) -> None:
 def test_python_scalars_alone_give_a_weak_result(impl: Impl) -> None:
     assert_promotes(impl.numpy.add(1, 2), "i*", False)
     assert_promotes(impl.numpy.multiply(2, 1.5), "f*", False)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "uint32"])
+@pytest.mark.parametrize("scalar", [300, -1, 1000, -129, 2**31 - 1])
+@pytest.mark.parametrize("symbol", ["+", "*", "==", "<"])
+def test_python_int_wraps_into_a_narrower_integer_array(
+    impl: Impl, x64: bool, dtype: str, scalar: int, symbol: str
+) -> None:
+    """A weak Python int takes the array's dtype even when it does not fit: it first becomes the
+    default int, then wraps like any conversion (uint8 + 300 adds 44, and uint8 == 300 is False)."""
+    x = np.array([0, 1, 44, 100, 127], dtype)
+    python_op = {"+": operator.add, "*": operator.mul, "==": operator.eq, "<": operator.lt}[symbol]
+    got = python_op(impl.numpy.asarray(x), scalar)
+    want_dtype = np.dtype(bool) if symbol in ("==", "<") else np.dtype(dtype)
+    assert np.dtype(got.dtype) == want_dtype
+    assert not is_weak(got)
+    wrapped = np.array(scalar).astype(dtype)  # NumPy's int64 -> narrower cast keeps the low bits
+    with np.errstate(over="ignore"):
+        want = python_op(x, wrapped)
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_python_int_beyond_the_default_int_overflows(impl: Impl, x64: bool) -> None:
+    """Before wrapping, the int must fit the default int (int32 while x64 is off, else int64)."""
+    too_big = 2**63 if x64 else 2**31
+    x = impl.numpy.asarray(np.array([1, 2], np.uint8))
+    with pytest.raises(OverflowError):
+        x + too_big
+    with pytest.raises(OverflowError):
+        impl.numpy.asarray(too_big)
+    assert np.asarray(x + (too_big - 1)).dtype == np.uint8  # fits the default int: it wraps
 
 
 # --- golden cases from the JAX documentation (seeds/000, "Type promotion semantics") -------------

@@ -255,9 +255,19 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
 
 
 def python_scalar_to_numpy(x: bool | int | float | complex, dtype: np.dtype) -> np.ndarray:
-    """A 0-d NumPy array holding Python scalar ``x`` as ``dtype``, refusing overflowing ints."""
-    if type(x) is int and dtype.kind in "iu":
-        info = np.iinfo(dtype)
+    """A 0-d NumPy array holding Python scalar ``x`` as ``dtype``, the way JAX gets it there.
+
+    The scalar first becomes the default type of its kind, where an int that does not fit raises
+    OverflowError (``asarray(2**40)`` with x64 off). Then it is converted like any int32 would be:
+    it wraps, so ``uint8_array + 300`` adds 44, as in JAX.
+    """
+    default = canonicalize_dtype(type(x))
+    if type(x) is int:
+        info = np.iinfo(default)
         if not info.min <= x <= info.max:
-            raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
-    return np.asarray(x, dtype=dtype)
+            raise OverflowError(f"Python int {x} too large to convert to {default.name}")
+    value = np.asarray(x, dtype=default)
+    if dtype == default:
+        return value
+    with np.errstate(over="ignore"):  # a float too large for float16 becomes inf, as in XLA
+        return value.astype(dtype)

@@ -38,7 +38,7 @@ def as_array(x: ArrayLike) -> ArrayLike:
 def convert(x: ArrayLike, dtype: np.dtype, weak_type: bool = False) -> ArrayLike:
     """``x`` as ``dtype`` (a no-op when it is already), with the given weak_type."""
     if type(x) in dtypes.PYTHON_SCALAR_DTYPES:
-        # A Python scalar goes straight to the target type, so 2**40 can become a float32.
+        # A Python scalar becomes the default type of its kind, then wraps or rounds to ``dtype``.
         return Array(dtypes.python_scalar_to_numpy(x, dtype), weak_type)
     aval = get_aval(x)
     if aval.dtype == dtype and aval.weak_type == weak_type:
