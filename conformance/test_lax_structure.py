@@ -262,6 +262,52 @@ def test_dot_general(impl: Impl, flags, data: st.DataObject) -> None:
     assert_values(got, want, dt, atol=atol)
 
 
+MATMUL = (((1,), (0,)), ((), ()))
+
+
+@pytest.mark.parametrize(
+    ("lhs_dtype", "rhs_dtype", "preferred", "x64", "want"),
+    [
+        # No promotion: the operand type of higher precision wins, as in XLA (bits, then signedness).
+        ("uint32", "int8", None, False, "uint32"),
+        ("int8", "uint32", None, False, "uint32"),
+        ("int32", "uint32", None, False, "int32"),
+        ("bool", "int8", None, False, "int8"),
+        ("int32", "float16", None, False, "float16"),
+        ("float32", "complex64", None, False, "complex64"),
+        # preferred_element_type is canonicalized like any requested dtype: int64 is int32 without x64.
+        ("int8", "int8", "int64", False, "int32"),
+        ("int8", "int8", "int64", True, "int64"),
+        ("int8", "int8", "float32", False, "float32"),
+        ("float16", "float16", "float64", False, "float32"),
+    ],
+)
+def test_dot_general_result_dtype(
+    impl: Impl, flags, lhs_dtype: str, rhs_dtype: str, preferred: str | None, x64: bool, want: str
+) -> None:
+    flags("jax_enable_x64", x64)
+    lhs = np.array([[1, 2, 0], [0, 1, 1]], lhs_dtype)
+    rhs = np.array([[1, 0], [1, 1], [0, 1]], rhs_dtype)
+    got = impl.lax.dot_general(lhs, rhs, MATMUL, preferred_element_type=preferred)
+    assert_dtype(got, np.dtype(want))
+    assert_values(got, np.einsum("ij,jk->ik", wide(lhs), wide(rhs)), np.dtype(want))
+
+
+def test_dot_general_converts_operands_to_the_result_type(impl: Impl) -> None:
+    """uint32 with int8: the int8 -1 becomes the uint32 2**32 - 1, and the sum wraps modulo 2**32."""
+    lhs = np.array([[1, 2]], np.uint32)
+    rhs = np.array([[-1], [3]], np.int8)
+    got = impl.lax.dot_general(lhs, rhs, MATMUL)
+    assert_dtype(got, np.dtype("uint32"))
+    np.testing.assert_array_equal(np.asarray(got), [[(2**32 - 1 + 6) % 2**32]])
+
+
+def test_dot_general_refuses_a_narrower_integer_preferred_type(impl: Impl) -> None:
+    x = np.ones((2, 2), np.int32)
+    with pytest.raises(TypeError):
+        impl.lax.dot_general(x, x, MATMUL, preferred_element_type=np.int8)
+
+
 @given(data=st.data())
 def test_iota(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from conformance import dtype_rules as dr
 from conformance import strategies as S
-from conformance.checks import RTOL, as_operand, assert_dtype, assert_values, draw_x64, show_call
+from conformance.checks import RTOL, as_operand, assert_dtype, assert_values, draw_x64, is_weak, show_call
 from conformance.impl import Impl
 from conformance.strategies import Domain
 
@@ -273,6 +273,120 @@ def test_negation_operator(impl: Impl, flags, data: st.DataObject) -> None:
     x = data.draw(S.dtype_and_array([NO_BOOL], S.shapes(min_side=0)), label="x")
     show_call("-jnp.asarray(x)", x=x)
     check(impl, BY_NAME["negative"], x64, [x], got=-impl.numpy.asarray(x))
+
+
+# --- division by zero, infinities, integer powers: JAX's values ---------------------------------
+
+SPECIAL_FLOATS = np.array([-3.0, -0.0, 0.0, 3.0, 2.5, np.inf, -np.inf, np.nan])
+
+
+@pytest.mark.parametrize("name", ["floor_divide", "remainder"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_float_floor_divide_and_remainder_at_zero_infinity_and_nan(impl: Impl, name: str, dtype: str) -> None:
+    """Every pair of special values, NumPy as the oracle: x // 0 is +-inf (nan for 0 // 0), x % 0
+    is nan, -3 // inf is -1 and -3 % inf is inf (signs of zero are not compared)."""
+    x, y = (a.astype(dr.dtype(dtype)) for a in np.meshgrid(SPECIAL_FLOATS, SPECIAL_FLOATS))
+    check(impl, BY_NAME[name], False, [x, y])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint8", "uint32"])
+def test_integer_division_by_zero_gives_jaxs_values(impl: Impl, dtype: str) -> None:
+    """XLA's integer x / 0 is -1 (all bits set: the largest value of an unsigned type). floor_divide
+    steps that down once more for a nonzero signed x (its sign differs from 0's); x % 0 is 0."""
+    x = np.array([-7, -1, 0, 1, 7] if dtype[0] == "i" else [0, 1, 7, 200], dtype)
+    zero = np.zeros_like(x)
+    if dtype[0] == "i":
+        want_quotient = np.where(x == 0, -1, -2)
+    else:
+        want_quotient = np.full(x.shape, np.iinfo(dtype).max)
+    quotient, rest = impl.numpy.floor_divide(x, zero), impl.numpy.remainder(x, zero)
+    assert_dtype(quotient, np.dtype(dtype))
+    assert_values(quotient, want_quotient, np.dtype(dtype))
+    assert_dtype(rest, np.dtype(dtype))
+    assert_values(rest, np.zeros(x.shape), np.dtype(dtype))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32"])
+def test_integer_power_with_negative_integer_array_exponents(impl: Impl, dtype: str) -> None:
+    """As in JAX, only the low 6 bits of an exponent array count (larger powers overflow anyway),
+    so -n acts as 64 - n: +-1 keep their sign by parity, 0 gives 0, and an even base gives 0 (its
+    power has at least 32 factors of 2). A known scalar exponent must not be negative (TypeError)."""
+    base = np.array([-1, -1, 0, 1, 2, -2, 4], dtype)
+    exponent = np.array([-1, -2, -3, -4, -1, -5, -32], dtype)
+    want = np.where(np.abs(base) == 1, base.astype(np.int64) ** (64 + exponent.astype(np.int64)), 0)
+    got = impl.numpy.power(base, exponent)
+    assert_dtype(got, np.dtype(dtype))
+    assert_values(got, want, np.dtype(dtype))
+    with pytest.raises(TypeError):
+        impl.numpy.power(base, -1)
+
+
+# --- Python complex scalars, complex to bool, signs and magnitudes at the edges -------------------
+
+COMPLEX_UNARY = ["exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sqrt", "reciprocal", "negative", "sign", "square"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", COMPLEX_UNARY)
+def test_python_complex_scalar_in_a_unary_function(impl: Impl, x64: bool, name: str) -> None:
+    """jnp.exp(1j): a Python complex is a weak complex (complex64 while x64 is off), never a float."""
+    z = 0.5 + 0.25j
+    got = getattr(impl.numpy, name)(z)
+    want_dtype = dr.dtype_of("c*", x64)
+    assert_dtype(got, want_dtype)
+    assert is_weak(got), "a function of a Python scalar alone is weakly typed"
+    assert_values(got, BY_NAME[name].oracle(np.complex128(z)), want_dtype, atol=_rtol(want_dtype))
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "true_divide", "divide", "power", "equal"])
+@pytest.mark.parametrize("scalar_first", [False, True])
+def test_python_complex_scalar_with_an_integer_array(impl: Impl, x64: bool, name: str, scalar_first: bool) -> None:
+    """int32 array with 1.5j: the table joins i4 and c* to a weak complex; the op computes in it.
+    Except 1.5j ** int32_array: an inexact base takes integer exponents unpromoted, and the result
+    is weak only if both were (the exponents are not)."""
+    x, z = np.array([1, -2, 3], np.int32), 1.5j
+    args = (z, x) if scalar_first else (x, z)
+    got = getattr(impl.numpy, name)(*args)
+    compute = dr.dtype_of(dr.join("i4", "c*"), x64)
+    want_dtype = BY_NAME[name].result(compute, x64)
+    assert_dtype(got, want_dtype)
+    if want_dtype.kind == "c":
+        assert is_weak(got) == (not (name == "power" and scalar_first)), "weak_type"
+    with np.errstate(all="ignore"):
+        want = BY_NAME[name].oracle(*(np.asarray(a, np.complex128) for a in args))
+    assert_values(got, want, want_dtype, atol=_rtol(want_dtype))
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")  # JAX warns: the imaginary part is dropped
+def test_complex_to_bool(impl: Impl) -> None:
+    """astype(bool) asks whether the number is nonzero (NumPy); lax.convert_element_type of an array,
+    like XLA, looks at the real part only; of a Python complex constant it converts as NumPy does."""
+    z = np.array([0j, 1j, 1 + 0j, 0.5j, 2 - 3j], np.complex64)
+    assert_values(impl.numpy.asarray(z).astype(bool), z.astype(bool), np.dtype(bool))
+    assert_values(impl.lax.convert_element_type(impl.numpy.asarray(z), bool), z.real != 0, np.dtype(bool))
+    assert_values(impl.lax.convert_element_type(1j, bool), np.array(True), np.dtype(bool))
+
+
+def test_sign_keeps_the_sign_of_zero(impl: Impl) -> None:
+    """sign(-0.0) is -0.0 (NumPy says 0.0), and sign(nan) is nan."""
+    got = impl.numpy.sign(-0.0)
+    assert float(np.asarray(got)) == 0.0 and np.signbit(np.asarray(got)), f"sign(-0.0) is {got}"
+    x = np.array([-0.0, 0.0, np.nan, -np.inf, 2.5, -3.0], np.float32)
+    got = np.asarray(impl.numpy.sign(x))
+    np.testing.assert_array_equal(got, [-0.0, 0.0, np.nan, -1.0, 1.0, -1.0])
+    np.testing.assert_array_equal(np.signbit(got[:2]), [True, False])
+
+
+def test_complex_sign_and_abs_at_infinity_and_nan(impl: Impl) -> None:
+    """|z| is nan when a part is nan (even with an infinite other part), else inf when a part is
+    infinite; sign(z) is z / |z| taken part by part (0 stays 0): sign(inf + 1j) = inf/inf + 1/inf j."""
+    inf, nan = np.inf, np.nan
+    z = np.array([complex(inf, nan), complex(nan, inf), complex(nan, 1), complex(-inf, 0), complex(inf, inf),
+                  complex(3, 4), complex(-0.0, -0.0), complex(inf, 1), complex(1, -inf)], np.complex64)  # fmt: skip
+    want_abs = [nan, nan, nan, inf, inf, 5, 0, inf, inf]
+    want_sign = [complex(nan, nan), complex(nan, nan), complex(nan, nan), complex(nan, 0), complex(nan, nan),
+                 complex(0.6, 0.8), 0j, complex(nan, 0), complex(0, nan)]  # fmt: skip
+    assert_values(impl.numpy.abs(z), np.array(want_abs), np.dtype("float32"))
+    assert_values(impl.numpy.sign(z), np.array(want_sign), np.dtype("complex64"), atol=1e-6)
 
 
 # --- regressions -----------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -58,6 +59,22 @@ def test_promote_types_matches_the_table_with_x64(impl: Impl, flags, a: str, b: 
     assert np.dtype(got) == dr.dtype_of(dr.join(a, b), x64=True)
 
 
+SIXTY_FOUR_BIT_CODES = {"i8", "u8", "f8", "c16"}
+
+
+@pytest.mark.parametrize(("a", "b"), STRONG_PAIRS, ids=[f"{a}-{b}" for a, b in STRONG_PAIRS])
+def test_promote_types_without_x64_forms_no_new_64_bit_type(impl: Impl, flags, a: str, b: str) -> None:
+    """promote_types does not canonicalize (float64 with float32 is float64 even with x64 off), but
+    while x64 is off it never forms a 64-bit type from narrower inputs: the table's one such entry,
+    uint32 with a signed int (-> int64), gives int32 instead."""
+    flags("jax_enable_x64", False)
+    want = dr.WEAK_DEFAULT.get(dr.join(a, b)) or dr.CODE_TO_NAME[dr.join(a, b)]  # u8 x i1 -> f* -> float64
+    if want == "int64" and not {a, b} & SIXTY_FOUR_BIT_CODES:
+        want = "int32"
+    got = impl.numpy.promote_types(dr.dtype(dr.CODE_TO_NAME[a]), dr.dtype(dr.CODE_TO_NAME[b]))
+    assert np.dtype(got) == dr.dtype(want)
+
+
 @pytest.mark.parametrize(("a", "b"), ALL_PAIRS, ids=[f"{a}-{b}" for a, b in ALL_PAIRS])
 def test_result_type_is_the_canonical_table_entry(impl: Impl, x64: bool, a: str, b: str) -> None:
     """result_type of dtypes and Python scalars canonicalizes its inputs and its answer: while x64 is
@@ -110,6 +127,37 @@ def test_python_scalars_alone_give_a_weak_result(impl: Impl) -> None:
     assert_promotes(impl.numpy.multiply(2, 1.5), "f*", False)
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "uint32"])
+@pytest.mark.parametrize("scalar", [300, -1, 1000, -129, 2**31 - 1])
+@pytest.mark.parametrize("symbol", ["+", "*", "==", "<"])
+def test_python_int_wraps_into_a_narrower_integer_array(
+    impl: Impl, x64: bool, dtype: str, scalar: int, symbol: str
+) -> None:
+    """A weak Python int takes the array's dtype even when it does not fit: it first becomes the
+    default int, then wraps like any conversion (uint8 + 300 adds 44, and uint8 == 300 is False)."""
+    x = np.array([0, 1, 44, 100, 127], dtype)
+    python_op = {"+": operator.add, "*": operator.mul, "==": operator.eq, "<": operator.lt}[symbol]
+    got = python_op(impl.numpy.asarray(x), scalar)
+    want_dtype = np.dtype(bool) if symbol in ("==", "<") else np.dtype(dtype)
+    assert np.dtype(got.dtype) == want_dtype
+    assert not is_weak(got)
+    wrapped = np.array(scalar).astype(dtype)  # NumPy's int64 -> narrower cast keeps the low bits
+    with np.errstate(over="ignore"):
+        want = python_op(x, wrapped)
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_python_int_beyond_the_default_int_overflows(impl: Impl, x64: bool) -> None:
+    """Before wrapping, the int must fit the default int (int32 while x64 is off, else int64)."""
+    too_big = 2**63 if x64 else 2**31
+    x = impl.numpy.asarray(np.array([1, 2], np.uint8))
+    with pytest.raises(OverflowError):
+        x + too_big
+    with pytest.raises(OverflowError):
+        impl.numpy.asarray(too_big)
+    assert np.asarray(x + (too_big - 1)).dtype == np.uint8  # fits the default int: it wraps
+
+
 # --- golden cases from the JAX documentation (seeds/000, "Type promotion semantics") -------------
 
 
@@ -140,6 +188,19 @@ def test_python_int_times_int8_array_stays_int8(impl: Impl) -> None:
     result = 2 * x
     assert np.dtype(result.dtype) == np.dtype("int8")
     np.testing.assert_array_equal(np.asarray(result), [0, 2, 4, 6, 8])
+
+
+@pytest.mark.parametrize("signed", ["int8", "int16", "int32"])
+def test_uint32_and_a_signed_int_give_int32_without_x64(impl: Impl, signed: str) -> None:
+    """With x64 off no 64-bit type is formed, so the table's int64 becomes int32 (not canonicalized
+    afterwards: int32 is the join itself), for promote_types, result_type and arithmetic alike."""
+    u32, s = np.dtype("uint32"), np.dtype(signed)
+    assert np.dtype(impl.numpy.promote_types(u32, s)) == np.dtype("int32")
+    assert np.dtype(impl.numpy.result_type(u32, s)) == np.dtype("int32")
+    result = impl.numpy.asarray(np.array([4_000_000_000], u32)) + impl.numpy.ones(1, s)
+    assert np.dtype(result.dtype) == np.dtype("int32")
+    # 4e9 does not fit in int32: the conversion wraps (4_000_000_001 - 2**32).
+    np.testing.assert_array_equal(np.asarray(result), [4_000_000_001 - 2**32])
 
 
 def test_typed_int32_scalar_times_int8_array_gives_int32(impl: Impl) -> None:

@@ -1,7 +1,8 @@
 """dtypes: which types didax supports, JAX's type promotion lattice, and weak types.
 
 Stage 01 introduced it. Promotion is the join (least upper bound) of two types on a small lattice;
-the lattice below reproduces JAX's 18 x 18 promotion table exactly.
+the lattice below reproduces JAX's 18 x 18 promotion table exactly (with x64 off, one edge moves so
+that no 64-bit type is formed from narrower ones).
 """
 
 from __future__ import annotations
@@ -140,15 +141,19 @@ Node = Any  # an np.dtype, or one of the strings in WEAK_NODES
 WEAK_NODES = {"i*": int, "f*": float, "c*": complex}  # node -> the Python type it stands for
 
 
-def _standard_lattice() -> dict[Node, list[Node]]:
-    """Each node's direct successors: promoting to a successor never loses information."""
+def _standard_lattice(x64: bool) -> dict[Node, list[Node]]:
+    """Each node's direct successors: promoting to a successor never loses information.
+
+    While x64 is off no promotion may form a 64-bit type from narrower ones: the one place the
+    lattice would (uint32 with a signed int gives int64) leads to int32 instead, as in JAX.
+    """
     b, (u8, u16, u32, u64), (i8, i16, i32, i64) = _BOOL[0], _UNSIGNED, _SIGNED
     bf16, f16, f32, f64 = _FLOATS
     c64, c128 = _COMPLEX
     return {
         b: ["i*"],
         "i*": [u8, i8],
-        u8: [u16, i16], u16: [u32, i32], u32: [u64, i64], u64: ["f*"],
+        u8: [u16, i16], u16: [u32, i32], u32: [u64, i64 if x64 else i32], u64: ["f*"],
         i8: [i16], i16: [i32], i32: [i64], i64: ["f*"],
         "f*": ["c*", bf16, f16],
         bf16: [f32], f16: [f32], f32: [f64, c64], f64: [c128],
@@ -166,9 +171,9 @@ def _strict_lattice() -> dict[Node, list[Node]]:
 
 
 @functools.cache
-def _upper_bounds(mode: str) -> dict[Node, frozenset[Node]]:
+def _upper_bounds(mode: str, x64: bool) -> dict[Node, frozenset[Node]]:
     """For each node, every node reachable from it (itself included): its upper bounds."""
-    lattice = _standard_lattice() if mode == "standard" else _strict_lattice()
+    lattice = _standard_lattice(x64) if mode == "standard" else _strict_lattice()
     bounds: dict[Node, frozenset[Node]] = {}
 
     def visit(node: Node) -> frozenset[Node]:
@@ -185,12 +190,12 @@ def _upper_bounds(mode: str) -> dict[Node, frozenset[Node]]:
 
 
 @functools.cache
-def _join(nodes: frozenset[Node], mode: str) -> Node:
+def _join(nodes: frozenset[Node], mode: str, x64: bool) -> Node:
     """The least upper bound of ``nodes``: the common upper bound below all the others.
 
     Cached: every didax.numpy operation joins its operands' types, and there are few pairs.
     """
-    bounds = _upper_bounds(mode)
+    bounds = _upper_bounds(mode, x64)
     common = frozenset.intersection(*(bounds[n] for n in nodes))
     for candidate in common:
         if bounds[candidate] == common:
@@ -226,9 +231,11 @@ def _as_dtype(node: Node) -> np.dtype:
 
 
 def promote_types(a: Any, b: Any) -> np.dtype:
-    """The dtype both ``a`` and ``b`` promote to (strong types; not canonicalized, as in JAX)."""
+    """The dtype both ``a`` and ``b`` promote to (strong types; not canonicalized, as in JAX:
+    float64 with x64 off stays float64, but uint32 with int8 gives int32, see the lattice)."""
     # Two strong types can meet at a weak node (uint64 and int8 meet at f*): take its dtype.
-    return _as_dtype(_join(frozenset({check_dtype(a), check_dtype(b)}), "standard"))
+    joined = _join(frozenset({check_dtype(a), check_dtype(b)}), "standard", config.jax_enable_x64)
+    return _as_dtype(joined)
 
 
 def type_key(x: Any) -> tuple[Any, bool]:
@@ -263,9 +270,9 @@ def lattice_result_type(types: tuple[tuple[Any, bool], ...], mode: str, x64: boo
     if all(weak) and mode == "standard":
         # Join the strong counterparts, then make the result weak: a weak int + a weak float
         # is a weak float.
-        joined = _weak_node(_join(frozenset(dtypes), mode))
+        joined = _weak_node(_join(frozenset(dtypes), mode, x64))
     else:
-        joined = _join(frozenset(_weak_node(d) if w else d for d, w in zip(dtypes, weak)), mode)
+        joined = _join(frozenset(_weak_node(d) if w else d for d, w in zip(dtypes, weak)), mode, x64)
     return _canonicalize(_as_dtype(joined), x64), isinstance(joined, str)
 
 
@@ -279,9 +286,19 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
 
 
 def python_scalar_to_numpy(x: bool | int | float | complex, dtype: np.dtype) -> np.ndarray:
-    """A 0-d NumPy array holding Python scalar ``x`` as ``dtype``, refusing overflowing ints."""
-    if type(x) is int and dtype.kind in "iu":
-        info = np.iinfo(dtype)
+    """A 0-d NumPy array holding Python scalar ``x`` as ``dtype``, the way JAX gets it there.
+
+    The scalar first becomes the default type of its kind, where an int that does not fit raises
+    OverflowError (``asarray(2**40)`` with x64 off). Then it is converted like any int32 would be:
+    it wraps, so ``uint8_array + 300`` adds 44, as in JAX.
+    """
+    default = canonicalize_dtype(type(x))
+    if type(x) is int:
+        info = np.iinfo(default)
         if not info.min <= x <= info.max:
-            raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
-    return np.asarray(x, dtype=dtype)
+            raise OverflowError(f"Python int {x} too large to convert to {default.name}")
+    value = np.asarray(x, dtype=default)
+    if dtype == default:
+        return value
+    with np.errstate(over="ignore"):  # a float too large for float16 becomes inf, as in XLA
+        return value.astype(dtype)

@@ -92,5 +92,8 @@ def test_x64_off_canonicalizes_to_32_bits_and_on_keeps_64():
 def test_python_int_too_large_for_int32_overflows():
     with pytest.raises(OverflowError, match="too large to convert to int32"):
         jnp.asarray(2**40)
-    # ...but it can still become a float.
-    assert float(jnp.float32(1) + 2**40) == np.float32(2**40) + 1
+    # ...even on its way to a float (a Python int is first the default int, as in JAX)...
+    with pytest.raises(OverflowError):
+        jnp.float32(1) + 2**40
+    # ...while one that fits wraps into a narrower integer array: 300 is 44 as a uint8.
+    assert jnp.asarray(np.uint8(1)) + 300 == 45

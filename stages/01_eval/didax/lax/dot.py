@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import dtypes
 from ..core import ShapedArray, get_aval
-from .standard import ANY, check_axes, check_dtype, never_weak, standard_primitive
+from .standard import ANY, check_axes, check_dtype, standard_primitive
 
 DimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]]
 
@@ -47,11 +47,43 @@ def _dot_general_shape(
 def _dot_general_dtype(
     lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers: DimensionNumbers, preferred_element_type: Any
 ) -> np.dtype:
+    """Not NumPy promotion: the operand type of higher precision, as XLA picks it (so int8 with
+    uint32 gives uint32); ``preferred_element_type`` may widen it, never narrow an integer."""
     check_dtype("dot_general", lhs, ANY, position=0)
     check_dtype("dot_general", rhs, ANY, position=1)
-    if preferred_element_type is not None:
-        return preferred_element_type
-    return dtypes.promote_types(lhs.dtype, rhs.dtype)
+    result = _higher_precision_type(lhs.dtype, rhs.dtype)
+    if preferred_element_type is None or preferred_element_type == result:
+        return result
+    if not dtypes.is_float(result) and _bit_width(preferred_element_type) < _bit_width(result):
+        raise TypeError(
+            "`preferred_element_type` must not be narrower than the original type, got "
+            f"preferred_element_type of {preferred_element_type.name} for result type of {result.name}."
+        )
+    return preferred_element_type
+
+
+def _higher_precision_type(a: np.dtype, b: np.dtype) -> np.dtype:
+    if _precision_key(a) == _precision_key(b) and a != b:
+        raise TypeError(f"lax.dot_general argument type error: {a.name}, {b.name}")
+    return max(a, b, key=_precision_key)
+
+
+def _precision_key(dtype: np.dtype) -> tuple[bool, int, int, int, bool]:
+    """XLA's order of precision: complex above real, then exponent range, mantissa, bit width,
+    and signed above unsigned (a bool is a 1-bit integer)."""
+    real = np.empty((), dtype).real.dtype if dtype.kind == "c" else dtype
+    info = dtypes.finfo(real) if dtypes.is_float(real) else None
+    return (
+        dtype.kind == "c",
+        info.maxexp if info else -1,
+        info.nmant if info else -1,
+        _bit_width(real),
+        dtype.kind != "u",
+    )
+
+
+def _bit_width(dtype: np.dtype) -> int:
+    return 1 if dtype == np.bool_ else dtype.itemsize * 8
 
 
 def _einsum_spec(lhs_ndim: int, rhs_ndim: int, dimension_numbers: DimensionNumbers) -> str:
@@ -69,7 +101,8 @@ def _einsum_spec(lhs_ndim: int, rhs_ndim: int, dimension_numbers: DimensionNumbe
 
 
 def _compute_dtype(dtype: np.dtype) -> np.dtype:
-    """Accumulate in a wide type: 16-bit floats in float32, integers and bools in 64 bits."""
+    """Accumulate in a wide type: 16-bit floats in float32, integers and bools in 64 bits
+    (integer products then wrap around exactly as they would in the narrow type)."""
     if dtype == np.bool_ or dtype.kind == "i":
         return np.dtype(np.int64)
     if dtype.kind == "u":
@@ -82,16 +115,18 @@ def _compute_dtype(dtype: np.dtype) -> np.dtype:
 def _dot_general(
     lhs: np.ndarray, rhs: np.ndarray, *, dimension_numbers: DimensionNumbers, preferred_element_type: Any
 ) -> np.ndarray:
-    common = _compute_dtype(dtypes.promote_types(lhs.dtype, rhs.dtype))
+    # Like XLA, convert both operands to the result type before multiplying (uint32 @ int8: the
+    # int8 values wrap to uint32), then accumulate in a wide type.
+    operand_dtype = _higher_precision_type(lhs.dtype, rhs.dtype)
+    common = _compute_dtype(operand_dtype)
     spec = _einsum_spec(lhs.ndim, rhs.ndim, dimension_numbers)
-    out = np.einsum(spec, lhs.astype(common), rhs.astype(common))
-    out_dtype = preferred_element_type or dtypes.promote_types(lhs.dtype, rhs.dtype)
+    out = np.einsum(spec, lhs.astype(operand_dtype).astype(common), rhs.astype(operand_dtype).astype(common))
+    out_dtype = preferred_element_type or operand_dtype
     return out != 0 if out_dtype == np.bool_ else out
 
 
-dot_general_p = standard_primitive(
-    "dot_general", _dot_general, _dot_general_shape, _dot_general_dtype, never_weak
-)
+# Weakly typed only when both operands are, like the elementwise primitives.
+dot_general_p = standard_primitive("dot_general", _dot_general, _dot_general_shape, _dot_general_dtype)
 
 
 def dot_general(

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..array import Array
 from ..core import Primitive, ShapedArray
 from .standard import (
     ANY,
@@ -50,12 +51,32 @@ def _rsqrt(x: np.ndarray) -> np.ndarray:
     return 1 / np.sqrt(x)
 
 
-def _complex_sign(x: np.ndarray) -> np.ndarray:
-    return np.sign(x)  # NumPy 2 gives x / |x| for complex numbers, as XLA does
+def _sign(x: np.ndarray) -> np.ndarray:
+    """-1, 0 or 1, with XLA's edge cases where NumPy's differ: sign(-0.0) is -0.0, and a complex
+    z is z / |z| (0 stays 0), computed part by part, so sign(inf + 1j) is nan + 0j."""
+    if x.dtype.kind == "c":
+        magnitude = _complex_abs(x)
+        safe = np.where(magnitude == 0, 1, magnitude)
+        unit = np.empty_like(x)  # set the parts: 1j * nan would also spoil the real part
+        unit.real, unit.imag = x.real / safe, x.imag / safe
+        return np.where(magnitude == 0, x, unit)
+    if dtypes.is_float(x.dtype):
+        return np.where(x == 0, x, np.sign(x))  # keeps the sign of a zero, and nan
+    return np.sign(x)
+
+
+def _complex_abs(x: np.ndarray) -> np.ndarray:
+    """|z|, as XLA computes it: nan if either part is nan (NumPy gives inf for inf + nan j)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isnan(x.real) | np.isnan(x.imag), np.nan, np.abs(x)).astype(x.real.dtype)
+
+
+def _abs(x: np.ndarray) -> np.ndarray:
+    return _complex_abs(x) if x.dtype.kind == "c" else np.abs(x)
 
 
 neg_p = unop("neg", np.negative, NUMBER)
-sign_p = unop("sign", _complex_sign, NUMBER)
+sign_p = unop("sign", _sign, NUMBER)
 exp_p = unop("exp", np.exp, INEXACT)
 log_p = unop("log", np.log, INEXACT)
 log1p_p = unop("log1p", np.log1p, INEXACT)
@@ -81,7 +102,7 @@ def _abs_dtype(x: ShapedArray) -> np.dtype:
     return _real_dtype(x) if x.dtype.kind == "c" else x.dtype
 
 
-abs_p = standard_primitive("abs", np.abs, lambda x: x.shape, _abs_dtype)
+abs_p = standard_primitive("abs", _abs, lambda x: x.shape, _abs_dtype)
 
 
 real_p = standard_primitive("real", np.real, lambda x: x.shape, _real_dtype)
@@ -229,10 +250,10 @@ select_n_p = standard_primitive("select_n", _select_n, _select_n_shape, _select_
 
 
 def _convert(x: np.ndarray, *, new_dtype: np.dtype, weak_type: bool) -> np.ndarray:
+    if x.dtype.kind == "c" and new_dtype.kind != "c":
+        x = x.real  # complex to real (bool included) keeps only the real part, as XLA does
     if new_dtype == np.bool_:
         return x != 0
-    if x.dtype.kind == "c" and new_dtype.kind != "c":
-        x = x.real  # complex to real keeps the real part
     if dtypes.is_float(x.dtype) and new_dtype.kind in "iu":
         return _float_to_int(x, new_dtype)
     return x.astype(new_dtype)
@@ -403,6 +424,24 @@ def select_n(which: Any, *cases: Any) -> Any:
 
 def convert_element_type(operand: Any, new_dtype: Any) -> Any:
     """Cast to ``new_dtype`` (canonicalized: 32-bit while x64 is off); the result is strong."""
-    return convert_element_type_p.bind(
-        operand, new_dtype=dtypes.canonicalize_dtype(new_dtype), weak_type=False
+    new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    constant = _convert_constant(operand, new_dtype)
+    if constant is not None:
+        return Array(constant)
+    return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=False)
+
+
+def _convert_constant(x: Any, new_dtype: np.dtype) -> np.ndarray | None:
+    """A Python or NumPy scalar is a constant, which JAX converts at once with NumPy's rules:
+    so ``convert_element_type(1j, bool)`` is True (the primitive, as XLA, keeps only the real part),
+    and a Python int wraps (2**40 to uint8 is 0). Inexact to integer stays with the primitive,
+    which saturates where NumPy's result is undefined. None: not such a constant."""
+    is_constant = type(x) in dtypes.PYTHON_SCALAR_DTYPES or (
+        isinstance(x, np.generic) and x.dtype in dtypes.SUPPORTED_DTYPES
     )
+    if not is_constant or (new_dtype.kind in "iu" and not isinstance(x, (bool, int, np.bool_, np.integer))):
+        return None
+    try:
+        return np.asarray(x).astype(new_dtype)
+    except OverflowError:  # beyond 64 bits: the primitive's error says what went wrong
+        return None

@@ -11,6 +11,7 @@ from .creation import (
     arange,
     array,
     asarray,
+    astype,
     empty,
     eye,
     full,

@@ -8,11 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .. import dtypes
 from ..array import Array
 from ..core import Tracer
-from . import indexing, reductions, shapes, ufuncs
-from .util import convert, is_arraylike
+from . import creation, indexing, reductions, shapes, ufuncs
+from .util import is_arraylike
 
 
 def _binary(fn: Callable[..., Any], swap: bool = False) -> Callable[..., Any]:
@@ -27,7 +26,7 @@ def _binary(fn: Callable[..., Any], swap: bool = False) -> Callable[..., Any]:
 
 
 def _astype(self: Any, dtype: Any) -> Any:
-    return convert(self, dtypes.canonicalize_dtype(dtype))
+    return creation.astype(self, dtype)
 
 
 def _reshape(self: Any, *shape: Any, order: str = "C") -> Any:

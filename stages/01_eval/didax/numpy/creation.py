@@ -14,7 +14,7 @@ from .. import dtypes, lax
 from ..array import Array, to_array
 from ..core import Tracer, canonicalize_value, get_aval
 from .ufuncs import add, floor_toward_minus_inf, multiply, subtract, true_divide
-from .util import ArrayLike, broadcast_to, check_arraylike, convert, promote_dtypes
+from .util import ArrayLike, as_array, broadcast_to, check_arraylike, convert, promote_dtypes
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
@@ -49,8 +49,9 @@ def array(object: Any, dtype: Any = None, copy: bool = True, ndmin: int = 0) -> 
     elif isinstance(object, (Array, Tracer)):
         out = object if dtype is None else convert(object, dtypes.canonicalize_dtype(dtype))
     elif dtype is not None:
-        out = convert(object if type(object) in dtypes.PYTHON_SCALAR_DTYPES else to_array(object),
-                      dtypes.canonicalize_dtype(dtype))
+        # A NumPy value or a Python scalar is converted by NumPy, as in JAX (so asarray(300,
+        # dtype=np.uint8) is NumPy's OverflowError, and complex to bool asks for nonzero).
+        out = to_array(np.asarray(object, dtype=dtypes.canonicalize_dtype(dtype)))
     else:
         out = to_array(object)
     ndim = get_aval(out).ndim
@@ -61,6 +62,16 @@ def array(object: Any, dtype: Any = None, copy: bool = True, ndmin: int = 0) -> 
 
 def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None) -> ArrayLike:
     return array(a, dtype=dtype, copy=False)
+
+
+def astype(x: ArrayLike, dtype: Any, /, *, copy: bool = False) -> ArrayLike:
+    """``x`` as ``dtype``, strongly typed. Complex to bool asks whether the number is nonzero, as
+    in NumPy (lax.convert_element_type, like XLA, would look at the real part only)."""
+    x = as_array(x)
+    dtype = dtypes.canonicalize_dtype(dtype)
+    if get_aval(x).dtype.kind == "c" and dtype == np.bool_:
+        return lax.ne(x, convert(0, get_aval(x).dtype))
+    return convert(x, dtype)
 
 
 def _array_from_sequence(seq: Sequence[Any], dtype: Any) -> ArrayLike:

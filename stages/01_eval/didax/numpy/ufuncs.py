@@ -19,6 +19,7 @@ from .util import (
     convert,
     promote_args,
     promote_args_inexact,
+    promote_dtypes,
     promote_shapes,
 )
 
@@ -60,35 +61,62 @@ def true_divide(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
 divide = true_divide
 
 
-def _zero_like(x: ArrayLike) -> ArrayLike:
+def _constant_like(x: ArrayLike, value: int) -> ArrayLike:
+    """``value`` in ``x``'s dtype, weakly typed when ``x`` is, so it never changes a result's type."""
     aval = get_aval(x)
-    return convert(0, aval.dtype, aval.weak_type)
+    return convert(value, aval.dtype, aval.weak_type)
+
+
+def _filled_like(x: ArrayLike, value: int) -> ArrayLike:
+    """``value`` in ``x``'s shape and dtype (select_n takes no scalar cases)."""
+    return lax.broadcast_in_dim(_constant_like(x, value), get_aval(x).shape, ())
 
 
 def _differs_in_sign(r: ArrayLike, y: ArrayLike) -> ArrayLike:
     """Where the C-style remainder r is nonzero and has the opposite sign of the divisor y."""
-    zero = _zero_like(r)
+    zero = _constant_like(r, 0)
     return lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
 
 
 def floor_divide(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
-    """Division rounded toward -inf: lax.div truncates, so step down where the signs differ."""
+    """Division rounded toward -inf. lax.div truncates toward zero (and an integer x // 0 is -1,
+    all bits set), so step the quotient down where the exact result was negative and inexact."""
     x, y = promote_args("floor_divide", x, y)
-    if get_aval(x).dtype.kind == "c":
+    kind = get_aval(x).dtype.kind
+    if kind == "c":
         raise TypeError("floor_divide does not support complex numbers.")
-    x, y = _bool_to_int(x), _bool_to_int(y)
+    # One shape for both: select_n, below, takes no broadcasting.
+    x, y = broadcast_all("floor_divide", _bool_to_int(x), _bool_to_int(y))
+    if kind == "u":
+        return lax.div(x, y)  # no negative quotients: truncating is flooring
+    if kind in "bi":
+        zero = _constant_like(x, 0)
+        inexact = lax.ne(lax.rem(x, y), zero)
+        step_down = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)), inexact)
+        q = lax.div(x, y)
+        return lax.select_n(step_down, q, lax.sub(q, _constant_like(q, 1)))
+    return _float_floor_divide(x, y)
+
+
+def _float_floor_divide(x: ArrayLike, y: ArrayLike) -> ArrayLike:
+    """Python's float //: divide the exact multiple x - (x % y), then correct the sign. By zero,
+    x itself is divided, so x // 0 is +-inf (nan for 0 // 0), as in JAX."""
+    zero = _constant_like(x, 0)
     r = lax.rem(x, y)
-    q = lax.div(lax.sub(x, r), y) if dtypes.is_float(get_aval(x).dtype) else lax.div(x, y)
-    one = convert(1, get_aval(q).dtype, get_aval(q).weak_type)
-    return lax.select_n(_differs_in_sign(r, y), q, lax.sub(q, one))
+    q = lax.div(lax.select_n(lax.eq(y, zero), lax.sub(x, r), x), y)
+    step_down = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.sign(y), lax.sign(r)))
+    return lax.select_n(step_down, q, lax.sub(q, _constant_like(q, 1)))
 
 
 def remainder(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
-    """The remainder with the sign of the divisor (Python's %), from lax.rem's C-style one."""
+    """The remainder with the sign of the divisor (Python's %), from lax.rem's C-style one.
+    An integer x % 0 is 0, as in JAX (lax.rem would give x); a float one is nan."""
     x, y = promote_args("remainder", x, y)
     if get_aval(x).dtype.kind == "c":
         raise TypeError("remainder does not support complex numbers.")
-    x, y = _bool_to_int(x), _bool_to_int(y)
+    x, y = broadcast_all("remainder", _bool_to_int(x), _bool_to_int(y))
+    if get_aval(y).dtype.kind in "iu":
+        y = lax.select_n(lax.eq(y, _constant_like(y, 0)), y, _filled_like(y, 1))
     r = lax.rem(x, y)
     return lax.select_n(_differs_in_sign(r, y), r, lax.add(r, y))
 
@@ -103,7 +131,13 @@ def power(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
         # An integer exponent known now (x ** 2): exact repeated multiplication, and the base's
         # dtype is the result's, as in JAX.
         return lax.integer_pow(_bool_to_int(as_array(x)), exponent)
-    x, y = promote_args("power", x, y)
+    x, y = promote_shapes("power", as_array(x), as_array(y))
+    x_dtype, y_dtype = get_aval(x).dtype, get_aval(y).dtype
+    if dtypes.is_inexact(x_dtype) and y_dtype.kind in "iu":
+        # An inexact base with integer exponents: no promotion, lax.pow takes them as they are
+        # (2.0 ** int32_array is a float32, strongly typed because the exponents are).
+        return lax.pow(x, y)
+    x, y = promote_dtypes(x, y)
     if get_aval(x).dtype.kind in "biu":
         return _integer_array_power(x, y)
     return lax.pow(x, y)
@@ -119,17 +153,22 @@ def _known_integer(y: ArrayLike) -> int | None:
         return None
 
 
+# Only the low bits of an integer exponent are used, as in JAX: for |x| > 1 any larger power
+# overflows anyway. So a negative exponent acts as its low bits: 2 ** -1 is 0, (-1) ** -1 is -1.
+_EXPONENT_BITS = 6
+
+
 def _integer_array_power(x: ArrayLike, y: ArrayLike) -> ArrayLike:
-    """Integer x ** integer y, elementwise, by binary exponentiation over the bits of y."""
+    """Integer x ** integer y, elementwise, by binary exponentiation over the low bits of y."""
     x, y = broadcast_all("power", _bool_to_int(x), _bool_to_int(y))
-    aval = get_aval(x)
-    one, two = convert(1, aval.dtype), convert(2, aval.dtype)
-    acc = lax.broadcast_in_dim(one, aval.shape, ())
-    for _ in range(aval.dtype.itemsize * 8):
-        odd = lax.ne(lax.bitwise_and(y, one), _zero_like(y))
-        acc = lax.select_n(odd, acc, lax.mul(acc, x))
+    zero = _constant_like(x, 0)
+    # 0 ** y is 0 for every y but 0 (negative ones too); anything ** 0 is 1.
+    zero_base = lax.bitwise_and(lax.eq(x, zero), lax.ne(y, zero))
+    acc = lax.select_n(zero_base, _filled_like(x, 1), _filled_like(x, 0))
+    for bit in range(_EXPONENT_BITS):
+        bit_set = lax.ne(lax.bitwise_and(y, _constant_like(y, 1 << bit)), zero)
+        acc = lax.select_n(bit_set, acc, lax.mul(acc, x))
         x = lax.mul(x, x)
-        y = lax.div(y, two)
     return acc
 
 
@@ -254,7 +293,7 @@ invert = bitwise_not
 
 def _to_bool(x: ArrayLike) -> ArrayLike:
     aval = get_aval(x)
-    return x if aval.dtype == np.bool_ else lax.ne(x, convert(0, aval.dtype, aval.weak_type))
+    return x if aval.dtype == np.bool_ else lax.ne(x, _constant_like(x, 0))
 
 
 def logical_and(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:

@@ -45,7 +45,7 @@ def as_array(x: ArrayLike) -> ArrayLike:
 def convert(x: ArrayLike, dtype: np.dtype, weak_type: bool = False) -> ArrayLike:
     """``x`` as ``dtype`` (a no-op when it is already), with the given weak_type."""
     if type(x) in dtypes.PYTHON_SCALAR_DTYPES:
-        # A Python scalar goes straight to the target type, so 2**40 can become a float32.
+        # A Python scalar becomes the default type of its kind, then wraps or rounds to ``dtype``.
         return Array(dtypes.python_scalar_to_numpy(x, dtype), weak_type)
     aval = get_aval(x)
     if aval.dtype == dtype and aval.weak_type == weak_type:
@@ -64,8 +64,8 @@ def promote_dtypes(*args: ArrayLike) -> list[ArrayLike]:
 def promote_dtypes_inexact(*args: ArrayLike) -> list[ArrayLike]:
     """Like promote_dtypes, then integers and bools become the default float (sin(1) is 0.84...)."""
     dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
-    # A weak int becomes the default float, like a Python float would.
-    inexact = dtypes.default_dtype("f") if weak_type else dtypes.to_inexact_dtype(dtype)
+    # A weak int (the default int) becomes the default float; a weak complex stays complex.
+    inexact = dtypes.to_inexact_dtype(dtype)
     return [convert(x, inexact, weak_type) for x in args]
 
 
