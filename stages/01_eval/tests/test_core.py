@@ -187,9 +187,9 @@ def test_a_tracer_used_after_its_transformation_ended_raises_unexpected_tracer_e
         leaked.append(jnp.sin(_RecordingTrace(main).pure(1.0)))
     with pytest.raises(errors.UnexpectedTracerError, match="transformation that has already ended"):
         jnp.cos(leaked[0])
-    with core.new_main(_RecordingTrace, []) as other:  # a new level 1 is not the old one
-        with pytest.raises(errors.UnexpectedTracerError):
-            jnp.cos(leaked[0]) + _RecordingTrace(other).pure(1.0)
+    # A new level 1 is not the old one.
+    with core.new_main(_RecordingTrace, []) as other, pytest.raises(errors.UnexpectedTracerError):
+        jnp.cos(leaked[0]) + _RecordingTrace(other).pure(1.0)
     assert len(core.trace_state.trace_stack) == 1
     assert float(jnp.cos(0.0)) == 1.0
 
