@@ -437,7 +437,8 @@ iota_p = standard_primitive(
 
 def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
     return iota_p.bind(
-        dtype=dtypes.canonicalize_dtype(dtype), shape=as_shape("iota", shape), dimension=int(dimension)
+        dtype=dtypes.check_user_dtype(dtype, "broadcasted_iota"), shape=as_shape("iota", shape),
+        dimension=int(dimension),
     )
 
 
