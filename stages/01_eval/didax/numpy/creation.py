@@ -1,4 +1,5 @@
-"""Making arrays: array/asarray, zeros/ones/full and their *_like forms, arange, linspace, eye.
+"""Making arrays: array/asarray/astype, zeros/ones/full and their *_like forms, arange, linspace,
+eye; all through lax (a filled array is a broadcast scalar, a range an iota), as in JAX.
 Stage 01 introduced it.
 """
 

@@ -166,7 +166,7 @@ def _integer_array_power(x: ArrayLike, y: ArrayLike) -> ArrayLike:
     zero_base = lax.bitwise_and(lax.eq(x, zero), lax.ne(y, zero))
     acc = lax.select_n(zero_base, _filled_like(x, 1), _filled_like(x, 0))
     for bit in range(_EXPONENT_BITS):
-        bit_set = lax.ne(lax.bitwise_and(y, _constant_like(y, 1 << bit)), zero)
+        bit_set = lax.ne(lax.bitwise_and(y, _constant_like(y, 1 << bit)), _constant_like(y, 0))
         acc = lax.select_n(bit_set, acc, lax.mul(acc, x))
         x = lax.mul(x, x)
     return acc
