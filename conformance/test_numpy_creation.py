@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from conformance import dtype_rules as dr
 from conformance import strategies as S
-from conformance.checks import RTOL, assert_dtype, assert_values, draw_x64, show_call, wide
+from conformance.checks import RTOL, assert_dtype, assert_values, draw_x64, is_weak, show_call, wide
 from conformance.impl import Impl
 from conformance.strategies import Domain
 
@@ -192,6 +192,58 @@ def test_linspace(impl: Impl, flags, data: st.DataObject) -> None:
     assert_dtype(got, want_dtype)
     want = np.linspace(start, stop, num, endpoint=endpoint)
     assert_values(got, want, want_dtype, atol=RTOL[want_dtype.name] * max(abs(start), abs(stop), 1.0))
+
+
+@pytest.mark.parametrize(
+    ("args", "want"),
+    [
+        ((np.int8(5),), "int8"),
+        ((0, np.int16(5)), "int16"),
+        ((np.uint8(2), 5), "uint8"),
+        ((np.float16(0), 1, 0.25), "float16"),
+        ((np.int64(5),), "int32"),  # canonicalized, x64 being off
+        ((5,), "int32"),
+        ((0.5, 3), "float32"),
+    ],
+)
+def test_arange_takes_the_dtype_of_numpy_scalar_bounds(impl: Impl, args: tuple, want: str) -> None:
+    """Without a dtype, arange has its bounds' promoted type (the table, Python scalars weak), so a
+    NumPy scalar's type survives; the result is never weakly typed."""
+    got = impl.numpy.arange(*args)
+    assert_dtype(got, np.dtype(want))
+    assert not is_weak(got)
+    assert_values(got, np.arange(*(float(a) for a in args)), np.dtype(want))
+
+
+@pytest.mark.parametrize(("start", "want"), [(np.float16(0), "float16"), (np.int8(0), "float32"), (0, "float32")])
+def test_linspace_takes_the_inexact_dtype_of_its_bounds(impl: Impl, start: Any, want: str) -> None:
+    got = impl.numpy.linspace(start, 1, 5)
+    assert_dtype(got, np.dtype(want))
+    assert_values(got, np.linspace(0, 1, 5), np.dtype(want))
+
+
+@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "full_like"])
+@pytest.mark.parametrize("fill", [2, 2.5])
+def test_like_functions_keep_the_weak_type(impl: Impl, x64: bool, name: str, fill: float) -> None:
+    """The *_like of a weak array is weak (same dtype, same kind of typing); with a dtype it is strong."""
+    x = impl.numpy.full((2, 3), fill)
+    extra = (7,) if name == "full_like" else ()
+    got = getattr(impl.numpy, name)(x, *extra)
+    want_dtype = dr.dtype_of("i*" if isinstance(fill, int) else "f*", x64)
+    assert_dtype(got, want_dtype)
+    assert is_weak(got), f"{name} of a weak array is weak"
+    assert_values(got, np.full((2, 3), {"zeros_like": 0, "ones_like": 1, "full_like": 7}[name]), want_dtype)
+    strong = getattr(impl.numpy, name)(x, *extra, dtype="float32")
+    assert_dtype(strong, np.dtype("float32"))
+    assert not is_weak(strong)
+
+
+@pytest.mark.parametrize(("fill", "dtype", "want"), [(300, "uint8", 44), (-1, "uint8", 255), (1000, "int8", -24)])
+def test_full_wraps_a_python_int_into_its_dtype(impl: Impl, fill: int, dtype: str, want: int) -> None:
+    """full(shape, fill, dtype) converts the fill like lax.convert_element_type: ints wrap (300 - 256)."""
+    for got in (impl.numpy.full(3, fill, dtype), impl.numpy.full_like(np.zeros(3, dtype), fill)):
+        assert_dtype(got, np.dtype(dtype))
+        np.testing.assert_array_equal(np.asarray(got), [want] * 3)
 
 
 @given(data=st.data())

@@ -389,6 +389,46 @@ def test_complex_sign_and_abs_at_infinity_and_nan(impl: Impl) -> None:
     assert_values(impl.numpy.sign(z), np.array(want_sign), np.dtype("complex64"), atol=1e-6)
 
 
+# --- weak types of logic and powers ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "weak"),
+    [
+        ("logical_and", (True, 3), True),  # promoted first: two weak ints compared with a weak 0
+        ("logical_or", (1, 0), True),
+        ("logical_and", (True, 3.0), True),
+        ("logical_and", (True, True), False),  # bools are never weak
+        ("logical_not", (3,), True),
+        ("logical_not", (2.0,), True),
+    ],
+)
+def test_logical_functions_of_python_scalars_are_weak(impl: Impl, name: str, args: tuple, weak: bool) -> None:
+    got = getattr(impl.numpy, name)(*args)
+    assert_dtype(got, np.dtype(bool))
+    assert is_weak(got) == weak
+    np.testing.assert_array_equal(np.asarray(got), getattr(np, name)(*args))
+
+
+def test_logical_functions_of_arrays_are_strong(impl: Impl) -> None:
+    """Only a weak *scalar* compares with a weak 0: a weak array gives a strong bool."""
+    weak_array = impl.numpy.full((2,), 2)
+    for got in (impl.numpy.logical_and(weak_array, 3), impl.numpy.logical_not(weak_array)):
+        assert_dtype(got, np.dtype(bool))
+        assert not is_weak(got)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint16"])
+def test_python_float_to_integer_array_powers_is_strong(impl: Impl, x64: bool, dtype: str) -> None:
+    """2.0 ** int_array: an inexact base takes integer exponents without promotion, so the result
+    is the base's dtype (the default float), weak only if both are (they are not)."""
+    exponent = np.array([0, 1, 2, 5], dtype)
+    for got in (2.0 ** impl.numpy.asarray(exponent), impl.numpy.power(2.0, exponent)):
+        assert_dtype(got, dr.dtype_of("f*", x64))
+        assert not is_weak(got)
+        assert_values(got, 2.0 ** exponent.astype(np.float64), dr.dtype_of("f*", x64))
+
+
 # --- regressions -----------------------------------------------------------------------------------
 # Cases the full profile found (running against stage 01), replayed on every run. Hypothesis cannot
 # replay st.data() draws from an @example, so they are listed here and go through the same check.

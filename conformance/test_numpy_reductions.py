@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from conformance import dtype_rules as dr
 from conformance import strategies as S
-from conformance.checks import as_operand, assert_dtype, assert_values, draw_x64, show_call, ulp_scale, wide
+from conformance.checks import as_operand, assert_dtype, assert_values, draw_x64, is_weak, show_call, ulp_scale, wide
 from conformance.impl import Impl
 from conformance.strategies import Domain
 
@@ -104,3 +104,45 @@ def test_sum_method_on_arrays(impl: Impl, flags, data: st.DataObject) -> None:
     want_dtype = dr.sum_dtype(dr.canonicalize(x.dtype, x64), x64)
     assert_dtype(got, want_dtype)
     assert_values(got, np.sum(wide(x), axis=axis), want_dtype)
+
+
+# --- weak types and 16-bit accumulation ----------------------------------------------------------
+
+# name -> (dtype rule for an int32 or float32 input, NumPy oracle)
+ALL_REDUCTIONS = {
+    "sum": (dr.sum_dtype, np.sum),
+    "prod": (dr.sum_dtype, np.prod),
+    "max": (lambda dt, x64: dt, np.max),
+    "min": (lambda dt, x64: dt, np.min),
+    "mean": (dr.inexact, np.mean),
+    "argmax": (lambda dt, x64: dr.index_dtype(x64), np.argmax),
+    "argmin": (lambda dt, x64: dr.index_dtype(x64), np.argmin),
+}
+
+
+@pytest.mark.parametrize("name", list(ALL_REDUCTIONS))
+@pytest.mark.parametrize("fill", [2, 1.5])
+@pytest.mark.parametrize(("shape", "axis", "keepdims"), [((), None, False), ((2, 3), None, False), ((2, 3), 0, True)])
+def test_reduction_of_a_weak_array_is_strongly_typed(
+    impl: Impl, x64: bool, name: str, fill: float, shape: tuple, axis: int | None, keepdims: bool
+) -> None:
+    """jnp.full(shape, 2) is a weak int (like the Python 2 it holds); a reduction of it is not."""
+    x = impl.numpy.full(shape, fill)
+    assert is_weak(x)
+    got = getattr(impl.numpy, name)(x, axis=axis, keepdims=keepdims)
+    rule, oracle = ALL_REDUCTIONS[name]
+    want_dtype = rule(dr.dtype_of("i*" if isinstance(fill, int) else "f*", x64), x64)
+    assert_dtype(got, want_dtype)
+    assert not is_weak(got), f"jnp.{name} of a weak array is strongly typed"
+    assert_values(got, oracle(np.full(shape, fill), axis=axis, keepdims=keepdims), want_dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_mean_of_16_bit_floats_accumulates_in_float32(impl: Impl, dtype: str) -> None:
+    """The sum 2049 is not a float16 (nor a bfloat16): rounded before dividing it would give
+    2048 / 3 -> 682.5; summed in float32 and divided there, the mean is exactly 683."""
+    x = np.array([2048, 1, 0], dr.dtype(dtype))
+    got = impl.numpy.mean(x)
+    assert_dtype(got, dr.dtype(dtype))
+    want = np.mean(x.astype(np.float32)).astype(dr.dtype(dtype))
+    np.testing.assert_array_equal(np.asarray(got).astype(np.float32), want.astype(np.float32))

@@ -434,14 +434,17 @@ def convert_element_type(operand: Any, new_dtype: Any) -> Any:
 def _convert_constant(x: Any, new_dtype: np.dtype) -> np.ndarray | None:
     """A Python or NumPy scalar is a constant, which JAX converts at once with NumPy's rules:
     so ``convert_element_type(1j, bool)`` is True (the primitive, as XLA, keeps only the real part),
-    and a Python int wraps (2**40 to uint8 is 0). Inexact to integer stays with the primitive,
-    which saturates where NumPy's result is undefined. None: not such a constant."""
+    a Python int wraps (2**40 to uint8 is 0), and 1j to float32 is NumPy's TypeError. Inexact to
+    integer stays with the primitive, which saturates where NumPy's result is undefined.
+    None: not such a constant."""
     is_constant = type(x) in dtypes.PYTHON_SCALAR_DTYPES or (
         isinstance(x, np.generic) and x.dtype in dtypes.SUPPORTED_DTYPES
     )
     if not is_constant or (new_dtype.kind in "iu" and not isinstance(x, (bool, int, np.bool_, np.integer))):
         return None
     try:
-        return np.asarray(x).astype(new_dtype)
+        if type(x) is int:  # as a NumPy int64 first, which then wraps
+            return np.asarray(x).astype(new_dtype)
+        return np.asarray(x, dtype=new_dtype)
     except OverflowError:  # beyond 64 bits: the primitive's error says what went wrong
         return None

@@ -1,9 +1,11 @@
-"""Making arrays: array/asarray, zeros/ones/full and their *_like forms, arange, linspace, eye.
+"""Making arrays: array/asarray/astype, zeros/ones/full and their *_like forms, arange, linspace,
+eye; all through lax (a filled array is a broadcast scalar, a range an iota), as in JAX.
 Stage 01 introduced it.
 """
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -113,38 +115,55 @@ def _stack_nested(seq: Sequence[Any], dtype: Any) -> ArrayLike:
 
 
 # ----------------------------------------------------------------------------------------------
-# Filled arrays
+# Filled arrays: one scalar broadcast by lax.broadcast_in_dim, never a full-size constant, so a
+# traced program holds a small equation, as in JAX.
+
+
+def _filled(shape: tuple[int, ...], fill_value: ArrayLike, dtype: np.dtype, weak_type: bool = False) -> ArrayLike:
+    """``fill_value`` as ``dtype`` (converted as lax.convert_element_type does), broadcast to ``shape``."""
+    value = lax.convert_element_type(fill_value, dtype)
+    if weak_type:
+        value = convert(value, dtype, weak_type=True)
+    return broadcast_to(value, shape)
+
+
+def _is_scalar(x: ArrayLike) -> bool:
+    """A Python scalar (of any size: it is converted later) or a rank-0 value."""
+    return type(x) in dtypes.PYTHON_SCALAR_DTYPES or get_aval(x).shape == ()
 
 
 def full(shape: Any, fill_value: ArrayLike, dtype: Any = None) -> ArrayLike:
     """``fill_value`` broadcast to ``shape``; a Python scalar fill keeps its weak type."""
     check_arraylike("full", fill_value)
-    value = asarray(fill_value) if dtype is None else asarray(fill_value, dtype=dtype)
-    return broadcast_to(value, _shape(shape))
+    shape = _shape(shape)
+    if dtype is None:
+        return broadcast_to(as_array(fill_value), shape)
+    if not _is_scalar(fill_value):  # an array of fill values, converted as asarray would
+        return broadcast_to(asarray(fill_value, dtype=dtype), shape)
+    return _filled(shape, fill_value, dtypes.canonicalize_dtype(dtype))
 
 
-def zeros(shape: Any, dtype: Any = None) -> Array:
-    return Array(np.zeros(_shape(shape), _dtype_or(dtype, "f")))
+def zeros(shape: Any, dtype: Any = None) -> ArrayLike:
+    return _filled(_shape(shape), 0, _dtype_or(dtype, "f"))
 
 
-def ones(shape: Any, dtype: Any = None) -> Array:
-    return Array(np.ones(_shape(shape), _dtype_or(dtype, "f")))
+def ones(shape: Any, dtype: Any = None) -> ArrayLike:
+    return _filled(_shape(shape), 1, _dtype_or(dtype, "f"))
 
 
 empty = zeros
 
 
-def _like(a: ArrayLike, dtype: Any, shape: Any) -> tuple[tuple[int, ...], np.dtype, bool]:
+def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: Any = None, shape: Any = None) -> ArrayLike:
+    """``fill_value`` in the shape and dtype of ``a`` (or those given); weakly typed when ``a`` is
+    and no dtype is given, as in JAX (zeros_like of a weak array is weak)."""
+    check_arraylike("full_like", a, fill_value)
     aval = get_aval(a)
     out_shape = aval.shape if shape is None else _shape(shape)
-    if dtype is None:
-        return out_shape, aval.dtype, aval.weak_type
-    return out_shape, dtypes.canonicalize_dtype(dtype), False
-
-
-def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: Any = None, shape: Any = None) -> ArrayLike:
-    out_shape, out_dtype, weak = _like(a, dtype, shape)
-    return broadcast_to(convert(fill_value, out_dtype, weak), out_shape)
+    out_dtype = aval.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
+    if not _is_scalar(fill_value):
+        return broadcast_to(asarray(fill_value, dtype=out_dtype), out_shape)
+    return _filled(out_shape, fill_value, out_dtype, weak_type=dtype is None and aval.weak_type)
 
 
 def zeros_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> ArrayLike:
@@ -156,21 +175,43 @@ def ones_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> ArrayLike:
 
 
 # ----------------------------------------------------------------------------------------------
-# Ranges
+# Ranges: lax.iota scaled and shifted, as in JAX.
 
 
 def _concrete_scalar(name: str, x: Any) -> Any:
     if isinstance(x, Tracer):
         raise TypeError(f"{name} needs concrete (known) bounds, got a traced value {x!r}.")
+    if get_aval(x).shape:
+        raise ValueError(f"didax.numpy.{name}: arguments must be scalars; got {x!r}.")
     return x.item() if isinstance(x, (Array, np.ndarray, np.generic)) else x
 
 
-def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Array:
-    """Evenly spaced values in [start, stop); the bounds must be known (its shape depends on them)."""
-    bounds = [_concrete_scalar("arange", b) for b in (start, stop, step) if b is not None]
+def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> ArrayLike:
+    """Evenly spaced values in [start, stop); the bounds must be known (its shape depends on them).
+
+    Without a dtype the result has the bounds' promoted type, so NumPy scalars keep theirs
+    (``arange(np.int8(5))`` is int8); Python scalars give the default types, strongly typed.
+    """
+    check_arraylike("arange", *(b for b in (start, stop, step) if b is not None))
+    bounds = [b for b in (start, stop, step) if b is not None]
     out_dtype = dtypes.result_type(*bounds) if dtype is None else dtypes.canonicalize_dtype(dtype)
-    values = np.arange(*bounds)
-    return Array(values.astype(out_dtype))
+    start, stop, step = (None if b is None else _concrete_scalar("arange", b) for b in (start, stop, step))
+    if any(isinstance(b, complex) for b in (start, stop, step)):
+        raise ValueError("didax.numpy.arange does not take complex start, stop or step (nor does JAX).")
+    if stop is None:
+        start, stop = 0, start
+    if step is None:
+        size = max(0, math.ceil(stop - start))
+        if start == 0:
+            return lax.iota(out_dtype, size)
+        return lax.add(lax.convert_element_type(start, out_dtype), lax.iota(out_dtype, size))
+    if step == 0:
+        raise ValueError("didax.numpy.arange: step must not be 0.")
+    size = max(0, math.ceil((stop - start) / step))
+    # 16-bit floats would round the larger multiples of step: work in float32, round once.
+    work = np.dtype(np.float32) if dtypes.is_float(out_dtype) and out_dtype.itemsize < 4 else out_dtype
+    values = lax.mul(lax.convert_element_type(step, work), lax.iota(work, size))
+    return convert(lax.add(lax.convert_element_type(start, work), values), out_dtype)
 
 
 def linspace(
@@ -188,7 +229,8 @@ def linspace(
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     if axis != 0 or get_aval(start).shape or get_aval(stop).shape:
         raise NotImplementedError("didax.numpy.linspace takes scalar start and stop, and axis=0.")
-    compute = dtypes.result_type(start, stop, dtypes.default_dtype("f"))
+    # The bounds' type, made inexact: NumPy scalars keep theirs (a float16 start gives float16).
+    compute = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtypes.result_type(start, stop)))
     start, stop = convert(start, compute), convert(stop, compute)
     divisions = num - 1 if endpoint else num
     step = true_divide(subtract(stop, start), max(divisions, 1))

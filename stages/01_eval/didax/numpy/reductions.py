@@ -48,16 +48,25 @@ def _keep_dims(out: ArrayLike, in_shape: tuple[int, ...], axes: tuple[int, ...])
     return lax.reshape(out, tuple(1 if i in axes else n for i, n in enumerate(in_shape)))
 
 
+def _upcast_16_bit_floats(dtype: np.dtype) -> np.dtype:
+    """float16 and bfloat16 sums accumulate in float32 and round once at the end, as in JAX."""
+    return np.dtype(np.float32) if dtypes.is_float(dtype) and dtype.itemsize == 2 else dtype
+
+
 def _reduce(name: str, lax_fn: Any, a: ArrayLike, axis: Any, dtype: Any, keepdims: bool, upcast: bool) -> ArrayLike:
+    """A reduction through ``lax_fn``; the result is strongly typed, even for a weak input."""
     check_arraylike(name, a)
     aval = get_aval(a)
     axes = _reduction_axes(axis, aval.ndim)
     if dtype is not None:
-        out_dtype = dtypes.canonicalize_dtype(dtype)
+        out_dtype = compute_dtype = dtypes.canonicalize_dtype(dtype)
+    elif upcast:
+        out_dtype = _upcast_small_ints(aval.dtype)
+        compute_dtype = _upcast_16_bit_floats(out_dtype)
     else:
-        out_dtype = _upcast_small_ints(aval.dtype) if upcast else aval.dtype
-    a = convert(a, out_dtype, aval.weak_type and out_dtype == aval.dtype)
-    out = lax_fn(a, axes)
+        out_dtype = compute_dtype = aval.dtype
+    out = lax_fn(convert(a, compute_dtype), axes)
+    out = convert(out, out_dtype)  # strong, and back from float32 for 16-bit floats
     return _keep_dims(out, aval.shape, axes) if keepdims else out
 
 
@@ -93,18 +102,20 @@ amax, amin = max, min
 
 
 def mean(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False) -> ArrayLike:
-    """The sum divided by the count; integers and bools average as the default float."""
+    """The sum divided by the count; integers and bools average as the default float, and 16-bit
+    floats in float32 (unless a dtype is asked for), rounded once at the end."""
     _no_out("mean", out)
     check_arraylike("mean", a)
     aval = get_aval(a)
     if dtype is not None:
-        out_dtype = dtypes.canonicalize_dtype(dtype)
+        out_dtype = compute_dtype = dtypes.canonicalize_dtype(dtype)
     else:
         out_dtype = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(aval.dtype))
+        compute_dtype = _upcast_16_bit_floats(out_dtype)
     axes = _reduction_axes(axis, aval.ndim)
     count = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
-    total = sum(convert(a, out_dtype), axis=axes, keepdims=keepdims)
-    return lax.div(total, convert(count, out_dtype))
+    total = sum(a, axis=axes, dtype=compute_dtype, keepdims=keepdims)
+    return convert(lax.div(total, convert(count, compute_dtype)), out_dtype)
 
 
 def _arg_extremum(name: str, lax_fn: Any, a: ArrayLike, axis: Any, keepdims: bool) -> ArrayLike:

@@ -166,7 +166,7 @@ def _integer_array_power(x: ArrayLike, y: ArrayLike) -> ArrayLike:
     zero_base = lax.bitwise_and(lax.eq(x, zero), lax.ne(y, zero))
     acc = lax.select_n(zero_base, _filled_like(x, 1), _filled_like(x, 0))
     for bit in range(_EXPONENT_BITS):
-        bit_set = lax.ne(lax.bitwise_and(y, _constant_like(y, 1 << bit)), zero)
+        bit_set = lax.ne(lax.bitwise_and(y, _constant_like(y, 1 << bit)), _constant_like(y, 0))
         acc = lax.select_n(bit_set, acc, lax.mul(acc, x))
         x = lax.mul(x, x)
     return acc
@@ -292,23 +292,28 @@ invert = bitwise_not
 
 
 def _to_bool(x: ArrayLike) -> ArrayLike:
+    """x != 0. As JAX makes its constants, the 0 is weakly typed only when x is a weak scalar: so
+    logical_not(3) is a weak bool, but logical_not of a weak array is not."""
     aval = get_aval(x)
-    return x if aval.dtype == np.bool_ else lax.ne(x, _constant_like(x, 0))
+    if aval.dtype == np.bool_:
+        return x
+    return lax.ne(x, convert(0, aval.dtype, aval.weak_type and aval.shape == ()))
 
 
 def logical_and(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
-    check_arraylike("logical_and", x, y)
-    return bitwise_and(_to_bool(x), _to_bool(y))
+    """Promote first, then compare with 0: logical_and(True, 3) compares two weak ints."""
+    x, y = promote_args("logical_and", x, y)
+    return lax.bitwise_and(_to_bool(x), _to_bool(y))
 
 
 def logical_or(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
-    check_arraylike("logical_or", x, y)
-    return bitwise_or(_to_bool(x), _to_bool(y))
+    x, y = promote_args("logical_or", x, y)
+    return lax.bitwise_or(_to_bool(x), _to_bool(y))
 
 
 def logical_not(x: ArrayLike, /) -> ArrayLike:
     check_arraylike("logical_not", x)
-    return lax.bitwise_not(_to_bool(x))
+    return lax.bitwise_not(_to_bool(as_array(x)))
 
 
 def where(condition: ArrayLike, x: ArrayLike = None, y: ArrayLike = None, /) -> ArrayLike:
