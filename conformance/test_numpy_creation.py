@@ -271,3 +271,21 @@ def test_dtype_names_work_as_dtype_arguments(impl: Impl, x64: bool, name: str) -
     assert_dtype(impl.numpy.zeros(2, dtype=jnp_type), want, "zeros(2, dtype=...)")
     assert_dtype(impl.numpy.asarray([1, 0], dtype=jnp_type), want, "asarray([1, 0], dtype=...)")
     assert_dtype(impl.numpy.ones(2, "int8").astype(jnp_type), want, "astype(...)")
+
+
+# --- a 64-bit dtype asked for while x64 is off ---------------------------------------------------
+
+REQUESTS_64 = {
+    "zeros": lambda jnp: jnp.zeros(2, dtype="float64"),
+    "arange": lambda jnp: jnp.arange(3, dtype="int64"),
+    "asarray": lambda jnp: jnp.asarray([1, 2], dtype="int64"),
+    "astype": lambda jnp: jnp.ones(2).astype("complex128"),
+    "full": lambda jnp: jnp.full(2, 1.0, dtype="float64"),
+}
+
+
+@pytest.mark.parametrize("name", list(REQUESTS_64))
+def test_a_64_bit_dtype_without_x64_warns_and_gives_32_bits(impl: Impl, name: str) -> None:
+    with pytest.warns(UserWarning, match="64|not available"):
+        got = REQUESTS_64[name](impl.numpy)
+    assert np.dtype(got.dtype).name in ("float32", "int32", "complex64")

@@ -251,3 +251,20 @@ def test_numpy_views_of_arrays_are_read_only():
     copy[0] = 7
     assert x.tolist() == [0, 1, 2, 3]
     assert np.asarray(x, dtype=np.float32).dtype == np.float32
+
+
+def test_arange_with_unknown_bounds_raises_concretization_error():
+    with core.new_main(_ShapeTrace) as main:
+        n = _ShapeTrace(main).pure(np.int32(3))
+        with pytest.raises(errors.ConcretizationTypeError, match="bounds of didax.numpy.arange"):
+            jnp.arange(n)
+    with core.new_main(_RecordingTrace, []) as main:  # a tracer that knows its value is fine
+        assert jnp.arange(_RecordingTrace(main).pure(np.int32(3))).tolist() == [0, 1, 2]
+
+
+def test_a_known_integer_exponent_uses_integer_pow_even_through_a_tracer():
+    seen = []
+    with core.new_main(_RecordingTrace, seen) as main:
+        x, n = _RecordingTrace(main).pure(np.float32(2.0)), _RecordingTrace(main).pure(np.int32(3))
+        out = x**n  # n's value becomes integer_pow's static parameter
+    assert seen == ["integer_pow"] and float(out.val) == 8.0

@@ -1,6 +1,8 @@
 """Bad input gets the error type JAX raises, with a message naming the problem, and evaluation
 stays usable afterwards."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -151,3 +153,28 @@ def test_broadcast_in_dim_takes_dimensions_in_any_order():
     np.testing.assert_array_equal(out, x.T)
     out = lax.broadcast_in_dim(jnp.asarray(x), (3, 4, 2), (2, 0))
     np.testing.assert_array_equal(out, np.broadcast_to(x.T[:, None, :], (3, 4, 2)))
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: jnp.zeros(2, "float64"), "zeros"),
+        (lambda: jnp.arange(3, dtype="int64"), "arange"),
+        (lambda: jnp.ones(2).astype("complex128"), "astype"),
+        (lambda: jnp.sum(jnp.ones(2), dtype="float64"), "sum"),
+        (lambda: lax.convert_element_type(1.0, "float64"), "convert_element_type"),
+    ],
+)
+def test_a_64_bit_dtype_with_x64_off_warns_and_gives_32_bits(call, name):
+    with pytest.warns(UserWarning, match=f"requested in {name} is not available"):
+        out = call()
+    assert out.dtype.itemsize <= 8 and out.dtype.name in ("float32", "int32", "complex64")
+    with didax.enable_x64(), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert call().dtype.name in ("float64", "int64", "complex128")
+
+
+def test_python_types_as_dtypes_do_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert jnp.zeros(2, dtype=int).dtype == np.int32 and jnp.ones(2, dtype=float).dtype == np.float32

@@ -424,7 +424,7 @@ def select_n(which: Any, *cases: Any) -> Any:
 
 def convert_element_type(operand: Any, new_dtype: Any) -> Any:
     """Cast to ``new_dtype`` (canonicalized: 32-bit while x64 is off); the result is strong."""
-    new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    new_dtype = dtypes.check_user_dtype(new_dtype, "convert_element_type")
     constant = _convert_constant(operand, new_dtype)
     if constant is not None:
         return Array(constant)

@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..array import Array, to_array
-from ..core import Tracer, canonicalize_value, get_aval
+from ..core import Tracer, canonicalize_value, get_aval, to_concrete_value
+from ..errors import ConcretizationTypeError
 from .ufuncs import add, floor_toward_minus_inf, multiply, subtract, true_divide
 from .util import ArrayLike, as_array, broadcast_to, check_arraylike, convert, promote_dtypes
 
@@ -32,8 +33,9 @@ def _shape(shape: Any) -> tuple[int, ...]:
     return dims
 
 
-def _dtype_or(dtype: Any, default_kind: str) -> np.dtype:
-    return dtypes.default_dtype(default_kind) if dtype is None else dtypes.canonicalize_dtype(dtype)
+def _dtype_or(dtype: Any, default_kind: str, name: str) -> np.dtype:
+    """``dtype`` (a 64-bit one warns while x64 is off), or the default type of ``default_kind``."""
+    return dtypes.default_dtype(default_kind) if dtype is None else dtypes.check_user_dtype(dtype, name)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -49,11 +51,11 @@ def array(object: Any, dtype: Any = None, copy: bool = True, ndmin: int = 0) -> 
     if isinstance(object, (list, tuple)):
         out = _array_from_sequence(object, dtype)
     elif isinstance(object, (Array, Tracer)):
-        out = object if dtype is None else convert(object, dtypes.canonicalize_dtype(dtype))
+        out = object if dtype is None else convert(object, dtypes.check_user_dtype(dtype, "asarray"))
     elif dtype is not None:
         # A NumPy value or a Python scalar is converted by NumPy, as in JAX (so asarray(300,
         # dtype=np.uint8) is NumPy's OverflowError, and complex to bool asks for nonzero).
-        out = to_array(np.asarray(object, dtype=dtypes.canonicalize_dtype(dtype)))
+        out = to_array(np.asarray(object, dtype=dtypes.check_user_dtype(dtype, "asarray")))
     else:
         out = to_array(object)
     ndim = get_aval(out).ndim
@@ -70,7 +72,7 @@ def astype(x: ArrayLike, dtype: Any, /, *, copy: bool = False) -> ArrayLike:
     """``x`` as ``dtype``, strongly typed. Complex to bool asks whether the number is nonzero, as
     in NumPy (lax.convert_element_type, like XLA, would look at the real part only)."""
     x = as_array(x)
-    dtype = dtypes.canonicalize_dtype(dtype)
+    dtype = dtypes.check_user_dtype(dtype, "astype")
     if get_aval(x).dtype.kind == "c" and dtype == np.bool_:
         return lax.ne(x, convert(0, get_aval(x).dtype))
     return convert(x, dtype)
@@ -82,8 +84,8 @@ def _array_from_sequence(seq: Sequence[Any], dtype: Any) -> ArrayLike:
         # Arrays or tracers inside: stack them with lax, so it works under transformations.
         return _stack_nested(seq, dtype)
     if not leaves:
-        return Array(np.zeros(np.shape(seq), _dtype_or(dtype, "f")))
-    target = dtypes.result_type(*leaves) if dtype is None else dtypes.canonicalize_dtype(dtype)
+        return Array(np.zeros(np.shape(seq), _dtype_or(dtype, "f", "asarray")))
+    target = dtypes.result_type(*leaves) if dtype is None else dtypes.check_user_dtype(dtype, "asarray")
     try:
         value = np.array(seq, dtype=target)
     except ValueError as err:
@@ -105,7 +107,7 @@ def _stack_nested(seq: Sequence[Any], dtype: Any) -> ArrayLike:
     items = [_stack_nested(x, dtype) if isinstance(x, (list, tuple)) else x for x in seq]
     items = promote_dtypes(*items) if len(items) > 1 else items
     if dtype is not None:
-        items = [convert(x, dtypes.canonicalize_dtype(dtype)) for x in items]
+        items = [convert(x, dtypes.check_user_dtype(dtype, "asarray")) for x in items]
     shapes = {get_aval(x).shape for x in items}
     if len(shapes) > 1:
         raise TypeError(f"didax.numpy.array: elements have different shapes {sorted(shapes)}.")
@@ -140,15 +142,15 @@ def full(shape: Any, fill_value: ArrayLike, dtype: Any = None) -> ArrayLike:
         return broadcast_to(as_array(fill_value), shape)
     if not _is_scalar(fill_value):  # an array of fill values, converted as asarray would
         return broadcast_to(asarray(fill_value, dtype=dtype), shape)
-    return _filled(shape, fill_value, dtypes.canonicalize_dtype(dtype))
+    return _filled(shape, fill_value, dtypes.check_user_dtype(dtype, "full"))
 
 
 def zeros(shape: Any, dtype: Any = None) -> ArrayLike:
-    return _filled(_shape(shape), 0, _dtype_or(dtype, "f"))
+    return _filled(_shape(shape), 0, _dtype_or(dtype, "f", "zeros"))
 
 
 def ones(shape: Any, dtype: Any = None) -> ArrayLike:
-    return _filled(_shape(shape), 1, _dtype_or(dtype, "f"))
+    return _filled(_shape(shape), 1, _dtype_or(dtype, "f", "ones"))
 
 
 empty = zeros
@@ -160,7 +162,7 @@ def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: Any = None, shape: Any
     check_arraylike("full_like", a, fill_value)
     aval = get_aval(a)
     out_shape = aval.shape if shape is None else _shape(shape)
-    out_dtype = aval.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
+    out_dtype = aval.dtype if dtype is None else dtypes.check_user_dtype(dtype, "full_like")
     if not _is_scalar(fill_value):
         return broadcast_to(asarray(fill_value, dtype=out_dtype), out_shape)
     return _filled(out_shape, fill_value, out_dtype, weak_type=dtype is None and aval.weak_type)
@@ -179,11 +181,16 @@ def ones_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> ArrayLike:
 
 
 def _concrete_scalar(name: str, x: Any) -> Any:
-    if isinstance(x, Tracer):
-        raise TypeError(f"{name} needs concrete (known) bounds, got a traced value {x!r}.")
-    if get_aval(x).shape:
+    """The Python value of a bound that must be known now: the result's shape depends on it."""
+    if type(x) in dtypes.PYTHON_SCALAR_DTYPES:
+        return x
+    value = to_concrete_value(x)
+    if value is None:
+        raise ConcretizationTypeError(x, f"The problem arose with the bounds of didax.numpy.{name}: "
+                                         "the length of its result must be known.\n")
+    if value.shape:
         raise ValueError(f"didax.numpy.{name}: arguments must be scalars; got {x!r}.")
-    return x.item() if isinstance(x, (Array, np.ndarray, np.generic)) else x
+    return value.item()
 
 
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> ArrayLike:
@@ -194,7 +201,7 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
     """
     check_arraylike("arange", *(b for b in (start, stop, step) if b is not None))
     bounds = [b for b in (start, stop, step) if b is not None]
-    out_dtype = dtypes.result_type(*bounds) if dtype is None else dtypes.canonicalize_dtype(dtype)
+    out_dtype = dtypes.result_type(*bounds) if dtype is None else dtypes.check_user_dtype(dtype, "arange")
     start, stop, step = (None if b is None else _concrete_scalar("arange", b) for b in (start, stop, step))
     if any(isinstance(b, complex) for b in (start, stop, step)):
         raise ValueError("didax.numpy.arange does not take complex start, stop or step (nor does JAX).")
@@ -237,7 +244,7 @@ def linspace(
     out = add(start, multiply(lax.iota(compute, num), step))
     if endpoint and num > 1:  # make the last value exactly `stop`
         out = lax.concatenate([lax.slice(out, (0,), (num - 1,)), lax.reshape(stop, (1,))], 0)
-    out_dtype = dtypes.canonicalize_dtype(dtype) if dtype is not None else compute
+    out_dtype = dtypes.check_user_dtype(dtype, "linspace") if dtype is not None else compute
     if out_dtype.kind in "iu":  # NumPy rounds toward -inf when it makes integers
         out = floor_toward_minus_inf(out)
     out = convert(out, out_dtype)
@@ -265,4 +272,4 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> ArrayLik
     rows = lax.broadcasted_iota(np.int32, (N, M), 0)
     cols = lax.broadcasted_iota(np.int32, (N, M), 1)
     on_diagonal = lax.eq(lax.sub(cols, rows), np.int32(k))
-    return convert(on_diagonal, _dtype_or(dtype, "f"))
+    return convert(on_diagonal, _dtype_or(dtype, "f", "eye"))

@@ -59,7 +59,7 @@ def _reduce(name: str, lax_fn: Any, a: ArrayLike, axis: Any, dtype: Any, keepdim
     aval = get_aval(a)
     axes = _reduction_axes(axis, aval.ndim)
     if dtype is not None:
-        out_dtype = compute_dtype = dtypes.canonicalize_dtype(dtype)
+        out_dtype = compute_dtype = dtypes.check_user_dtype(dtype, name)
     elif upcast:
         out_dtype = _upcast_small_ints(aval.dtype)
         compute_dtype = _upcast_16_bit_floats(out_dtype)
@@ -108,7 +108,7 @@ def mean(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, ke
     check_arraylike("mean", a)
     aval = get_aval(a)
     if dtype is not None:
-        out_dtype = compute_dtype = dtypes.canonicalize_dtype(dtype)
+        out_dtype = compute_dtype = dtypes.check_user_dtype(dtype, "mean")
     else:
         out_dtype = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(aval.dtype))
         compute_dtype = _upcast_16_bit_floats(out_dtype)

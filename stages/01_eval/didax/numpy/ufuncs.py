@@ -4,19 +4,19 @@ Stage 01 introduced it.
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes, lax
-from ..core import Tracer, get_aval
+from ..core import get_aval, to_concrete_value
 from .util import (
     ArrayLike,
     as_array,
     broadcast_to,
     check_arraylike,
     convert,
+    is_arraylike,
     promote_args,
     promote_args_inexact,
     promote_dtypes,
@@ -144,13 +144,17 @@ def power(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
 
 
 def _known_integer(y: ArrayLike) -> int | None:
-    """The value of an integer (or bool) scalar that is not traced, else None."""
-    if isinstance(y, Tracer):
+    """The value of an integer scalar (or a Python bool) known now, else None.
+
+    Known is read from the abstract value: under a transformation that still carries the value
+    (stage 02's forward mode over a constant), ``x ** n`` keeps using integer_pow.
+    """
+    if type(y) in (int, bool):
+        return int(y)
+    value = to_concrete_value(y) if is_arraylike(y) else None
+    if value is None or value.shape != () or value.dtype.kind not in "iu":
         return None
-    try:
-        return operator.index(y)
-    except TypeError:
-        return None
+    return int(value)
 
 
 # Only the low bits of an integer exponent are used, as in JAX: for |x| > 1 any larger power
