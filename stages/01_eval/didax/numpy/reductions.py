@@ -4,13 +4,23 @@ Stage 01 introduced it.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes, lax
+from ..config import config
 from ..core import get_aval
 from .util import ArrayLike, canonicalize_axes, canonicalize_axis, check_arraylike, convert
+
+
+@functools.cache
+def _sum_dtypes(dtype: np.dtype, x64: bool) -> tuple[np.dtype, np.dtype]:
+    """(result, accumulation) dtypes of a sum or product of ``dtype`` when no dtype is asked for.
+    Remembered per x64 mode: the default integer depends on it."""
+    out_dtype = _upcast_small_ints(dtype)
+    return out_dtype, _upcast_16_bit_floats(out_dtype)
 
 
 def _upcast_small_ints(dtype: np.dtype) -> np.dtype:
@@ -35,6 +45,8 @@ def _no_out(name: str, out: Any) -> None:
 def _reduction_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     """canonicalize_axes, but a string is refused as JAX refuses it: as an axis *name*, which
     only exists inside a mapped function (pmap, shard_map)."""
+    if axis is None:
+        return tuple(range(ndim))
     for name in axis if isinstance(axis, (tuple, list)) else (axis,):
         if isinstance(name, str):
             raise NameError(
@@ -61,8 +73,7 @@ def _reduce(name: str, lax_fn: Any, a: ArrayLike, axis: Any, dtype: Any, keepdim
     if dtype is not None:
         out_dtype = compute_dtype = dtypes.check_user_dtype(dtype, name)
     elif upcast:
-        out_dtype = _upcast_small_ints(aval.dtype)
-        compute_dtype = _upcast_16_bit_floats(out_dtype)
+        out_dtype, compute_dtype = _sum_dtypes(aval.dtype, config.jax_enable_x64)
     else:
         out_dtype = compute_dtype = aval.dtype
     out = lax_fn(convert(a, compute_dtype), axes)
