@@ -289,3 +289,32 @@ def test_a_64_bit_dtype_without_x64_warns_and_gives_32_bits(impl: Impl, name: st
     with pytest.warns(UserWarning, match="64|not available"):
         got = REQUESTS_64[name](impl.numpy)
     assert np.dtype(got.dtype).name in ("float32", "int32", "complex64")
+
+
+# --- objects that convert themselves ---------------------------------------------------------------
+
+
+class _HasArray:
+    """Speaks NumPy's __array__ protocol."""
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return np.arange(3, dtype=np.int32)
+
+
+def test_asarray_takes_objects_with_an_array_method(impl: Impl) -> None:
+    got = impl.numpy.asarray(_HasArray())
+    assert_dtype(got, np.dtype(np.int32))
+    assert np.asarray(got).tolist() == [0, 1, 2]
+    assert np.asarray(impl.numpy.array(_HasArray(), dtype="float32")).dtype == np.float32
+
+
+def test_asarray_takes_objects_with_a_jax_array_method(impl: Impl) -> None:
+    class HasJaxArray:
+        def __jax_array__(self) -> Any:
+            return impl.numpy.arange(2.0)
+
+    assert np.asarray(impl.numpy.asarray(HasJaxArray())).tolist() == [0.0, 1.0]
+    with pytest.raises(ValueError):  # elsewhere it is not converted implicitly
+        impl.numpy.sin(HasJaxArray())
+    with pytest.raises(TypeError):
+        impl.numpy.sin(_HasArray())

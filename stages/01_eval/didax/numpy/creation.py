@@ -48,6 +48,7 @@ def array(object: Any, dtype: Any = None, copy: bool = True, ndmin: int = 0) -> 
     A bare Python scalar stays weakly typed (``asarray(2)`` is a weak int32); lists and an
     explicit ``dtype`` make strong types.
     """
+    object = _from_protocols(object)
     if isinstance(object, (list, tuple)):
         out = _array_from_sequence(object, dtype)
     elif isinstance(object, (Array, Tracer)):
@@ -62,6 +63,18 @@ def array(object: Any, dtype: Any = None, copy: bool = True, ndmin: int = 0) -> 
     if ndmin > ndim:
         out = lax.reshape(out, (1,) * (ndmin - ndim) + get_aval(out).shape)
     return out
+
+
+def _from_protocols(x: Any) -> Any:
+    """An object that says how to become an array: ``__jax_array__`` gives a didax value, and
+    ``__array__`` (NumPy's protocol) a NumPy one, which is then copied like any NumPy array."""
+    if isinstance(x, (Array, Tracer)):
+        return x
+    if hasattr(x, "__jax_array__"):
+        return x.__jax_array__()
+    if hasattr(x, "__array__") and not isinstance(x, (np.ndarray, np.generic)):
+        return np.asarray(x)
+    return x
 
 
 def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None) -> ArrayLike:

@@ -23,6 +23,11 @@ def check_arraylike(name: str, *args: Any) -> None:
     """jax.numpy takes arrays and scalars, not lists: ``jnp.sum([1, 2])`` is an error."""
     for position, arg in enumerate(args):
         if type(arg) not in _ARRAYLIKE_TYPES and not is_arraylike(arg):
+            if hasattr(arg, "__jax_array__"):  # JAX converts these only in asarray, and says so
+                raise ValueError(
+                    f"{name} got a {type(arg).__name__}, which converts itself with __jax_array__; "
+                    "that happens only in didax.numpy.asarray: call it first."
+                )
             raise TypeError(
                 f"{name} requires ndarray or scalar arguments, got {type(arg).__name__} at "
                 f"position {position}. Convert it with didax.numpy.asarray first."
