@@ -8,6 +8,7 @@ the hook is ever missing):
     <!-- didax:diff -->                    the diff of the page's stage (front matter `stage:`)
     <!-- didax:source FILE::NAME -->       a definition of a stage file, by name, via snippets
     <!-- didax:api STAGE -->               the public API of a stage
+    <!-- didax:exercises [STAGE] -->        the stage's exercise sets, what each function must do
     <!-- didax:conformance -->             the latest conformance matrix
     <!-- didax:benchmarks -->              the latest benchmark results
 
@@ -77,6 +78,8 @@ def _generate(kind: str, arg: str, page: Any) -> str:
         return sitegen.source_include(arg)
     if kind == "api":
         return sitegen.api_markdown(arg)
+    if kind == "exercises":
+        return sitegen.exercises_markdown(arg or page.meta.get("stage", ""))
     if kind == "conformance":
         return sitegen.conformance_markdown()
     if kind == "benchmarks":

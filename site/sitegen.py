@@ -349,6 +349,46 @@ def _docstring_html(text: str) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
+# Exercises
+
+
+def _exercises_module() -> Any:
+    """site/exercises.py, loaded by path (mkdocs does not keep site/ on sys.path)."""
+    import importlib.util
+
+    if "exercises" in sys.modules:
+        return sys.modules["exercises"]
+    spec = importlib.util.spec_from_file_location("exercises", Path(__file__).resolve().parent / "exercises.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["exercises"] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+def exercises_markdown(stage: str) -> str:
+    """Each exercise set of a stage, with what every function must do (as `make` writes it above
+    the stub), from site/exercises.py, so the chapter and the tool say the same."""
+    sets = _exercises_module().EXERCISES.get(stage)
+    if not sets:
+        raise SiteError(f"site/exercises.py has no exercise sets for stage {stage!r}")
+    out = []
+    for ex in sets:
+        items = []
+        for spec in ex.functions:
+            name = spec.rpartition(":")[2]
+            text = ex.expects.get(name) or ex.expects.get(name.rpartition(".")[2], "")
+            items.append(f"<li><code>{html.escape(spec)}</code>: {html.escape(text)}</li>")
+        tests = ", ".join(f"<code>{html.escape(t)}</code>" for t in ex.tests)
+        out.append(
+            f'<details class="note didax-exercise"><summary><code>--set {html.escape(ex.name)}</code>: '
+            f"{html.escape(ex.summary)}</summary><ul>{''.join(items)}</ul>"
+            f"<p>Pinned by {tests}, which <code>check</code> runs first.</p></details>"
+        )
+    return "\n".join(out) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------
 # The stages at a glance
 
 
