@@ -134,9 +134,11 @@ def test(profile: str, jobs: int) -> int:
     """Every test: the project's, each stage's own, the conformance suite on every stage and on
     real JAX, its meta-tests, and the site's. Runs `jobs` pytest processes at a time."""
     start = time.perf_counter()
-    browser = ROOT / "site" / "install_browser.sh"
-    if browser.exists():  # the site's browser test needs Chromium; the script says if it can't
-        subprocess.run(["bash", str(browser)], check=False)
+    # The site's pictures need Graphviz's dot and its browser test Chromium, both Debian packages;
+    # each script installs its package when it can and says why when it cannot.
+    for script in ("install_graphviz.sh", "install_browser.sh"):
+        if (ROOT / "site" / script).exists():
+            subprocess.run(["bash", str(ROOT / "site" / script)], check=False)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         runs = list(pool.map(lambda r: run_pytest(r, profile), test_runs(profile)))
     subprocess.run([str(PYTHON), "-m", "conformance.matrix", str(BUILD / "conformance")], cwd=ROOT, check=False)

@@ -8,6 +8,7 @@ the hook is ever missing):
     <!-- didax:diff -->                    the diff of the page's stage (front matter `stage:`)
     <!-- didax:source FILE::NAME -->       a definition of a stage file, by name, via snippets
     <!-- didax:api STAGE -->               the public API of a stage
+    <!-- didax:figure NAME -->             a picture drawn with Graphviz from the page's stage (figures.py)
     <!-- didax:exercises [STAGE] -->        the stage's exercise sets, what each function must do
     <!-- didax:conformance -->             the latest conformance matrix
     <!-- didax:benchmarks -->              the latest benchmark results
@@ -26,6 +27,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import figures  # noqa: E402
 import sitegen  # noqa: E402
 
 MARKER = re.compile(r"^<!-- didax:([\w-]+)(?: (.*?))? -->$", re.M)
@@ -57,7 +59,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
         kind, arg = match.group(1), (match.group(2) or "").strip()
         try:
             return _generate(kind, arg, page)
-        except sitegen.SiteError as err:
+        except (sitegen.SiteError, figures.FigureError) as err:
             raise PluginError(f"{page.file.src_uri}: {match.group(0)}: {err}") from None
 
     return MARKER.sub(expand, markdown)
@@ -78,6 +80,9 @@ def _generate(kind: str, arg: str, page: Any) -> str:
         return sitegen.source_include(arg)
     if kind == "api":
         return sitegen.api_markdown(arg)
+    if kind == "figure":
+        stage = page.meta.get("stage") or sitegen.stage_names()[-1]
+        return figures.figure_html(arg, stage)
     if kind == "exercises":
         return sitegen.exercises_markdown(arg or page.meta.get("stage", ""))
     if kind == "conformance":
