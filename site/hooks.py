@@ -8,6 +8,7 @@ the hook is ever missing):
     <!-- didax:diff -->                    the diff of the page's stage (front matter `stage:`)
     <!-- didax:source FILE::NAME -->       a definition of a stage file, by name, via snippets
     <!-- didax:api STAGE -->               the public API of a stage
+    <!-- didax:files [STAGE] -->           every file of the stage, linked to its own page
     <!-- didax:figure NAME -->             a picture drawn with Graphviz from the page's stage (figures.py)
     <!-- didax:exercises [STAGE] -->        the stage's exercise sets, what each function must do
     <!-- didax:conformance -->             the latest conformance matrix
@@ -43,7 +44,11 @@ def on_config(config: Any) -> Any:
 
 
 def on_files(files: Files, config: Any) -> Files:
-    """Add a plot per benchmark results file, when matplotlib can draw one."""
+    """Add a page per file of every stage, and a plot per benchmark results file when
+    matplotlib can draw one."""
+    for stage in sitegen.stage_names():
+        for uri, markdown in sitegen.code_pages(stage).items():
+            files.append(File.generated(config, uri, content=markdown))
     _plots.clear()
     for path in sitegen.benchmark_files():
         png = sitegen.benchmark_plot(path)
@@ -68,14 +73,21 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
 def _generate(kind: str, arg: str, page: Any) -> str:
     if kind == "stages-picture":
         prefix = "../" * page.url.count("/")  # from the page's folder to the site's root
-        return f'<div class="didax-picture">{sitegen.stages_svg(link_prefix=prefix)}</div>'
+        return (f'<div class="didax-picture">{sitegen.stages_svg(link_prefix=prefix)}'
+                f"{sitegen.stages_svg_narrow(link_prefix=prefix)}</div>")
     if kind == "course-table":
         return sitegen.course_table()
     if kind == "diff":
         stage = page.meta.get("stage")
         if not stage:
             raise sitegen.SiteError("didax:diff needs the page's front matter to say `stage: NAME`")
-        return sitegen.stage_diff_markdown(stage)
+        # The diff's table names files: link each to its page (the diff itself is left as made).
+        return sitegen.link_stage_files(sitegen.stage_diff_markdown(stage), stage, page.file.src_uri)
+    if kind == "files":
+        stage = arg or page.meta.get("stage")
+        if not stage:
+            raise sitegen.SiteError("didax:files needs a stage: `<!-- didax:files STAGE -->` or front matter")
+        return sitegen.files_markdown(stage, page.file.src_uri)
     if kind == "source":
         return sitegen.source_include(arg)
     if kind == "api":

@@ -14,6 +14,7 @@ import difflib
 import html
 import json
 import os
+import posixpath
 import re
 import subprocess
 import sys
@@ -76,11 +77,13 @@ def _lines(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines(keepends=True)
 
 
-def _fence(text: str, lang: str, title: str | None = None) -> str:
-    """A fenced code block around `text`, with a fence longer than any backtick run inside it."""
+def _fence(text: str, lang: str, title: str | None = None, linenums: int | None = None) -> str:
+    """A fenced code block around `text`, with a fence longer than any backtick run inside it;
+    `linenums` numbers its lines from that number (a listing shows the file's own line numbers)."""
     longest = max((len(run) for run in text.split("\n") if set(run) == {"`"}), default=0)
     ticks = "`" * max(3, longest + 1)
     attrs = f' title="{title}"' if title else ""
+    attrs += f' linenums="{linenums}"' if linenums is not None else ""
     return f"{ticks}{lang}{attrs}\n{text.rstrip()}\n{ticks}"
 
 
@@ -164,6 +167,105 @@ def stage_diff_markdown(stage: str, root: Path = ROOT) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
+# Every file of a stage, on a page of its own
+
+
+CODE_FOLDERS = ("didax", "examples")  # what of a stage the site shows file by file
+
+
+def stage_files(stage: str, root: Path = ROOT) -> list[str]:
+    """The stage's files the site shows, as paths relative to the stage (`didax/core.py`)."""
+    out = []
+    for folder in CODE_FOLDERS:
+        base = root / "stages" / stage / folder
+        if base.is_dir():
+            out += [f"{folder}/{path}" for path in package_files(base)]
+    return out
+
+
+def code_page_uri(stage: str, path: str) -> str:
+    """The source path, inside docs/, of the generated page showing `stages/<stage>/<path>`."""
+    return f"code/{stage}/{path}.md"
+
+
+def _module_summary(path: Path) -> str:
+    try:
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    except SyntaxError:
+        return ""
+    return _first_line(doc).split(". ")[0].rstrip(".") + "." if doc else ""
+
+
+def code_pages(stage: str, root: Path = ROOT) -> dict[str, str]:
+    """{page source path: Markdown}: one page per file of the stage, the file whole with its line
+    numbers (included by snippets, so it is the file as it is), with links to the chapter and to
+    the files before and after it."""
+    files = stage_files(stage, root)
+    title = next((t for s, t, _ in COURSE if s == stage), stage)
+    pages = {}
+    for i, path in enumerate(files):
+        uri = code_page_uri(stage, path)
+        here = posixpath.dirname(uri)
+
+        def link(target: str, text: str) -> str:
+            return f"[{text}]({posixpath.relpath(target, here)})"
+
+        around = []
+        if i:
+            around.append("previous: " + link(code_page_uri(stage, files[i - 1]), f"`{files[i - 1]}`"))
+        if i + 1 < len(files):
+            around.append("next: " + link(code_page_uri(stage, files[i + 1]), f"`{files[i + 1]}`"))
+        full = root / "stages" / stage / path
+        summary = _module_summary(full)
+        pages[uri] = "\n".join([
+            "---",
+            f"title: stages/{stage}/{path}",
+            "---",
+            "",
+            f"# `{path}`",
+            "",
+            f"Stage {link(f'stages/{stage}.md', f'{stage[:2]} · {title}')}, file `stages/{stage}/{path}`, "
+            f"{len(_lines(full))} lines. {summary}",
+            "",
+            " · ".join([link(f"stages/{stage}.md#the-files-in-full", "all the files"), *around]),
+            "",
+            _fence(f'--8<-- "stages/{stage}/{path}"', "python", title=f"stages/{stage}/{path}", linenums=1),
+            "",
+        ])
+    return pages
+
+
+def files_markdown(stage: str, page_uri: str, root: Path = ROOT) -> str:
+    """A table of every file of the stage, each linked to its page, with its size and summary."""
+    here = posixpath.dirname(page_uri)
+    rows = ["| file | lines | what it holds |", "|---|---:|---|"]
+    for path in stage_files(stage, root):
+        full = root / "stages" / stage / path
+        target = posixpath.relpath(code_page_uri(stage, path), here)
+        rows.append(f"| [`{path}`]({target}) | {len(_lines(full))} | {_module_summary(full)} |")
+    return "\n".join(rows) + "\n"
+
+
+_FILE_CELL = re.compile(r"(?<!\[)`(?:stages/(?P<stage>[\w]+)/)?(?P<path>didax/[\w/]+\.py)`")
+
+
+def link_stage_files(markdown: str, stage: str, page_uri: str, root: Path = ROOT) -> str:
+    """Link every `didax/...py` (or `stages/<stage>/didax/...py`) named in a table row of
+    `markdown` to its page, when the file exists in `stage`: the diff's table leads to the files."""
+    here = posixpath.dirname(page_uri)
+    existing = set(stage_files(stage, root))
+
+    def link(match: re.Match[str]) -> str:
+        path = match.group("path")
+        if (match.group("stage") or stage) != stage or path not in existing:
+            return match.group(0)
+        return f"[{match.group(0)}]({posixpath.relpath(code_page_uri(stage, path), here)})"
+
+    return "\n".join(_FILE_CELL.sub(link, line) if line.startswith("|") else line
+                     for line in markdown.split("\n"))
+
+
+# ----------------------------------------------------------------------------------------------
 # Including a definition by name
 
 
@@ -222,7 +324,7 @@ def source_include(spec: str, root: Path = ROOT) -> str:
     start, end = definition_lines(path, names)
     short = "didax/" + file.split("/didax/", 1)[-1] if "/didax/" in file else file
     title = f"{short} — {names.replace('..', ' … ')} (lines {start}–{end})"
-    return _fence(f'--8<-- "{file}:{start}:{end}"', "python", title=title)
+    return _fence(f'--8<-- "{file}:{start}:{end}"', "python", title=title, linenums=start)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -261,7 +363,24 @@ _ADDRESS = re.compile(r"<([\w.]+) object at 0x[0-9a-fA-F]+>")
 
 
 def _first_line(doc: str | None) -> str:
-    return (doc or "").strip().split("\n\n")[0].replace("\n", " ").strip()
+    """A docstring's summary: the first sentence of its first paragraph, on one line (a C
+    signature line such as NumPy's `dtype(dtype, align=False) --` is skipped)."""
+    paragraphs = [p for p in (doc or "").strip().split("\n\n") if p.strip()]
+    if paragraphs and paragraphs[0].rstrip().endswith("--"):
+        paragraphs = paragraphs[1:]
+    first = " ".join(paragraphs[0].split()) if paragraphs else ""
+    for end in re.finditer(r"[.!?](?=\s+[A-Z`(])", first):
+        if not re.search(r"\b(e\.g|i\.e|etc|vs)\.$", first[:end.end()]):
+            return first[:end.end()]
+    return first
+
+
+def _is_scalar_type(obj: Any) -> bool:
+    """A dtype name of didax.numpy (`jnp.float32`): a class of its own metaclass with a dtype."""
+    import numpy as np
+
+    return (isinstance(obj, type) and type(obj) is not type and getattr(obj, "__module__", "").startswith("didax")
+            and isinstance(getattr(obj, "dtype", None), np.dtype))
 
 
 def describe_module(module: Any) -> list[dict[str, str]]:
@@ -283,6 +402,12 @@ def describe_module(module: Any) -> list[dict[str, str]]:
         if isinstance(obj, types.ModuleType):
             entries.append({"name": name, "kind": "module", "signature": "",
                             "doc": _first_line(obj.__doc__)})
+        elif _is_scalar_type(obj):
+            dtype = obj.dtype.name
+            entries.append({"name": name, "kind": "dtype", "signature": "(x: ArrayLike = 0) -> Array",
+                            "doc": _first_line(obj.__dict__.get("__doc__")) or
+                            f"The dtype `{dtype}`: pass it as `dtype=`, or call it to make a `{dtype}` "
+                            f"array (`{name}(1)`)."})
         elif inspect.isclass(obj):
             sig = _signature(obj).removesuffix(" -> None") if obj.__module__.startswith("didax") else ""
             entries.append({"name": name, "kind": "class", "signature": sig,
@@ -326,10 +451,14 @@ def api_markdown(stage: str, root: Path = ROOT) -> str:
     api = stage_api(stage, root)
     out = [
         f"Every public name of stage `{stage}`, read from its package when this page was built: "
-        "the signature (or the value), and the first line of the docstring. "
+        "the signature (or the value), and the first sentence of the docstring as its summary. "
         + ", ".join(f"`{m}`: {len(api[m])}" for m in API_MODULES) + " names.",
         "",
     ]
+    missing = sum(1 for m in API_MODULES for e in api[m] if not e["doc"])
+    if missing:
+        out += [f"{missing} of the {sum(len(api[m]) for m in API_MODULES)} names have no docstring yet, "
+                "so no summary.", ""]
     for module in API_MODULES:
         out += [f"## `{module}`", "", '<div class="didax-api"><table>',
                 "<thead><tr><th>name</th><th>kind</th><th>signature or value</th><th>summary</th></tr></thead>",
@@ -428,12 +557,47 @@ def stages_svg(root: Path = ROOT, link_prefix: str = "") -> str:
     return "".join(parts)
 
 
-def course_table(root: Path = ROOT) -> str:
+def stages_svg_narrow(root: Path = ROOT, link_prefix: str = "") -> str:
+    """The same seven stages for a narrow screen: a column of boxes, top to bottom."""
     existing = set(stage_names(root))
-    rows = ["| stage | title | adds | chapter |", "|---|---|---|---|"]
+    width, box_h, gap = 360, 40, 14
+    height = len(COURSE) * (box_h + gap)
+    parts = [
+        f'<svg class="didax-stages didax-stages-narrow" viewBox="0 0 {width} {height}" role="img" '
+        'xmlns="http://www.w3.org/2000/svg" aria-labelledby="didax-stages-narrow-title">',
+        '<title id="didax-stages-narrow-title">The seven stages of didax; '
+        f'{len(existing & {s for s, _, _ in COURSE})} written so far</title>',
+        '<defs><marker id="didax-arrow-narrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+        'markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" class="didax-arrowhead"/></marker></defs>',
+    ]
+    for i, (name, title, adds) in enumerate(COURSE):
+        y = 2 + i * (box_h + gap)
+        state = "done" if name in existing else "todo"
+        group = (
+            f'<g class="didax-stage didax-{state}">'
+            f'<rect x="2" y="{y}" width="{width - 4}" height="{box_h}" rx="8"/>'
+            f'<text x="16" y="{y + 26}" class="didax-num" style="text-anchor: start">{name[:2]}</text>'
+            f'<text x="58" y="{y + 25}" class="didax-name" style="text-anchor: start">{html.escape(title)}</text>'
+            f'<text x="{width - 14}" y="{y + 25}" class="didax-state" style="text-anchor: end">'
+            f'{"written" if state == "done" else "to come"}</text>'
+            f"<title>{name}: {html.escape(adds)}</title></g>"
+        )
+        parts.append(f'<a href="{link_prefix}stages/{name}/">{group}</a>' if state == "done" else group)
+        if i + 1 < len(COURSE):
+            parts.append(f'<line x1="{width / 2}" y1="{y + box_h + 1}" x2="{width / 2}" y2="{y + box_h + gap - 1}" '
+                         'class="didax-link" marker-end="url(#didax-arrow-narrow)"/>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def course_table(root: Path = ROOT) -> str:
+    """The stages as a two-column table (it fits a phone): the stage, linked to its chapter when
+    it is written, and what it adds."""
+    existing = set(stage_names(root))
+    rows = ["| stage | adds |", "|---|---|"]
     for name, title, adds in COURSE:
-        link = f"[read it](stages/{name}.md)" if name in existing else "to come"
-        rows.append(f"| `{name}` | {title} | {adds} | {link} |")
+        stage = f"[`{name}` {title}](stages/{name}.md)" if name in existing else f"`{name}` {title} (to come)"
+        rows.append(f"| {stage} | {adds} |")
     return "\n".join(rows) + "\n"
 
 
