@@ -254,19 +254,19 @@ def _probe_trace_stack() -> dict[str, Any]:
     return {"program": TRACE_PROGRAM, "stack": stack, "events": events}
 
 
-@drawing("trace-stack", f"Dispatch of `{TRACE_PROGRAM}` with `x` a tracer of a logging interpreter at "
-         "level 1: every primitive goes through bind to the highest level among its inputs, and the "
-         "level-1 interpreter binds again below itself (recorded from a real run)")
+@drawing("trace-stack", f"The dispatch of {TRACE_PROGRAM}, with x a tracer of a logging interpreter at "
+         "level 1 (a recorded run): bind sends each primitive to the highest level among its inputs; "
+         "the level-1 interpreter's process_primitive binds it again on plain arrays, which lands at "
+         "level 0, where EvalTrace runs the primitive's NumPy implementation")
 def _draw_trace_stack(data: dict[str, Any]) -> Any:
-    g = _digraph("trace_stack", rankdir="LR", nodesep="0.2", ranksep="0.7", newrank="true")
+    g = _digraph("trace_stack", rankdir="LR", nodesep="0.15", ranksep="0.45", newrank="true")
     g.attr("node", shape="box", style="rounded,filled", fillcolor="white", height="0.28",
            margin="0.08,0.03", fontname=MONO, fontsize="10")
     levels = sorted({s["level"] for s in data["stack"]}, reverse=True)
     names = {s["level"]: s["trace"] for s in data["stack"]}
     rows: dict[str, list[str]] = {}
     with g.subgraph(name="cluster_program") as c:
-        c.attr(label=f"the program: {data['program']}   (x is a tracer of level {levels[0]})", fontname=MONO,
-               fontcolor=INK, color=MUTED, style="rounded")
+        c.attr(label="the program's calls", fontname=FONT, fontcolor=INK, color=MUTED, style="rounded")
         step = 0
         for i, e in enumerate(data["events"]):
             if e["depth"] == 0:
@@ -276,12 +276,12 @@ def _draw_trace_stack(data: dict[str, Any]) -> Any:
     for level in levels:
         with g.subgraph(name=f"cluster_level{level}") as c:
             colour = ACCENT if level else INK
-            what = "its process_primitive binds again, one level down" if level else "runs the primitive's impl"
-            c.attr(label=f"level {level}: {names.get(level, '?')} ({what})", fontname=FONT, fontcolor=colour,
+            c.attr(label=f"level {level}: {names.get(level, '?')}", fontname=FONT, fontcolor=colour,
                    color=colour, style="rounded,filled", fillcolor=FILL if level else "#f3f4f6")
             for i, e in enumerate(data["events"]):
                 if e["level"] == level:
-                    c.node(f"e{i}", f"{e['prim']}({', '.join(e['args'])})")
+                    label = f"process_primitive({e['prim']})" if level else f"{e['prim']}({', '.join(e['args'])})"
+                    c.node(f"e{i}", label)
                     rows.setdefault(f"level{level}", []).append(f"e{i}")
     for column, row in enumerate(rows.values()):  # one column per row of the stack, calls in order
         with g.subgraph() as same:
@@ -293,7 +293,7 @@ def _draw_trace_stack(data: dict[str, Any]) -> Any:
     for i, e in enumerate(data["events"]):
         source = f"p{i}" if e["depth"] == 0 else caller.get(e["depth"] - 1)
         if source:
-            g.edge(source, f"e{i}", label=" bind", color=ACCENT if e["level"] else MUTED)
+            g.edge(source, f"e{i}", label="bind", color=ACCENT if e["level"] else MUTED)
         caller[e["depth"]] = f"e{i}"
         if e["trace"] == "EvalTrace":
             g.edge(f"e{i}", "numpy", style="dashed")
@@ -332,7 +332,7 @@ def _probe_pytree() -> dict[str, Any]:
          "returns the leaves in order and the structure; tree_unflatten puts new leaves into the same "
          "slots (a real run)")
 def _draw_pytree(data: dict[str, Any]) -> Any:
-    g = _digraph("pytree", rankdir="LR", nodesep="0.15", ranksep="0.4")
+    g = _digraph("pytree", rankdir="TB", nodesep="0.25", ranksep="0.35")
     g.attr("node", fontname=MONO, fontsize="10", height="0.28")
     with g.subgraph(name="cluster_tree") as c:
         c.attr(label=f"tree = {data['tree']}", fontname=MONO, color=MUTED, style="rounded", fontcolor=INK)
@@ -350,10 +350,10 @@ def _draw_pytree(data: dict[str, Any]) -> Any:
 
         add(data["structure"], "t")
     slots = "|".join(f"<s{i}> {v}" for i, v in enumerate(data["leaves"]))
-    g.node("leaves", "{leaves|{" + slots + "}}", shape="record", fontname=MONO, style="filled",
+    g.node("leaves", "leaves|" + slots, shape="record", fontname=MONO, style="filled",
            fillcolor="#fef3c7")
     g.node("treedef", data["treedef"], shape="box", style="rounded,filled", fillcolor=FILL, color=ACCENT)
-    g.node("rebuilt", f"tree_unflatten(treedef, [10 * v for v in leaves])\n= {data['rebuilt']}",
+    g.node("rebuilt", f"tree_unflatten(treedef, [10 * v for v in leaves])\n{data['rebuilt']}",
            shape="box", style="rounded", fontname=MONO)
 
     def leaf_edges(node: dict[str, Any], ident: str) -> None:
