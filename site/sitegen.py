@@ -607,46 +607,106 @@ def course_table(root: Path = ROOT) -> str:
 
 NO_CONFORMANCE = ("**No results yet** — run `python3 scripts/dev.py test`: it runs the conformance "
                   "suite on every implementation and writes `build/conformance/matrix.md` and "
-                  "`matrix.json`, which this page shows.")
+                  "`matrix.json`, which this page shows (results committed under `conformance/results/` "
+                  "are shown first, so that a fresh clone has them).")
+
+# Where the matrix is read from, first found first: results committed with the repository, then
+# those of the last local run of the test command.
+CONFORMANCE_RESULTS = [ROOT / "conformance" / "results", BUILD / "conformance"]
 
 
-def conformance_markdown(results: Path = BUILD / "conformance") -> str:
-    """The latest conformance matrix, as the test runner wrote it, or a note that there is none."""
-    md, js = results / "matrix.md", results / "matrix.json"
-    if not md.is_file() and not js.is_file():
-        return NO_CONFORMANCE + "\n"
-    out = []
-    if md.is_file():
-        text = md.read_text(encoding="utf-8").strip()
-        # The page has its own title: demote the file's headings by one level.
-        text = "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
-        out += [text, ""]
-    elif js.is_file():
-        out += [_matrix_from_json(json.loads(js.read_text(encoding="utf-8"))), ""]
-    stamp = max(p.stat().st_mtime for p in (md, js) if p.is_file())
+def _conformance_rows(folder: Path) -> dict[str, dict[str, dict[str, int]]] | None:
+    """{impl: {area: {outcome: count}}} from a folder's per-implementation files (`<impl>.json`
+    with `impl` and `areas`) or its matrix.json; None when it has neither."""
+    rows: dict[str, dict[str, dict[str, int]]] = {}
+    for path in sorted(folder.glob("*.json")):
+        if path.name == "matrix.json":
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            continue
+        if isinstance(data, dict) and "impl" in data and isinstance(data.get("areas"), dict):
+            rows[str(data["impl"])] = data["areas"]
+    matrix = folder / "matrix.json"
+    if not rows and matrix.is_file():
+        data = json.loads(matrix.read_text(encoding="utf-8"))
+        impls = data.get("implementations", data) if isinstance(data, dict) else {}
+        for impl, per_impl in impls.items():
+            if isinstance(per_impl, dict):
+                rows[impl] = per_impl["areas"] if isinstance(per_impl.get("areas"), dict) else per_impl
+    return rows or None
+
+
+def _when_measured(paths: list[Path]) -> str:
+    """The date of the commit that last changed the files, or their modification time."""
     import datetime
 
-    when = datetime.datetime.fromtimestamp(stamp, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    out.append(f"*Results of the run of {when}, read from `build/conformance/` when this page was built.*")
-    return "\n".join(out) + "\n"
-
-
-def _matrix_from_json(data: Any) -> str:
-    """A table from matrix.json when it has the shape {impl: {area: {outcome: count}}};
-    anything else is shown as it is."""
     try:
-        impls = data.get("implementations", data) if isinstance(data, dict) else None
-        areas = sorted({a for per_impl in impls.values() for a in per_impl})
-        rows = ["| implementation | " + " | ".join(areas) + " |", "|---|" + "---|" * len(areas)]
-        for impl, per_impl in sorted(impls.items()):
-            cells = []
-            for area in areas:
-                counts = per_impl.get(area) or {}
-                cells.append(", ".join(f"{n} {k.replace('_', ' ')}" for k, n in counts.items() if n) or "—")
-            rows.append(f"| `{impl}` | " + " | ".join(cells) + " |")
-        return "\n".join(rows)
-    except (AttributeError, TypeError):
-        return _fence(json.dumps(data, indent=1)[:20000], "json", title="matrix.json")
+        out = subprocess.run(["git", "log", "-1", "--format=%cI", "--", *map(str, paths)], cwd=ROOT,
+                             capture_output=True, text=True, timeout=30).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", *map(str, paths)], cwd=ROOT,
+                               capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        out, dirty = "", "?"
+    if out and not dirty:
+        return f"committed on {out[:10]}"
+    stamp = max(p.stat().st_mtime for p in paths)
+    return "written on " + datetime.datetime.fromtimestamp(stamp, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def conformance_markdown(results: Path | list[Path] | None = None) -> str:
+    """The conformance matrix, implementation by area: the stages and real JAX, from the first
+    folder of `results` (default CONFORMANCE_RESULTS) that has results, saying when and where."""
+    folders = [results] if isinstance(results, Path) else (results or CONFORMANCE_RESULTS)
+    for folder in folders:
+        md, files = folder / "matrix.md", sorted(folder.glob("*.json")) if folder.is_dir() else []
+        rows = _conformance_rows(folder) if folder.is_dir() else None
+        if rows is None and not md.is_file():
+            continue
+        shown = _shown_path(folder) + "/"
+        out = []
+        if rows is not None:
+            stages = set(stage_names())
+            kept = {i: r for i, r in rows.items() if i in stages or i == "jax" or not stages}
+            out += [_matrix_table(kept), ""]
+            others = sorted(set(rows) - set(kept))
+            if others:
+                out += [f"Also in `{shown}`, and not part of this matrix (not a stage, not JAX): "
+                        + ", ".join(f"`{o}`" for o in others) + ".", ""]
+        else:
+            text = md.read_text(encoding="utf-8").strip()
+            # The page has its own title: demote the file's headings by one level.
+            out += ["\n".join("#" + line if line.startswith("#") else line for line in text.splitlines()), ""]
+            files = [md]
+        where = next((str(d.get("machine") or d.get("platform")) for d in map(_json_or_none, files)
+                      if isinstance(d, dict) and (d.get("machine") or d.get("platform"))),
+                     "the machine that ran `python3 scripts/dev.py test` (the files do not name it)")
+        out.append(f"*Measured on {where}; results {_when_measured(files)}, read from `{shown}` when this "
+                   "page was built.*")
+        return "\n".join(out) + "\n"
+    return NO_CONFORMANCE + "\n"
+
+
+def _json_or_none(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8")) if path.suffix == ".json" else None
+    except ValueError:
+        return None
+
+
+def _matrix_table(rows: dict[str, dict[str, dict[str, int]]]) -> str:
+    """Implementation by area; each cell the counts of its outcomes (stages first, then jax)."""
+    areas = sorted({a for per_impl in rows.values() for a in per_impl})
+    order = sorted(rows, key=lambda i: (0 if i[:2].isdigit() else 1 if i == "jax" else 2, i))
+    out = ["| implementation | " + " | ".join(areas) + " |", "|---|" + "---|" * len(areas)]
+    for impl in order:
+        cells = []
+        for area in areas:
+            counts = rows[impl].get(area) or {}
+            cells.append(", ".join(f"{n} {k.replace('_', ' ')}" for k, n in counts.items() if n) or "—")
+        out.append(f"| `{impl}` | " + " | ".join(cells) + " |")
+    return "\n".join(out)
 
 
 # ----------------------------------------------------------------------------------------------

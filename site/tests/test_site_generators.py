@@ -148,3 +148,21 @@ def test_dtype_classes_show_a_call_signature_and_a_summary():
         entry = numpy_api[name]
         assert entry["kind"] == "dtype" and entry["signature"] == "(x: ArrayLike = 0) -> Array", entry
         assert entry["doc"].startswith("The dtype `")
+
+
+def test_conformance_matrix_shows_stages_and_jax_from_the_first_folder_with_results(tmp_path: Path):
+    committed, local = tmp_path / "committed", tmp_path / "local"
+    committed.mkdir()
+    local.mkdir()
+    areas = {"numpy": {"passed": 7, "failed": 0, "not_applicable": 2, "skipped": 0}}
+    for impl in ["jax", "01_eval", "my_copy"]:
+        (local / f"{impl}.json").write_text(json.dumps({"impl": impl, "areas": areas, "tests": []}))
+    assert "No results yet" in sitegen.conformance_markdown([committed])
+    md = sitegen.conformance_markdown([committed, local])
+    assert "| `01_eval` | 7 passed, 2 not applicable |" in md and "| `jax` |" in md
+    assert md.index("`01_eval`") < md.index("`jax`")
+    assert "| `my_copy` |" not in md and "not part of this matrix" in md and "`my_copy`" in md
+    assert "*Measured on the machine that ran" in md and "written on" in md
+    (committed / "01_eval.json").write_text(json.dumps({"impl": "01_eval", "areas": areas, "machine": "ci-box"}))
+    md = sitegen.conformance_markdown([committed, local])
+    assert "| `jax` |" not in md and "Measured on ci-box" in md
