@@ -21,6 +21,7 @@ it with PYTHONPATH=stages/<stage>).
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -102,14 +103,16 @@ def render_svg(name: str, stage: str, root: Path = ROOT) -> str:
     width = re.search(r'<svg width="([\d.]+)pt"', svg)
     if width:
         svg = re.sub(r'<svg width="[\d.]+pt" height="[\d.]+pt"',
-                     f'<svg style="max-width: {float(width.group(1)) * 4 / 3:.0f}px"', svg, count=1)
+                     f'<svg style="max-width: {float(width.group(1)) * 4 / 3:.0f}px; '
+                     f'--didax-natural: {float(width.group(1)) * 4 / 3:.0f}px"', svg, count=1)
     return svg
 
 
 def figure_html(name: str, stage: str, root: Path = ROOT) -> str:
     if name not in DRAWINGS:
         raise FigureError(f"no figure named {name!r}; the figures are {', '.join(sorted(DRAWINGS))}")
-    title = DRAWINGS[name].title
+    # The caption is HTML: escape it, and set `code` in backticks as code.
+    title = re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(DRAWINGS[name].title))
     return (f'<figure class="didax-figure" id="figure-{name}">{render_svg(name, stage, root)}'
             f"<figcaption>{title} (drawn from <code>stages/{stage}</code> when this page was built)"
             "</figcaption></figure>")
@@ -254,7 +257,7 @@ def _probe_trace_stack() -> dict[str, Any]:
     return {"program": TRACE_PROGRAM, "stack": stack, "events": events}
 
 
-@drawing("trace-stack", f"The dispatch of {TRACE_PROGRAM}, with x a tracer of a logging interpreter at "
+@drawing("trace-stack", f"The dispatch of `{TRACE_PROGRAM}`, with `x` a tracer of a logging interpreter at "
          "level 1 (a recorded run): bind sends each primitive to the highest level among its inputs; "
          "the level-1 interpreter's process_primitive binds it again on plain arrays, which lands at "
          "level 0, where EvalTrace runs the primitive's NumPy implementation")
