@@ -50,15 +50,25 @@ def stages() -> list[Path]:
 
 
 def tour() -> int:
-    """Run every stage's examples, stage by stage, in order."""
+    """Run every stage's examples, stage by stage, in order, each under a line saying what it shows
+    (the first line of its docstring); each example says what every result is before printing it."""
     for stage in stages():
         for example in sorted((stage / "examples").glob("*.py")):
-            print(f"\n=== {stage.name} / {example.name} ===", flush=True)
+            print(f"\n=== {stage.name} / {example.name}: {_what_it_shows(example)} ===\n", flush=True)
             result = subprocess.run([str(PYTHON), str(example)], cwd=stage, env=_stage_env(stage))
             if result.returncode:
                 print(f"dev: {example.relative_to(ROOT)} failed", file=sys.stderr)
                 return result.returncode
     return 0
+
+
+def _what_it_shows(example: Path) -> str:
+    """The summary line of an example's docstring, without its "Stage NN, topic:" prefix."""
+    import ast
+
+    doc = ast.get_docstring(ast.parse(example.read_text(encoding="utf-8"))) or ""
+    first = doc.strip().split("\n")[0]
+    return first.split(": ", 1)[1] if ": " in first else first
 
 
 def _stage_env(stage: Path) -> dict[str, str]:
@@ -134,9 +144,11 @@ def test(profile: str, jobs: int) -> int:
     """Every test: the project's, each stage's own, the conformance suite on every stage and on
     real JAX, its meta-tests, and the site's. Runs `jobs` pytest processes at a time."""
     start = time.perf_counter()
-    browser = ROOT / "site" / "install_browser.sh"
-    if browser.exists():  # the site's browser test needs Chromium; the script says if it can't
-        subprocess.run(["bash", str(browser)], check=False)
+    # The site's pictures need Graphviz's dot and its browser test Chromium, both Debian packages;
+    # each script installs its package when it can and says why when it cannot.
+    for script in ("install_graphviz.sh", "install_browser.sh"):
+        if (ROOT / "site" / script).exists():
+            subprocess.run(["bash", str(ROOT / "site" / script)], check=False)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         runs = list(pool.map(lambda r: run_pytest(r, profile), test_runs(profile)))
     subprocess.run([str(PYTHON), "-m", "conformance.matrix", str(BUILD / "conformance")], cwd=ROOT, check=False)

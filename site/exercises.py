@@ -1,27 +1,34 @@
 #!/usr/bin/env python3
 """Exercises: a working copy of a stage with chosen function bodies removed.
 
-    python3 site/exercises.py list 01_eval
+    python3 site/exercises.py list            # every stage's sets (or: list 01_eval)
     python3 site/exercises.py make 01_eval --set lattice [--into build/exercises/01_eval]
     python3 site/exercises.py make 01_eval --remove didax/lax/elementwise.py:_div,didax/core.py:bind
     python3 site/exercises.py check build/exercises/01_eval
 
 `make` copies stages/<stage> (package, examples, tests) into a folder and replaces the body of each
 chosen function by `raise NotImplementedError("exercise: ...")`, keeping its signature and its
-docstring. The copy's own tests then fail until the learner has written the bodies again; `check`
-runs them. Standard library only, so it runs before anything is installed.
+docstring, and writes above the stub what the function must do (error messages included). The
+copy's own tests then fail until the learner has written the bodies again. `check` runs the set's
+own tests, then all of the copy's tests, each stopping at the first failure with a short traceback,
+and ends with a verdict per function: solved, not written yet, or failing with its first failing
+case. Standard library only, so it runs before anything is installed.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import json
 import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+import tempfile
+import textwrap
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGES = ROOT / "stages"
@@ -33,37 +40,107 @@ class ExerciseSet:
     name: str
     summary: str
     functions: tuple[str, ...]  # "path/in/stage.py:function" or "path:Class.method"
+    tests: tuple[str, ...]  # the stage's tests that pin these functions, run first by `check`
+    # What each function must do, errors and their exact messages included: `make` writes it into
+    # the copy above the stub, `list` prints it, and the chapter shows it.
+    expects: dict[str, str] = field(default_factory=dict)
 
 
 # The chapters' exercises, by stage. Every set makes some of the stage's own tests fail
-# (site/tests/test_exercises.py checks it), and the stage's code is the model answer.
+# (site/tests/test_site_exercises.py checks it), and the stage's code is the model answer.
 EXERCISES: dict[str, list[ExerciseSet]] = {
     "01_eval": [
         ExerciseSet(
             "bind",
             "route a primitive to the interpreter at the top of the trace stack",
             ("didax/core.py:bind", "didax/core.py:find_top_trace", "didax/core.py:full_raise"),
+            ("tests/test_core.py",),
+            {
+                "bind": "Find the interpreter with find_top_trace(args), then return "
+                        "prim.bind_with_trace(that_trace, args, params).",
+                "find_top_trace": "Among the Tracer instances in xs, take the one whose x._trace.main.level "
+                                  "is highest and return a new trace of its main: main.trace_type(main). With "
+                                  "no tracer in xs, return trace_state.eval_trace. A tracer whose main is no "
+                                  "longer on the stack (not is_alive(x._trace.main)) raises "
+                                  "UnexpectedTracerError(x).",
+                "full_raise": "A value that is not a Tracer: trace.pure(val). A tracer of trace's own main: "
+                              "val itself. A tracer of a lower level: trace.lift(val). A tracer of a higher "
+                              "level raises AssertionError(f\"Can't lift level {val._trace.main.level} to "
+                              "{trace.main.level}: a tracer of an inner transformation reached an outer one "
+                              "(this is a bug in an interpreter, not in your program).\"). Another main at the "
+                              "same level raises AssertionError(f\"Different traces at same level: "
+                              "{val._trace}, {trace}.\").",
+            },
         ),
         ExerciseSet(
             "lattice",
             "promotion as the least upper bound on JAX's type lattice",
             ("didax/dtypes.py:_upper_bounds", "didax/dtypes.py:_join"),
+            ("tests/test_golden.py",),
+            {
+                "_upper_bounds": "Return {node: frozenset of every node reachable from it, itself included} "
+                                 "for every node of _standard_lattice() when mode == 'standard', else of "
+                                 "_strict_lattice(). A depth-first walk that remembers each node's answer "
+                                 "visits every edge once.",
+                "_join": "Intersect the upper bounds of the nodes; return the node of that intersection whose "
+                         "own upper bounds are exactly the intersection. When there is none, raise "
+                         "TypePromotionError(f\"Input dtypes {names} have no available implicit dtype "
+                         "promotion path when jax_numpy_dtype_promotion={mode}. Try explicitly casting "
+                         "inputs to the desired output type, or set jax_numpy_dtype_promotion=standard.\"), "
+                         "where names is the tuple of the nodes' names (_node_name) in sorted order, "
+                         "e.g. ('float32', 'int32').",
+            },
         ),
         ExerciseSet(
             "shape-rules",
             "abstract evaluation: the shape and dtype rules of lax primitives",
             ("didax/lax/standard.py:broadcasting_shape", "didax/lax/reductions.py:_reduced_shape",
              "didax/lax/elementwise.py:_integer_pow_dtype"),
+            ("tests/test_errors.py",),
+            {
+                "broadcasting_shape": "Ignore rank-0 avals; with none left, return (). Ranks that differ raise "
+                                      "TypeError(f\"{name}: arrays must have the same number of dimensions, "
+                                      "got {ranks}.\") with ranks the sorted list of distinct ranks. Along "
+                                      "each axis the sizes must be equal or 1, else TypeError(f\"{name} got "
+                                      "incompatible shapes for broadcasting: {shown}.\") with shown the "
+                                      "shapes joined by ', ' (e.g. '(3,), (4,)'). Return the broadcast shape.",
+                "_reduced_shape": "Return x.shape without the axes in axes. An axis outside 0..x.ndim-1 "
+                                  "raises ValueError(f\"reduction axes {axes} contains out-of-bounds indices "
+                                  "for {x.str_short()}.\"); a repeated axis raises ValueError(f\"duplicate "
+                                  "value in 'axes' of reduction: {axes}\").",
+                "_integer_pow_dtype": "First check_dtype('integer_pow', x, NUMBER) (it refuses bool). For "
+                                      "y < 0 and an integer dtype (kind 'i' or 'u') raise TypeError(f\"Integers "
+                                      "cannot be raised to negative powers, got integer_pow({x.str_short()}, "
+                                      "{y})\"). Otherwise return x.dtype.",
+            },
         ),
         ExerciseSet(
             "numpy-front-end",
             "NumPy-style promotion and broadcasting in front of lax",
             ("didax/numpy/util.py:promote_dtypes", "didax/numpy/util.py:promote_shapes"),
+            ("tests/test_golden.py", "tests/test_errors.py"),
+            {
+                "promote_dtypes": "Fewer than two args: return them as a list, unchanged. Otherwise "
+                                  "dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True) and "
+                                  "return [convert(x, dtype, weak) for x in args].",
+                "promote_shapes": "If at most one distinct non-empty shape is among the args, return them "
+                                  "unchanged. Shapes that np.broadcast_shapes refuses raise TypeError(f\"{name} "
+                                  "got incompatible shapes for broadcasting: {shown}.\") with shown the "
+                                  "shapes joined by ', '. Otherwise give every arg that is neither rank 0 nor "
+                                  "of the highest rank leading size-1 axes with lax.reshape.",
+            },
         ),
         ExerciseSet(
             "pytrees",
             "flatten a nested container to leaves and a structure, and build it back",
             ("didax/tree_util.py:tree_flatten", "didax/tree_util.py:tree_unflatten"),
+            ("tests/test_tree_util.py",),
+            {
+                "tree_flatten": "Return (leaves, treedef): make one empty list, let _flatten_into(tree, "
+                                "is_leaf, leaves) append every leaf to it, and take the treedef it returns.",
+                "tree_unflatten": "Return treedef.unflatten(leaves); the PyTreeDef checks the number of "
+                                  "leaves (\"Too few leaves for PyTreeDef; expected 2, got 1\").",
+            },
         ),
     ],
 }
@@ -94,11 +171,12 @@ def find_function(tree: ast.Module, qualname: str) -> ast.FunctionDef | ast.Asyn
     return node
 
 
-def remove_bodies(source: str, qualnames: list[str], where: str) -> str:
+def remove_bodies(source: str, qualnames: list[str], where: str, notes: dict[str, str] | None = None) -> str:
     """`source` with the body of each named function replaced by a NotImplementedError.
 
-    The docstring stays (it says what to write); everything after it goes. Works on the text,
-    so the rest of the file keeps its comments and layout."""
+    The docstring stays (it says what to write); everything after it goes. `notes` maps a
+    function to what it must do, written as comments above the stub. Works on the text, so the
+    rest of the file keeps its comments and layout."""
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
     spans = []
@@ -112,6 +190,10 @@ def remove_bodies(source: str, qualnames: list[str], where: str) -> str:
         indent = " " * body[0].col_offset
         message = f"exercise: write the body of {qualname} ({where})"
         stub = f"{indent}raise NotImplementedError({message!r})\n"
+        note = (notes or {}).get(qualname) or (notes or {}).get(qualname.rpartition(".")[2])
+        if note:
+            wrapped = textwrap.wrap(f"Expected: {note}", width=max(40, 100 - len(indent)))
+            stub = "".join(f"{indent}# {line}\n" for line in wrapped) + stub
         end = fn.end_lineno or fn.lineno
         if has_doc:  # keep the docstring, drop everything after it (comments included)
             first_removed = (body[0].end_lineno or body[0].lineno) + 1
@@ -133,11 +215,17 @@ def remove_bodies(source: str, qualnames: list[str], where: str) -> str:
 # Commands
 
 
+META = ".exercise.json"  # written into a copy by `make`: the stage and the functions removed
+
+
+def known_stages() -> list[str]:
+    return sorted(p.name for p in STAGES.iterdir() if (p / "didax").is_dir()) if STAGES.is_dir() else []
+
+
 def stage_dir(stage: str) -> Path:
     path = STAGES / stage
     if not (path / "didax").is_dir():
-        known = sorted(p.name for p in STAGES.iterdir() if (p / "didax").is_dir())
-        raise ExerciseError(f"no stage {stage!r}; the stages are {', '.join(known)}")
+        raise ExerciseError(f"no stage {stage!r}; the stages are {', '.join(known_stages())}")
     return path
 
 
@@ -160,70 +248,247 @@ def exercise_set(stage: str, name: str) -> ExerciseSet:
     raise ExerciseError(f"no exercise set {name!r} for {stage}; its sets are: {names}")
 
 
-def make(stage: str, removals: dict[str, list[str]], into: Path, force: bool = False) -> Path:
+def make(stage: str, removals: dict[str, list[str]], into: Path, force: bool = False,
+         sets: list[ExerciseSet] | None = None) -> Path:
     """Copy the stage into `into` and remove the chosen bodies; returns the copy's folder."""
     source = stage_dir(stage)
     if into.exists():
         if not force and any(into.iterdir()):
             raise ExerciseError(f"{into} exists and is not empty; pass --force to replace it")
         shutil.rmtree(into)
+    notes = {name: text for ex in sets or [] for name, text in ex.expects.items()}
     # Check every request before writing anything.
     edited = {}
     for rel, names in removals.items():
         path = source / rel
         if not path.is_file():
             raise ExerciseError(f"{stage} has no file {rel}")
-        edited[rel] = remove_bodies(path.read_text(encoding="utf-8"), names, rel)
+        edited[rel] = remove_bodies(path.read_text(encoding="utf-8"), names, rel, notes)
     into.parent.mkdir(parents=True, exist_ok=True)
     shutil.copytree(source, into, ignore=_IGNORE)
     for rel, text in edited.items():
         (into / rel).write_text(text, encoding="utf-8")
+    meta = {
+        "stage": stage,
+        "sets": [ex.name for ex in sets or []],
+        "functions": [f"{rel}:{name}" for rel, names in removals.items() for name in names],
+        "tests": list(dict.fromkeys(t for ex in sets or [] for t in ex.tests)),
+    }
+    (into / META).write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return into
 
 
-def check(copy: Path, extra: list[str]) -> int:
-    """Run the copy's own tests, with only the copy importable as didax."""
+# ----------------------------------------------------------------------------------------------
+# Checking a copy: the set's tests, then all; then a verdict per function
+
+
+@dataclass
+class TestRun:
+    returncode: int
+    output: str
+
+    @property
+    def first_failure(self) -> str:
+        """The first `FAILED ...` or `ERROR ...` line of pytest's short summary, in one line."""
+        for line in self.output.splitlines():
+            if line.startswith(("FAILED ", "ERROR ")):
+                return _shorten(line.split(" ", 1)[1])
+        lines = [line for line in self.output.splitlines() if line.strip()]
+        return _shorten(lines[-1]) if lines else f"pytest exited with status {self.returncode}"
+
+
+def _shorten(text: str, width: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def run_tests(copy: Path, targets: list[str], args: list[str]) -> TestRun:
+    """pytest on `targets` of a copy, with only the copy importable as didax."""
     python = ROOT / ".venv" / "bin" / "python"
     python = python if python.exists() else Path(sys.executable)
-    env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
-    cmd = [str(python), "-m", "pytest", str(copy / "tests"), "-q", "-p", "no:cacheprovider", *extra]
-    return subprocess.run(cmd, cwd=copy, env=env).returncode
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env |= {"PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
+    cmd = [str(python), "-m", "pytest", *targets, "-p", "no:cacheprovider", *args]
+    result = subprocess.run(cmd, cwd=copy, env=env, capture_output=True, text=True)
+    return TestRun(result.returncode, result.stdout + result.stderr)
+
+
+def is_stub(source: str, qualname: str) -> bool:
+    """Whether the function's body is still the exercise's `raise NotImplementedError("exercise: ...")`."""
+    fn = find_function(ast.parse(source), qualname)
+    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Raise):
+        return False
+    return "exercise: write the body of" in ast.unparse(body[0])
+
+
+def with_model_answers(copy: Path, stage: Path, keep: str, functions: list[str], into: Path) -> Path:
+    """A scratch copy of `copy` in which every function of `functions` except `keep` is the stage's
+    own (the model answer): run its tests, and what fails is `keep`'s doing."""
+    shutil.copytree(copy, into, ignore=_IGNORE)
+    for rel, names in parse_removals(",".join(f for f in functions if f != keep)).items():
+        mine = (into / rel).read_text(encoding="utf-8")
+        model = (stage / rel).read_text(encoding="utf-8")
+        mine_lines, model_lines = mine.splitlines(keepends=True), model.splitlines(keepends=True)
+        spans = []
+        for name in names:
+            a, b = find_function(ast.parse(mine), name), find_function(ast.parse(model), name)
+            a_start = min([a.lineno, *(d.lineno for d in a.decorator_list)])
+            b_start = min([b.lineno, *(d.lineno for d in b.decorator_list)])
+            spans.append((a_start - 1, a.end_lineno or a.lineno, model_lines[b_start - 1:b.end_lineno]))
+        for start, end, replacement in sorted(spans, key=lambda s: s[0], reverse=True):
+            mine_lines[start:end] = replacement
+        (into / rel).write_text("".join(mine_lines), encoding="utf-8")
+    return into
+
+
+@dataclass
+class Verdict:
+    function: str
+    state: str  # "solved", "not written yet", "failing"
+    detail: str = ""
+
+
+def verdicts(copy: Path, stage: Path, functions: list[str], targets: list[str],
+             all_passed: bool) -> list[Verdict]:
+    """Solved or not, function by function. When the tests fail, each written function is tried
+    alone, the others replaced by the model answers, so a failure is blamed on the right one."""
+    out: list[Verdict] = []
+    written = []
+    for spec in functions:
+        rel, _, name = spec.rpartition(":")
+        try:
+            stub = is_stub((copy / rel).read_text(encoding="utf-8"), name)
+        except SyntaxError as err:
+            out.append(Verdict(spec, "failing", f"{rel} does not parse: {err.msg} (line {err.lineno})"))
+            continue
+        except (OSError, ExerciseError) as err:
+            out.append(Verdict(spec, "failing", f"cannot read it: {err}"))
+            continue
+        if stub:
+            out.append(Verdict(spec, "not written yet", "its body still raises NotImplementedError"))
+        elif all_passed:
+            out.append(Verdict(spec, "solved"))
+        else:
+            written.append(spec)
+            out.append(Verdict(spec, "?"))
+    for verdict in out:
+        if verdict.state != "?":
+            continue
+        with tempfile.TemporaryDirectory(prefix="didax-exercise-") as tmp:
+            trial = with_model_answers(copy, stage, verdict.function, functions, Path(tmp) / "copy")
+            run = run_tests(trial, targets, ["-x", "-q", "--tb=no"])
+        verdict.state = "solved" if run.returncode == 0 else "failing"
+        verdict.detail = "" if run.returncode == 0 else run.first_failure
+    return out
+
+
+def read_meta(copy: Path) -> dict[str, Any]:
+    path = copy / META
+    if not path.is_file():
+        return {}
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return {}
+
+
+def check(copy: Path, extra: list[str], out: Any = None) -> int:
+    """Run the set's own tests, then all of the copy's tests, each stopping at the first failure
+    with a short traceback; end with a verdict per exercise function. 0 when everything passes."""
+    out = out or sys.stdout
+    if not copy.is_dir():
+        raise ExerciseError(f"no folder {copy}; make one with: python3 site/exercises.py make STAGE --set NAME")
+    if not (copy / "didax").is_dir() or not (copy / "tests").is_dir():
+        raise ExerciseError(f"{copy} is not a copy of a stage: it has no didax/ and tests/ folders")
+    meta = read_meta(copy)
+    functions: list[str] = list(meta.get("functions", []))
+    phases = []
+    if meta.get("tests"):
+        phases.append((f"the set's own tests ({', '.join(meta['tests'])})", list(meta["tests"])))
+    phases.append(("all of the stage's tests", ["tests"]))
+    failed: tuple[list[str], TestRun] | None = None
+    for label, targets in phases:
+        print(f"exercises: running {label}, stopping at the first failure", file=out, flush=True)
+        run = run_tests(copy, targets, ["-x", "-q", "--tb=short", *extra])
+        print(run.output.rstrip(), file=out, flush=True)
+        if run.returncode:
+            failed = (targets, run)
+            break
+    print("", file=out)
+    sets = ", ".join(meta.get("sets", [])) or "functions chosen with --remove"
+    if not functions:
+        state = "pass" if failed is None else f"fail; the first failure: {failed[1].first_failure}"
+        print(f"exercises: summary for {copy}: the tests {state}", file=out)
+        return 0 if failed is None else 1
+    stage = STAGES / meta.get("stage", "")
+    if failed is not None and not (stage / "didax").is_dir():
+        raise ExerciseError(f"the copy names stage {meta.get('stage')!r}, which is not under {STAGES}")
+    results = verdicts(copy, stage, functions, failed[0] if failed else [], failed is None)
+    print(f"exercises: summary for {copy} (set {sets} of {meta.get('stage')})", file=out)
+    for v in results:
+        print(f"  {v.state:16s} {v.function}", file=out)
+        if v.detail:
+            print(f"  {'':16s}   {v.detail}", file=out)
+    solved = sum(v.state == "solved" for v in results)
+    if failed is not None and solved == len(results):
+        print(f"  every function passes alone, but together they fail: {failed[1].first_failure}", file=out)
+    print(f"exercises: {solved} of {len(results)} solved"
+          + ("; every test of the stage passes" if failed is None else ""), file=out)
+    return 0 if failed is None else 1
+
+
+def list_sets(stage: str | None, out: Any = None) -> None:
+    out = out or sys.stdout
+    stages = [stage] if stage else [s for s in known_stages() if s in EXERCISES]
+    if stage:
+        stage_dir(stage)
+    for name in stages:
+        print(f"{name}:", file=out)
+        for ex in EXERCISES.get(name, []):
+            print(f"  {ex.name:18s} {ex.summary}", file=out)
+            for fn in ex.functions:
+                print(f"  {'':18s}   {fn}", file=out)
+        if not EXERCISES.get(name):
+            print("  (no exercise sets yet)", file=out)
+    print("make one:  python3 site/exercises.py make STAGE --set NAME", file=out)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    p_list = sub.add_parser("list", help="list a stage's exercise sets")
-    p_list.add_argument("stage")
+    p_list = sub.add_parser("list", help="list the exercise sets (of every stage, or of one)")
+    p_list.add_argument("stage", nargs="?")
     p_make = sub.add_parser("make", help="make a working copy of a stage with bodies removed")
     p_make.add_argument("stage")
     p_make.add_argument("--set", dest="sets", action="append", default=[], help="a named exercise set")
     p_make.add_argument("--remove", default="", help="FILE:FUNCTION,... (paths relative to the stage)")
     p_make.add_argument("--into", type=Path, help="the folder to make (default build/exercises/STAGE)")
     p_make.add_argument("--force", action="store_true", help="replace the folder if it exists")
-    p_check = sub.add_parser("check", help="run a working copy's tests")
+    p_check = sub.add_parser("check", help="run a working copy's tests and say which functions are solved")
     p_check.add_argument("copy", type=Path)
     p_check.add_argument("pytest_args", nargs=argparse.REMAINDER, help="more pytest arguments")
     args = parser.parse_args(argv)
     try:
         if args.command == "list":
-            stage_dir(args.stage)
-            for ex in EXERCISES.get(args.stage, []):
-                print(f"{ex.name:20s} {ex.summary}")
-                for fn in ex.functions:
-                    print(f"{'':20s}   {fn}")
+            list_sets(args.stage)
             return 0
         if args.command == "make":
             removals = parse_removals(args.remove)
-            for name in args.sets:
-                for rel, names in parse_removals(",".join(exercise_set(args.stage, name).functions)).items():
+            chosen = [exercise_set(args.stage, name) for name in args.sets]
+            for ex in chosen:
+                for rel, names in parse_removals(",".join(ex.functions)).items():
                     removals.setdefault(rel, []).extend(n for n in names if n not in removals.get(rel, []))
             if not removals:
                 print("exercises: nothing to remove; the copy is the stage as it is", file=sys.stderr)
             into = args.into or DEFAULT_INTO / args.stage
-            copy = make(args.stage, removals, into.resolve(), args.force)
+            copy = make(args.stage, removals, into.resolve(), args.force, chosen)
             removed = ", ".join(f"{rel}:{n}" for rel, names in removals.items() for n in names) or "nothing"
             print(f"exercises: made {copy} with these bodies removed: {removed}")
+            for ex in chosen:
+                for name, text in ex.expects.items():
+                    print(textwrap.fill(f"{name}: {text}", width=100, initial_indent="  ",
+                                        subsequent_indent="      "))
             print(f"exercises: now run  python3 site/exercises.py check {os.path.relpath(copy)}")
             return 0
         return check(args.copy.resolve(), args.pytest_args)

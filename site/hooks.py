@@ -8,6 +8,9 @@ the hook is ever missing):
     <!-- didax:diff -->                    the lesson (LESSON.diff) of the page's stage (front matter `stage:`)
     <!-- didax:source FILE::NAME -->       a definition of a stage file, by name, via snippets
     <!-- didax:api STAGE -->               the public API of a stage
+    <!-- didax:files [STAGE] -->           every file of the stage, linked to its own page
+    <!-- didax:figure NAME -->             a picture drawn with Graphviz from the page's stage (figures.py)
+    <!-- didax:exercises [STAGE] -->        the stage's exercise sets, what each function must do
     <!-- didax:conformance -->             the latest conformance matrix
     <!-- didax:benchmarks -->              the latest benchmark results
 
@@ -25,6 +28,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import figures  # noqa: E402
 import sitegen  # noqa: E402
 
 MARKER = re.compile(r"^<!-- didax:([\w-]+)(?: (.*?))? -->$", re.M)
@@ -40,7 +44,11 @@ def on_config(config: Any) -> Any:
 
 
 def on_files(files: Files, config: Any) -> Files:
-    """Add a plot per benchmark results file, when matplotlib can draw one."""
+    """Add a page per file of every stage, and a plot per benchmark results file when
+    matplotlib can draw one."""
+    for stage in sitegen.stage_names():
+        for uri, markdown in sitegen.code_pages(stage).items():
+            files.append(File.generated(config, uri, content=markdown))
     _plots.clear()
     for path in sitegen.benchmark_files():
         png = sitegen.benchmark_plot(path)
@@ -56,7 +64,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
         kind, arg = match.group(1), (match.group(2) or "").strip()
         try:
             return _generate(kind, arg, page)
-        except sitegen.SiteError as err:
+        except (sitegen.SiteError, figures.FigureError) as err:
             raise PluginError(f"{page.file.src_uri}: {match.group(0)}: {err}") from None
 
     return MARKER.sub(expand, markdown)
@@ -65,18 +73,30 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
 def _generate(kind: str, arg: str, page: Any) -> str:
     if kind == "stages-picture":
         prefix = "../" * page.url.count("/")  # from the page's folder to the site's root
-        return f'<div class="didax-picture">{sitegen.stages_svg(link_prefix=prefix)}</div>'
+        return (f'<div class="didax-picture">{sitegen.stages_svg(link_prefix=prefix)}'
+                f"{sitegen.stages_svg_narrow(link_prefix=prefix)}</div>")
     if kind == "course-table":
         return sitegen.course_table()
     if kind == "diff":
         stage = page.meta.get("stage")
         if not stage:
             raise sitegen.SiteError("didax:diff needs the page's front matter to say `stage: NAME`")
-        return sitegen.stage_diff_markdown(stage)
+        # The diff's table names files: link each to its page (the diff itself is left as made).
+        return sitegen.link_stage_files(sitegen.stage_diff_markdown(stage), stage, page.file.src_uri)
+    if kind == "files":
+        stage = arg or page.meta.get("stage")
+        if not stage:
+            raise sitegen.SiteError("didax:files needs a stage: `<!-- didax:files STAGE -->` or front matter")
+        return sitegen.files_markdown(stage, page.file.src_uri)
     if kind == "source":
         return sitegen.source_include(arg)
     if kind == "api":
         return sitegen.api_markdown(arg)
+    if kind == "figure":
+        stage = page.meta.get("stage") or sitegen.stage_names()[-1]
+        return figures.figure_html(arg, stage)
+    if kind == "exercises":
+        return sitegen.exercises_markdown(arg or page.meta.get("stage", ""))
     if kind == "conformance":
         return sitegen.conformance_markdown()
     if kind == "benchmarks":

@@ -14,6 +14,7 @@ import html
 import importlib.util
 import json
 import os
+import posixpath
 import re
 import subprocess
 import sys
@@ -75,11 +76,13 @@ def _lines(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines(keepends=True)
 
 
-def _fence(text: str, lang: str, title: str | None = None) -> str:
-    """A fenced code block around `text`, with a fence longer than any backtick run inside it."""
+def _fence(text: str, lang: str, title: str | None = None, linenums: int | None = None) -> str:
+    """A fenced code block around `text`, with a fence longer than any backtick run inside it;
+    `linenums` numbers its lines from that number (a listing shows the file's own line numbers)."""
     longest = max((len(run) for run in text.split("\n") if set(run) == {"`"}), default=0)
     ticks = "`" * max(3, longest + 1)
     attrs = f' title="{title}"' if title else ""
+    attrs += f' linenums="{linenums}"' if linenums is not None else ""
     return f"{ticks}{lang}{attrs}\n{text.rstrip()}\n{ticks}"
 
 
@@ -165,6 +168,105 @@ def _without_git_header(text: str) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
+# Every file of a stage, on a page of its own
+
+
+CODE_FOLDERS = ("didax", "examples")  # what of a stage the site shows file by file
+
+
+def stage_files(stage: str, root: Path = ROOT) -> list[str]:
+    """The stage's files the site shows, as paths relative to the stage (`didax/core.py`)."""
+    out = []
+    for folder in CODE_FOLDERS:
+        base = root / "stages" / stage / folder
+        if base.is_dir():
+            out += [f"{folder}/{path}" for path in package_files(base)]
+    return out
+
+
+def code_page_uri(stage: str, path: str) -> str:
+    """The source path, inside docs/, of the generated page showing `stages/<stage>/<path>`."""
+    return f"code/{stage}/{path}.md"
+
+
+def _module_summary(path: Path) -> str:
+    try:
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    except SyntaxError:
+        return ""
+    return _first_line(doc).split(". ")[0].rstrip(".") + "." if doc else ""
+
+
+def code_pages(stage: str, root: Path = ROOT) -> dict[str, str]:
+    """{page source path: Markdown}: one page per file of the stage, the file whole with its line
+    numbers (included by snippets, so it is the file as it is), with links to the chapter and to
+    the files before and after it."""
+    files = stage_files(stage, root)
+    title = next((t for s, t, _ in COURSE if s == stage), stage)
+    pages = {}
+    for i, path in enumerate(files):
+        uri = code_page_uri(stage, path)
+        here = posixpath.dirname(uri)
+
+        def link(target: str, text: str) -> str:
+            return f"[{text}]({posixpath.relpath(target, here)})"
+
+        around = []
+        if i:
+            around.append("previous: " + link(code_page_uri(stage, files[i - 1]), f"`{files[i - 1]}`"))
+        if i + 1 < len(files):
+            around.append("next: " + link(code_page_uri(stage, files[i + 1]), f"`{files[i + 1]}`"))
+        full = root / "stages" / stage / path
+        summary = _module_summary(full)
+        pages[uri] = "\n".join([
+            "---",
+            f"title: stages/{stage}/{path}",
+            "---",
+            "",
+            f"# `{path}`",
+            "",
+            f"Stage {link(f'stages/{stage}.md', f'{stage[:2]} · {title}')}, file `stages/{stage}/{path}`, "
+            f"{len(_lines(full))} lines. {summary}",
+            "",
+            " · ".join([link(f"stages/{stage}.md#the-files-in-full", "all the files"), *around]),
+            "",
+            _fence(f'--8<-- "stages/{stage}/{path}"', "python", title=f"stages/{stage}/{path}", linenums=1),
+            "",
+        ])
+    return pages
+
+
+def files_markdown(stage: str, page_uri: str, root: Path = ROOT) -> str:
+    """A table of every file of the stage, each linked to its page, with its size and summary."""
+    here = posixpath.dirname(page_uri)
+    rows = ["| file | lines | what it holds |", "|---|---:|---|"]
+    for path in stage_files(stage, root):
+        full = root / "stages" / stage / path
+        target = posixpath.relpath(code_page_uri(stage, path), here)
+        rows.append(f"| [`{path}`]({target}) | {len(_lines(full))} | {_module_summary(full)} |")
+    return "\n".join(rows) + "\n"
+
+
+_FILE_CELL = re.compile(r"(?<!\[)`(?:stages/(?P<stage>[\w]+)/)?(?P<path>didax/[\w/]+\.py)`")
+
+
+def link_stage_files(markdown: str, stage: str, page_uri: str, root: Path = ROOT) -> str:
+    """Link every `didax/...py` (or `stages/<stage>/didax/...py`) named in a table row of
+    `markdown` to its page, when the file exists in `stage`: the diff's table leads to the files."""
+    here = posixpath.dirname(page_uri)
+    existing = set(stage_files(stage, root))
+
+    def link(match: re.Match[str]) -> str:
+        path = match.group("path")
+        if (match.group("stage") or stage) != stage or path not in existing:
+            return match.group(0)
+        return f"[{match.group(0)}]({posixpath.relpath(code_page_uri(stage, path), here)})"
+
+    return "\n".join(_FILE_CELL.sub(link, line) if line.startswith("|") else line
+                     for line in markdown.split("\n"))
+
+
+# ----------------------------------------------------------------------------------------------
 # Including a definition by name
 
 
@@ -223,7 +325,7 @@ def source_include(spec: str, root: Path = ROOT) -> str:
     start, end = definition_lines(path, names)
     short = "didax/" + file.split("/didax/", 1)[-1] if "/didax/" in file else file
     title = f"{short} — {names.replace('..', ' … ')} (lines {start}–{end})"
-    return _fence(f'--8<-- "{file}:{start}:{end}"', "python", title=title)
+    return _fence(f'--8<-- "{file}:{start}:{end}"', "python", title=title, linenums=start)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -262,7 +364,24 @@ _ADDRESS = re.compile(r"<([\w.]+) object at 0x[0-9a-fA-F]+>")
 
 
 def _first_line(doc: str | None) -> str:
-    return (doc or "").strip().split("\n\n")[0].replace("\n", " ").strip()
+    """A docstring's summary: the first sentence of its first paragraph, on one line (a C
+    signature line such as NumPy's `dtype(dtype, align=False) --` is skipped)."""
+    paragraphs = [p for p in (doc or "").strip().split("\n\n") if p.strip()]
+    if paragraphs and paragraphs[0].rstrip().endswith("--"):
+        paragraphs = paragraphs[1:]
+    first = " ".join(paragraphs[0].split()) if paragraphs else ""
+    for end in re.finditer(r"[.!?](?=\s+[A-Z`(])", first):
+        if not re.search(r"\b(e\.g|i\.e|etc|vs)\.$", first[:end.end()]):
+            return first[:end.end()]
+    return first
+
+
+def _is_scalar_type(obj: Any) -> bool:
+    """A dtype name of didax.numpy (`jnp.float32`): a class of its own metaclass with a dtype."""
+    import numpy as np
+
+    return (isinstance(obj, type) and type(obj) is not type and getattr(obj, "__module__", "").startswith("didax")
+            and isinstance(getattr(obj, "dtype", None), np.dtype))
 
 
 def describe_module(module: Any) -> list[dict[str, str]]:
@@ -284,6 +403,12 @@ def describe_module(module: Any) -> list[dict[str, str]]:
         if isinstance(obj, types.ModuleType):
             entries.append({"name": name, "kind": "module", "signature": "",
                             "doc": _first_line(obj.__doc__)})
+        elif _is_scalar_type(obj):
+            dtype = obj.dtype.name
+            entries.append({"name": name, "kind": "dtype", "signature": "(x: ArrayLike = 0) -> Array",
+                            "doc": _first_line(obj.__dict__.get("__doc__")) or
+                            f"The dtype `{dtype}`: pass it as `dtype=`, or call it to make a `{dtype}` "
+                            f"array (`{name}(1)`)."})
         elif inspect.isclass(obj):
             sig = _signature(obj).removesuffix(" -> None") if obj.__module__.startswith("didax") else ""
             entries.append({"name": name, "kind": "class", "signature": sig,
@@ -327,10 +452,14 @@ def api_markdown(stage: str, root: Path = ROOT) -> str:
     api = stage_api(stage, root)
     out = [
         f"Every public name of stage `{stage}`, read from its package when this page was built: "
-        "the signature (or the value), and the first line of the docstring. "
+        "the signature (or the value), and the first sentence of the docstring as its summary. "
         + ", ".join(f"`{m}`: {len(api[m])}" for m in API_MODULES) + " names.",
         "",
     ]
+    missing = sum(1 for m in API_MODULES for e in api[m] if not e["doc"])
+    if missing:
+        out += [f"{missing} of the {sum(len(api[m]) for m in API_MODULES)} names have no docstring yet, "
+                "so no summary.", ""]
     for module in API_MODULES:
         out += [f"## `{module}`", "", '<div class="didax-api"><table>',
                 "<thead><tr><th>name</th><th>kind</th><th>signature or value</th><th>summary</th></tr></thead>",
@@ -347,6 +476,46 @@ def _docstring_html(text: str) -> str:
     """A docstring line as HTML: escaped, with reST ``literals`` (and Markdown `ones`) as code."""
     escaped = html.escape(text)
     return re.sub(r"``(.+?)``|`([^`]+)`", lambda m: f"<code>{m.group(1) or m.group(2)}</code>", escaped)
+
+
+# ----------------------------------------------------------------------------------------------
+# Exercises
+
+
+def _exercises_module() -> Any:
+    """site/exercises.py, loaded by path (mkdocs does not keep site/ on sys.path)."""
+    import importlib.util
+
+    if "exercises" in sys.modules:
+        return sys.modules["exercises"]
+    spec = importlib.util.spec_from_file_location("exercises", Path(__file__).resolve().parent / "exercises.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["exercises"] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+def exercises_markdown(stage: str) -> str:
+    """Each exercise set of a stage, with what every function must do (as `make` writes it above
+    the stub), from site/exercises.py, so the chapter and the tool say the same."""
+    sets = _exercises_module().EXERCISES.get(stage)
+    if not sets:
+        raise SiteError(f"site/exercises.py has no exercise sets for stage {stage!r}")
+    out = []
+    for ex in sets:
+        items = []
+        for spec in ex.functions:
+            name = spec.rpartition(":")[2]
+            text = ex.expects.get(name) or ex.expects.get(name.rpartition(".")[2], "")
+            items.append(f"<li><code>{html.escape(spec)}</code>: {html.escape(text)}</li>")
+        tests = ", ".join(f"<code>{html.escape(t)}</code>" for t in ex.tests)
+        out.append(
+            f'<details class="note didax-exercise"><summary><code>--set {html.escape(ex.name)}</code>: '
+            f"{html.escape(ex.summary)}</summary><ul>{''.join(items)}</ul>"
+            f"<p>Pinned by {tests}, which <code>check</code> runs first.</p></details>"
+        )
+    return "\n".join(out) + "\n"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -389,12 +558,47 @@ def stages_svg(root: Path = ROOT, link_prefix: str = "") -> str:
     return "".join(parts)
 
 
-def course_table(root: Path = ROOT) -> str:
+def stages_svg_narrow(root: Path = ROOT, link_prefix: str = "") -> str:
+    """The same seven stages for a narrow screen: a column of boxes, top to bottom."""
     existing = set(stage_names(root))
-    rows = ["| stage | title | adds | chapter |", "|---|---|---|---|"]
+    width, box_h, gap = 360, 40, 14
+    height = len(COURSE) * (box_h + gap)
+    parts = [
+        f'<svg class="didax-stages didax-stages-narrow" viewBox="0 0 {width} {height}" role="img" '
+        'xmlns="http://www.w3.org/2000/svg" aria-labelledby="didax-stages-narrow-title">',
+        '<title id="didax-stages-narrow-title">The seven stages of didax; '
+        f'{len(existing & {s for s, _, _ in COURSE})} written so far</title>',
+        '<defs><marker id="didax-arrow-narrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+        'markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" class="didax-arrowhead"/></marker></defs>',
+    ]
+    for i, (name, title, adds) in enumerate(COURSE):
+        y = 2 + i * (box_h + gap)
+        state = "done" if name in existing else "todo"
+        group = (
+            f'<g class="didax-stage didax-{state}">'
+            f'<rect x="2" y="{y}" width="{width - 4}" height="{box_h}" rx="8"/>'
+            f'<text x="16" y="{y + 26}" class="didax-num" style="text-anchor: start">{name[:2]}</text>'
+            f'<text x="58" y="{y + 25}" class="didax-name" style="text-anchor: start">{html.escape(title)}</text>'
+            f'<text x="{width - 14}" y="{y + 25}" class="didax-state" style="text-anchor: end">'
+            f'{"written" if state == "done" else "to come"}</text>'
+            f"<title>{name}: {html.escape(adds)}</title></g>"
+        )
+        parts.append(f'<a href="{link_prefix}stages/{name}/">{group}</a>' if state == "done" else group)
+        if i + 1 < len(COURSE):
+            parts.append(f'<line x1="{width / 2}" y1="{y + box_h + 1}" x2="{width / 2}" y2="{y + box_h + gap - 1}" '
+                         'class="didax-link" marker-end="url(#didax-arrow-narrow)"/>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def course_table(root: Path = ROOT) -> str:
+    """The stages as a two-column table (it fits a phone): the stage, linked to its chapter when
+    it is written, and what it adds."""
+    existing = set(stage_names(root))
+    rows = ["| stage | adds |", "|---|---|"]
     for name, title, adds in COURSE:
-        link = f"[read it](stages/{name}.md)" if name in existing else "to come"
-        rows.append(f"| `{name}` | {title} | {adds} | {link} |")
+        stage = f"[`{name}` {title}](stages/{name}.md)" if name in existing else f"`{name}` {title} (to come)"
+        rows.append(f"| {stage} | {adds} |")
     return "\n".join(rows) + "\n"
 
 
@@ -404,46 +608,106 @@ def course_table(root: Path = ROOT) -> str:
 
 NO_CONFORMANCE = ("**No results yet** — run `python3 scripts/dev.py test`: it runs the conformance "
                   "suite on every implementation and writes `build/conformance/matrix.md` and "
-                  "`matrix.json`, which this page shows.")
+                  "`matrix.json`, which this page shows (results committed under `conformance/results/` "
+                  "are shown first, so that a fresh clone has them).")
+
+# Where the matrix is read from, first found first: results committed with the repository, then
+# those of the last local run of the test command.
+CONFORMANCE_RESULTS = [ROOT / "conformance" / "results", BUILD / "conformance"]
 
 
-def conformance_markdown(results: Path = BUILD / "conformance") -> str:
-    """The latest conformance matrix, as the test runner wrote it, or a note that there is none."""
-    md, js = results / "matrix.md", results / "matrix.json"
-    if not md.is_file() and not js.is_file():
-        return NO_CONFORMANCE + "\n"
-    out = []
-    if md.is_file():
-        text = md.read_text(encoding="utf-8").strip()
-        # The page has its own title: demote the file's headings by one level.
-        text = "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
-        out += [text, ""]
-    elif js.is_file():
-        out += [_matrix_from_json(json.loads(js.read_text(encoding="utf-8"))), ""]
-    stamp = max(p.stat().st_mtime for p in (md, js) if p.is_file())
+def _conformance_rows(folder: Path) -> dict[str, dict[str, dict[str, int]]] | None:
+    """{impl: {area: {outcome: count}}} from a folder's per-implementation files (`<impl>.json`
+    with `impl` and `areas`) or its matrix.json; None when it has neither."""
+    rows: dict[str, dict[str, dict[str, int]]] = {}
+    for path in sorted(folder.glob("*.json")):
+        if path.name == "matrix.json":
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            continue
+        if isinstance(data, dict) and "impl" in data and isinstance(data.get("areas"), dict):
+            rows[str(data["impl"])] = data["areas"]
+    matrix = folder / "matrix.json"
+    if not rows and matrix.is_file():
+        data = json.loads(matrix.read_text(encoding="utf-8"))
+        impls = data.get("implementations", data) if isinstance(data, dict) else {}
+        for impl, per_impl in impls.items():
+            if isinstance(per_impl, dict):
+                rows[impl] = per_impl["areas"] if isinstance(per_impl.get("areas"), dict) else per_impl
+    return rows or None
+
+
+def _when_measured(paths: list[Path]) -> str:
+    """The date of the commit that last changed the files, or their modification time."""
     import datetime
 
-    when = datetime.datetime.fromtimestamp(stamp, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    out.append(f"*Results of the run of {when}, read from `build/conformance/` when this page was built.*")
-    return "\n".join(out) + "\n"
-
-
-def _matrix_from_json(data: Any) -> str:
-    """A table from matrix.json when it has the shape {impl: {area: {outcome: count}}};
-    anything else is shown as it is."""
     try:
-        impls = data.get("implementations", data) if isinstance(data, dict) else None
-        areas = sorted({a for per_impl in impls.values() for a in per_impl})
-        rows = ["| implementation | " + " | ".join(areas) + " |", "|---|" + "---|" * len(areas)]
-        for impl, per_impl in sorted(impls.items()):
-            cells = []
-            for area in areas:
-                counts = per_impl.get(area) or {}
-                cells.append(", ".join(f"{n} {k.replace('_', ' ')}" for k, n in counts.items() if n) or "—")
-            rows.append(f"| `{impl}` | " + " | ".join(cells) + " |")
-        return "\n".join(rows)
-    except (AttributeError, TypeError):
-        return _fence(json.dumps(data, indent=1)[:20000], "json", title="matrix.json")
+        out = subprocess.run(["git", "log", "-1", "--format=%cI", "--", *map(str, paths)], cwd=ROOT,
+                             capture_output=True, text=True, timeout=30).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", *map(str, paths)], cwd=ROOT,
+                               capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        out, dirty = "", "?"
+    if out and not dirty:
+        return f"committed on {out[:10]}"
+    stamp = max(p.stat().st_mtime for p in paths)
+    return "written on " + datetime.datetime.fromtimestamp(stamp, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def conformance_markdown(results: Path | list[Path] | None = None) -> str:
+    """The conformance matrix, implementation by area: the stages and real JAX, from the first
+    folder of `results` (default CONFORMANCE_RESULTS) that has results, saying when and where."""
+    folders = [results] if isinstance(results, Path) else (results or CONFORMANCE_RESULTS)
+    for folder in folders:
+        md, files = folder / "matrix.md", sorted(folder.glob("*.json")) if folder.is_dir() else []
+        rows = _conformance_rows(folder) if folder.is_dir() else None
+        if rows is None and not md.is_file():
+            continue
+        shown = _shown_path(folder) + "/"
+        out = []
+        if rows is not None:
+            stages = set(stage_names())
+            kept = {i: r for i, r in rows.items() if i in stages or i == "jax" or not stages}
+            out += [_matrix_table(kept), ""]
+            others = sorted(set(rows) - set(kept))
+            if others:
+                out += [f"Also in `{shown}`, and not part of this matrix (not a stage, not JAX): "
+                        + ", ".join(f"`{o}`" for o in others) + ".", ""]
+        else:
+            text = md.read_text(encoding="utf-8").strip()
+            # The page has its own title: demote the file's headings by one level.
+            out += ["\n".join("#" + line if line.startswith("#") else line for line in text.splitlines()), ""]
+            files = [md]
+        where = next((str(d.get("machine") or d.get("platform")) for d in map(_json_or_none, files)
+                      if isinstance(d, dict) and (d.get("machine") or d.get("platform"))),
+                     "the machine that ran `python3 scripts/dev.py test` (the files do not name it)")
+        out.append(f"*Measured on {where}; results {_when_measured(files)}, read from `{shown}` when this "
+                   "page was built.*")
+        return "\n".join(out) + "\n"
+    return NO_CONFORMANCE + "\n"
+
+
+def _json_or_none(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8")) if path.suffix == ".json" else None
+    except ValueError:
+        return None
+
+
+def _matrix_table(rows: dict[str, dict[str, dict[str, int]]]) -> str:
+    """Implementation by area; each cell the counts of its outcomes (stages first, then jax)."""
+    areas = sorted({a for per_impl in rows.values() for a in per_impl})
+    order = sorted(rows, key=lambda i: (0 if i[:2].isdigit() else 1 if i == "jax" else 2, i))
+    out = ["| implementation | " + " | ".join(areas) + " |", "|---|" + "---|" * len(areas)]
+    for impl in order:
+        cells = []
+        for area in areas:
+            counts = rows[impl].get(area) or {}
+            cells.append(", ".join(f"{n} {k.replace('_', ' ')}" for k, n in counts.items() if n) or "—")
+        out.append(f"| `{impl}` | " + " | ".join(cells) + " |")
+    return "\n".join(out)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -4,7 +4,9 @@ http on 127.0.0.1, dump a page's DOM with its console messages, take a screensho
 from __future__ import annotations
 
 import functools
+import html
 import http.server
+import json
 import os
 import re
 import shutil
@@ -143,3 +145,60 @@ def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
 
 def colour_counts(rows: list[bytes]) -> Counter[bytes]:
     return Counter(row[i:i + 3] for row in rows for i in range(0, len(row), 3))
+
+
+# ----------------------------------------------------------------------------------------------
+# Layout: measure a page in the browser at a given width
+
+# Put into a copy of each page: once the page has laid out, it writes what the layout test needs on
+# the <body> of the page (or of the page that frames it), where --dump-dom shows it.
+MEASURE = """<script>
+window.addEventListener('load', () => setTimeout(() => {
+  const codes = [...document.querySelectorAll('.md-typeset pre > code')];
+  const cols = c => c.textContent.split('\\n').reduce((n, line) => Math.max(n, line.length), 0);
+  const scrolled = codes.filter(c => c.scrollWidth > c.clientWidth + 1)
+    .map(c => cols(c) + ' columns: ' + c.textContent.trim().split('\\n')[0].slice(0, 60));
+  const broken = [...document.querySelectorAll('.md-typeset td code, .md-typeset th code')]
+    .filter(c => !/\\s/.test(c.textContent.trim()) && c.getClientRects().length > 1).map(c => c.textContent);
+  const m = {innerWidth, scrollWidth: document.documentElement.scrollWidth, listings: codes.length,
+             widest: Math.max(0, ...codes.map(cols)), scrolled, broken,
+             numbered: document.querySelectorAll('.md-typeset table.highlighttable').length};
+  const target = window.parent !== window ? window.parent.document.body : document.body;
+  target.setAttribute('data-didax-layout', JSON.stringify(m));
+}, 300));
+</script>"""
+
+# Chromium's headless window is at least 500 px wide: a narrower viewport is an iframe that wide.
+NARROW = 500
+
+
+def measurable_copy(site: Path, into: Path) -> Path:
+    """A copy of a built site whose pages measure themselves (see MEASURE)."""
+    shutil.copytree(site, into)
+    for page in into.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        page.write_text(text.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    return into
+
+
+@dataclass
+class Layout:
+    width: int
+    metrics: dict
+    screenshot: bytes
+
+
+def layout(server: Server, folder: Path, path: str, width: int, height: int = 900) -> Layout:
+    """Load `path` with a viewport `width` CSS pixels wide and read what MEASURE wrote."""
+    url = f"{server.url}/{path}"
+    if width < NARROW:
+        frame = f"frame-{width}-{abs(hash(path))}.html"
+        (folder / frame).write_text(
+            '<!doctype html><html><body style="margin:0">'
+            f'<iframe src="/{path}" width="{width}" height="{height}" style="border:0;display:block"></iframe>'
+            "</body></html>")
+        url = f"{server.url}/{frame}"
+    seen = visit(url, size=(max(width, NARROW), height))
+    found = re.search(r'data-didax-layout="([^"]*)"', seen.dom)
+    metrics = json.loads(html.unescape(found.group(1))) if found else {}
+    return Layout(width, metrics, seen.screenshot)

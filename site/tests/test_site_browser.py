@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import site_browser as browser
+from site_common import ROOT
 
 pytestmark = pytest.mark.skipif(
     browser.chromium() is None,
@@ -78,3 +79,53 @@ def test_the_checks_can_fail(tmp_path: Path):
     assert ("/missing.js", 404) in requests
     _, _, rows = browser.decode_png(visit.screenshot)
     assert len(browser.colour_counts(rows)) < 200  # a nearly blank page fails the rendering check
+
+
+# ----------------------------------------------------------------------------------------------
+# Layout at a desktop width and a phone's, with screenshots kept in build/screenshots/ to look at
+
+LAYOUT_PAGES = ["", "stages/01_eval/", "reference/01_eval/", "code/01_eval/didax/core.py/", "course/"]
+WIDTHS = (1400, 400)
+SHOTS = ROOT / "build" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def layouts(built_site: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], browser.Layout]:
+    folder = browser.measurable_copy(built_site, tmp_path_factory.mktemp("measured") / "site")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    jobs = [(path, width) for path in LAYOUT_PAGES for width in WIDTHS]
+    with browser.serve(folder) as server:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            found = dict(zip(jobs, pool.map(lambda job: browser.layout(server, folder, *job), jobs)))
+    for (path, width), seen in found.items():
+        (SHOTS / f"{path.strip('/').replace('/', '_') or 'home'}-{width}.png").write_bytes(seen.screenshot)
+    return found
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("path", LAYOUT_PAGES)
+def test_no_page_scrolls_sideways(layouts, path: str, width: int):
+    metrics = layouts[path, width].metrics
+    assert metrics, "the page did not report its layout"
+    assert metrics["innerWidth"] == width
+    assert metrics["scrollWidth"] <= metrics["innerWidth"], metrics
+    assert metrics["broken"] == [], f"names broken inside a word: {metrics['broken']}"
+
+
+@pytest.mark.parametrize("path", LAYOUT_PAGES)
+def test_listings_fit_without_scrolling_on_a_desktop(layouts, path: str):
+    metrics = layouts[path, 1400].metrics
+    assert metrics["scrolled"] == [], f"listings scrolled sideways at 1400 px: {metrics['scrolled']}"
+
+
+def test_the_stage_files_are_110_columns_wide_and_numbered(layouts):
+    chapter, core = layouts["stages/01_eval/", 1400].metrics, layouts["code/01_eval/didax/core.py/", 1400].metrics
+    assert chapter["widest"] >= 100 and core["widest"] >= 100  # the test measures real long lines
+    assert chapter["numbered"] >= 10 and core["numbered"] == 1
+
+
+def test_the_screenshots_are_rendered_pages(layouts):
+    for (path, width), seen in layouts.items():
+        shot_width, _, rows = browser.decode_png(seen.screenshot)
+        assert shot_width == max(width, browser.NARROW)
+        assert len(browser.colour_counts(rows)) >= 100, (path, width)

@@ -44,16 +44,20 @@ def test_the_theme_loads_nothing_from_the_network(built_site: Path):
 def test_generated_parts_are_in_the_pages(built_site: Path):
     home = (built_site / "index.html").read_text()
     written = sitegen.stage_names()
-    assert written and home.count('class="didax-stage didax-done"') == len(written)
-    assert home.count('class="didax-stage didax-todo"') == 7 - len(written)
+    # The stages twice: a row for wide screens, a column for phones.
+    assert written and home.count('class="didax-stage didax-done"') == 2 * len(written)
+    assert home.count('class="didax-stage didax-todo"') == 2 * (7 - len(written))
     for stage in written:
-        assert f'<a href="stages/{stage}/"><g class="didax-stage didax-done">' in home
+        assert home.count(f'<a href="stages/{stage}/"><g class="didax-stage didax-done">') == 2
     chapter = (built_site / "stages/01_eval/index.html").read_text()
     assert "The whole stage is new" in chapter
     assert "stages/01_eval/didax/core.py" in chapter
-    # The named-definition includes brought the code in (the highlighter splits it into spans).
+    # The named-definition includes brought the code in (the highlighter splits it into spans), with
+    # the file's own line numbers in a column before it.
     text = re.sub(r"<[^>]+>", "", chapter)
-    assert re.search(r"^def bind\(", text, re.M) and re.search(r"^class EvalTrace\(", text, re.M)
+    assert re.search(r"^\d*def bind\(", text, re.M) and re.search(r"^\d*class EvalTrace\(", text, re.M)
+    start, _ = sitegen.definition_lines(ROOT / "stages/01_eval/didax/core.py", "bind")
+    assert re.search(rf'<a href="#__codelineno-\d+-{start}">{start}</a>', chapter)
     assert "--8&lt;--" not in text and "didax:source" not in chapter
     api = (built_site / "reference/01_eval/index.html").read_text()
     for name in ["promote_types", "tree_flatten", "reduce_sum", "enable_x64", "ShapedArray"]:

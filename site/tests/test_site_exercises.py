@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -112,3 +113,98 @@ def test_the_copy_uses_its_own_package_not_the_stage(tmp_path: Path):
     result = subprocess.run([sys.executable, "-c", probe], cwd=copy, env=env, capture_output=True, text=True)
     assert result.stdout.startswith(str(copy))
     assert "NotImplementedError: exercise: write the body of bind (didax/core.py)" in result.stderr
+
+
+def exercises_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(SITE / "exercises.py"), *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_list_without_a_stage_lists_every_stages_sets():
+    result = exercises_cli("list")
+    assert result.returncode == 0, result.stderr
+    for stage, sets in exercises.EXERCISES.items():
+        assert f"{stage}:" in result.stdout
+        assert all(ex.name in result.stdout for ex in sets)
+
+
+def test_check_of_a_missing_folder_is_a_one_line_error(tmp_path: Path):
+    result = exercises_cli("check", str(tmp_path / "nope"))
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("exercises: no folder")
+    assert "Traceback" not in result.stderr
+
+
+def test_every_exercise_function_says_what_it_must_do():
+    for stage, sets in exercises.EXERCISES.items():
+        for ex in sets:
+            names = {spec.rpartition(":")[2].rpartition(".")[2] for spec in ex.functions}
+            assert names == set(ex.expects), f"{stage} {ex.name}: expectations for {set(ex.expects)}, not {names}"
+            assert ex.tests and all((ROOT / "stages" / stage / t).exists() for t in ex.tests)
+
+
+# A learner's own answers to the lattice set: not the stage's code, a different algorithm.
+UPPER_BOUNDS = '''
+    lattice = _standard_lattice() if mode == "standard" else _strict_lattice()
+    out = {}
+    for start in lattice:
+        seen, todo = {start}, [start]
+        while todo:
+            for nxt in lattice[todo.pop()]:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        out[start] = frozenset(seen)
+    return out
+'''
+JOIN = '''
+    bounds = _upper_bounds(mode)
+    common = set.intersection(*(set(bounds[n]) for n in nodes))
+    least = [c for c in common if common <= bounds[c]]
+    if len(least) == 1:
+        return least[0]
+    names = tuple(sorted(_node_name(n) for n in nodes))
+    raise TypePromotionError(
+        f"Input dtypes {names} have no available implicit dtype promotion path when "
+        f"jax_numpy_dtype_promotion={mode}.MESSAGE_END"
+    )
+'''
+RIGHT_END = (" Try explicitly casting inputs to the desired output type, or set "
+             "jax_numpy_dtype_promotion=standard.")
+
+
+def write_answer(copy: Path, rel: str, name: str, body: str) -> None:
+    path = copy / rel
+    stub = f"    raise NotImplementedError('exercise: write the body of {name} ({rel})')\n"
+    text = path.read_text()
+    assert stub in text
+    path.write_text(text.replace(stub, body.lstrip("\n")))
+
+
+def test_check_passes_a_correct_solution_and_names_the_wrong_function(tmp_path: Path):
+    right, wrong = tmp_path / "right", tmp_path / "wrong"
+    for copy, end in [(right, RIGHT_END), (wrong, " Cast the inputs.")]:
+        assert make("01_eval", copy, "--set", "lattice").returncode == 0
+        write_answer(copy, "didax/dtypes.py", "_upper_bounds", UPPER_BOUNDS)
+        write_answer(copy, "didax/dtypes.py", "_join", JOIN.replace("MESSAGE_END", end))
+    passed = exercises_cli("check", str(right))
+    assert passed.returncode == 0, passed.stdout[-3000:]
+    assert "exercises: 2 of 2 solved; every test of the stage passes" in passed.stdout
+    failed = exercises_cli("check", str(wrong))
+    assert failed.returncode == 1
+    summary = failed.stdout.split("exercises: summary for", 1)[1]
+    assert re.search(r"solved +didax/dtypes.py:_upper_bounds", summary)
+    assert re.search(r"failing +didax/dtypes.py:_join\n +tests/test_golden.py::test_strict_promotion_error_message",
+                     summary), summary
+    assert "exercises: 1 of 2 solved" in summary
+    assert len(failed.stdout.splitlines()) < 120  # short tracebacks, stopped at the first failure
+
+
+def test_check_of_a_fresh_copy_is_short_and_says_nothing_is_written(tmp_path: Path):
+    copy = tmp_path / "fresh"
+    assert make("01_eval", copy, "--set", "bind").returncode == 0
+    result = exercises_cli("check", str(copy))
+    assert result.returncode == 1
+    assert len(result.stdout.splitlines()) < 80, result.stdout
+    for fn in exercises.exercise_set("01_eval", "bind").functions:
+        assert re.search(rf"not written yet +{re.escape(fn)}", result.stdout)

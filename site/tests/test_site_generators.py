@@ -149,3 +149,39 @@ def test_every_stage_has_a_chapter_an_api_page_and_exercises():
         assert len(EXERCISES.get(stage, [])) >= 3, f"stage {stage} has fewer than three exercise sets"
         for ex in EXERCISES[stage]:
             assert f"--set {ex.name}" in chapter.read_text(), f"the chapter does not mention set {ex.name}"
+
+
+def test_docstring_summary_is_the_first_sentence_on_one_line():
+    assert sitegen._first_line("The leaves of ``tree``, in order.  A subtree\n    is kept.\n\nMore.") == \
+        "The leaves of ``tree``, in order."
+    assert sitegen._first_line("True if a leaf, i.e. ``x`` is\nnot a node. Else False.") == \
+        "True if a leaf, i.e. ``x`` is not a node."
+    assert sitegen._first_line("dtype(dtype, align=False) --\n\nCreate a data type object.") == \
+        "Create a data type object."
+    assert sitegen._first_line(None) == ""
+
+
+def test_dtype_classes_show_a_call_signature_and_a_summary():
+    numpy_api = {e["name"]: e for e in sitegen.stage_api("01_eval")["didax.numpy"]}
+    for name in ["float32", "bool_", "bfloat16", "int8"]:
+        entry = numpy_api[name]
+        assert entry["kind"] == "dtype" and entry["signature"] == "(x: ArrayLike = 0) -> Array", entry
+        assert entry["doc"].startswith("The dtype `")
+
+
+def test_conformance_matrix_shows_stages_and_jax_from_the_first_folder_with_results(tmp_path: Path):
+    committed, local = tmp_path / "committed", tmp_path / "local"
+    committed.mkdir()
+    local.mkdir()
+    areas = {"numpy": {"passed": 7, "failed": 0, "not_applicable": 2, "skipped": 0}}
+    for impl in ["jax", "01_eval", "my_copy"]:
+        (local / f"{impl}.json").write_text(json.dumps({"impl": impl, "areas": areas, "tests": []}))
+    assert "No results yet" in sitegen.conformance_markdown([committed])
+    md = sitegen.conformance_markdown([committed, local])
+    assert "| `01_eval` | 7 passed, 2 not applicable |" in md and "| `jax` |" in md
+    assert md.index("`01_eval`") < md.index("`jax`")
+    assert "| `my_copy` |" not in md and "not part of this matrix" in md and "`my_copy`" in md
+    assert "*Measured on the machine that ran" in md and "written on" in md
+    (committed / "01_eval.json").write_text(json.dumps({"impl": "01_eval", "areas": areas, "machine": "ci-box"}))
+    md = sitegen.conformance_markdown([committed, local])
+    assert "| `jax` |" not in md and "Measured on ci-box" in md

@@ -193,7 +193,16 @@ def _upper_bounds(mode: str, x64: bool) -> dict[Node, frozenset[Node]]:
 def _join(nodes: frozenset[Node], mode: str, x64: bool) -> Node:
     """The least upper bound of ``nodes``: the common upper bound below all the others.
 
-    Cached: every didax.numpy operation joins its operands' types, and there are few pairs.
+    When the nodes have no least upper bound (strict mode), raise ``TypePromotionError`` with
+    JAX's message, the nodes' names (``_node_name``) sorted, for ``mode="strict"`` and the
+    nodes float32 and int32::
+
+        Input dtypes ('float32', 'int32') have no available implicit dtype promotion path when
+        jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired output
+        type, or set jax_numpy_dtype_promotion=standard.
+
+    (one line; the message is checked word for word). Cached: every didax.numpy operation joins
+    its operands' types, and there are few pairs.
     """
     bounds = _upper_bounds(mode, x64)
     common = frozenset.intersection(*(bounds[n] for n in nodes))

@@ -1,0 +1,380 @@
+"""The course's pictures, drawn with Graphviz when the site is built, from the stage's own code.
+
+A picture is two functions under one name. The *probe* runs inside the stage (a fresh interpreter
+with only `stages/<stage>` importable) and returns plain data read from the code as it is: the
+lattice tables of `dtypes.py`, the events of a real call through `bind`, a real `tree_flatten`.
+The *drawing* turns that data into a Graphviz graph in the build's own process. So a picture
+cannot drift from the code: change the lattice, and the next build draws the new one.
+
+A page asks for one with `<!-- didax:figure NAME -->`; the page's stage (front matter `stage:`) is
+the code it is drawn from. A later chapter adds its picture the same way:
+
+    @probe("jvp-tangents")
+    def _probe_jvp() -> dict: ...          # runs in the stage: import didax, compute, return JSON
+
+    @drawing("jvp-tangents", "What jvp carries")
+    def _draw_jvp(data: dict) -> graphviz.Digraph: ...
+
+Run as a script, `python site/figures.py probe NAME` prints a probe's data as JSON (the build runs
+it with PYTHONPATH=stages/<stage>).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PROBES: dict[str, Callable[[], Any]] = {}
+
+
+@dataclass(frozen=True)
+class Drawing:
+    name: str
+    title: str  # the figure's caption and its accessible name
+    draw: Callable[[Any], Any]  # probe data -> graphviz.Digraph
+
+
+DRAWINGS: dict[str, Drawing] = {}
+
+
+class FigureError(Exception):
+    """A picture cannot be drawn; the build stops and says why."""
+
+
+def probe(name: str) -> Callable[[Callable[[], Any]], Callable[[], Any]]:
+    def register(fn: Callable[[], Any]) -> Callable[[], Any]:
+        PROBES[name] = fn
+        return fn
+    return register
+
+
+def drawing(name: str, title: str) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
+    def register(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        DRAWINGS[name] = Drawing(name, title, fn)
+        return fn
+    return register
+
+
+# ----------------------------------------------------------------------------------------------
+# Building a figure
+
+
+def probe_data(name: str, stage: str, root: Path = ROOT) -> Any:
+    """Run the probe `name` inside stage `stage` and return its data."""
+    if name not in PROBES:
+        raise FigureError(f"no figure named {name!r}; the figures are {', '.join(sorted(PROBES))}")
+    stage_dir = root / "stages" / stage
+    if not (stage_dir / "didax").is_dir():
+        raise FigureError(f"no stage {stage!r} under {root / 'stages'}")
+    env = {**os.environ, "PYTHONPATH": str(stage_dir), "PYTHONDONTWRITEBYTECODE": "1"}
+    result = subprocess.run([sys.executable, str(Path(__file__).resolve()), "probe", name], cwd=stage_dir,
+                            env=env, capture_output=True, text=True, timeout=120)
+    if result.returncode:
+        raise FigureError(f"the probe of figure {name!r} failed in stage {stage}:\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout)
+
+
+def render_svg(name: str, stage: str, root: Path = ROOT) -> str:
+    """The figure as an SVG element to put inline in a page (no XML prolog, ids made unique)."""
+    try:
+        import graphviz
+    except ImportError:
+        raise FigureError("the Python package graphviz is not installed: pip install -r requirements/lock.txt") from None
+    graph = DRAWINGS[name].draw(probe_data(name, stage, root))
+    try:
+        svg = graph.pipe(format="svg", encoding="utf-8")
+    except graphviz.ExecutableNotFound:
+        raise FigureError("Graphviz's `dot` is not installed: run site/install_graphviz.sh (as root), "
+                          "or apt-get install graphviz") from None
+    svg = svg[svg.index("<svg"):]
+    svg = re.sub(r"<!--.*?-->\s*", "", svg, flags=re.S)
+    svg = re.sub(r'\bid="', f'id="didax-{name}-', svg)  # several figures on one page stay distinct
+    # Scale with the page: keep the drawn size as the largest size, not a fixed one.
+    width = re.search(r'<svg width="([\d.]+)pt"', svg)
+    if width:
+        svg = re.sub(r'<svg width="[\d.]+pt" height="[\d.]+pt"',
+                     f'<svg style="max-width: {float(width.group(1)) * 4 / 3:.0f}px; '
+                     f'--didax-natural: {float(width.group(1)) * 4 / 3:.0f}px"', svg, count=1)
+    return svg
+
+
+def figure_html(name: str, stage: str, root: Path = ROOT) -> str:
+    if name not in DRAWINGS:
+        raise FigureError(f"no figure named {name!r}; the figures are {', '.join(sorted(DRAWINGS))}")
+    # The caption is HTML: escape it, and set `code` in backticks as code.
+    title = re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(DRAWINGS[name].title))
+    return (f'<figure class="didax-figure" id="figure-{name}">{render_svg(name, stage, root)}'
+            f"<figcaption>{title} (drawn from <code>stages/{stage}</code> when this page was built)"
+            "</figcaption></figure>")
+
+
+# ----------------------------------------------------------------------------------------------
+# Style shared by the pictures: black on white (the page puts them on a white card in both palettes)
+
+FONT = "DejaVu Sans"
+MONO = "DejaVu Sans Mono"
+INK, MUTED, ACCENT, WEAK, FILL = "#1f2937", "#6b7280", "#3f51b5", "#b45309", "#eef0fa"
+
+
+def _digraph(name: str, **graph_attr: str) -> Any:
+    import graphviz
+
+    g = graphviz.Digraph(name)
+    g.attr(fontname=FONT, fontsize="11", bgcolor="white", color=INK, **graph_attr)
+    g.attr("node", fontname=FONT, fontsize="11", color=INK, fontcolor=INK, penwidth="1.2")
+    g.attr("edge", fontname=FONT, fontsize="9", color=MUTED, fontcolor=MUTED, arrowsize="0.7")
+    return g
+
+
+# ----------------------------------------------------------------------------------------------
+# The promotion lattice, standard and strict, from dtypes.py's tables
+
+
+def _lattice_probe(table: str) -> dict[str, Any]:
+    from didax import dtypes
+
+    lattice = getattr(dtypes, table)()
+    name = dtypes._node_name
+    return {
+        "nodes": [name(n) for n in lattice],
+        "weak": sorted(dtypes.WEAK_NODES),
+        "edges": [[name(a), name(b)] for a, succ in lattice.items() for b in succ],
+    }
+
+
+@probe("lattice")
+def _probe_lattice() -> dict[str, Any]:
+    return _lattice_probe("_standard_lattice")
+
+
+@probe("lattice-strict")
+def _probe_lattice_strict() -> dict[str, Any]:
+    return _lattice_probe("_strict_lattice")
+
+
+def _draw_lattice(data: dict[str, Any], name: str) -> Any:
+    g = _digraph(name, rankdir="LR", nodesep="0.18", ranksep="0.45")
+    g.attr("node", shape="box", style="rounded,filled", fillcolor=FILL, height="0.3", margin="0.08,0.03")
+    weak = set(data["weak"])
+    linked = {n for edge in data["edges"] for n in edge}
+    for node in data["nodes"]:
+        if node in weak:
+            g.node(node, node, style="rounded,dashed,filled", fillcolor="#fff7ed", color=WEAK, fontcolor=WEAK,
+                   tooltip=f"{node}: the weak type of a Python scalar")
+        elif node in linked:
+            g.node(node, node)
+    isolated = [n for n in data["nodes"] if n not in linked]
+    if isolated:  # strict mode: the strong types have no edges at all; show them as one group
+        with g.subgraph(name="cluster_isolated") as c:
+            c.attr(label="no promotion at all", fontcolor=MUTED, color=MUTED, style="dashed")
+            for node in isolated:
+                c.node(node, node)
+    for a, b in data["edges"]:
+        g.edge(a, b)
+    return g
+
+
+@drawing("lattice", "JAX's type promotion lattice, as `_standard_lattice` in dtypes.py declares it: "
+         "an arrow means promoting loses no information, and two types promote to their least upper bound")
+def _draw_lattice_standard(data: dict[str, Any]) -> Any:
+    return _draw_lattice(data, "lattice")
+
+
+@drawing("lattice-strict", "The strict lattice (`_strict_lattice`): only weak scalars (dashed) move, "
+         "and only into their own kind")
+def _draw_lattice_strict(data: dict[str, Any]) -> Any:
+    return _draw_lattice(data, "lattice_strict")
+
+
+# ----------------------------------------------------------------------------------------------
+# The trace stack and bind's dispatch, recorded from a real call
+
+
+TRACE_PROGRAM = "y = jnp.sin(x) * 2.0 + jnp.cos(1.0)"
+
+
+@probe("trace-stack")
+def _probe_trace_stack() -> dict[str, Any]:
+    """Push a logging interpreter over evaluation, run TRACE_PROGRAM on one of its tracers, and
+    record every primitive that reaches `bind_with_trace`: which level got it, and at what depth."""
+    import didax.numpy as jnp
+    from didax import core
+
+    class LoggingTracer(core.Tracer):
+        def __init__(self, trace: Any, val: Any) -> None:
+            self._trace, self.val = trace, val
+
+        @property
+        def aval(self) -> Any:
+            return core.get_aval(self.val)
+
+    class LoggingTrace(core.Trace):
+        def pure(self, val: Any) -> Any:
+            return LoggingTracer(self, val)
+
+        lift = pure
+
+        def process_primitive(self, primitive: Any, tracers: Any, params: Any) -> Any:
+            return LoggingTracer(self, primitive.bind(*[t.val for t in tracers], **params))
+
+    events: list[dict[str, Any]] = []
+    depth = [0]
+    original = core.Primitive.bind_with_trace
+
+    def describe(x: Any) -> str:
+        if isinstance(x, core.Tracer):
+            return f"tracer@{x._trace.main.level}"
+        aval = core.get_aval(x)
+        return repr(x) if isinstance(x, (int, float)) else aval.str_short()
+
+    def recording(self: Any, trace: Any, args: Any, params: Any) -> Any:
+        events.append({"prim": self.name, "level": trace.main.level, "depth": depth[0],
+                       "trace": trace.main.trace_type.__name__, "args": [describe(a) for a in args]})
+        depth[0] += 1
+        try:
+            return original(self, trace, args, params)
+        finally:
+            depth[0] -= 1
+
+    with core.new_main(LoggingTrace) as main:
+        stack = [{"level": m.level, "trace": m.trace_type.__name__} for m in core.trace_state.trace_stack]
+        x = LoggingTrace(main).pure(jnp.arange(3.0))
+        core.Primitive.bind_with_trace = recording  # type: ignore[method-assign]
+        try:
+            exec(TRACE_PROGRAM, {"jnp": jnp, "x": x})
+        finally:
+            core.Primitive.bind_with_trace = original  # type: ignore[method-assign]
+    return {"program": TRACE_PROGRAM, "stack": stack, "events": events}
+
+
+@drawing("trace-stack", f"The dispatch of `{TRACE_PROGRAM}`, with `x` a tracer of a logging interpreter at "
+         "level 1 (a recorded run): bind sends each primitive to the highest level among its inputs; "
+         "the level-1 interpreter's process_primitive binds it again on plain arrays, which lands at "
+         "level 0, where EvalTrace runs the primitive's NumPy implementation")
+def _draw_trace_stack(data: dict[str, Any]) -> Any:
+    g = _digraph("trace_stack", rankdir="LR", nodesep="0.15", ranksep="0.45", newrank="true")
+    g.attr("node", shape="box", style="rounded,filled", fillcolor="white", height="0.28",
+           margin="0.08,0.03", fontname=MONO, fontsize="10")
+    levels = sorted({s["level"] for s in data["stack"]}, reverse=True)
+    names = {s["level"]: s["trace"] for s in data["stack"]}
+    rows: dict[str, list[str]] = {}
+    with g.subgraph(name="cluster_program") as c:
+        c.attr(label="the program's calls", fontname=FONT, fontcolor=INK, color=MUTED, style="rounded")
+        step = 0
+        for i, e in enumerate(data["events"]):
+            if e["depth"] == 0:
+                step += 1
+                c.node(f"p{i}", f"{step}. {e['prim']}({', '.join(e['args'])})", fillcolor="#f9fafb")
+                rows.setdefault("program", []).append(f"p{i}")
+    for level in levels:
+        with g.subgraph(name=f"cluster_level{level}") as c:
+            colour = ACCENT if level else INK
+            c.attr(label=f"level {level}: {names.get(level, '?')}", fontname=FONT, fontcolor=colour,
+                   color=colour, style="rounded,filled", fillcolor=FILL if level else "#f3f4f6")
+            for i, e in enumerate(data["events"]):
+                if e["level"] == level:
+                    label = f"process_primitive({e['prim']})" if level else f"{e['prim']}({', '.join(e['args'])})"
+                    c.node(f"e{i}", label)
+                    rows.setdefault(f"level{level}", []).append(f"e{i}")
+    for column, row in enumerate(rows.values()):  # one column per row of the stack, calls in order
+        with g.subgraph() as same:
+            same.attr(rank="same")
+            for node in row:
+                same.node(node)
+    g.node("numpy", "NumPy", shape="box", style="filled", fillcolor="#fef3c7", fontname=FONT)
+    caller: dict[int, str] = {}  # depth -> the node whose bind is running at that depth
+    for i, e in enumerate(data["events"]):
+        source = f"p{i}" if e["depth"] == 0 else caller.get(e["depth"] - 1)
+        if source:
+            g.edge(source, f"e{i}", label="bind", color=ACCENT if e["level"] else MUTED)
+        caller[e["depth"]] = f"e{i}"
+        if e["trace"] == "EvalTrace":
+            g.edge(f"e{i}", "numpy", style="dashed")
+    return g
+
+
+# ----------------------------------------------------------------------------------------------
+# Pytrees: a real tree_flatten and tree_unflatten
+
+
+PYTREE = {"w": [1.0, 2.0], "b": 0.5, "meta": None}
+
+
+@probe("pytree")
+def _probe_pytree() -> dict[str, Any]:
+    from didax import tree_util
+
+    leaves, treedef = tree_util.tree_flatten(PYTREE)
+    counter = iter(range(len(leaves)))
+
+    def walk(td: Any, key: str) -> dict[str, Any]:
+        if td.node_type is None:
+            i = next(counter)
+            return {"kind": "leaf", "key": key, "index": i, "value": repr(leaves[i])}
+        keys = [repr(k) for k in td.aux_data] if td.node_type is dict else [
+            f"[{i}]" for i in range(len(td.child_defs))]
+        return {"kind": td.node_type.__name__, "key": key,
+                "children": [walk(child, k) for child, k in zip(td.child_defs, keys)]}
+
+    rebuilt = tree_util.tree_unflatten(treedef, [10 * v for v in leaves])
+    return {"tree": repr(PYTREE), "structure": walk(treedef, ""), "leaves": [repr(v) for v in leaves],
+            "treedef": repr(treedef), "rebuilt": repr(rebuilt)}
+
+
+@drawing("pytree", "tree_flatten walks the containers (dict keys sorted, None an empty node) and "
+         "returns the leaves in order and the structure; tree_unflatten puts new leaves into the same "
+         "slots (a real run)")
+def _draw_pytree(data: dict[str, Any]) -> Any:
+    g = _digraph("pytree", rankdir="TB", nodesep="0.25", ranksep="0.35")
+    g.attr("node", fontname=MONO, fontsize="10", height="0.28")
+    with g.subgraph(name="cluster_tree") as c:
+        c.attr(label=f"tree = {data['tree']}", fontname=MONO, color=MUTED, style="rounded", fontcolor=INK)
+
+        def add(node: dict[str, Any], ident: str) -> None:
+            if node["kind"] == "leaf":
+                c.node(ident, node["value"], shape="box", style="rounded,filled", fillcolor="#fef3c7")
+            elif node["kind"] == "NoneType":
+                c.node(ident, "None", shape="box", style="rounded,dashed", color=MUTED, fontcolor=MUTED)
+            else:
+                c.node(ident, node["kind"], shape="ellipse", style="filled", fillcolor=FILL, color=ACCENT)
+            for j, child in enumerate(node.get("children", [])):
+                add(child, f"{ident}_{j}")
+                c.edge(ident, f"{ident}_{j}", label=child["key"], arrowhead="none")
+
+        add(data["structure"], "t")
+    slots = "|".join(f"<s{i}> {v}" for i, v in enumerate(data["leaves"]))
+    g.node("leaves", "leaves|" + slots, shape="record", fontname=MONO, style="filled",
+           fillcolor="#fef3c7")
+    g.node("treedef", data["treedef"], shape="box", style="rounded,filled", fillcolor=FILL, color=ACCENT)
+    g.node("rebuilt", f"tree_unflatten(treedef, [10 * v for v in leaves])\n{data['rebuilt']}",
+           shape="box", style="rounded", fontname=MONO)
+
+    def leaf_edges(node: dict[str, Any], ident: str) -> None:
+        if node["kind"] == "leaf":
+            g.edge(ident, f"leaves:s{node['index']}", style="dashed", color="#b45309",
+                   label=f"leaf {node['index']}", fontcolor="#b45309")
+        for j, child in enumerate(node.get("children", [])):
+            leaf_edges(child, f"{ident}_{j}")
+
+    leaf_edges(data["structure"], "t")
+    g.edge("t", "treedef", label="tree_flatten: the structure", color=ACCENT, fontcolor=ACCENT)
+    g.edge("leaves", "rebuilt", label="new leaves")
+    g.edge("treedef", "rebuilt", label="same slots")
+    return g
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "probe":
+        json.dump(PROBES[sys.argv[2]](), sys.stdout)
+    else:
+        sys.exit("usage: PYTHONPATH=stages/<stage> python site/figures.py probe NAME")

@@ -1,0 +1,80 @@
+"""The pictures are drawn from the stage's code at build time: the lattice from dtypes.py's
+tables, the dispatch from a recorded run through bind, the pytree from a real tree_flatten."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from site_common import ROOT, SITE  # puts site/ on sys.path first
+
+import figures  # noqa: E402
+
+
+def stage_eval(code: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "stages" / "01_eval")}
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_the_lattice_figures_hold_every_node_and_edge_of_the_tables():
+    for name, table in [("lattice", "_standard_lattice"), ("lattice-strict", "_strict_lattice")]:
+        edges = int(stage_eval(f"from didax import dtypes; print(sum(map(len, dtypes.{table}().values())))"))
+        data = figures.probe_data(name, "01_eval")
+        assert len(data["edges"]) == edges > 0
+        svg = figures.render_svg(name, "01_eval")
+        assert svg.count('class="edge"') == edges
+        for node in ["bool", "i*", "f*", "c*", "bfloat16", "uint64", "complex128"]:
+            assert f">{node}</text>" in svg, (name, node)
+
+
+def test_the_trace_stack_figure_is_a_recorded_dispatch():
+    data = figures.probe_data("trace-stack", "01_eval")
+    assert [s["level"] for s in data["stack"]] == [0, 1]
+    seen = [(e["prim"], e["level"], e["depth"]) for e in data["events"]]
+    # sin of the tracer goes to level 1, whose process_primitive binds it again at level 0.
+    assert seen[:2] == [("sin", 1, 0), ("sin", 0, 1)]
+    assert ("cos", 0, 0) in seen  # a constant goes straight to evaluation
+    svg = figures.render_svg("trace-stack", "01_eval")
+    assert "level 1: LoggingTrace" in svg and "level 0: EvalTrace" in svg
+
+
+def test_the_pytree_figure_shows_the_real_treedef_and_leaves():
+    data = figures.probe_data("pytree", "01_eval")
+    assert data["treedef"] == "PyTreeDef({'b': *, 'meta': None, 'w': [*, *]})"
+    assert data["leaves"] == ["0.5", "1.0", "2.0"]
+    svg = figures.render_svg("pytree", "01_eval")
+    assert "PyTreeDef" in svg and "tree_unflatten" in svg
+
+
+def test_ids_are_unique_per_figure_and_the_svg_scales():
+    svgs = [figures.render_svg(name, "01_eval") for name in figures.DRAWINGS]
+    ids = [i for svg in svgs for i in re.findall(r'\bid="([^"]+)"', svg)]
+    assert len(ids) == len(set(ids))
+    assert all(svg.startswith("<svg") and 'style="max-width:' in svg for svg in svgs)
+
+
+def test_every_probe_has_a_drawing_and_the_chapter_uses_them():
+    assert set(figures.PROBES) == set(figures.DRAWINGS)
+    chapter = (SITE / "docs" / "stages" / "01_eval.md").read_text()
+    for name in figures.DRAWINGS:
+        assert f"<!-- didax:figure {name} -->" in chapter
+
+
+def test_unknown_figures_and_a_missing_dot_are_clear_errors(monkeypatch: pytest.MonkeyPatch):
+    with pytest.raises(figures.FigureError, match="no figure named 'nope'"):
+        figures.figure_html("nope", "01_eval")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(figures.FigureError, match="Graphviz's `dot` is not installed"):
+        figures.render_svg("lattice", "01_eval")
+
+
+def test_the_built_chapter_has_its_pictures(built_site: Path):
+    chapter = (built_site / "stages" / "01_eval" / "index.html").read_text()
+    for name in figures.DRAWINGS:
+        assert f'<figure class="didax-figure" id="figure-{name}"><svg' in chapter
