@@ -417,20 +417,23 @@ def _checked_flatten(flatten: Callable[[Any], Any], node: Any, name: str) -> tup
     return list(children), aux_data
 
 
-def flatten_one_level(tree: PyTree) -> tuple[list[Any], Any]:
+def flatten_one_level(tree: PyTree) -> tuple[tuple[Any, ...], Any]:
     """The children and aux data of the container ``tree`` (one level only); ValueError for a leaf."""
-    entry = _node_entry(type(tree))
-    if entry is None:
-        raise ValueError(f"can't tree-flatten type: {type(tree)}")
-    return _children_and_aux(entry, tree)
+    children, aux_data = _children_and_aux(_entry_or_error(tree), tree)
+    return tuple(children), aux_data
 
 
-def flatten_one_level_with_keys(tree: PyTree) -> tuple[list[KeyLeafPair], Any]:
+def flatten_one_level_with_keys(tree: PyTree) -> tuple[tuple[KeyLeafPair, ...], Any]:
     """Like ``flatten_one_level``, with each child paired with its key."""
+    pairs, aux_data = _keyed_children_and_aux(_entry_or_error(tree), tree)
+    return tuple(pairs), aux_data
+
+
+def _entry_or_error(tree: PyTree) -> NodeType:
     entry = _node_entry(type(tree))
     if entry is None:
         raise ValueError(f"can't tree-flatten type: {type(tree)}")
-    return _keyed_children_and_aux(entry, tree)
+    return entry
 
 
 # --- PyTreeDef: the structure with the leaves taken out -------------------------------------------
@@ -636,9 +639,12 @@ def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
 
 def all_leaves(iterable: Iterable[Any], is_leaf: IsLeaf = None) -> bool:
     """True if every item is a leaf, i.e. ``tree_leaves`` would leave the list unchanged."""
-    return all(
-        (is_leaf is not None and _says_leaf(is_leaf(x))) or _node_entry(type(x)) is None for x in iterable
-    )
+    if is_leaf is None:
+        return all(_node_entry(type(x)) is None for x in iterable)
+    # Literally the definition, as JAX does it: is_leaf is asked about the list itself too.
+    items = list(iterable)
+    leaves = tree_leaves(items, is_leaf)
+    return len(leaves) == len(items) and all(leaf is item for leaf, item in zip(leaves, items))
 
 
 # --- Key paths: flattening that also says where each leaf sits ------------------------------------
