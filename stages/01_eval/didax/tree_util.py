@@ -456,9 +456,9 @@ class PyTreeDef:
     num_nodes: int = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
-        leaves = 1 if self.node_type is None else sum(child.num_leaves for child in self.child_defs)
+        leaves = 1 if self.node_type is None else sum([child.num_leaves for child in self.child_defs])
         object.__setattr__(self, "num_leaves", leaves)  # the dataclass is frozen
-        object.__setattr__(self, "num_nodes", 1 + sum(child.num_nodes for child in self.child_defs))
+        object.__setattr__(self, "num_nodes", 1 + sum([child.num_nodes for child in self.child_defs]))
 
     def __hash__(self) -> int:
         # aux_data may be unhashable (JAX allows a dict there), so leave it out; equal treedefs
