@@ -173,7 +173,8 @@ def register_pytree_node(
 ) -> None:
     """Make ``nodetype`` a container: ``flatten_func(x) -> (children, aux_data)`` and
     ``unflatten_func(aux_data, children) -> x``. ``aux_data`` is kept in the treedef, so it
-    should be small, static and comparable with ``==``."""
+    should be small, static and comparable with ``==``. The optional ``flatten_with_keys_func``
+    is as in ``register_pytree_with_keys``; without it, key paths name children by flat index."""
     if nodetype in _registry:
         raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
     entry = NodeType(nodetype.__name__, flatten_func, unflatten_func, flatten_with_keys_func)
