@@ -1,9 +1,14 @@
 """Pytrees: flatten/unflatten round trips, leaf order, tree_map, is_leaf, None, treedef equality and
-printing. The oracle is the small reference flattener below, plus the strings printed in the JAX
-documentation (seeds/000, "Pytrees"). Custom classes are registered with each implementation."""
+printing; key paths and keystr; register_dataclass, register_static, Partial, broadcast and the `tree`
+module. The oracle is the small reference flattener below (which also spells each leaf's key path),
+plus the strings printed in the JAX documentation (seeds/000, "Pytrees") and hand-written expected
+values. Custom classes are registered with each implementation."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import importlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -80,6 +85,13 @@ def tu(impl: Impl) -> Any:
         tree_util.register_pytree_node_class(Box)
         _registered.add(id(tree_util))
     return tree_util
+
+
+@pytest.fixture(scope="module")
+def tree(impl: Impl) -> Any:
+    """The implementation's `tree` module (`jax.tree`: the same functions under short names)."""
+    found = getattr(impl.module, "tree", None)
+    return found if found is not None else importlib.import_module(f"{impl.module.__name__}.tree")
 
 
 TREES = S.pytrees(
@@ -160,6 +172,43 @@ def reference_rebuild(tree: Any, leaves: Iterator) -> Any:
     if kind is Box:
         return Box(children, tree.tag)
     return kind(*children)  # Point and the two Specials
+
+
+def keyed_children_of(tree: Any) -> list[tuple[str, str, Any]] | None:
+    """(key as keystr prints it, key as keystr(simple=True) prints it, child) for each child of a
+    node in flattening order, or None for a leaf: [i] for sequences, ['k'] for dicts, .name for
+    namedtuple fields, [<flat index i>] for custom nodes registered without keys."""
+    kind = type(tree)
+    if kind in (tuple, list):
+        return [(f"[{i}]", str(i), child) for i, child in enumerate(tree)]
+    if kind is dict:
+        return [(f"[{k!r}]", str(k), tree[k]) for k in sorted(tree)]
+    if kind is OrderedDict:
+        return [(f"[{k!r}]", str(k), v) for k, v in tree.items()]
+    if kind is Point:
+        return [(f".{name}", name, getattr(tree, name)) for name in ("x", "y")]
+    node = children_of(tree)
+    if node is None:
+        return None
+    return [(f"[<flat index {i}>]", str(i), child) for i, child in enumerate(node[1])]
+
+
+def reference_paths(tree: Any) -> list[tuple[str, str, Any]]:
+    """(keystr(path), keystr(path, simple=True, separator="/"), leaf) for each leaf, in order."""
+    found: list[tuple[str, str, Any]] = []
+
+    def walk(t: Any, path: str, simple: list[str]) -> None:
+        if t is None:
+            return
+        children = keyed_children_of(t)
+        if children is None:
+            found.append((path, "/".join(simple), t))
+            return
+        for key, simple_key, child in children:
+            walk(child, path + key, [*simple, simple_key])
+
+    walk(tree, "", [])
+    return found
 
 
 class Tag:
@@ -278,6 +327,28 @@ def test_treedefs_compare_by_structure(tu: Any, tree: Any) -> None:
     assert a != tu.tree_structure((tree, None))
 
 
+@given(tree=TREES)
+@with_regressions
+def test_flatten_with_path_gives_each_leaf_its_key_path(tu: Any, tree: Any) -> None:
+    show_call("tree_util.tree_flatten_with_path(tree)", tree=tree)
+    path_leaves, treedef = tu.tree_flatten_with_path(tree)
+    want = reference_paths(tree)
+    got = [(tu.keystr(path), tu.keystr(path, simple=True, separator="/")) for path, _ in path_leaves]
+    assert got == [(path, simple) for path, simple, _ in want]
+    assert_same_leaves([leaf for _, leaf in path_leaves], [leaf for _, _, leaf in want])
+    assert str(treedef) == f"PyTreeDef({reference_flatten(tree)[1]})"
+
+
+@given(tree=TREES)
+@with_regressions
+def test_tree_map_with_path_calls_f_with_each_path(tu: Any, tree: Any) -> None:
+    show_call("tree_util.tree_map_with_path(lambda p, x: Tag(keystr(p), x), tree)", tree=tree)
+    got = tu.tree_map_with_path(lambda path, x: Tag(tu.keystr(path), x), tree)
+    got_leaves, got_structure = reference_flatten(got)
+    assert got_structure == reference_flatten(tree)[1]
+    assert [t.values for t in got_leaves] == [(path, leaf) for path, _, leaf in reference_paths(tree)]
+
+
 # --- fixed cases: leaf order, None, and the documentation's printed treedefs ---------------------
 
 
@@ -349,3 +420,249 @@ def test_tree_map_over_different_structures_raises_value_error(tu: Any) -> None:
         tu.tree_map(lambda a, b: a, [1, 2], [1, 2, 3])
     with pytest.raises(ValueError):
         tu.tree_map(lambda a, b: a, [1, 2], (1, 2))
+
+
+def test_is_leaf_returning_a_non_boolean_raises_value_error(tu: Any) -> None:
+    with pytest.raises(ValueError):
+        tu.tree_flatten([1, [2]], is_leaf=lambda x: "yes")
+    assert tu.tree_leaves([1, [2]], is_leaf=lambda x: None) == [1, 2]  # None counts as False
+
+
+# --- key paths: fixed cases ----------------------------------------------------------------------
+
+
+def test_documented_key_paths(tu: Any) -> None:
+    """The example in the documentation of jax.tree_util.keystr."""
+    params = {"foo": {"bar": {"baz": 1, "bat": [2, 3]}}}
+    paths = [path for path, _ in tu.tree_leaves_with_path(params)]
+    assert [tu.keystr(p) for p in paths] == [
+        "['foo']['bar']['bat'][0]",
+        "['foo']['bar']['bat'][1]",
+        "['foo']['bar']['baz']",
+    ]
+    assert [tu.keystr(p, simple=True, separator="/") for p in paths] == [
+        "foo/bar/bat/0",
+        "foo/bar/bat/1",
+        "foo/bar/baz",
+    ]
+
+
+def test_key_path_entries_of_each_container(tu: Any) -> None:
+    tree = [
+        (1, None, {"b": 2, "a": 3}),
+        OrderedDict([("z", 4), ("y", 5)]),
+        Point(6, 7),
+        RegisteredSpecial(8, [9]),
+    ]
+    K = tu  # the key classes live in tree_util
+    want = [
+        ((K.SequenceKey(0), K.SequenceKey(0)), 1),
+        ((K.SequenceKey(0), K.SequenceKey(2), K.DictKey("a")), 3),
+        ((K.SequenceKey(0), K.SequenceKey(2), K.DictKey("b")), 2),
+        ((K.SequenceKey(1), K.DictKey("z")), 4),
+        ((K.SequenceKey(1), K.DictKey("y")), 5),
+        ((K.SequenceKey(2), K.GetAttrKey("x")), 6),
+        ((K.SequenceKey(2), K.GetAttrKey("y")), 7),
+        ((K.SequenceKey(3), K.FlattenedIndexKey(0)), 8),
+        ((K.SequenceKey(3), K.FlattenedIndexKey(1), K.SequenceKey(0)), 9),
+    ]
+    assert tu.tree_leaves_with_path(tree) == want
+    assert tu.tree_leaves_with_path(5) == [((), 5)]
+    assert tu.tree_leaves_with_path(None) == []
+
+
+KEY_ENTRIES = [  # (class name, argument, repr, str)
+    ("DictKey", "a", "DictKey(key='a')", "['a']"),
+    ("DictKey", 1, "DictKey(key=1)", "[1]"),
+    ("SequenceKey", 3, "SequenceKey(idx=3)", "[3]"),
+    ("GetAttrKey", "x", "GetAttrKey(name='x')", ".x"),
+    ("FlattenedIndexKey", 2, "FlattenedIndexKey(key=2)", "[<flat index 2>]"),
+]
+
+
+@pytest.mark.parametrize(("name", "arg", "printed", "text"), KEY_ENTRIES, ids=[e[2] for e in KEY_ENTRIES])
+def test_key_entries_print_and_compare(tu: Any, name: str, arg: Any, printed: str, text: str) -> None:
+    entry = getattr(tu, name)(arg)
+    assert (repr(entry), str(entry)) == (printed, text)
+    assert entry == getattr(tu, name)(arg) and hash(entry) == hash(getattr(tu, name)(arg))
+    others = [getattr(tu, n)(a) for n, a, _, _ in KEY_ENTRIES if n != name]
+    assert all(entry != other for other in others)
+    assert tu.keystr((entry,), simple=True) == str(arg)
+
+
+def test_keystr_joins_with_a_separator(tu: Any) -> None:
+    path = (tu.DictKey("a"), tu.SequenceKey(0), tu.GetAttrKey("x"), tu.FlattenedIndexKey(3))
+    assert tu.keystr(path) == "['a'][0].x[<flat index 3>]"
+    assert tu.keystr(path, separator="|") == "['a']|[0]|.x|[<flat index 3>]"
+    assert tu.keystr(path, simple=True) == "a0x3"
+    assert tu.keystr(()) == ""
+
+
+def test_key_entry_constructors_check_types(tu: Any) -> None:
+    with pytest.raises(TypeError):
+        tu.SequenceKey("a")
+    with pytest.raises(TypeError):
+        tu.GetAttrKey(1)
+    with pytest.raises(TypeError):
+        tu.FlattenedIndexKey("a")
+
+
+def test_is_leaf_can_take_the_key_path(tu: Any) -> None:
+    tree = {"a": [1, 2], "b": [3]}
+    stop_at_a = lambda path, x: path == (tu.DictKey("a"),)  # noqa: E731
+    got = tu.tree_leaves_with_path(tree, is_leaf=stop_at_a, is_leaf_takes_path=True)
+    assert got == [((tu.DictKey("a"),), [1, 2]), ((tu.DictKey("b"), tu.SequenceKey(0)), 3)]
+
+
+def test_tree_map_with_path_zips_several_trees(tu: Any) -> None:
+    got = tu.tree_map_with_path(lambda p, x, y: (tu.keystr(p), x, y), {"a": [1, 2], "b": 3}, {"a": [5, 6], "b": 7})
+    assert got == {"a": [("['a'][0]", 1, 5), ("['a'][1]", 2, 6)], "b": ("['b']", 3, 7)}
+    with pytest.raises(ValueError):
+        tu.tree_map_with_path(lambda p, x, y: x, {"a": [1, 2]}, {"a": [1, 2, 3]})
+
+
+def test_register_pytree_with_keys_gives_the_children_their_keys(tu: Any) -> None:
+    class Pair:  # a new class each time, so each implementation registers its own
+        def __init__(self, a: Any, b: Any) -> None:
+            self.a, self.b = a, b
+
+    def flatten_with_keys(p: Pair) -> tuple[Any, str]:
+        return ((tu.GetAttrKey("a"), p.a), (tu.DictKey("bee"), p.b)), "aux"
+
+    tu.register_pytree_with_keys(Pair, flatten_with_keys, lambda aux, children: Pair(*children))
+    paths = [tu.keystr(p) for p, _ in tu.tree_leaves_with_path([Pair(1, (2,))])]
+    assert paths == ["[0].a", "[0]['bee'][0]"]
+    assert str(tu.tree_structure(Pair(1, 2))) == "PyTreeDef(CustomNode(Pair[aux], [*, *]))"
+    assert tu.tree_map(lambda x: x + 1, Pair(1, 2)).b == 3
+
+
+def test_register_pytree_with_keys_class(tu: Any) -> None:
+    @tu.register_pytree_with_keys_class
+    class Pair:
+        def __init__(self, a: Any, b: Any) -> None:
+            self.a, self.b = a, b
+
+        def tree_flatten_with_keys(self) -> tuple[Any, None]:
+            return ((tu.GetAttrKey("a"), self.a), (tu.GetAttrKey("b"), self.b)), None
+
+        @classmethod
+        def tree_unflatten(cls, aux: None, children: tuple) -> Any:
+            return cls(*children)
+
+    assert [tu.keystr(p) for p, _ in tu.tree_leaves_with_path(Pair(1, 2))] == [".a", ".b"]
+    assert tu.tree_leaves(Pair(1, [2])) == [1, 2]
+
+
+# --- register_dataclass, register_static, Partial ------------------------------------------------
+
+
+def test_register_dataclass_as_a_decorator(tu: Any, tree: Any) -> None:
+    @tu.register_dataclass
+    @dataclasses.dataclass
+    class Op:
+        x: Any
+        y: Any
+        name: str = tree.static(default="add")  # field(metadata={'static': True})
+
+    leaves, treedef = tu.tree_flatten(Op(1, [2, 3]))
+    assert leaves == [1, 2, 3]
+    assert str(treedef) == "PyTreeDef(CustomNode(Op[('add',)], [*, [*, *]]))"
+    assert tu.tree_unflatten(treedef, [4, 5, 6]) == Op(4, [5, 6], "add")
+    assert [tu.keystr(p) for p, _ in tu.tree_leaves_with_path(Op(1, 2))] == [".x", ".y"]
+    assert tu.tree_structure(Op(1, 2)) != tu.tree_structure(Op(1, 2, "mul"))
+
+
+def test_register_dataclass_with_explicit_fields(tu: Any) -> None:
+    class Plain:  # not a dataclass: the fields must be named
+        def __init__(self, a: Any, tag: str) -> None:
+            self.a, self.tag = a, tag
+
+    assert tu.register_dataclass(Plain, data_fields=["a"], meta_fields=["tag"]) is Plain
+    out = tu.tree_map(lambda v: v * 2, Plain([1, 2], "t"))
+    assert (out.a, out.tag) == ([2, 4], "t")
+
+
+def test_register_dataclass_rejects_wrong_fields(tu: Any) -> None:
+    def fresh() -> type:
+        @dataclasses.dataclass
+        class XY:
+            x: Any
+            y: Any
+
+        return XY
+
+    with pytest.raises(TypeError):
+        tu.register_dataclass(fresh(), data_fields=["x"])  # meta_fields missing
+    with pytest.raises(TypeError):
+        tu.register_dataclass(Special)  # not a dataclass, and no fields named
+    with pytest.raises(ValueError):
+        tu.register_dataclass(fresh(), data_fields=["x"], meta_fields=[])  # y is missing
+    with pytest.raises(ValueError):
+        tu.register_dataclass(fresh(), data_fields=["x", "y"], meta_fields=["y"])  # overlap
+
+
+def test_register_static_makes_values_aux_data(tu: Any) -> None:
+    @tu.register_static
+    class Mode(str):
+        pass
+
+    leaves, treedef = tu.tree_flatten([Mode("train"), 1])
+    assert leaves == [1]
+    assert str(treedef) == "PyTreeDef([CustomNode(Mode[train], []), *])"
+    assert treedef != tu.tree_structure([Mode("eval"), 1])
+
+
+def _three(a: Any, b: Any = 0, *, c: Any = 1) -> tuple:
+    return a, b, c
+
+
+def test_partial_is_a_pytree_of_its_arguments(tu: Any) -> None:
+    p = tu.Partial(_three, 1, c=2)
+    assert isinstance(p, functools.partial) and p(5) == (1, 5, 2)
+    leaves, treedef = tu.tree_flatten(p)
+    assert leaves == [1, 2]
+    assert str(treedef) == f"PyTreeDef(CustomNode(Partial[{_three}], [(*,), {{'c': *}}]))"
+    assert tu.tree_map(lambda x: x * 10, p)(3) == (10, 3, 20)
+    assert tu.tree_structure(tu.Partial(_three, 1)) == tu.tree_structure(tu.Partial(_three, 2))
+    assert tu.tree_structure(tu.Partial(_three, 1)) != tu.tree_structure(tu.Partial(print, 1))
+
+
+def test_partial_of_a_partial_keeps_the_inner_arguments_static(tu: Any) -> None:
+    outer = tu.Partial(tu.Partial(_three, 1), 2)
+    assert outer() == (1, 2, 1)
+    assert tu.tree_leaves(outer) == [2]
+
+
+# --- the tree module -------------------------------------------------------------------------------
+
+
+def test_tree_module_functions(tree: Any) -> None:
+    t = {"b": [1, 2], "a": 3}
+    leaves, treedef = tree.flatten(t)
+    assert leaves == [3, 1, 2] and tree.leaves(t) == leaves
+    assert str(tree.structure(t)) == str(treedef) == "PyTreeDef({'a': *, 'b': [*, *]})"
+    assert tree.unflatten(treedef, [4, 5, 6]) == {"a": 4, "b": [5, 6]}
+    assert tree.map(lambda x, y: x + y, t, t) == {"a": 6, "b": [2, 4]}
+    assert tree.reduce(lambda a, b: a + b, t) == 6 and tree.reduce(lambda a, b: a + b, t, 10) == 16
+    assert tree.all(t) and not tree.all([1, 0])
+    assert tree.transpose(tree.structure([0, 0]), None, [(1, 2), (3, 4)]) == ([1, 3], [2, 4])
+    assert [p for p, _ in tree.leaves_with_path([5])] == [p for p, _ in tree.flatten_with_path([5])[0]]
+    assert tree.map_with_path(lambda p, x: len(p), {"a": [1]}) == {"a": [2]}
+
+
+def test_tree_broadcast_repeats_prefix_leaves(tree: Any) -> None:
+    full = {"a": (1, 2), "b": [None, {"x": 4}]}
+    assert tree.broadcast({"a": 1, "b": [2, 3]}, full) == {"a": (1, 1), "b": [None, {"x": 3}]}
+    assert tree.broadcast(0, [1, [2, 3]]) == [0, [0, 0]]
+    with pytest.raises(ValueError):
+        tree.broadcast([1, 2], [1, 2, 3])
+    with pytest.raises(ValueError):
+        tree.broadcast([1, 2], (1, 2))
+
+
+def test_tree_reduce_associative_splits_in_halves(tree: Any) -> None:
+    pair = lambda a, b: (a, b)  # noqa: E731
+    assert tree.reduce_associative(pair, [1, 2, 3, 4, 5]) == ((1, 2), (3, (4, 5)))
+    assert tree.reduce_associative(pair, [], identity=0) == 0
+    with pytest.raises(TypeError):
+        tree.reduce_associative(pair, [])

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import collections
+import dataclasses
+import functools
 from typing import Any, NamedTuple
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from didax import tree_util
+from didax import tree, tree_util
 
 try:  # JAX is an independent oracle when it is installed; those tests skip otherwise.
     import jax.tree_util as jax_tree_util
@@ -574,3 +577,390 @@ def test_structure_equality_and_tree_map_agree_with_jax(pair: tuple[Any, Any]) -
         except ValueError:
             outcomes.append("ValueError")
     assert outcomes[0] == outcomes[1]
+
+
+# --- Key entries and keystr -----------------------------------------------------------------------
+
+KEY_ENTRIES = [  # (entry, repr, str), as JAX 0.10.2 prints them
+    (tree_util.DictKey("a"), "DictKey(key='a')", "['a']"),
+    (tree_util.DictKey(1), "DictKey(key=1)", "[1]"),
+    (tree_util.DictKey((1, "a")), "DictKey(key=(1, 'a'))", "[(1, 'a')]"),
+    (tree_util.SequenceKey(3), "SequenceKey(idx=3)", "[3]"),
+    (tree_util.GetAttrKey("x"), "GetAttrKey(name='x')", ".x"),
+    (tree_util.FlattenedIndexKey(2), "FlattenedIndexKey(key=2)", "[<flat index 2>]"),
+]
+
+
+@pytest.mark.parametrize(("entry", "expected_repr", "expected_str"), KEY_ENTRIES)
+def test_key_entries_print_like_jax(entry: Any, expected_repr: str, expected_str: str) -> None:
+    assert (repr(entry), str(entry)) == (expected_repr, expected_str)
+
+
+def test_key_entries_are_equal_only_to_the_same_class_and_value() -> None:
+    assert tree_util.DictKey("a") == tree_util.DictKey("a")
+    assert hash(tree_util.DictKey("a")) == hash(tree_util.DictKey("a"))
+    assert tree_util.DictKey(0) != tree_util.SequenceKey(0)
+    assert tree_util.SequenceKey(0) != tree_util.FlattenedIndexKey(0)
+    assert tree_util.DictKey("x") != tree_util.GetAttrKey("x")
+    assert tree_util.SequenceKey(0) != 0
+
+
+def test_key_entries_are_frozen_and_match_by_field() -> None:
+    key = tree_util.DictKey("a")
+    with pytest.raises(AttributeError):
+        key.key = "b"  # type: ignore[misc]
+    match tree_util.SequenceKey(4):
+        case tree_util.SequenceKey(idx=i):
+            assert i == 4
+
+
+def test_key_entries_check_their_argument_types() -> None:
+    with pytest.raises(TypeError):
+        tree_util.SequenceKey("a")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        tree_util.FlattenedIndexKey(1.5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        tree_util.GetAttrKey(1)  # type: ignore[arg-type]
+    assert tree_util.SequenceKey(True).idx == 1 and type(tree_util.SequenceKey(True).idx) is int
+
+
+def test_keystr_joins_the_keys_plain_or_simple() -> None:
+    path = (
+        tree_util.DictKey("a"),
+        tree_util.SequenceKey(0),
+        tree_util.GetAttrKey("x"),
+        tree_util.FlattenedIndexKey(3),
+    )
+    assert tree_util.keystr(path) == "['a'][0].x[<flat index 3>]"
+    assert tree_util.keystr(path, simple=True) == "a0x3"
+    assert tree_util.keystr(path, simple=True, separator="/") == "a/0/x/3"
+    assert tree_util.keystr(()) == ""
+    assert tree_util.keystr((tree_util.DictKey("a"), "raw", 5), separator=".") == "['a'].raw.5"
+
+
+# --- Key paths ------------------------------------------------------------------------------------
+
+
+def test_key_paths_of_the_builtin_containers() -> None:
+    tree = {
+        "b": [1, (2, None, 3)],
+        "a": Point(4, 5),
+        "c": collections.OrderedDict([("z", 6), ("y", 7)]),
+        "d": collections.defaultdict(list, {"q": 8, "p": 9}),
+    }
+    path_leaves, treedef = tree_util.tree_flatten_with_path(tree)
+    assert [(tree_util.keystr(path), leaf) for path, leaf in path_leaves] == [
+        ("['a'].x", 4),
+        ("['a'].y", 5),
+        ("['b'][0]", 1),
+        ("['b'][1][0]", 2),
+        ("['b'][1][2]", 3),
+        ("['c']['z']", 6),
+        ("['c']['y']", 7),
+        ("['d']['p']", 9),
+        ("['d']['q']", 8),
+    ]
+    assert path_leaves[3][0] == (
+        tree_util.DictKey("b"),
+        tree_util.SequenceKey(1),
+        tree_util.SequenceKey(0),
+    )
+    assert treedef == tree_util.tree_structure(tree)
+
+
+def test_a_leaf_at_the_root_has_the_empty_path() -> None:
+    assert tree_util.tree_flatten_with_path(5)[0] == [((), 5)]
+    assert tree_util.tree_flatten_with_path(None)[0] == []
+
+
+def test_a_custom_node_registered_without_keys_gets_flat_indices() -> None:
+    path_leaves = tree_util.tree_leaves_with_path(Box((1, [2]), "p"))
+    assert [path for path, _ in path_leaves] == [
+        (tree_util.FlattenedIndexKey(0),),
+        (tree_util.FlattenedIndexKey(1), tree_util.SequenceKey(0)),
+    ]
+
+
+def test_register_pytree_with_keys_names_the_children() -> None:
+    class Pair:
+        def __init__(self, a: Any, b: Any) -> None:
+            self.a, self.b = a, b
+
+    def flatten_with_keys(p: Pair) -> tuple[Any, None]:
+        return ((tree_util.GetAttrKey("a"), p.a), (tree_util.DictKey("bee"), p.b)), None
+
+    tree_util.register_pytree_with_keys(Pair, flatten_with_keys, lambda _aux, kids: Pair(*kids))
+    paths = [tree_util.keystr(p) for p, _ in tree_util.tree_leaves_with_path(Pair(1, [2]))]
+    assert paths == [".a", "['bee'][0]"]
+    assert tree_util.tree_leaves(Pair(1, [2])) == [1, 2]  # flatten_func made from flatten_with_keys
+
+
+def test_register_pytree_with_keys_class_uses_both_flatten_methods() -> None:
+    @tree_util.register_pytree_with_keys_class
+    class Pair:
+        def __init__(self, a: Any, b: Any) -> None:
+            self.a, self.b = a, b
+
+        def tree_flatten(self) -> tuple[Any, str]:
+            return (self.a, self.b), "aux"
+
+        def tree_flatten_with_keys(self) -> tuple[Any, str]:
+            return ((tree_util.GetAttrKey("a"), self.a), (tree_util.GetAttrKey("b"), self.b)), "aux"
+
+        @classmethod
+        def tree_unflatten(cls, aux: str, children: tuple[Any, ...]) -> Any:
+            return cls(*children)
+
+    assert [tree_util.keystr(p) for p, _ in tree_util.tree_leaves_with_path(Pair(1, 2))] == [".a", ".b"]
+    assert repr(tree_util.tree_structure(Pair(1, 2))) == "PyTreeDef(CustomNode(Pair[aux], [*, *]))"
+
+
+def test_is_leaf_can_take_the_path() -> None:
+    tree = {"a": [1, 2], "b": [3]}
+    stop_at_a = lambda path, x: path == (tree_util.DictKey("a"),)  # noqa: E731
+    path_leaves = tree_util.tree_leaves_with_path(tree, is_leaf=stop_at_a, is_leaf_takes_path=True)
+    assert [(tree_util.keystr(p), x) for p, x in path_leaves] == [("['a']", [1, 2]), ("['b'][0]", 3)]
+    one_arg = tree_util.tree_leaves_with_path(tree, is_leaf=lambda x: x == [3])
+    assert [x for _, x in one_arg] == [1, 2, [3]]
+
+
+def test_is_leaf_must_return_a_bool() -> None:
+    for bad in (1, "yes", np.True_):
+        with pytest.raises(ValueError, match="is_leaf predicate returned a non-boolean value"):
+            tree_util.tree_leaves([1, [2]], is_leaf=lambda x, bad=bad: bad)
+    assert tree_util.tree_leaves([1, [2]], is_leaf=lambda x: None) == [1, 2]  # None counts as False
+
+
+def test_deep_trees_flatten_with_paths_without_recursion_errors() -> None:
+    tree: Any = [1.0]
+    for _ in range(4999):
+        tree = [tree]
+    [(path, leaf)] = tree_util.tree_leaves_with_path(tree)
+    assert leaf == 1.0 and len(path) == 5000
+
+
+def test_tree_map_with_path_passes_the_path_and_the_other_trees() -> None:
+    out = tree_util.tree_map_with_path(
+        lambda path, x, y: (tree_util.keystr(path), x + y), {"a": [1, 2], "b": 3}, {"a": [10, 20], "b": 30}
+    )
+    assert out == {"a": [("['a'][0]", 11), ("['a'][1]", 22)], "b": ("['b']", 33)}
+    with pytest.raises(ValueError):
+        tree_util.tree_map_with_path(lambda path, x, y: x, [1, 2], [1])
+
+
+# --- register_dataclass, register_static ----------------------------------------------------------
+
+
+def test_register_dataclass_as_a_decorator_reads_static_fields() -> None:
+    @tree_util.register_dataclass
+    @dataclasses.dataclass
+    class Op:
+        x: Any
+        y: Any
+        name: str = dataclasses.field(default="add", metadata={"static": True})
+
+    leaves, treedef = tree_util.tree_flatten(Op(1, [2, 3]))
+    assert leaves == [1, 2, 3]
+    assert repr(treedef) == "PyTreeDef(CustomNode(Op[('add',)], [*, [*, *]]))"
+    assert tree_util.tree_unflatten(treedef, [7, 8, 9]) == Op(7, [8, 9])
+    paths = [tree_util.keystr(p) for p, _ in tree_util.tree_leaves_with_path(Op(1, [2]))]
+    assert paths == [".x", ".y[0]"]
+
+
+def test_didax_tree_static_declares_a_static_field() -> None:
+    @tree_util.register_dataclass
+    @dataclasses.dataclass
+    class Op:
+        x: Any
+        name: str = tree.static(default="mul")
+
+    assert tree.structure(Op(1)) != tree.structure(Op(1, "add"))
+    assert tree.map(lambda v: v + 1, Op(1)) == Op(2, "mul")
+
+
+def test_register_dataclass_with_explicit_fields_works_for_any_class() -> None:
+    class Plain:
+        def __init__(self, a: Any, b: Any, tag: str) -> None:
+            self.a, self.b, self.tag = a, b, tag
+
+    assert tree_util.register_dataclass(Plain, data_fields=["a", "b"], meta_fields=["tag"]) is Plain
+    doubled = tree_util.tree_map(lambda v: 2 * v, Plain(1, 2, "t"))
+    assert (doubled.a, doubled.b, doubled.tag) == (2, 4, "t")
+
+
+@dataclasses.dataclass
+class _XY:
+    x: Any
+    y: Any
+
+
+@dataclasses.dataclass
+class _WithInitFalse:
+    x: Any
+    y: Any = dataclasses.field(init=False, default=0)
+
+
+@pytest.mark.parametrize(
+    ("nodetype", "kwargs", "error", "match"),
+    [
+        (_XY, {"data_fields": ["x"]}, TypeError, "must both be specified"),
+        (Special, {}, TypeError, "required when nodetype is not a dataclass"),
+        (_XY, {"data_fields": ["x"], "meta_fields": []}, ValueError, "Missing fields: {'y'}"),
+        (_XY, {"data_fields": ["x", "y", "z"], "meta_fields": []}, ValueError, "Unexpected fields: {'z'}"),
+        (_XY, {"data_fields": ["x", "y"], "meta_fields": ["y"]}, ValueError, "must not overlap"),
+        (_WithInitFalse, {}, ValueError, "Unexpected fields: {'y'}"),  # as in JAX: list fields yourself
+    ],
+)
+def test_register_dataclass_rejects_bad_fields(
+    nodetype: type, kwargs: dict[str, Any], error: type[Exception], match: str
+) -> None:
+    with pytest.raises(error, match=match):
+        tree_util.register_dataclass(nodetype, **kwargs)
+    assert not tree_util.is_tree_node(nodetype)
+
+
+def test_register_dataclass_drop_fields_leaves_init_false_fields_out() -> None:
+    @dataclasses.dataclass
+    class Cached:
+        x: Any
+        cache: Any = dataclasses.field(init=False, default=None)
+
+    tree_util.register_dataclass(Cached, data_fields=["x"], meta_fields=[], drop_fields=["cache"])
+    assert tree_util.tree_leaves(Cached(1)) == [1]
+
+
+def test_register_static_values_are_aux_data_with_no_leaves() -> None:
+    @tree_util.register_static
+    class Mode(str):
+        pass
+
+    mode = Mode("train")
+    leaves, treedef = tree_util.tree_flatten([mode, 1])
+    assert leaves == [1]
+    assert repr(treedef) == "PyTreeDef([CustomNode(Mode[train], []), *])"
+    assert tree_util.tree_map(lambda x: x + 1, [mode, 1])[0] is mode
+    assert treedef != tree_util.tree_structure([Mode("eval"), 1])
+
+
+# --- Partial --------------------------------------------------------------------------------------
+
+
+def _f(a: Any, b: Any = 0, *, c: Any = 1) -> tuple[Any, Any, Any]:
+    return a, b, c
+
+
+def test_partial_args_are_children_and_the_function_is_aux_data() -> None:
+    p = tree_util.Partial(_f, 1, c=2)
+    assert isinstance(p, functools.partial) and p(5) == (1, 5, 2)
+    leaves, treedef = tree_util.tree_flatten(p)
+    assert leaves == [1, 2]
+    assert repr(treedef) == f"PyTreeDef(CustomNode(Partial[{_f!r}], [(*,), {{'c': *}}]))"
+    assert tree_util.tree_map(lambda x: 10 * x, p)(3) == (10, 3, 20)
+    paths = [tree_util.keystr(path) for path, _ in tree_util.tree_leaves_with_path(p)]
+    assert paths == ["[<flat index 0>][0]", "[<flat index 1>]['c']"]
+
+
+def test_partial_of_a_partial_keeps_the_inner_arguments_out_of_the_leaves() -> None:
+    inner = tree_util.Partial(_f, 1)
+    outer = tree_util.Partial(inner, 2)
+    assert outer() == (1, 2, 1)
+    assert tree_util.tree_leaves(outer) == [2]
+    assert outer.func.args == (1,)  # the shim still looks like the partial it hides
+    assert tree_util.tree_structure(outer) == tree_util.tree_structure(tree_util.Partial(inner, 3))
+
+
+def test_partial_needs_a_callable() -> None:
+    with pytest.raises(TypeError):
+        tree_util.Partial(3)
+
+
+# --- broadcast, reduce_associative, one level -----------------------------------------------------
+
+
+def test_tree_broadcast_repeats_each_prefix_leaf_over_its_subtree() -> None:
+    full = {"a": (1, 2), "b": [None, {"x": 4}]}
+    assert tree_util.tree_broadcast({"a": 1, "b": [2, 3]}, full) == {"a": (1, 1), "b": [None, {"x": 3}]}
+    assert tree_util.tree_broadcast(0, [1, [2, 3]]) == [0, [0, 0]]
+    for prefix, target in [([1, 2], [1, 2, 3]), ([1, 2], (1, 2)), ({"a": 1}, {"b": 1}), ([None, 1], [2, 3])]:
+        with pytest.raises(ValueError):
+            tree_util.tree_broadcast(prefix, target)
+
+
+def test_tree_reduce_associative_combines_halves() -> None:
+    pair = lambda a, b: (a, b)  # noqa: E731
+    assert tree_util.tree_reduce_associative(pair, [1, 2, 3, 4, 5]) == ((1, 2), (3, (4, 5)))
+    assert tree_util.tree_reduce_associative(pair, [[7]]) == 7
+    assert tree_util.tree_reduce_associative(pair, [], identity=0) == 0
+    with pytest.raises(TypeError, match="identity"):
+        tree_util.tree_reduce_associative(pair, [None])
+
+
+def test_flatten_one_level_goes_down_one_level_only() -> None:
+    assert tree_util.flatten_one_level({"b": 1, "a": [2]}) == (([2], 1), ("a", "b"))
+    keyed, _ = tree_util.flatten_one_level_with_keys([4, [5]])
+    assert keyed == ((tree_util.SequenceKey(0), 4), (tree_util.SequenceKey(1), [5]))
+    with pytest.raises(ValueError, match="can't tree-flatten type"):
+        tree_util.flatten_one_level(3)
+
+
+def test_is_tree_node_knows_registered_types_and_namedtuples() -> None:
+    assert tree_util.is_tree_node(list) and tree_util.is_tree_node(type(None))
+    assert tree_util.is_tree_node(Point) and tree_util.is_tree_node(Box)
+    assert not tree_util.is_tree_node(int) and not tree_util.is_tree_node(Special)
+
+
+def test_treedef_tuple_builds_a_tuple_of_structures() -> None:
+    treedef = tree_util.treedef_tuple([tree_util.tree_structure(1), tree_util.tree_structure([2])])
+    assert repr(treedef) == "PyTreeDef((*, [*]))"
+    assert tree_util.tree_unflatten(treedef, [5, 6]) == (5, [6])
+
+
+def test_all_leaves_with_is_leaf_asks_about_the_list_itself_too() -> None:
+    assert tree_util.all_leaves([1, Special(1, 2)])
+    assert not tree_util.all_leaves([1, [2]])
+    assert tree_util.all_leaves([1, [2]], is_leaf=lambda x: x == [2])
+    assert not tree_util.all_leaves([1, [2]], is_leaf=lambda x: True)  # the whole list is one leaf
+
+
+# --- didax.tree -----------------------------------------------------------------------------------
+
+
+def test_didax_tree_functions_are_the_tree_util_ones() -> None:
+    t = {"b": [1, 2], "a": 3}
+    assert tree.leaves(t) == [3, 1, 2]
+    assert tree.structure(t) == tree_util.tree_structure(t)
+    leaves, treedef = tree.flatten(t)
+    assert tree.unflatten(treedef, leaves) == t
+    assert tree.map(lambda x: x + 1, t) == {"b": [2, 3], "a": 4}
+    assert tree.reduce(lambda a, b: a + b, t, 10) == 16
+    assert tree.all(t) and not tree.all([1, 0])
+    assert tree.broadcast(1, [2, (3,)]) == [1, (1,)]
+    assert tree.transpose(tree.structure([0, 0]), None, [(1, 2), (3, 4)]) == ([1, 3], [2, 4])
+    assert [tree_util.keystr(p) for p, _ in tree.leaves_with_path(t)] == ["['a']", "['b'][0]", "['b'][1]"]
+
+
+@needs_jax
+def test_didax_tree_has_jax_trees_names_and_parameters() -> None:
+    import inspect
+
+    import jax
+
+    for name in dir(jax.tree):
+        if name.startswith("_"):
+            continue
+        ours, theirs = inspect.signature(getattr(tree, name)), inspect.signature(getattr(jax.tree, name))
+        assert [(p.name, p.kind) for p in ours.parameters.values()] == [
+            (p.name, p.kind) for p in theirs.parameters.values()
+        ], name
+
+
+@needs_jax
+@settings(deadline=None)
+@given(trees)
+def test_flatten_with_path_agrees_with_jax(tree_: Any) -> None:
+    ours, treedef = tree_util.tree_flatten_with_path(tree_)
+    theirs, jax_treedef = jax_tree_util.tree_flatten_with_path(tree_)
+    assert [(repr(p), tree_util.keystr(p), x) for p, x in ours] == [
+        (repr(p), jax_tree_util.keystr(p), x) for p, x in theirs
+    ]
+    assert repr(treedef) == repr(jax_treedef)
