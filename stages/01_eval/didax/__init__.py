@@ -3,7 +3,7 @@ primitives and the trace stack with an evaluation interpreter on NumPy, JAX's dt
 promotion, pytrees, didax.lax and didax.numpy.
 """
 
-from . import dtypes, lax, numpy, tree_util
+from . import dtypes, lax, numpy, random, tree_util
 from .array import Array
 from .config import config, enable_x64, numpy_dtype_promotion
 from .core import ConcreteArray, ShapedArray
@@ -21,5 +21,6 @@ __all__ = [
     "lax",
     "numpy",
     "numpy_dtype_promotion",
+    "random",
     "tree_util",
 ]
