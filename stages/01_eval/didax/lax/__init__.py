@@ -110,6 +110,17 @@ from .reductions import (
     reduce_sum,
     reduce_sum_p,
 )
+from .special import (
+    erf,
+    erf_inv,
+    erf_inv_p,
+    erf_p,
+    nextafter,
+    nextafter_p,
+    sort,
+    sort_key_val,
+    sort_p,
+)
 from .structural import (
     broadcast,
     broadcast_in_dim,
