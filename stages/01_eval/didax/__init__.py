@@ -1,9 +1,9 @@
 """didax: JAX's core rebuilt from scratch, one idea per stage. This is stage 01, eval:
 primitives and the trace stack with an evaluation interpreter on NumPy, JAX's dtypes and
-promotion, pytrees, didax.lax and didax.numpy.
+promotion, pytrees, didax.lax, didax.numpy and didax.random.
 """
 
-from . import dtypes, lax, numpy, tree, tree_util
+from . import dtypes, errors, lax, numpy, random, tree, tree_util
 from .array import Array
 from .config import config, enable_x64, numpy_dtype_promotion
 from .core import ConcreteArray, ShapedArray
@@ -18,9 +18,11 @@ __all__ = [
     "config",
     "dtypes",
     "enable_x64",
+    "errors",
     "lax",
     "numpy",
     "numpy_dtype_promotion",
+    "random",
     "tree",
     "tree_util",
 ]

@@ -3,6 +3,22 @@ operands share one dtype (use didax.numpy for NumPy-style promotion and broadcas
 Stage 01 introduced it.
 """
 
+from .bitwise import (
+    bitcast_convert_type,
+    bitcast_convert_type_p,
+    bitwise_xor,
+    clz,
+    clz_p,
+    population_count,
+    population_count_p,
+    shift_left,
+    shift_left_p,
+    shift_right_arithmetic,
+    shift_right_arithmetic_p,
+    shift_right_logical,
+    shift_right_logical_p,
+    xor_p,
+)
 from .dot import dot, dot_general, dot_general_p
 from .elementwise import (
     abs,
@@ -93,6 +109,17 @@ from .reductions import (
     reduce_prod_p,
     reduce_sum,
     reduce_sum_p,
+)
+from .special import (
+    erf,
+    erf_inv,
+    erf_inv_p,
+    erf_p,
+    nextafter,
+    nextafter_p,
+    sort,
+    sort_key_val,
+    sort_p,
 )
 from .structural import (
     broadcast,

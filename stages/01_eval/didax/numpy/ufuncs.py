@@ -343,3 +343,36 @@ def broadcast_all(name: str, *args: ArrayLike) -> list[ArrayLike]:
         raise ValueError(f"{name}: incompatible shapes for broadcasting: {shown}.") from None
     args = promote_shapes(name, *args)
     return [broadcast_to(a, shape) for a in args]
+
+
+# ----------------------------------------------------------------------------------------------
+# Bits: exclusive or, shifts, counting. Booleans count as int32 for shifts, as in JAX.
+
+bitwise_xor = _binary_elementwise("bitwise_xor", lax.bitwise_xor)
+
+
+def left_shift(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
+    """x shifted left by y bits, elementwise; a shift of the bit width or more gives 0."""
+    x, y = promote_args("left_shift", _bool_to_int(x), _bool_to_int(y))
+    return lax.shift_left(x, y)
+
+
+def right_shift(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
+    """x shifted right by y bits: arithmetic (sign-filling) for signed types, logical for unsigned."""
+    x, y = promote_args("right_shift", _bool_to_int(x), _bool_to_int(y))
+    if get_aval(x).dtype.kind == "u":
+        return lax.shift_right_logical(x, y)
+    return lax.shift_right_arithmetic(x, y)
+
+
+bitwise_left_shift = left_shift
+bitwise_right_shift = right_shift
+
+
+def bitwise_count(x: ArrayLike, /) -> ArrayLike:
+    """The number of bits set in |x|, as uint8 (NumPy counts the magnitude's bits)."""
+    check_arraylike("bitwise_count", x)
+    x = _bool_to_int(as_array(x))
+    if get_aval(x).dtype.kind == "i":
+        x = lax.abs(x)
+    return convert(lax.population_count(x), np.dtype(np.uint8))

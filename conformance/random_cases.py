@@ -1,0 +1,127 @@
+"""The random-number cases whose values real JAX recorded in data/random_bits.json (conformance
+suite). One list, used by the script that records the data and by the test that checks it.
+
+Each case calls the implementation's ``random`` module with fixed keys, shapes and dtypes. Its
+tolerance says how far a correct implementation may be from JAX's bits: 0 for bits, integers,
+booleans, keys and permutations; for floats computed through log, exp, erf_inv or a
+multiply-add, a few float32 ulps, because XLA's CPU compiler evaluates those with its own
+approximations and fuses a multiply followed by an add into one rounding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+F32_EPS = float(np.finfo(np.float32).eps)
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    fn: Callable[[Any], Any]  # random module -> array
+    x64: bool = False
+    rtol: float = 0.0  # |got - want| <= atol + rtol * |want|
+    atol: float = 0.0
+
+
+def _key(r: Any, seed: int = 1701) -> Any:
+    return r.PRNGKey(seed)
+
+
+SEEDS = [0, 1, 42, -1, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**32 + 5, 2**40 + 7, -(2**40), 2**63 - 1]
+P5 = [0.1, 0.2, 0.3, 0.15, 0.25]
+
+CASES: list[Case] = [
+    *[Case(f"PRNGKey({s})", lambda r, s=s: r.PRNGKey(s)) for s in SEEDS],
+    *[Case(f"PRNGKey({s}) x64", lambda r, s=s: r.PRNGKey(s), x64=True) for s in SEEDS],
+    Case("PRNGKey(uint64 max) x64", lambda r: r.PRNGKey(np.uint64(2**64 - 1)), x64=True),
+    Case("PRNGKey(int8(-1))", lambda r: r.PRNGKey(np.int8(-1))),
+    Case("key_data(key(7))", lambda r: r.key_data(r.key(7))),
+    *[Case(f"split(k, {n})", lambda r, n=n: r.split(_key(r), n)) for n in (1, 2, 3, 7, (2, 3))],
+    Case("split(split(k)[1])", lambda r: r.split(r.split(_key(r))[1])),
+    *[Case(f"fold_in(k, {d})", lambda r, d=d: r.fold_in(_key(r), d)) for d in (0, 5, 2**31, 2**32 - 1)],
+    *[
+        Case(f"bits({shape}, {dt})", lambda r, shape=shape, dt=dt: r.bits(_key(r), shape, dt))
+        for shape in ((), (5,), (2, 3))
+        for dt in ("uint8", "uint16", "uint32")
+    ],
+    Case("bits((7,), uint64) x64", lambda r: r.bits(_key(r), (7,), "uint64"), x64=True),
+    Case("bits((4,)) x64 default dtype", lambda r: r.bits(_key(r), (4,)), x64=True),
+    Case("uniform((64,))", lambda r: r.uniform(_key(r), (64,))),
+    Case("uniform((16,), float16)", lambda r: r.uniform(_key(r), (16,), "float16")),
+    Case("uniform((16,), bfloat16)", lambda r: r.uniform(_key(r), (16,), "bfloat16")),
+    Case("uniform((32,)) x64", lambda r: r.uniform(_key(r), (32,)), x64=True),
+    # A multiply-add: XLA fuses it into one rounding.
+    Case(
+        "uniform((3, 4), minval=[[-2], [0], [5]], maxval=7)",
+        lambda r: r.uniform(_key(r), (3, 4), minval=np.array([[-2.0], [0.0], [5.0]], np.float32), maxval=7.0),
+        rtol=4 * F32_EPS,
+        atol=4 * F32_EPS,
+    ),
+    # erf_inv goes through log1p, which XLA rounds its own way.
+    Case("normal((256,))", lambda r: r.normal(_key(r), (256,)), rtol=4 * F32_EPS, atol=4 * F32_EPS),
+    Case("normal((16,), float16)", lambda r: r.normal(_key(r), (16,), "float16"), rtol=2e-3, atol=2e-3),
+    Case("normal((32,)) x64", lambda r: r.normal(_key(r), (32,)), x64=True, rtol=1e-12, atol=1e-13),
+    Case(
+        "truncated_normal(-1.5, 2.0, (256,))",
+        lambda r: r.truncated_normal(_key(r), -1.5, 2.0, (256,)),
+        rtol=8 * F32_EPS,
+        atol=8 * F32_EPS,
+    ),
+    Case("exponential((256,))", lambda r: r.exponential(_key(r), (256,)), rtol=2 * F32_EPS, atol=2 * F32_EPS),
+    Case("exponential((32,)) x64", lambda r: r.exponential(_key(r), (32,)), x64=True, rtol=1e-12, atol=1e-13),
+    Case("gumbel((256,))", lambda r: r.gumbel(_key(r), (256,)), rtol=4 * F32_EPS, atol=4 * F32_EPS),
+    Case("bernoulli(0.3, (256,))", lambda r: r.bernoulli(_key(r), 0.3, (256,))),
+    Case("bernoulli(p=[0.1, 0.5, 0.9])", lambda r: r.bernoulli(_key(r), np.array([0.1, 0.5, 0.9], np.float32))),
+    Case("randint((64,), 0, 10)", lambda r: r.randint(_key(r), (64,), 0, 10)),
+    Case("randint((64,), 0, 256, uint8)", lambda r: r.randint(_key(r), (64,), 0, 256, "uint8")),
+    Case("randint((64,), -200, 300, int8)", lambda r: r.randint(_key(r), (64,), -200, 300, "int8")),
+    Case("randint((2, 8), [[-5], [3]], 100)", lambda r: r.randint(_key(r), (2, 8), np.array([[-5], [3]]), 100)),
+    Case("randint((4,), 5, 5)", lambda r: r.randint(_key(r), (4,), 5, 5)),
+    Case("randint((16,), -10**12, 10**12) x64", lambda r: r.randint(_key(r), (16,), -(10**12), 10**12), x64=True),
+    Case("permutation(10)", lambda r: r.permutation(_key(r), 10)),
+    Case("permutation(2000)", lambda r: r.permutation(_key(r), 2000)),  # two rounds of sorting
+    Case("permutation(arange(12).reshape(3, 4), axis=1)", lambda r: r.permutation(_key(r), np.arange(12).reshape(3, 4), axis=1)),
+    Case(
+        "permutation(arange(12).reshape(3, 4), axis=1, independent=True)",
+        lambda r: r.permutation(_key(r), np.arange(12).reshape(3, 4), axis=1, independent=True),
+    ),
+    Case("choice(10, (20,))", lambda r: r.choice(_key(r), 10, (20,))),
+    Case("choice(arange(10.) * 1.5, (4, 5))", lambda r: r.choice(_key(r), np.arange(10.0, dtype=np.float32) * 1.5, (4, 5))),
+    Case("choice(10, (5,), replace=False)", lambda r: r.choice(_key(r), 10, (5,), replace=False)),
+    Case("choice(5, (64,), p=P5)", lambda r: r.choice(_key(r), 5, (64,), p=np.array(P5, np.float32))),
+    Case("choice(5, (3,), replace=False, p=P5)", lambda r: r.choice(_key(r), 5, (3,), replace=False, p=np.array(P5, np.float32))),
+    Case(
+        "choice(arange(12).reshape(3, 4), (2,), axis=1)",
+        lambda r: r.choice(_key(r), np.arange(12).reshape(3, 4), (2,), axis=1),
+    ),
+    Case("categorical(log([.1, .2, .7]), shape=(64,))", lambda r: r.categorical(_key(r), np.log(np.array([0.1, 0.2, 0.7], np.float32)), shape=(64,))),
+    Case("categorical([[0, 1, 2], [2, 1, 0]], axis=1)", lambda r: r.categorical(_key(r), np.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]], np.float32), axis=1)),
+    # Rejection sampling: the accepted candidates are JAX's; the values carry the normal's ulps.
+    Case("gamma([0.5, 1, 2.5, 10], (3, 4))", lambda r: r.gamma(_key(r), np.array([0.5, 1.0, 2.5, 10.0], np.float32), (3, 4)), rtol=1e-5, atol=1e-6),
+    Case("beta(2, 3, (8,))", lambda r: r.beta(_key(r), 2.0, 3.0, (8,)), rtol=1e-5, atol=1e-6),
+    Case("dirichlet([1, 2, 3], (4,))", lambda r: r.dirichlet(_key(r), np.array([1.0, 2.0, 3.0], np.float32), (4,)), rtol=1e-5, atol=1e-6),
+]
+
+
+# ----------------------------------------------------------------------------------------------
+# Arrays to and from JSON: the dtype, the shape, and each element's bit pattern in hex.
+
+
+def encode(x: Any) -> dict[str, Any]:
+    a = np.asarray(x)
+    raw = a.astype(np.uint8) if a.dtype == np.bool_ else a.view(f"u{a.dtype.itemsize}")
+    return {"dtype": a.dtype.name, "shape": list(a.shape), "bits": [format(int(v), "x") for v in raw.ravel()]}
+
+
+def decode(entry: dict[str, Any]) -> np.ndarray:
+    import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
+
+    dtype = np.dtype(entry["dtype"])
+    width = np.dtype(f"u{dtype.itemsize}")
+    raw = np.array([int(b, 16) for b in entry["bits"]], dtype=width).reshape(entry["shape"])
+    return raw.astype(np.bool_) if dtype == np.bool_ else raw.view(dtype)
