@@ -36,7 +36,7 @@ COURSE: list[tuple[str, str, str]] = [
 ]
 
 # The modules whose public names the API reference lists, for every stage.
-API_MODULES = ["didax", "didax.numpy", "didax.lax", "didax.tree_util", "didax.tree", "didax.dtypes"]
+API_MODULES = ["didax", "didax.numpy", "didax.lax", "didax.tree_util", "didax.tree", "didax.random", "didax.dtypes"]
 
 
 class SiteError(Exception):
