@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import html
 import importlib.util
+import io
 import json
 import os
 import posixpath
@@ -799,8 +800,9 @@ def benchmark_series(data: Any) -> dict[str, dict[str, float]]:
 
 
 def benchmark_plot(path: Path) -> bytes | None:
-    """A PNG bar chart (log scale) of a results file's seconds per call, case by implementation
-    (see benchmark_series), when matplotlib is installed; None otherwise (the page shows the tables alone)."""
+    """A PNG of a results file (None when matplotlib is missing or the file has no timings): bars of
+    each case's time per call by implementation (log scale), and, where cases measure growth (an
+    `ops` count), the time per operation against the program's size."""
     try:
         import matplotlib
 
@@ -808,26 +810,61 @@ def benchmark_plot(path: Path) -> bytes | None:
         import matplotlib.pyplot as plt
     except ImportError:
         return None
-    series = benchmark_series(json.loads(path.read_text(encoding="utf-8")))
+    data = json.loads(path.read_text(encoding="utf-8"))
+    series = benchmark_series(data)
     if not series:
         return None
-    import io
-
-    cases = list(dict.fromkeys(case for per_impl in series.values() for case in per_impl))
-    impls = list(series)
-    fig, ax = plt.subplots(figsize=(8, 3.5))
-    width = 0.8 / len(impls)
-    for j, impl in enumerate(impls):
-        ax.bar([i + j * width for i in range(len(cases))], [series[impl].get(c, 0.0) for c in cases],
-               width, label=impl)
-    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(cases))], cases, rotation=30, ha="right")
-    ax.set_ylabel("seconds per call")
-    ax.set_yscale("log")
-    ax.legend()
+    growth = benchmark_growth(data)
+    if growth:  # the growth cases get their own panel
+        grown = {str(case["case"]) for case in data["cases"] if (case.get("ops") or 1) > 1}
+        series = {impl: {c: t for c, t in per_case.items() if c not in grown} for impl, per_case in series.items()}
+    fig, axes = plt.subplots(1, 2 if growth else 1, figsize=(11 if growth else 8, 3.8),
+                             gridspec_kw={"width_ratios": [2, 1]} if growth else None, squeeze=False)
+    _plot_bars(axes[0][0], series)
+    if growth:
+        _plot_growth(axes[0][1], growth)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
     plt.close(fig)
     return buf.getvalue()
+
+
+def benchmark_growth(data: Any) -> dict[str, list[tuple[int, float]]]:
+    """{impl: [(operations, microseconds per operation), ...]} for the cases that count operations."""
+    growth: dict[str, list[tuple[int, float]]] = {}
+    cases = data.get("cases", []) if isinstance(data, dict) else []
+    for case in cases:
+        ops = case.get("ops") or 1
+        if ops < 2:  # a single operation says nothing about growth
+            continue
+        for impl in data.get("meta", {}).get("implementations", ["numpy", "didax", "jax"]):
+            if isinstance(case.get(impl), dict) and "min_us" in case[impl]:
+                growth.setdefault(impl, []).append((int(ops), float(case[impl]["min_us"]) / ops))
+    return {impl: sorted(points) for impl, points in growth.items() if len(points) > 1}
+
+
+def _plot_bars(ax: Any, series: dict[str, dict[str, float]]) -> None:
+    cases = list(dict.fromkeys(case for per_impl in series.values() for case in per_impl))
+    width = 0.8 / len(series)
+    for j, (impl, per_case) in enumerate(series.items()):
+        ax.bar([i + j * width for i in range(len(cases))], [per_case.get(c, 0.0) * 1e6 for c in cases],
+               width, label=impl)
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(cases))], cases, rotation=30, ha="right")
+    ax.set_ylabel("µs per call (log scale)")
+    ax.set_yscale("log")
+    ax.set_title("time per call, lower is better")
+    ax.legend()
+
+
+def _plot_growth(ax: Any, growth: dict[str, list[tuple[int, float]]]) -> None:
+    for impl, points in growth.items():
+        ax.plot([n for n, _ in points], [us for _, us in points], marker="o", label=impl)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("operations in the program")
+    ax.set_ylabel("µs per operation")
+    ax.set_title("cost per operation as programs grow")
+    ax.legend()
 
 
 if __name__ == "__main__":

@@ -185,3 +185,15 @@ def test_conformance_matrix_shows_stages_and_jax_from_the_first_folder_with_resu
     (committed / "01_eval.json").write_text(json.dumps({"impl": "01_eval", "areas": areas, "machine": "ci-box"}))
     md = sitegen.conformance_markdown([committed, local])
     assert "| `jax` |" not in md and "Measured on ci-box" in md
+
+
+def test_the_performance_page_plots_each_case_and_the_growth_of_cost():
+    results = sorted((sitegen.ROOT / "benchmarks" / "results").glob("*.json"))
+    assert results, "benchmarks/results holds the committed figures"
+    data = json.loads(results[0].read_text())
+    growth = sitegen.benchmark_growth(data)
+    chains = [c for c in data["cases"] if (c.get("ops") or 1) > 1]
+    assert chains and set(growth) == {"numpy", "didax", "jax"}
+    assert [n for n, _ in growth["didax"]] == sorted(c["ops"] for c in chains)
+    png = sitegen.benchmark_plot(results[0])
+    assert png is not None and png.startswith(b"\x89PNG")
