@@ -140,10 +140,10 @@ def _digraph(name: str, **graph_attr: str) -> Any:
 # The promotion lattice, standard and strict, from dtypes.py's tables
 
 
-def _lattice_probe(table: str) -> dict[str, Any]:
+def _lattice_probe(table: str, *args: Any) -> dict[str, Any]:
     from didax import dtypes
 
-    lattice = getattr(dtypes, table)()
+    lattice = getattr(dtypes, table)(*args)
     name = dtypes._node_name
     return {
         "nodes": [name(n) for n in lattice],
@@ -154,7 +154,8 @@ def _lattice_probe(table: str) -> dict[str, Any]:
 
 @probe("lattice")
 def _probe_lattice() -> dict[str, Any]:
-    return _lattice_probe("_standard_lattice")
+    # With 64-bit types on: the lattice JAX's documentation draws (x64 off only reroutes uint32).
+    return _lattice_probe("_standard_lattice", True)
 
 
 @probe("lattice-strict")
@@ -286,7 +287,7 @@ def _draw_trace_stack(data: dict[str, Any]) -> Any:
                     label = f"process_primitive({e['prim']})" if level else f"{e['prim']}({', '.join(e['args'])})"
                     c.node(f"e{i}", label)
                     rows.setdefault(f"level{level}", []).append(f"e{i}")
-    for column, row in enumerate(rows.values()):  # one column per row of the stack, calls in order
+    for row in rows.values():  # one column per row of the stack, calls in order
         with g.subgraph() as same:
             same.attr(rank="same")
             for node in row:

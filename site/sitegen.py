@@ -209,7 +209,7 @@ def code_pages(stage: str, root: Path = ROOT) -> dict[str, str]:
         uri = code_page_uri(stage, path)
         here = posixpath.dirname(uri)
 
-        def link(target: str, text: str) -> str:
+        def link(target: str, text: str, here: str = here) -> str:
             return f"[{text}]({posixpath.relpath(target, here)})"
 
         around = []

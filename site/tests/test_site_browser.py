@@ -94,9 +94,8 @@ def layouts(built_site: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
     folder = browser.measurable_copy(built_site, tmp_path_factory.mktemp("measured") / "site")
     SHOTS.mkdir(parents=True, exist_ok=True)
     jobs = [(path, width) for path in LAYOUT_PAGES for width in WIDTHS]
-    with browser.serve(folder) as server:
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            found = dict(zip(jobs, pool.map(lambda job: browser.layout(server, folder, *job), jobs)))
+    with browser.serve(folder) as server, ThreadPoolExecutor(max_workers=2) as pool:
+        found = dict(zip(jobs, pool.map(lambda job: browser.layout(server, folder, *job), jobs)))
     for (path, width), seen in found.items():
         (SHOTS / f"{path.strip('/').replace('/', '_') or 'home'}-{width}.png").write_bytes(seen.screenshot)
     return found
