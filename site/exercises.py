@@ -79,10 +79,10 @@ EXERCISES: dict[str, list[ExerciseSet]] = {
             ("tests/test_golden.py",),
             {
                 "_upper_bounds": "Return {node: frozenset of every node reachable from it, itself included} "
-                                 "for every node of _standard_lattice() when mode == 'standard', else of "
+                                 "for every node of _standard_lattice(x64) when mode == 'standard', else of "
                                  "_strict_lattice(). A depth-first walk that remembers each node's answer "
                                  "visits every edge once.",
-                "_join": "Intersect the upper bounds of the nodes; return the node of that intersection whose "
+                "_join": "Intersect the upper bounds (_upper_bounds(mode, x64)) of the nodes; return the node of that intersection whose "
                          "own upper bounds are exactly the intersection. When there is none, raise "
                          "TypePromotionError(f\"Input dtypes {names} have no available implicit dtype "
                          "promotion path when jax_numpy_dtype_promotion={mode}. Try explicitly casting "

@@ -145,7 +145,7 @@ def test_every_exercise_function_says_what_it_must_do():
 
 # A learner's own answers to the lattice set: not the stage's code, a different algorithm.
 UPPER_BOUNDS = '''
-    lattice = _standard_lattice() if mode == "standard" else _strict_lattice()
+    lattice = _standard_lattice(x64) if mode == "standard" else _strict_lattice()
     out = {}
     for start in lattice:
         seen, todo = {start}, [start]
@@ -158,7 +158,7 @@ UPPER_BOUNDS = '''
     return out
 '''
 JOIN = '''
-    bounds = _upper_bounds(mode)
+    bounds = _upper_bounds(mode, x64)
     common = set.intersection(*(set(bounds[n]) for n in nodes))
     least = [c for c in common if common <= bounds[c]]
     if len(least) == 1:
