@@ -23,8 +23,8 @@ def stage_eval(code: str) -> str:
 
 
 def test_the_lattice_figures_hold_every_node_and_edge_of_the_tables():
-    for name, table in [("lattice", "_standard_lattice"), ("lattice-strict", "_strict_lattice")]:
-        edges = int(stage_eval(f"from didax import dtypes; print(sum(map(len, dtypes.{table}().values())))"))
+    for name, table in [("lattice", "_standard_lattice(True)"), ("lattice-strict", "_strict_lattice()")]:
+        edges = int(stage_eval(f"from didax import dtypes; print(sum(map(len, dtypes.{table}.values())))"))
         data = figures.probe_data(name, "01_eval")
         assert len(data["edges"]) == edges > 0
         svg = figures.render_svg(name, "01_eval")
