@@ -110,6 +110,8 @@ from .slicing import (
     scatter_mul,
     scatter_mul_p,
     scatter_p,
+    scatter_sub,
+    scatter_sub_p,
 )
 from .structural import (
     broadcast,

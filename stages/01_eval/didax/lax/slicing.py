@@ -16,7 +16,7 @@ dimension numbers say how the pieces fit together:
 A scatter is a gather run backwards: ``update_window_dims``, ``inserted_window_dims`` and
 ``scatter_dims_to_operand_dims`` are offset_dims, collapsed_slice_dims and start_index_map seen
 from the updates. scatter writes (the last write wins where slices overlap), and scatter_add,
-scatter_mul, scatter_min and scatter_max combine every update into the operand.
+scatter_sub, scatter_mul, scatter_min and scatter_max combine every update into the operand.
 
 JAX's scatter_p also carries ``update_jaxpr`` and ``update_consts`` (the combining function as a
 jaxpr, used by ``x.at[...].apply``); didax has no jaxprs at this stage, so its scatter
@@ -367,6 +367,7 @@ def _scatter_primitive(name: str, combine: np.ufunc | None) -> Primitive:
 
 scatter_p = _scatter_primitive("scatter", None)
 scatter_add_p = _scatter_primitive("scatter-add", np.add)
+scatter_sub_p = _scatter_primitive("scatter-sub", np.subtract)
 scatter_mul_p = _scatter_primitive("scatter-mul", np.multiply)
 scatter_min_p = _scatter_primitive("scatter-min", np.minimum)
 scatter_max_p = _scatter_primitive("scatter-max", np.maximum)
@@ -398,6 +399,15 @@ def scatter_add(
 ) -> Any:
     """Add each update window into the operand at its index vector; repeats accumulate."""
     return _bind_scatter(scatter_add_p, operand, scatter_indices, updates, dimension_numbers,
+                         indices_are_sorted, unique_indices, mode)
+
+
+def scatter_sub(
+    operand: Any, scatter_indices: Any, updates: Any, dimension_numbers: ScatterDimensionNumbers, *,
+    indices_are_sorted: bool = False, unique_indices: bool = False, mode: str | GatherScatterMode | None = None,
+) -> Any:
+    """Subtract each update window from the operand at its index vector; repeats accumulate."""
+    return _bind_scatter(scatter_sub_p, operand, scatter_indices, updates, dimension_numbers,
                          indices_are_sorted, unique_indices, mode)
 
 
