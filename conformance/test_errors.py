@@ -334,6 +334,8 @@ MISUSES: list[Misuse] = [
     M("at-unknown-mode", lambda jnp, lax, tu: jnp.ones(3).at[0].get(mode="nearest"), ValueError),
     M("at-update-does-not-broadcast", lambda jnp, lax, tu: jnp.ones(3).at[jnp.asarray([0, 1])].set(jnp.ones(3)), ValueError),
     M("at-update-rank-too-high", lambda jnp, lax, tu: jnp.ones(3).at[0].set(jnp.ones(1)), ValueError),
+    M("at-add-bool", lambda jnp, lax, tu: jnp.ones(3, bool).at[0].add(True), TypeError),
+    M("at-multiply-bool", lambda jnp, lax, tu: jnp.ones(3, bool).at[0].multiply(True), TypeError),
     M("at-set-fill-value", lambda jnp, lax, tu: jnp.ones(3).at[0].set(1.0, fill_value=0.0), TypeError),
     M("take-raise-mode", lambda jnp, lax, tu: jnp.take(jnp.ones(3), jnp.asarray([0]), mode="raise"), NotImplementedError),
     M("take-unknown-mode", lambda jnp, lax, tu: jnp.take(jnp.ones(3), jnp.asarray([0]), mode="nearest"), ValueError),

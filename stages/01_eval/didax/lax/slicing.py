@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import dtypes
 from ..core import Primitive, ShapedArray, get_aval
-from .standard import INTEGER, accepts, as_shape, check_same_dtypes, standard_primitive
+from .standard import ANY, INTEGER, NUMBER, accepts, as_shape, check_dtype, check_same_dtypes, standard_primitive
 
 
 class GatherDimensionNumbers(NamedTuple):
@@ -357,20 +357,26 @@ def _window_sizes(rank: int, updates: np.ndarray, dn: ScatterDimensionNumbers) -
     return [1 if d in dropped else next(window) for d in range(rank)]
 
 
-def _scatter_primitive(name: str, combine: np.ufunc | None) -> Primitive:
+def _scatter_primitive(name: str, combine: np.ufunc | None, categories: tuple[str, ...]) -> Primitive:
+    """A scatter primitive; ``categories`` are the dtypes its combining operation accepts."""
+
+    def dtype_rule(operand: ShapedArray, indices: ShapedArray, updates: ShapedArray, **_: Any) -> np.dtype:
+        check_dtype(name, operand, categories, position=0)
+        return check_same_dtypes(name.replace("-", "_"), [operand, updates])
+
     return standard_primitive(
-        name, _scatter_with(combine), _scatter_shape,
-        lambda operand, indices, updates, **_: check_same_dtypes(name.replace("-", "_"), [operand, updates]),
+        name, _scatter_with(combine), _scatter_shape, dtype_rule,
         lambda operand, indices, updates, **_: operand.weak_type,
     )
 
 
-scatter_p = _scatter_primitive("scatter", None)
-scatter_add_p = _scatter_primitive("scatter-add", np.add)
-scatter_sub_p = _scatter_primitive("scatter-sub", np.subtract)
-scatter_mul_p = _scatter_primitive("scatter-mul", np.multiply)
-scatter_min_p = _scatter_primitive("scatter-min", np.minimum)
-scatter_max_p = _scatter_primitive("scatter-max", np.maximum)
+# Booleans can be written, and their min and max taken, but not added or multiplied (as lax.add).
+scatter_p = _scatter_primitive("scatter", None, ANY)
+scatter_add_p = _scatter_primitive("scatter-add", np.add, NUMBER)
+scatter_sub_p = _scatter_primitive("scatter-sub", np.subtract, NUMBER)
+scatter_mul_p = _scatter_primitive("scatter-mul", np.multiply, NUMBER)
+scatter_min_p = _scatter_primitive("scatter-min", np.minimum, ANY)
+scatter_max_p = _scatter_primitive("scatter-max", np.maximum, ANY)
 
 
 def _bind_scatter(
