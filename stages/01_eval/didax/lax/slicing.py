@@ -195,17 +195,42 @@ def _clip_starts(shape: tuple[int, ...], sizes: Sequence[int], starts: np.ndarra
     return np.clip(starts, 0, np.asarray(shape, np.int64) - np.asarray(sizes, np.int64))
 
 
-def _window_positions(starts: np.ndarray, sizes: Sequence[int]) -> tuple[np.ndarray, ...]:
-    """NumPy fancy indices reaching every element of every window, for ``operand[None]``: one
-    array per axis, broadcasting to (count, *sizes), so ``operand[None][positions]`` has that
-    shape. (The leading size-1 axis makes this work for a rank-0 operand too.) Broadcasting,
-    not materialized arrays, keeps this cheap for big windows."""
-    rank = len(sizes)
-    positions = [np.zeros((starts.shape[0],) + (1,) * rank, np.intp)]
-    for d, size in enumerate(sizes):
-        offsets = np.arange(size).reshape([size if a == d else 1 for a in range(rank)])
-        positions.append(starts[:, d].reshape((-1,) + (1,) * rank) + offsets)
-    return tuple(positions)
+class _Windows(NamedTuple):
+    """How NumPy reaches every window at once. Axes that index vectors or batching move to the
+    front of a view of the operand, behind a new size-1 axis (so a rank-0 operand works too); the
+    view is indexed by arrays on those axes and plain slices on the rest (which every window
+    takes from 0). ``view[index]`` then has shape (count, *indexed sizes, *other sizes)."""
+
+    order: list[int]  # operand axes in the view's order (after its new leading axis)
+    index: tuple[Any, ...]
+
+    def view(self, operand: np.ndarray) -> np.ndarray:
+        """The operand as this index reads it: a view, so writing to it writes to the operand."""
+        return np.transpose(operand, self.order)[None]
+
+    def to_operand_order(self, windows: np.ndarray) -> np.ndarray:
+        """(count, *sizes in view order) -> (count, *sizes in operand order)."""
+        return np.transpose(windows, [0] + [1 + self.order.index(d) for d in range(len(self.order))])
+
+    def from_operand_order(self, windows: np.ndarray) -> np.ndarray:
+        """(count, *sizes in operand order) -> (count, *sizes in view order)."""
+        return np.transpose(windows, [0] + [1 + d for d in self.order])
+
+
+def _windows(starts: np.ndarray, sizes: Sequence[int], indexed: Sequence[int]) -> _Windows:
+    """The index reaching every window of ``sizes`` at ``starts`` (rows of full start positions).
+
+    The index arrays broadcast (they are not materialized), and the axes no index vector moves
+    are sliced, so reading whole rows costs what NumPy's own ``x[i]`` does.
+    """
+    indexed = sorted(indexed)
+    rest = [d for d in range(len(sizes)) if d not in indexed]
+    k = len(indexed)
+    arrays = [np.zeros((starts.shape[0],) + (1,) * k, np.intp)]  # the view's new leading axis
+    for j, d in enumerate(indexed):
+        offsets = np.arange(sizes[d]).reshape([sizes[d] if a == j else 1 for a in range(k)])
+        arrays.append(starts[:, d].reshape((-1,) + (1,) * k) + offsets)
+    return _Windows(indexed + rest, tuple(arrays) + tuple(slice(0, sizes[d]) for d in rest))
 
 
 def default_fill_value(dtype: np.dtype) -> Any:
@@ -230,7 +255,9 @@ def _gather(
     starts = _starts(operand.shape, indices, dn.start_index_map, batch_pairs)
     fits = _fits(operand.shape, slice_sizes, starts, dn.start_index_map)
     # Read every window from a position inside the operand; FILL_OR_DROP overwrites the misfits.
-    windows = operand[None][_window_positions(_clip_starts(operand.shape, slice_sizes, starts), slice_sizes)]
+    reach = _windows(_clip_starts(operand.shape, slice_sizes, starts), slice_sizes,
+                     [*dn.start_index_map, *dn.operand_batching_dims])
+    windows = reach.to_operand_order(reach.view(operand)[reach.index])
     if mode == GatherScatterMode.FILL_OR_DROP and not fits.all():
         fill = default_fill_value(operand.dtype) if fill_value is None else fill_value
         windows[~fits] = np.asarray(fill).astype(operand.dtype)
@@ -338,13 +365,15 @@ def _scatter_with(combine: np.ufunc | None) -> Any:
             starts = _clip_starts(operand.shape, sizes, starts)
         else:  # FILL_OR_DROP, and PROMISE_IN_BOUNDS as XLA on CPU runs it: skip what does not fit
             fits = _fits(operand.shape, sizes, starts, dn.scatter_dims_to_operand_dims)
-            starts, windows = starts[fits], windows[fits]
+            if not fits.all():  # (selecting copies, and updates are often a broadcast scalar)
+                starts, windows = starts[fits], windows[fits]
         out = operand.copy()
-        positions = _window_positions(starts, sizes)
+        reach = _windows(starts, sizes, [*dn.scatter_dims_to_operand_dims, *dn.operand_batching_dims])
+        view, windows = reach.view(out), reach.from_operand_order(windows)
         if combine is None:
-            out[None][positions] = windows
+            view[reach.index] = windows
         else:
-            combine.at(out[None], positions, windows)  # unbuffered: repeated positions all count
+            combine.at(view, reach.index, windows)  # unbuffered: repeated positions all count
         return out
 
     return rule
