@@ -422,6 +422,7 @@ ACCEPTED: list[Accepted] = [
     Accepted("at-add-repeats-accumulate", lambda jnp, lax, tu: jnp.zeros(2, jnp.int32).at[jnp.asarray([1, 1, 1])].add(1).tolist() == [0, 3]),
     Accepted("at-set-list-values", lambda jnp, lax, tu: jnp.zeros(2).at[jnp.asarray([0, 1])].set([1.0, 2.0]).tolist() == [1.0, 2.0]),
     Accepted("at-get-fill", lambda jnp, lax, tu: jnp.arange(3).at[jnp.asarray([1, 7])].get(mode="fill", fill_value=-1).tolist() == [1, -1]),
+    Accepted("index-empty-array-into-empty-axis", lambda jnp, lax, tu: jnp.zeros((0, 3))[jnp.zeros(0, jnp.int32)].shape == (0, 3)),
     Accepted("take-wrap", lambda jnp, lax, tu: jnp.take(jnp.arange(3), jnp.asarray([4, -4]), mode="wrap").tolist() == [1, 2]),
     # JAX's own flattening stops near Python's recursion limit (about 1,000 levels); 800 is within it.
     Accepted("tree-leaves-deep", lambda jnp, lax, tu: tu.tree_leaves(nested_lists(800)) == [1.0]),

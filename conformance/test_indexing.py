@@ -332,3 +332,97 @@ def test_boolean_mask_under_jit_raises_non_concrete_boolean_index_error(impl: Im
     assert type(info.value).__name__ == "NonConcreteBooleanIndexError"
     with pytest.raises(IndexError):
         impl.module.jit(lambda x: x.at[x > 0].set(0))(jnp.arange(3))
+
+
+# --- lax.gather and lax.scatter_add with drawn dimension numbers ------------------------------------
+
+
+@st.composite
+def gather_cases(draw: st.DrawFn) -> tuple:
+    """(operand shape, index array, GatherDimensionNumbers fields, slice sizes): a valid gather with
+    maybe a batching axis, index vectors in any order, and starts up to 2 out of range."""
+    shape = draw(S.shapes(min_dims=1, max_dims=3, min_side=1, max_side=4), label="operand shape")
+    rank = len(shape)
+    batching = draw(st.lists(st.integers(0, rank - 1), unique=True, max_size=1), label="operand_batching_dims")
+    free = [d for d in range(rank) if d not in batching]
+    start_map = draw(st.permutations(free).flatmap(lambda p: st.sampled_from([p[:k] for k in range(len(p) + 1)])))
+    sizes = [1 if d in batching else draw(st.integers(0, shape[d]), label=f"slice size {d}") for d in range(rank)]
+    collapsed = sorted(d for d in free if sizes[d] == 1 and draw(st.booleans(), label=f"collapse {d}"))
+    batch_shape = list(draw(S.shapes(max_dims=2, max_side=3), label="batch shape"))
+    index_batching = []
+    for d in batching:
+        at = draw(st.integers(0, len(batch_shape)), label="batching position")
+        batch_shape.insert(at, shape[d])
+        index_batching = [i + (i >= at) for i in index_batching] + [at]
+    columns = [draw(hnp.arrays(np.int32, tuple(batch_shape), elements=st.integers(-2, shape[d] - sizes[d] + 2)))
+               for d in start_map]
+    indices = np.stack(columns, axis=-1) if columns else np.zeros((*batch_shape, 0), np.int32)
+    kept = rank - len(collapsed) - len(batching)
+    out_rank = kept + len(batch_shape)
+    offset_dims = sorted(draw(st.permutations(range(out_rank)), label="offset dims order")[:kept])
+    fields = (tuple(offset_dims), tuple(collapsed), tuple(start_map), tuple(batching), tuple(index_batching))
+    return shape, indices, fields, tuple(sizes)
+
+
+def window_starts(shape: tuple, vector: np.ndarray, b: tuple, fields: tuple, sizes: tuple, mode: str) -> tuple:
+    """The oracle's start of one window: from the index vector and batch position; None if it
+    does not fit in 'fill'/'drop' mode, clamped in 'clip' mode."""
+    _, _, start_map, batching, index_batching = fields
+    start = [0] * len(shape)
+    for k, d in enumerate(start_map):
+        start[d] = int(vector[k])
+    for od, ib in zip(batching, index_batching):
+        start[od] = b[ib]
+    fits = all(0 <= start[d] <= shape[d] - sizes[d] for d in range(len(shape)))
+    if not fits and mode != "clip":
+        return None
+    return tuple(min(max(s, 0), n - z) for s, n, z in zip(start, shape, sizes))
+
+
+@pytest.mark.area("lax")
+@given(data=st.data())
+def test_lax_gather_against_a_loop(impl: Impl, data: st.DataObject) -> None:
+    shape, indices, fields, sizes = data.draw(gather_cases(), label="case")
+    mode = data.draw(st.sampled_from(["clip", "fill"]), label="mode")
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    show_call(f"lax.gather(x, indices, lax.GatherDimensionNumbers(*{fields}), {sizes}, mode={mode!r})",
+              x=x, indices=indices)
+    dnums = impl.lax.GatherDimensionNumbers(*fields)
+    got = impl.lax.gather(x, indices, dnums, sizes, mode=mode)
+    offset_dims, collapsed, _, batching, _ = fields
+    kept = [z for d, z in enumerate(sizes) if d not in collapsed and d not in batching]
+    windows = np.full(indices.shape[:-1] + tuple(kept), np.nan)
+    for b in np.ndindex(*indices.shape[:-1]):
+        start = window_starts(shape, indices[b], b, fields, sizes, mode)
+        if start is not None:
+            window = x[tuple(slice(s, s + z) for s, z in zip(start, sizes))]
+            windows[b] = window.reshape(kept)
+    want = np.moveaxis(windows, list(range(indices.ndim - 1, windows.ndim)), list(offset_dims))
+    assert_values(got, want, np.dtype(np.float32))
+
+
+@pytest.mark.area("lax")
+@given(data=st.data())
+def test_lax_scatter_add_against_a_loop(impl: Impl, data: st.DataObject) -> None:
+    """The gather's cases run backwards: every update window added where the gather would read it."""
+    shape, indices, fields, sizes = data.draw(gather_cases(), label="case")
+    mode = data.draw(st.sampled_from(["clip", "drop"]), label="mode")
+    x = np.zeros(shape, np.float32)
+    offset_dims, collapsed, start_map, batching, index_batching = fields
+    kept = [z for d, z in enumerate(sizes) if d not in collapsed and d not in batching]
+    out_shape = list(indices.shape[:-1])
+    for d, z in zip(offset_dims, kept):
+        out_shape.insert(d, z)
+    updates = data.draw(S.arrays(np.dtype(np.float32), tuple(out_shape), S.TIES), label="updates")
+    dnums = impl.lax.ScatterDimensionNumbers(offset_dims, collapsed, start_map, batching, index_batching)
+    show_call(f"lax.scatter_add(x, indices, updates, lax.ScatterDimensionNumbers(*{fields}), mode={mode!r})",
+              x=x, indices=indices, updates=updates)
+    got = impl.lax.scatter_add(x, indices, updates, dnums, mode=mode)
+    windows = np.moveaxis(updates, list(offset_dims), list(range(indices.ndim - 1, updates.ndim)))
+    want = x.astype(np.float64)
+    for b in np.ndindex(*indices.shape[:-1]):
+        start = window_starts(shape, indices[b], b, fields, sizes, mode)
+        if start is not None:
+            want[tuple(slice(s, s + z) for s, z in zip(start, sizes))] += windows[b].reshape(
+                [z for z in sizes])
+    assert_values(got, want, np.dtype(np.float32))

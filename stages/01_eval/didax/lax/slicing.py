@@ -147,7 +147,7 @@ def _gather_shape(
             raise TypeError(f"Slice size at index {i} in gather op is out of range, must be within "
                             f"[0, {bound} + 1), got {size}.")
     for i, d in enumerate((*dn.collapsed_slice_dims, *dn.operand_batching_dims)):
-        if slice_sizes[d] > 1:
+        if slice_sizes[d] != 1:
             raise TypeError(f"Gather op can only collapse slice dims with bound 1, but bound is "
                             f"{slice_sizes[d]} for index {d} at position {i}.")
     dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)

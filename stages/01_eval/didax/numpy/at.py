@@ -142,6 +142,8 @@ def _scatter(
     ix = index_to_gather(aval.shape, ref.index, wrap_negative_indices)
     updates = _as_updates(values, aval.dtype, aval.weak_type)
     updates = lax.reshape(broadcast_to(updates, ix.result_shape), ix.gather_shape)
+    if ix.empty:  # no index at all: nothing to update
+        return x
     dnums = ScatterDimensionNumbers(
         update_window_dims=ix.dnums.offset_dims,
         inserted_window_dims=ix.dnums.collapsed_slice_dims,

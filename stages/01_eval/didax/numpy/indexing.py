@@ -166,6 +166,12 @@ class Indexer(NamedTuple):
     gather_shape: tuple[int, ...]  # what the gather returns
     result_shape: tuple[int, ...]  # x[index].shape: gather_shape with the None axes put in
 
+    @property
+    def empty(self) -> bool:
+        """Whether an index array reaches into a zero-size axis (so it holds no index at all):
+        gather collapses slices of size 1 only, so there is no gather to make, and nothing to read."""
+        return any(self.slice_sizes[a] == 0 for a in self.dnums.collapsed_slice_dims)
+
 
 class _Advanced(NamedTuple):
     """An integer index array (or integer) on operand ``axis``; a scalar boolean has no axis."""
@@ -194,8 +200,10 @@ def gather_index(
     indices_are_sorted: bool = False, unique_indices: bool = False, wrap_negative_indices: bool = True,
 ) -> ArrayLike:
     """``x[index]`` through one lax.gather, for any index."""
-    shape = get_aval(x).shape
-    ix = index_to_gather(shape, index, wrap_negative_indices)
+    aval = get_aval(x)
+    ix = index_to_gather(aval.shape, index, wrap_negative_indices)
+    if ix.empty:
+        return _zeros(ix.result_shape, aval.dtype, aval.weak_type)
     out = lax.gather(
         x, ix.indices, ix.dnums, ix.slice_sizes, mode=mode, fill_value=fill_value,
         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
@@ -236,7 +244,7 @@ def index_to_gather(shape: tuple[int, ...], index: Any, wrap_negative_indices: b
                 place_advanced()
             if item.axis is not None:
                 _check_not_empty(shape, item.axis, adv_shape)
-                slice_sizes[item.axis] = min(1, shape[item.axis])
+                slice_sizes[item.axis] = min(1, shape[item.axis])  # 0: see Indexer.empty
                 columns[item.axis] = ("advanced", item.value)
         elif item.step == 1:  # a window
             offset_dims.append(len(gather_shape))
@@ -258,6 +266,11 @@ def index_to_gather(shape: tuple[int, ...], index: Any, wrap_negative_indices: b
     dnums = GatherDimensionNumbers(tuple(offset_dims), collapsed, start_index_map)
     return Indexer(_stack_columns(built, tuple(batch_shape)), dnums, tuple(slice_sizes),
                    tuple(gather_shape), tuple(result_shape))
+
+
+def _zeros(shape: tuple[int, ...], dtype: np.dtype, weak_type: bool) -> ArrayLike:
+    """An empty result (some size is 0), made as JAX makes it: a broadcast zero."""
+    return lax.broadcast_in_dim(convert(0, dtype, weak_type), shape, ())
 
 
 def _check_not_empty(shape: tuple[int, ...], axis: int, adv_shape: tuple[int, ...]) -> None:
@@ -465,7 +478,10 @@ def take(
         collapsed_slice_dims=(axis,),
         start_index_map=(axis,),
     )
-    sizes = shape[:axis] + (min(1, shape[axis]),) + shape[axis + 1 :]
+    if shape[axis] == 0:  # and so no indices: nothing to read
+        out_shape = shape[:axis] + index_shape + shape[axis + 1 :]
+        return _zeros(out_shape, get_aval(a).dtype, get_aval(a).weak_type)
+    sizes = shape[:axis] + (1,) + shape[axis + 1 :]
     return lax.gather(a, lax.reshape(indices, index_shape + (1,)), dnums, sizes, mode=gather_mode,
                       fill_value=fill_value, unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
 
@@ -525,7 +541,9 @@ def take_along_axis(
     others = tuple(d for d in range(len(shape)) if d != axis)
     # Every other axis is a batching axis: index position b reads operand position b there.
     dnums = GatherDimensionNumbers((), (axis,), (axis,), others, others)
-    sizes = tuple(min(1, n) for n in shape)
+    if 0 in shape:  # nothing to read
+        return _zeros(index_shape, get_aval(arr).dtype, get_aval(arr).weak_type)
+    sizes = (1,) * len(shape)
     return lax.gather(arr, lax.reshape(indices, index_shape + (1,)), dnums, sizes, mode=parsed,
                       fill_value=fill_value)
 
