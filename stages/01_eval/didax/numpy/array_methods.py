@@ -96,6 +96,7 @@ _METHODS: dict[str, Callable[..., Any]] = {
     "argmax": reductions.argmax,
     "argmin": reductions.argmin,
     "dot": shapes.dot,
+    "take": indexing.take,
 }
 
 
