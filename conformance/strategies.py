@@ -269,6 +269,62 @@ def arange_args(draw: st.DrawFn) -> tuple:
     return tuple(args)
 
 
+# --- indices -------------------------------------------------------------------------------------
+
+INDEX_DTYPES = tuple(dtype(n) for n in ("int8", "int32", "int64", "uint8"))
+
+
+@st.composite
+def index_arrays(draw: st.DrawFn, size: int, shape: Shape | st.SearchStrategy, in_bounds: bool = True) -> np.ndarray:
+    """Integer index arrays for an axis of `size`, negative ones counting from the end; with
+    `in_bounds=False`, some lie out of range on either side (by up to twice the size)."""
+    dt = draw(st.sampled_from(INDEX_DTYPES), label="index dtype")
+    low, high = (-size, size - 1) if in_bounds else (-2 * size - 1, 2 * size)
+    low = 0 if dt.kind == "u" else low
+    return draw(hnp.arrays(np.int64, shape, elements=st.integers(low, max(low, high))), label="indices").astype(dt)
+
+
+@st.composite
+def mixed_indices(draw: st.DrawFn, shape: Shape, allow_none: bool = True) -> tuple:
+    """An in-bounds index tuple for `shape` with at least one integer array, mixed with integers,
+    slices (any step), maybe None and an Ellipsis; arrays broadcast together, some given as lists."""
+    ndim = len(shape)
+    kinds = draw(st.lists(st.sampled_from(["array", "int", "slice"]), min_size=ndim, max_size=ndim), label="kinds")
+    kinds[draw(st.integers(0, ndim - 1), label="array axis")] = "array"
+    count = kinds.count("array")
+    array_shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=count, max_dims=2, min_side=1, max_side=3))
+    shapes_left = list(array_shapes.input_shapes)
+    entries: list = []
+    for axis, kind in enumerate(kinds):
+        if kind == "array":
+            entry = draw(index_arrays(shape[axis], shapes_left.pop()))
+            entries.append(entry.tolist() if entry.ndim and draw(st.booleans(), label="as list") else entry)
+        elif kind == "int":
+            entries.append(draw(st.integers(-shape[axis], shape[axis] - 1), label="int"))
+        else:
+            entries.append(draw(st.slices(shape[axis]), label="slice"))
+    whole = [i for i, e in enumerate(entries) if isinstance(e, slice) and e == slice(None)]
+    if whole and draw(st.booleans(), label="ellipsis"):
+        entries[draw(st.sampled_from(whole), label="ellipsis at")] = Ellipsis
+    for _ in range(draw(st.integers(0, 2 if allow_none else 0), label="newaxes")):
+        entries.insert(draw(st.integers(0, len(entries)), label="newaxis at"), None)
+    return tuple(entries)
+
+
+@st.composite
+def boolean_indices(draw: st.DrawFn, shape: Shape) -> tuple:
+    """A boolean mask over some consecutive axes of `shape`, maybe after a slice and before an
+    integer."""
+    ndim = len(shape)
+    start = draw(st.integers(0, ndim - 1), label="mask starts at axis")
+    end = draw(st.integers(start + 1, ndim), label="mask ends before axis")
+    mask = draw(hnp.arrays(np.bool_, shape[start:end]), label="mask")
+    entries: list = [draw(st.slices(shape[a]), label="slice") for a in range(start)] + [mask]
+    if end < ndim and draw(st.booleans(), label="int after"):
+        entries.append(draw(st.integers(-shape[end], shape[end] - 1), label="int"))
+    return tuple(entries)
+
+
 # --- pytrees -------------------------------------------------------------------------------------
 
 Point = namedtuple("Point", ["x", "y"])

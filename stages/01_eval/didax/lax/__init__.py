@@ -110,6 +110,25 @@ from .reductions import (
     reduce_sum,
     reduce_sum_p,
 )
+from .slicing import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+    gather,
+    gather_p,
+    scatter,
+    scatter_add,
+    scatter_add_p,
+    scatter_max,
+    scatter_max_p,
+    scatter_min,
+    scatter_min_p,
+    scatter_mul,
+    scatter_mul_p,
+    scatter_p,
+    scatter_sub,
+    scatter_sub_p,
+)
 from .special import (
     erf,
     erf_inv,

@@ -22,6 +22,7 @@ from .creation import (
     zeros,
     zeros_like,
 )
+from .indexing import take, take_along_axis
 from .reductions import amax, amin, argmax, argmin, max, mean, min, prod, sum
 from .scalar_types import (
     bfloat16,

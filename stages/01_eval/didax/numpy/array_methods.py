@@ -10,7 +10,7 @@ from typing import Any
 
 from ..array import Array
 from ..core import Tracer
-from . import creation, indexing, reductions, shapes, ufuncs
+from . import at, creation, indexing, reductions, shapes, ufuncs
 from .util import is_arraylike
 
 
@@ -82,6 +82,7 @@ _OPERATORS: dict[str, Callable[..., Any]] = {
     "__abs__": ufuncs.absolute,
     "__invert__": ufuncs.bitwise_not,
     "__getitem__": indexing.getitem,
+    "__setitem__": indexing.setitem,
     "__iter__": _iter,
 }
 
@@ -101,6 +102,7 @@ _METHODS: dict[str, Callable[..., Any]] = {
     "argmax": reductions.argmax,
     "argmin": reductions.argmin,
     "dot": shapes.dot,
+    "take": indexing.take,
 }
 
 
@@ -108,6 +110,7 @@ def install(cls: type) -> None:
     for name, fn in {**_OPERATORS, **_METHODS}.items():
         setattr(cls, name, fn)
     cls.T = property(lambda self: shapes.transpose(self))  # type: ignore[attr-defined]
+    cls.at = property(at._IndexUpdateHelper)  # type: ignore[attr-defined]
     cls.__hash__ = None  # type: ignore[assignment]  # == is elementwise
 
 
