@@ -51,6 +51,7 @@ def _exp_minus_square(x: np.ndarray) -> np.ndarray:
 def _erfc_fraction(x: np.ndarray) -> np.ndarray:
     """erfc(x) for x >= 1.5: exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + 2/(x + ...))))),
     evaluated from the bottom up, to a fixed depth."""
+    x = np.minimum(x, 30.0)  # erfc(x) underflows to 0 beyond 27.3; this keeps inf out of the arithmetic
     f = x
     for k in range(_FRACTION_TERMS, 0, -1):
         f = x + (k / 2) / f
