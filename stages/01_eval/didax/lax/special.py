@@ -123,11 +123,10 @@ def _shift_up(x: np.ndarray) -> tuple[np.ndarray, list[np.ndarray], list[np.ndar
     return z, steps, taken
 
 
-def _sin_pi(x: np.ndarray) -> np.ndarray:
-    """sin(pi x) after removing the nearest integer exactly (pi * x itself would be rounded)."""
-    n = np.round(x)
-    sign = np.where(np.fmod(n, 2) == 0, 1.0, -1.0)
-    return sign * np.sin(np.pi * (x - n))
+def _abs_sin_pi(x: np.ndarray) -> np.ndarray:
+    """|sin(pi x)|, from x's distance to the nearest integer: that subtraction is exact, while the
+    rounding of pi * x would spoil the result near the integers, where it is tiny."""
+    return np.abs(np.sin(np.pi * (x - np.round(x))))
 
 
 def _tan_pi(x: np.ndarray) -> np.ndarray:
@@ -150,7 +149,7 @@ def lgamma_f64(x: np.ndarray) -> np.ndarray:
     reflect = x < 0.5
     positive = _lgamma_positive(np.where(reflect, 1 - x, x))
     # Gamma(x) Gamma(1 - x) = pi / sin(pi x)
-    reflected = np.log(np.pi / np.abs(_sin_pi(x))) - positive
+    reflected = np.log(np.pi / _abs_sin_pi(x)) - positive
     out = np.where(reflect, reflected, positive)
     return np.where(np.isinf(x), np.inf, out)
 
