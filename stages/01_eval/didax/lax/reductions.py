@@ -198,10 +198,11 @@ def cumulative(name: str, accumulate: Any, categories: tuple[str, ...]) -> Any:
         return x.dtype
 
     def impl(x: np.ndarray, *, axis: int, reverse: bool) -> np.ndarray:
+        # Rounded back to x's dtype here, where NumPy's warnings are off: overflow to inf is a result.
         acc = _accumulation_dtype(x.dtype) or x.dtype
         if reverse:
-            return np.flip(accumulate(np.flip(x, axis), axis, acc), axis)
-        return accumulate(x, axis, acc)
+            return np.flip(accumulate(np.flip(x, axis), axis, acc), axis).astype(x.dtype)
+        return accumulate(x, axis, acc).astype(x.dtype)
 
     return standard_primitive(name, impl, shape_rule, dtype_rule)
 

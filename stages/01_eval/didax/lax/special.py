@@ -179,7 +179,8 @@ def digamma_f64(x: np.ndarray) -> np.ndarray:
 
 def in_float64(fn: Any) -> Any:
     def numpy_fn(x: np.ndarray) -> np.ndarray:
-        return fn(x.astype(np.float64))
+        # Rounded back here, where NumPy's warnings are off: overflow to inf is a result.
+        return fn(x.astype(np.float64)).astype(x.dtype)
 
     numpy_fn.__name__ = fn.__name__
     return numpy_fn
