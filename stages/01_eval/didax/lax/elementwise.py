@@ -26,7 +26,6 @@ from .standard import (
     NUMBER,
     ORDERED,
     SIGNED_NUMBER,
-    all_weak,
     broadcasting_shape,
     check_dtype,
     check_same_dtypes,
@@ -280,7 +279,7 @@ def _clamp(lo: np.ndarray, x: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return _min(_max(x, lo), hi)  # max first: where min > max, the result is max, as in XLA
 
 
-clamp_p = standard_primitive("clamp", _clamp, _clamp_shape, _clamp_dtype, all_weak)
+clamp_p = standard_primitive("clamp", _clamp, _clamp_shape, _clamp_dtype)
 
 
 def _pow_dtype(x: ShapedArray, y: ShapedArray) -> np.dtype:

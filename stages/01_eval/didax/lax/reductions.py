@@ -209,7 +209,7 @@ def cumulative(name: str, accumulate: Any, categories: tuple[str, ...]) -> Any:
 
 def _ufunc_accumulate(ufunc: np.ufunc) -> Any:
     def accumulate(x: np.ndarray, axis: int, acc: np.dtype) -> np.ndarray:
-        return ufunc.accumulate(x.astype(acc), axis=axis)  # in x's own type: integers wrap
+        return ufunc.accumulate(x.astype(acc), axis=axis)  # integers stay in their type, and wrap
 
     return accumulate
 
