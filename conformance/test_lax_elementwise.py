@@ -81,6 +81,22 @@ UNARY = [
     Prim("sqrt", np.sqrt, S.INEXACT, (Domain(0, 10),)),
     Prim("rsqrt", rsqrt, S.INEXACT, (Domain(0.1, 10),)),
     Prim("bitwise_not", np.invert, BITWISE),
+    Prim("floor", np.floor, S.FLOATING),
+    Prim("ceil", np.ceil, S.FLOATING),
+    Prim("is_finite", np.isfinite, S.FLOATING, boolean=True),
+    Prim("exp2", np.exp2, S.INEXACT, (Domain(-5, 5),)),
+    Prim("sinh", np.sinh, S.INEXACT, (Domain(-5, 5),)),
+    Prim("cosh", np.cosh, S.INEXACT, (Domain(-5, 5),)),
+    # Complex inputs stay inside the unit square: off the branch cuts, where conventions differ.
+    Prim("asin", np.arcsin, S.INEXACT, (Domain(-0.9, 0.9),)),
+    Prim("acos", np.arccos, S.INEXACT, (Domain(-0.9, 0.9),)),
+    Prim("atan", np.arctan, S.INEXACT, (Domain(-0.9, 0.9),)),
+    Prim("asinh", np.arcsinh, S.INEXACT, (Domain(-0.9, 0.9),)),
+    Prim("acosh", np.arccosh, S.INEXACT, (Domain(1, 10),)),
+    Prim("atanh", np.arctanh, S.INEXACT, (Domain(-0.9, 0.9),)),
+    Prim("cbrt", np.cbrt, S.FLOATING),
+    Prim("square", np.square, NUMERIC, (S.WIDE,)),  # integers wrap around
+    Prim("stop_gradient", lambda x: x, S.ALL),
 ]
 
 BINARY = [
@@ -100,6 +116,7 @@ BINARY = [
     Prim("ge", np.greater_equal, ORDERED, (S.TIES, S.TIES), boolean=True),
     Prim("bitwise_and", np.bitwise_and, BITWISE, (S.WIDE, S.WIDE)),
     Prim("bitwise_or", np.bitwise_or, BITWISE, (S.WIDE, S.WIDE)),
+    Prim("atan2", np.arctan2, S.FLOATING, (S.DEFAULT, S.DEFAULT)),
 ]
 
 

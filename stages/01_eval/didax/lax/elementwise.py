@@ -7,12 +7,13 @@ the default dtype of its kind). Shapes must match, except for size-1 and rank-0 
 
 from __future__ import annotations
 
+import enum
 from functools import partial
 from typing import Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, tree_util
 from ..array import Array
 from ..core import Primitive, ShapedArray
 from .standard import (
@@ -89,6 +90,54 @@ logistic_p = unop("logistic", _logistic, INEXACT)
 sqrt_p = unop("sqrt", np.sqrt, INEXACT)
 rsqrt_p = unop("rsqrt", _rsqrt, INEXACT)
 not_p = unop("not", np.invert, BOOL_OR_INT)
+exp2_p = unop("exp2", np.exp2, INEXACT)
+sinh_p = unop("sinh", np.sinh, INEXACT)
+cosh_p = unop("cosh", np.cosh, INEXACT)
+asin_p = unop("asin", np.arcsin, INEXACT)
+acos_p = unop("acos", np.arccos, INEXACT)
+atan_p = unop("atan", np.arctan, INEXACT)
+asinh_p = unop("asinh", np.arcsinh, INEXACT)
+acosh_p = unop("acosh", np.arccosh, INEXACT)
+atanh_p = unop("atanh", np.arctanh, INEXACT)
+cbrt_p = unop("cbrt", np.cbrt, (FLOATING,))
+floor_p = unop("floor", np.floor, (FLOATING,))
+ceil_p = unop("ceil", np.ceil, (FLOATING,))
+square_p = unop("square", np.square, NUMBER)  # integers wrap around, as in XLA
+# The identity when evaluated; it matters to differentiation (stage 02 on), which sees no
+# dependence of its result on its operand.
+stop_gradient_p = unop("stop_gradient", lambda x: x, ANY)
+
+
+def _is_finite_dtype(x: ShapedArray) -> np.dtype:
+    check_dtype("is_finite", x, (FLOATING,))
+    return np.dtype(np.bool_)
+
+
+is_finite_p = standard_primitive("is_finite", np.isfinite, lambda x: x.shape, _is_finite_dtype)
+
+
+class RoundingMethod(enum.IntEnum):
+    """How lax.round breaks ties: 0.5 to 1 and -0.5 to -1, or 0.5 to 0 and 1.5 to 2."""
+
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def _round(x: np.ndarray, *, rounding_method: RoundingMethod) -> np.ndarray:
+    if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
+        return np.rint(x)
+    # np.round breaks ties to even. Away from zero: x - trunc(x) is exact, so compare it with 1/2.
+    # (floor(x + 0.5) would be wrong for 0.49999999999999994, whose sum with 0.5 rounds up to 1.)
+    whole = np.trunc(x)
+    return np.where(np.abs(x - whole) >= 0.5, whole + np.sign(x), whole)
+
+
+def _round_dtype(x: ShapedArray, *, rounding_method: RoundingMethod) -> np.dtype:
+    check_dtype("round", x, (FLOATING,))
+    return x.dtype
+
+
+round_p = standard_primitive("round", _round, lambda x, **_: x.shape, _round_dtype)
 
 
 def _real_dtype(x: ShapedArray) -> np.dtype:
@@ -195,6 +244,42 @@ lt_p = binop("lt", np.less, ORDERED, out_bool=True)
 le_p = binop("le", np.less_equal, ORDERED, out_bool=True)
 gt_p = binop("gt", np.greater, ORDERED, out_bool=True)
 ge_p = binop("ge", np.greater_equal, ORDERED, out_bool=True)
+
+
+def _atan2(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The angle of the point (y, x): atan(x / y) in the right quadrant. For complex numbers the
+    same formula continued analytically, -i log((y + i x) / sqrt(x^2 + y^2)), as XLA has it."""
+    if x.dtype.kind == "c":
+        return -1j * np.log((y + 1j * x) / np.sqrt(x * x + y * y))
+    return np.arctan2(x, y)
+
+
+atan2_p = binop("atan2", _atan2, INEXACT)
+nextafter_p = binop("nextafter", np.nextafter, (FLOATING,))  # subnormals too: XLA keeps them here
+
+# ----------------------------------------------------------------------------------------------
+# clamp(min, x, max): x limited to [min, max] elementwise; min and max are scalars or have x's shape.
+
+
+def _clamp_shape(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> tuple[int, ...]:
+    for name, bound in (("min", lo), ("max", hi)):
+        if bound.shape not in ((), x.shape):
+            raise TypeError(
+                f"clamp requires {name}.shape == operand.shape or {name}.shape == (), got "
+                f"{bound.shape} for an operand of shape {x.shape}."
+            )
+    return x.shape
+
+
+def _clamp_dtype(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> np.dtype:
+    return check_same_dtypes("clamp", [lo, x, hi], tip="jnp.clip")
+
+
+def _clamp(lo: np.ndarray, x: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    return _min(_max(x, lo), hi)  # max first: where min > max, the result is max, as in XLA
+
+
+clamp_p = standard_primitive("clamp", _clamp, _clamp_shape, _clamp_dtype)
 
 
 def _pow_dtype(x: ShapedArray, y: ShapedArray) -> np.dtype:
@@ -350,6 +435,86 @@ def bitwise_not(x: Any) -> Any:
     return not_p.bind(x)
 
 
+def exp2(x: Any) -> Any:
+    """2 to the power x, elementwise."""
+    return exp2_p.bind(x)
+
+
+def sinh(x: Any) -> Any:
+    """Hyperbolic sine, elementwise."""
+    return sinh_p.bind(x)
+
+
+def cosh(x: Any) -> Any:
+    """Hyperbolic cosine, elementwise."""
+    return cosh_p.bind(x)
+
+
+def asin(x: Any) -> Any:
+    """Inverse sine, elementwise."""
+    return asin_p.bind(x)
+
+
+def acos(x: Any) -> Any:
+    """Inverse cosine, elementwise."""
+    return acos_p.bind(x)
+
+
+def atan(x: Any) -> Any:
+    """Inverse tangent, elementwise."""
+    return atan_p.bind(x)
+
+
+def asinh(x: Any) -> Any:
+    """Inverse hyperbolic sine, elementwise."""
+    return asinh_p.bind(x)
+
+
+def acosh(x: Any) -> Any:
+    """Inverse hyperbolic cosine, elementwise."""
+    return acosh_p.bind(x)
+
+
+def atanh(x: Any) -> Any:
+    """Inverse hyperbolic tangent, elementwise."""
+    return atanh_p.bind(x)
+
+
+def cbrt(x: Any) -> Any:
+    """Cube root, elementwise (real: cbrt(-8.0) is -2.0)."""
+    return cbrt_p.bind(x)
+
+
+def floor(x: Any) -> Any:
+    """The largest integer not above x, elementwise, in x's float dtype."""
+    return floor_p.bind(x)
+
+
+def ceil(x: Any) -> Any:
+    """The smallest integer not below x, elementwise, in x's float dtype."""
+    return ceil_p.bind(x)
+
+
+def round(x: Any, rounding_method: RoundingMethod | int = RoundingMethod.AWAY_FROM_ZERO) -> Any:  # noqa: A001 - JAX's name
+    """Round to the nearest integer, ties away from zero unless ``rounding_method`` says to even."""
+    return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
+
+
+def is_finite(x: Any) -> Any:
+    """True where x is neither infinite nor NaN."""
+    return is_finite_p.bind(x)
+
+
+def square(x: Any) -> Any:
+    """x * x, elementwise."""
+    return square_p.bind(x)
+
+
+def stop_gradient(x: Any) -> Any:
+    """The value of every leaf of the pytree ``x``, as a constant to differentiation."""
+    return tree_util.tree_map(stop_gradient_p.bind, x)
+
+
 def integer_pow(x: Any, y: int) -> Any:
     return integer_pow_p.bind(x, y=int(y))
 
@@ -418,6 +583,21 @@ def ge(x: Any, y: Any) -> Any:
     return ge_p.bind(x, y)
 
 
+def atan2(x: Any, y: Any) -> Any:
+    """The angle of the point (y, x), in [-pi, pi]: atan(x / y) in the right quadrant."""
+    return atan2_p.bind(x, y)
+
+
+def nextafter(x1: Any, x2: Any) -> Any:
+    """The float next to x1 in the direction of x2, elementwise."""
+    return nextafter_p.bind(x1, x2)
+
+
+def clamp(min: Any, x: Any, max: Any) -> Any:  # noqa: A002 - JAX's names
+    """x limited to [min, max], elementwise; min and max are scalars or have x's shape."""
+    return clamp_p.bind(min, x, max)
+
+
 def select_n(which: Any, *cases: Any) -> Any:
     return select_n_p.bind(which, *cases)
 
@@ -425,10 +605,16 @@ def select_n(which: Any, *cases: Any) -> Any:
 def convert_element_type(operand: Any, new_dtype: Any) -> Any:
     """Cast to ``new_dtype`` (canonicalized: 32-bit while x64 is off); the result is strong."""
     new_dtype = dtypes.check_user_dtype(new_dtype, "convert_element_type")
+    return convert_to(operand, new_dtype, weak_type=False)
+
+
+def convert_to(operand: Any, new_dtype: np.dtype, weak_type: bool) -> Any:
+    """Cast to ``new_dtype``, already checked and canonical, with the given weak type (lax.full
+    keeps a Python scalar's weak type)."""
     constant = _convert_constant(operand, new_dtype)
     if constant is not None:
-        return Array(constant)
-    return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=False)
+        return Array(constant, weak_type)
+    return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
 
 
 def _convert_constant(x: Any, new_dtype: np.dtype) -> np.ndarray | None:

@@ -1,5 +1,6 @@
-"""Reductions: sums, products, maxima and minima over axes, arg-reductions, and cumulative sums.
-Stage 01 introduced them. Like XLA, lax takes only non-negative axes.
+"""Reductions: sums, products, maxima, minima and bitwise logic over axes, arg-reductions, and
+cumulative (running) sums, products, maxima, minima and log-sum-exps. Stage 01 introduced them.
+Like XLA, lax takes only non-negative axes.
 """
 
 from __future__ import annotations
@@ -12,7 +13,17 @@ import numpy as np
 
 from .. import dtypes
 from ..core import ShapedArray
-from .standard import ANY, NUMBER, ORDERED, check_axes, check_dtype, never_weak, standard_primitive
+from .standard import (
+    ANY,
+    BOOL_OR_INT,
+    INEXACT,
+    NUMBER,
+    ORDERED,
+    check_axes,
+    check_dtype,
+    never_weak,
+    standard_primitive,
+)
 
 
 def _reduced_shape(name: str, x: ShapedArray, axes: tuple[int, ...]) -> tuple[int, ...]:
@@ -65,7 +76,7 @@ def _min(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
     return np.min(x, axis=axes, initial=_highest(x.dtype))
 
 
-def reduction(name: str, numpy_fn: Any, categories: tuple[str, ...]) -> Any:
+def reduction(name: str, numpy_fn: Any, categories: tuple[str, ...], weak_type_rule: Any = None) -> Any:
     def shape_rule(x: ShapedArray, *, axes: tuple[int, ...]) -> tuple[int, ...]:
         return _reduced_shape(name, x, axes)
 
@@ -73,13 +84,27 @@ def reduction(name: str, numpy_fn: Any, categories: tuple[str, ...]) -> Any:
         check_dtype(name, x, categories)
         return x.dtype
 
-    return standard_primitive(name, numpy_fn, shape_rule, dtype_rule)
+    return standard_primitive(name, numpy_fn, shape_rule, dtype_rule, weak_type_rule)
+
+
+def _bitwise_reduction(ufunc: np.ufunc) -> Any:
+    """and/or/xor over axes; on bools they are logical. An empty reduction gives the identity:
+    all bits set for and, none for or and xor."""
+
+    def reduce(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
+        return ufunc.reduce(x, axis=axes)
+
+    return reduce
 
 
 reduce_sum_p = reduction("reduce_sum", _sum, NUMBER)
 reduce_prod_p = reduction("reduce_prod", _prod, NUMBER)
 reduce_max_p = reduction("reduce_max", _max, ANY)
 reduce_min_p = reduction("reduce_min", _min, ANY)
+# Unlike the arithmetic reductions, JAX gives these a strong result even for a weak operand.
+reduce_and_p = reduction("reduce_and", _bitwise_reduction(np.bitwise_and), BOOL_OR_INT, never_weak)
+reduce_or_p = reduction("reduce_or", _bitwise_reduction(np.bitwise_or), BOOL_OR_INT, never_weak)
+reduce_xor_p = reduction("reduce_xor", _bitwise_reduction(np.bitwise_xor), BOOL_OR_INT, never_weak)
 
 
 def _axes_param(axes: Sequence[int]) -> tuple[int, ...]:
@@ -100,6 +125,21 @@ def reduce_max(operand: Any, axes: Sequence[int]) -> Any:
 
 def reduce_min(operand: Any, axes: Sequence[int]) -> Any:
     return reduce_min_p.bind(operand, axes=_axes_param(axes))
+
+
+def reduce_and(operand: Any, axes: Sequence[int]) -> Any:
+    """Bitwise (for bools: logical) and over ``axes``."""
+    return reduce_and_p.bind(operand, axes=_axes_param(axes))
+
+
+def reduce_or(operand: Any, axes: Sequence[int]) -> Any:
+    """Bitwise (for bools: logical) or over ``axes``."""
+    return reduce_or_p.bind(operand, axes=_axes_param(axes))
+
+
+def reduce_xor(operand: Any, axes: Sequence[int]) -> Any:
+    """Bitwise (for bools: logical) exclusive or over ``axes``."""
+    return reduce_xor_p.bind(operand, axes=_axes_param(axes))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -140,30 +180,82 @@ def argmin(operand: Any, axis: int, index_dtype: Any) -> Any:
 
 
 # ----------------------------------------------------------------------------------------------
-# cumsum: running sums along one axis, optionally from the end.
+# Cumulative reductions: running sums, products, maxima, minima and log-sum-exps along one axis,
+# optionally from the end. 16-bit floats accumulate in float32, as in the reductions above.
 
 
-def _cumsum_shape(x: ShapedArray, *, axis: int, reverse: bool) -> tuple[int, ...]:
-    if axis < 0:
-        raise ValueError("XLA operations do not allow negative axes")
-    check_axes("cumsum", (axis,), x.ndim, what="axis")
-    return x.shape
+def cumulative(name: str, accumulate: Any, categories: tuple[str, ...]) -> Any:
+    """A primitive that applies ``accumulate(x, axis, dtype)`` along ``axis``, or from its end."""
+
+    def shape_rule(x: ShapedArray, *, axis: int, reverse: bool) -> tuple[int, ...]:
+        if axis < 0:
+            raise ValueError("XLA operations do not allow negative axes")
+        check_axes(name, (axis,), x.ndim, what="axis")
+        return x.shape
+
+    def dtype_rule(x: ShapedArray, *, axis: int, reverse: bool) -> np.dtype:
+        check_dtype(name, x, categories)
+        return x.dtype
+
+    def impl(x: np.ndarray, *, axis: int, reverse: bool) -> np.ndarray:
+        # Rounded back to x's dtype here, where NumPy's warnings are off: overflow to inf is a result.
+        acc = _accumulation_dtype(x.dtype) or x.dtype
+        if reverse:
+            return np.flip(accumulate(np.flip(x, axis), axis, acc), axis).astype(x.dtype)
+        return accumulate(x, axis, acc).astype(x.dtype)
+
+    return standard_primitive(name, impl, shape_rule, dtype_rule)
 
 
-def _cumsum_dtype(x: ShapedArray, *, axis: int, reverse: bool) -> np.dtype:
-    check_dtype("cumsum", x, ("number",))
-    return x.dtype
+def _ufunc_accumulate(ufunc: np.ufunc) -> Any:
+    def accumulate(x: np.ndarray, axis: int, acc: np.dtype) -> np.ndarray:
+        return ufunc.accumulate(x.astype(acc), axis=axis)  # integers stay in their type, and wrap
+
+    return accumulate
 
 
-def _cumsum(x: np.ndarray, *, axis: int, reverse: bool) -> np.ndarray:
-    acc = _accumulation_dtype(x.dtype) or x.dtype
-    if reverse:
-        return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=acc), axis)
-    return np.cumsum(x, axis=axis, dtype=acc)
+def _logaddexp_accumulate(x: np.ndarray, axis: int, acc: np.dtype) -> np.ndarray:
+    """log(exp(x0) + ... + exp(xi)) without overflow. NumPy's logaddexp takes no complex numbers:
+    for them, add pairwise, log(exp(a) + exp(b)) = a + log1p(exp(b - a)) with a the larger real part."""
+    x = x.astype(acc)
+    if x.dtype.kind != "c":
+        return np.logaddexp.accumulate(x, axis=axis)
+    out = np.moveaxis(x.copy(), axis, 0)
+    for i in range(1, out.shape[0]):
+        prev, new = out[i - 1], out[i]
+        hi = np.where(prev.real >= new.real, prev, new)
+        lo = np.where(prev.real >= new.real, new, prev)
+        out[i] = hi + np.log1p(np.exp(lo - hi))
+    return np.moveaxis(out, 0, axis)
 
 
-cumsum_p = standard_primitive("cumsum", _cumsum, _cumsum_shape, _cumsum_dtype)
+cumsum_p = cumulative("cumsum", _ufunc_accumulate(np.add), NUMBER)
+cumprod_p = cumulative("cumprod", _ufunc_accumulate(np.multiply), NUMBER)
+cummax_p = cumulative("cummax", _ufunc_accumulate(np.maximum), NUMBER)  # NaN propagates, as in XLA
+cummin_p = cumulative("cummin", _ufunc_accumulate(np.minimum), NUMBER)
+cumlogsumexp_p = cumulative("cumlogsumexp", _logaddexp_accumulate, INEXACT)
 
 
 def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running sums along ``axis`` (from its end if ``reverse``)."""
     return cumsum_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cumprod(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running products along ``axis`` (from its end if ``reverse``)."""
+    return cumprod_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cummax(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running maxima along ``axis`` (from its end if ``reverse``)."""
+    return cummax_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cummin(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running minima along ``axis`` (from its end if ``reverse``)."""
+    return cummin_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running log(sum(exp(x))) along ``axis`` (from its end if ``reverse``), without overflow."""
+    return cumlogsumexp_p.bind(operand, axis=int(axis), reverse=bool(reverse))

@@ -1,10 +1,13 @@
-"""The lax primitives didax.random needs beyond the elementwise basics: erf, erf_inv, nextafter
-and sort. Stage 01 introduced them.
+"""Special functions as lax primitives: erf, erfc, erf_inv, lgamma and digamma. Stage 01 introduced
+them.
 
-MERGE NOTE: branch ``lax`` adds erf, erf_inv and sort (in its own lax/special.py and
-lax/structural.py). Keep one primitive of each name: theirs, with float32 erf and erf_inv
-evaluated by lax/xla_float32.py (XLA's formulas, which didax.random's bit-exact tests need);
-nextafter may stay here.
+NumPy has none of them, so their evaluation rules are written here, vectorized over whole arrays.
+Each is computed in float64 and rounded once to the operand's dtype, so float32 and the 16-bit
+floats get nearly correctly rounded results, and float64 ones are within a few ulps (about 1e-15
+relative; absolute near a zero of the function). The exceptions are float32 erf and erf_inv, which
+use XLA's own float32 formulas so that didax.random draws JAX's very numbers. The methods are the classic ones: a power series
+where it converges fast, a continued fraction or an asymptotic series elsewhere, and a functional
+equation (reflection, recurrence) to move an argument to where a series works.
 """
 
 from __future__ import annotations
@@ -14,118 +17,218 @@ from typing import Any
 
 import numpy as np
 
-from ..array import Array, to_array
-from ..core import Primitive, ShapedArray, get_aval
-from .elementwise import binop, unop
-from .standard import FLOATING, check_axes
+from .elementwise import unop
+from .standard import FLOATING
 from .xla_float32 import erf_f32, erf_inv_f32
 
-# ----------------------------------------------------------------------------------------------
-# erf and its inverse. float32 (and the 16-bit floats, which XLA computes in float32) use XLA's
-# formulas; float64 is computed to about an ulp with the standard library.
-
-_erf64 = np.vectorize(math.erf, otypes=[np.float64])
-_erfc64 = np.vectorize(math.erfc, otypes=[np.float64])
-
-
-def _erf(x: np.ndarray) -> np.ndarray:
-    if x.dtype == np.float64:
-        return _erf64(x)
-    return erf_f32(x).astype(x.dtype)
-
-
-def _erf_inv_f64(y: np.ndarray) -> np.ndarray:
-    """Newton's method from the float32 guess; the tails solve erfc(x) = 1 - |y|, which keeps
-    its precision where erf(x) is too close to 1 to tell values apart."""
-    guess = erf_inv_f32(y.astype(np.float32)).astype(np.float64)
-    inside = np.abs(y) < 1
-    # Where y rounds to +-1 in float32, start from the tail's leading term sqrt(-log(1 - y^2)).
-    rough = np.sign(y) * np.sqrt(-np.log1p(-np.where(inside, y * y, 0.0)))
-    x = np.where(inside, np.where(np.isfinite(guess), guess, rough), 0.0)
-    tail = np.abs(y) > 0.5
-    for _ in range(6):
-        # d erf(x)/dx = 2/sqrt(pi) exp(-x^2). The tails step on log(erfc(|x|)), which is nearly
-        # quadratic in x there, so Newton converges as fast as in the centre.
-        slope = 2 / math.sqrt(math.pi) * np.exp(-x * x)
-        centre_step = (_erf64(x) - y) / slope
-        with np.errstate(divide="ignore", invalid="ignore"):
-            upper = _erfc64(np.abs(x))
-            tail_step = -np.sign(y) * (np.log(upper) - np.log1p(-np.abs(y))) * upper / slope
-        x = x - np.where(tail, np.nan_to_num(tail_step), centre_step)
-    return np.where(inside, x, guess)
-
-
-def _erf_inv(x: np.ndarray) -> np.ndarray:
-    if x.dtype == np.float64:
-        return _erf_inv_f64(x)
-    return erf_inv_f32(x).astype(x.dtype)
-
-
-erf_p = unop("erf", _erf, (FLOATING,))
-erf_inv_p = unop("erf_inv", _erf_inv, (FLOATING,))
-nextafter_p = binop("nextafter", np.nextafter, (FLOATING,))
+SQRT_PI = math.sqrt(math.pi)
 
 # ----------------------------------------------------------------------------------------------
-# sort: sort several arrays of one shape along one dimension, ordered by the first num_keys of
-# them (lexicographically). Stable when asked, as lax.sort is by default.
+# erf and erfc. For |x| < 1.5 a power series; beyond, Laplace's continued fraction for erfc, which
+# keeps erfc's small values accurate to the last bits (1 - erf(x) would lose them).
+
+_SERIES_CUTOFF = 1.5
+_SERIES_TERMS = 30  # the series' terms fall below 1e-25 of its sum at |x| = 1.5
+_FRACTION_TERMS = 80  # the continued fraction's error falls below 1e-15 for x >= 1.5
 
 
-def _sort_abstract_eval(*operands: ShapedArray, dimension: int, is_stable: bool, num_keys: int) -> list[ShapedArray]:
-    if not operands:
-        raise TypeError("sort requires at least one operand.")
-    shapes = {op.shape for op in operands}
-    if len(shapes) > 1:
-        raise TypeError(f"sort: all operands must have the same shape, got {sorted(shapes)}.")
-    check_axes("sort", (dimension,), operands[0].ndim, "dimension")
-    if not 1 <= num_keys <= len(operands):
-        raise ValueError(f"sort: num_keys={num_keys} must be between 1 and the number of operands, {len(operands)}.")
-    return [ShapedArray(op.shape, op.dtype, op.weak_type) for op in operands]
+def _erf_series(x: np.ndarray) -> np.ndarray:
+    """erf(x) = 2x/sqrt(pi) exp(-x^2) sum_n (2x^2)^n / (1*3*...*(2n+1)): all terms positive, so no
+    cancellation. Summed from the last term (Horner's rule), the smallest first."""
+    x2 = x * x
+    total = np.ones_like(x)
+    for n in range(_SERIES_TERMS, 0, -1):
+        total = 1 + total * (2 * x2 / (2 * n + 1))
+    return 2 * x / SQRT_PI * np.exp(-x2) * total
 
 
-def _sort_impl(*operands: Any, dimension: int, is_stable: bool, num_keys: int) -> list[Any]:
-    arrays = [to_array(op) for op in operands]
-    avals = _sort_abstract_eval(*[a.aval for a in arrays], dimension=dimension, is_stable=is_stable, num_keys=num_keys)
-    values = [np.moveaxis(a._value, dimension, -1) for a in arrays]
-    # np.lexsort sorts by its last key first, and is stable.
-    order = np.lexsort(values[:num_keys][::-1], axis=-1)
-    out = [np.moveaxis(np.take_along_axis(v, order, axis=-1), -1, dimension) for v in values]
-    return [Array(np.asarray(o), aval.weak_type) for o, aval in zip(out, avals)]
+def _exp_minus_square(x: np.ndarray) -> np.ndarray:
+    """exp(-x^2) without the rounding error of x*x, which exp would blow up 700 times at x = 26:
+    split x into a 24-bit head (whose square is exact in float64) and a small tail."""
+    head = x.astype(np.float32).astype(np.float64)
+    tail = x - head
+    return np.exp(-head * head) * np.exp(-tail * (x + head))
 
 
-sort_p = Primitive("sort")
-sort_p.multiple_results = True
-sort_p.def_abstract_eval(_sort_abstract_eval)
-sort_p.def_impl(_sort_impl)
+def _erfc_fraction(x: np.ndarray) -> np.ndarray:
+    """erfc(x) for x >= 1.5: exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + 2/(x + ...))))),
+    evaluated from the bottom up, to a fixed depth."""
+    x = np.minimum(x, 30.0)  # erfc(x) underflows to 0 beyond 27.3; this keeps inf out of the arithmetic
+    f = x
+    for k in range(_FRACTION_TERMS, 0, -1):
+        f = x + (k / 2) / f
+    return _exp_minus_square(x) / (SQRT_PI * f)
+
+
+def erf_f64(x: np.ndarray) -> np.ndarray:
+    """erf on a float64 array (erf(-x) = -erf(x); erf(+-inf) = +-1)."""
+    ax = np.abs(x)
+    small = ax < _SERIES_CUTOFF
+    tail = np.copysign(1 - _erfc_fraction(np.where(small, _SERIES_CUTOFF, ax)), x)
+    return np.where(small, _erf_series(np.where(small, x, 0.0)), tail)
+
+
+def erfc_f64(x: np.ndarray) -> np.ndarray:
+    """erfc = 1 - erf on a float64 array, accurate also where it is tiny (erfc(-x) = 2 - erfc(x))."""
+    ax = np.abs(x)
+    small = ax < _SERIES_CUTOFF
+    upper = _erfc_fraction(np.where(small, _SERIES_CUTOFF, ax))
+    tail = np.where(x < 0, 2 - upper, upper)
+    return np.where(small, 1 - _erf_series(np.where(small, x, 0.0)), tail)
+
 
 # ----------------------------------------------------------------------------------------------
-# The functions users call.
+# erf_inv: a rough first guess, then Halley's method on erf (or, near +-1, on erfc: 1 - |x| is
+# exact there, while erf(y) - |x| would cancel away the digits that matter).
+
+
+def _erf_inv_guess(ax: np.ndarray) -> np.ndarray:
+    """Winitzki's closed-form approximation (2008), within 0.2% of erf_inv for 0 <= ax < 1."""
+    a = 0.147
+    log_1_minus_x2 = np.log1p(-ax) + np.log1p(ax)  # log(1 - x^2) without cancelling 1 - x^2
+    t = 2 / (np.pi * a) + log_1_minus_x2 / 2
+    return np.sqrt(np.sqrt(t * t - log_1_minus_x2 / a) - t)
+
+
+def erf_inv_f64(x: np.ndarray) -> np.ndarray:
+    """erf_inv on a float64 array: erf_inv(+-1) = +-inf, nan outside [-1, 1]."""
+    ax = np.abs(x)
+    near_one = ax > 0.5
+    y = _erf_inv_guess(np.where(ax < 1, ax, 0.0))
+    for _ in range(3):  # Halley's method triples the correct digits per step: 3e-3 -> 1e-8 -> 1e-16
+        residual = np.where(near_one, (1 - ax) - erfc_f64(y), erf_f64(y) - ax)  # erf(y) - |x|
+        step = residual / (2 / SQRT_PI * np.exp(-y * y))  # Newton's step; erf'' = -2y erf'
+        y = y - step / (1 + y * step)
+    y = np.where(ax == 1, np.inf, np.where(ax < 1, y, np.nan))
+    return np.copysign(y, x)  # erf_inv is odd; keeps -0.0 and nan
+
+
+# ----------------------------------------------------------------------------------------------
+# lgamma and digamma: the recurrences Gamma(x+1) = x Gamma(x) and psi(x+1) = psi(x) + 1/x move x
+# up to 10 or more, where Stirling's asymptotic series is accurate to 1e-18 with eight terms; the
+# reflection formulas handle x < 1/2.
+
+_ASYMPTOTIC_FROM = 10.0
+# Bernoulli numbers B2, B4, ..., B16, which both asymptotic series use.
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
+
+
+def _shift_up(x: np.ndarray) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+    """z = x + n with the smallest n >= 0 that makes z >= 10; and the steps on the way: x + k and
+    whether step k was taken (k < n), for k = 0, ..., 9."""
+    z, steps, taken = x, [], []
+    for _ in range(int(_ASYMPTOTIC_FROM)):
+        low = z < _ASYMPTOTIC_FROM
+        steps.append(z)
+        taken.append(low)
+        z = np.where(low, z + 1, z)
+    return z, steps, taken
+
+
+def _abs_sin_pi(x: np.ndarray) -> np.ndarray:
+    """|sin(pi x)|, from x's distance to the nearest integer: that subtraction is exact, while the
+    rounding of pi * x would spoil the result near the integers, where it is tiny."""
+    return np.abs(np.sin(np.pi * (x - np.round(x))))
+
+
+def _tan_pi(x: np.ndarray) -> np.ndarray:
+    """tan(pi x); tan has period pi, so only the distance to the nearest integer matters."""
+    return np.tan(np.pi * (x - np.round(x)))
+
+
+def _lgamma_positive(x: np.ndarray) -> np.ndarray:
+    """log Gamma(x) for x >= 1/2."""
+    z, steps, taken = _shift_up(x)
+    series = sum(b / (2 * k * (2 * k - 1) * z ** (2 * k - 1)) for k, b in enumerate(_BERNOULLI, 1))
+    stirling = (z - 0.5) * np.log(z) - z + 0.5 * math.log(2 * math.pi) + series
+    # Gamma(z) = x (x+1) ... (z-1) Gamma(x)
+    product = np.prod([np.where(t, s, 1.0) for s, t in zip(steps, taken)], axis=0)
+    return stirling - np.log(product)
+
+
+def lgamma_f64(x: np.ndarray) -> np.ndarray:
+    """log |Gamma(x)| on a float64 array: inf at 0, the negative integers and +-inf."""
+    reflect = x < 0.5
+    positive = _lgamma_positive(np.where(reflect, 1 - x, x))
+    # Gamma(x) Gamma(1 - x) = pi / sin(pi x)
+    reflected = np.log(np.pi / _abs_sin_pi(x)) - positive
+    out = np.where(reflect, reflected, positive)
+    return np.where(np.isinf(x), np.inf, out)
+
+
+def _digamma_positive(x: np.ndarray) -> np.ndarray:
+    """psi(x) = d/dx log Gamma(x) for x >= 1/2."""
+    z, steps, taken = _shift_up(x)
+    series = sum(b / (2 * k * z ** (2 * k)) for k, b in enumerate(_BERNOULLI, 1))
+    asymptotic = np.log(z) - 0.5 / z - series
+    # psi(z) = psi(x) + 1/x + 1/(x+1) + ... + 1/(z-1)
+    return asymptotic - sum(np.where(t, 1 / s, 0.0) for s, t in zip(steps, taken))
+
+
+def digamma_f64(x: np.ndarray) -> np.ndarray:
+    """psi(x) on a float64 array: nan at 0, the negative integers and -inf, as XLA gives."""
+    reflect = x < 0.5
+    positive = _digamma_positive(np.where(reflect, 1 - x, x))
+    reflected = positive - np.pi / _tan_pi(x)  # psi(1 - x) - psi(x) = pi / tan(pi x)
+    out = np.where(reflect, reflected, positive)
+    pole = (x <= 0) & (x == np.floor(x))
+    return np.where(pole | (x == -np.inf), np.nan, out)
+
+
+# ----------------------------------------------------------------------------------------------
+# The primitives: float operands only, computed in float64 and rounded to the operand's dtype.
+
+
+def in_float64(fn: Any) -> Any:
+    def numpy_fn(x: np.ndarray) -> np.ndarray:
+        # Rounded back here, where NumPy's warnings are off: overflow to inf is a result.
+        return fn(x.astype(np.float64)).astype(x.dtype)
+
+    numpy_fn.__name__ = fn.__name__
+    return numpy_fn
+
+
+def like_xla(f64: Any, f32: Any) -> Any:
+    """float64 by ``f64``; float32 and the 16-bit floats by ``f32``, XLA's own float32 formula
+    (lax/xla_float32.py), so that results match JAX's bit for bit: didax.random's normal
+    samples go through erf_inv, and must be JAX's."""
+
+    def numpy_fn(x: np.ndarray) -> np.ndarray:
+        if x.dtype == np.float64:
+            return f64(x)
+        return f32(x.astype(np.float32)).astype(x.dtype)
+
+    numpy_fn.__name__ = f64.__name__
+    return numpy_fn
+
+
+erf_p = unop("erf", like_xla(erf_f64, erf_f32), (FLOATING,))
+erfc_p = unop("erfc", in_float64(erfc_f64), (FLOATING,))
+erf_inv_p = unop("erf_inv", like_xla(erf_inv_f64, erf_inv_f32), (FLOATING,))
+lgamma_p = unop("lgamma", in_float64(lgamma_f64), (FLOATING,))
+digamma_p = unop("digamma", in_float64(digamma_f64), (FLOATING,))
 
 
 def erf(x: Any) -> Any:
-    """The error function."""
+    """The error function, 2/sqrt(pi) times the integral of exp(-t^2) from 0 to x."""
     return erf_p.bind(x)
 
 
+def erfc(x: Any) -> Any:
+    """The complementary error function, 1 - erf(x), accurate where it is tiny."""
+    return erfc_p.bind(x)
+
+
 def erf_inv(x: Any) -> Any:
-    """The inverse of the error function, on (-1, 1)."""
+    """The inverse of erf on [-1, 1]."""
     return erf_inv_p.bind(x)
 
 
-def nextafter(x1: Any, x2: Any) -> Any:
-    """The next representable float after x1 in the direction of x2."""
-    return nextafter_p.bind(x1, x2)
+def lgamma(x: Any) -> Any:
+    """The natural logarithm of the absolute value of the gamma function."""
+    return lgamma_p.bind(x)
 
 
-def sort(operand: Any, dimension: int = -1, is_stable: bool = True, num_keys: int = 1) -> Any:
-    """Sort one array, or a sequence of arrays by their first ``num_keys``, along ``dimension``."""
-    several = isinstance(operand, (tuple, list))
-    operands = tuple(operand) if several else (operand,)
-    ndim = get_aval(operands[0]).ndim
-    dimension = dimension + ndim if dimension < 0 else dimension
-    out = sort_p.bind(*operands, dimension=dimension, is_stable=bool(is_stable), num_keys=int(num_keys))
-    return tuple(out) if several else out[0]
-
-
-def sort_key_val(keys: Any, values: Any, dimension: int = -1, is_stable: bool = True) -> tuple[Any, Any]:
-    """Sort ``values`` by ``keys`` along ``dimension``; both are returned sorted."""
-    return sort((keys, values), dimension, is_stable, num_keys=1)
+def digamma(x: Any) -> Any:
+    """The digamma function, the derivative of lgamma."""
+    return digamma_p.bind(x)

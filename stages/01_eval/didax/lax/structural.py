@@ -1,11 +1,13 @@
 """Structural lax primitives: they move, copy or cut elements without computing new values
-(broadcasting, reshaping, transposing, slicing, padding, joining) plus ``iota``.
+(broadcasting, reshaping, transposing, slicing, padding, joining) plus ``iota``; and the helpers
+jax.lax builds from them (``full``, ``collapse``, ``slice_in_dim``, ``dynamic_index_in_dim``, ...).
 Stage 01 introduced them.
 """
 
 from __future__ import annotations
 
 import builtins  # `slice` below is lax.slice; NumPy indexing needs the built-in one
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,7 +15,7 @@ import numpy as np
 
 from .. import dtypes
 from ..core import ShapedArray, get_aval
-from .elementwise import add, lt, select_n
+from .elementwise import add, convert_to, lt, select_n
 from .standard import (
     INTEGER,
     as_shape,
@@ -393,8 +395,15 @@ dynamic_update_slice_p = standard_primitive(
 )
 
 
-def _wrap_negative(index: Any, size: int) -> Any:
-    """A negative start index counts from the end, as in jax.lax (then it is clamped)."""
+def _wrap_negative(index: Any, size: int, allow_negative: bool = True) -> Any:
+    """A negative start index counts from the end, as in jax.lax (then it is clamped). Without
+    ``allow_negative``, the index is only clamped, and a negative Python or NumPy int is an error."""
+    if not allow_negative:
+        if isinstance(index, (int, np.integer)) and index < 0:
+            raise ValueError(
+                f"Index {index} is out of bounds for dimension {size} if allow_negative_indices=False"
+            )
+        return index
     if isinstance(index, int):  # known now: wrap it in Python
         return index + size if index < 0 else index
     dtype = get_aval(index).dtype
@@ -402,18 +411,122 @@ def _wrap_negative(index: Any, size: int) -> Any:
     return select_n(lt(index, np.zeros((), dtype)), index, wrapped)
 
 
-def dynamic_slice(operand: Any, start_indices: Sequence[Any], slice_sizes: Sequence[int]) -> Any:
+def _start_indices(
+    name: str, shape: Sequence[int], start_indices: Sequence[Any], allow_negative: bool | Sequence[bool]
+) -> list[Any]:
+    _check_index_count(name, shape, len(start_indices))  # before zip drops extras
+    allow = [allow_negative] * len(shape) if isinstance(allow_negative, bool) else list(allow_negative)
+    return [_wrap_negative(i, d, a) for i, d, a in zip(start_indices, shape, allow)]
+
+
+def dynamic_slice(
+    operand: Any,
+    start_indices: Sequence[Any],
+    slice_sizes: Sequence[int],
+    *,
+    allow_negative_indices: bool | Sequence[bool] = True,
+) -> Any:
+    """The block of ``slice_sizes`` starting at ``start_indices`` (array values, clamped to fit)."""
     shape = get_aval(operand).shape
-    _check_index_count("dynamic_slice", shape, len(start_indices))  # before zip drops extras
-    starts = [_wrap_negative(i, d) for i, d in zip(start_indices, shape)]
+    starts = _start_indices("dynamic_slice", shape, start_indices, allow_negative_indices)
     return dynamic_slice_p.bind(operand, *starts, slice_sizes=as_shape("dynamic_slice", slice_sizes))
 
 
-def dynamic_update_slice(operand: Any, update: Any, start_indices: Sequence[Any]) -> Any:
+def dynamic_update_slice(
+    operand: Any,
+    update: Any,
+    start_indices: Sequence[Any],
+    *,
+    allow_negative_indices: bool | Sequence[bool] = True,
+) -> Any:
+    """``operand`` with ``update`` written over the block at ``start_indices`` (clamped to fit)."""
     shape = get_aval(operand).shape
-    _check_index_count("dynamic_update_slice", shape, len(start_indices))  # before zip drops extras
-    starts = [_wrap_negative(i, d) for i, d in zip(start_indices, shape)]
+    starts = _start_indices("dynamic_update_slice", shape, start_indices, allow_negative_indices)
     return dynamic_update_slice_p.bind(operand, update, *starts)
+
+
+# ----------------------------------------------------------------------------------------------
+# Slicing along one axis: the helpers jax.lax offers on top of slice, dynamic_slice and
+# dynamic_update_slice. Their axis may be negative.
+
+
+def _axis(name: str, axis: int, ndim: int) -> int:
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{name}: axis {axis} is out of bounds for an array of rank {ndim}.")
+    return axis % ndim
+
+
+def slice_in_dim(
+    operand: Any, start_index: int | None, limit_index: int | None, stride: int = 1, axis: int = 0
+) -> Any:
+    """lax.slice along one axis; None means the axis' start (or end), and negative indices count
+    from the end."""
+    shape = get_aval(operand).shape
+    axis = _axis("slice_in_dim", axis, len(shape))
+    size = shape[axis]
+    start = 0 if start_index is None else int(start_index)
+    limit = size if limit_index is None else int(limit_index)
+    start, limit = (start + size if start < 0 else start), (limit + size if limit < 0 else limit)
+    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    starts[axis], limits[axis], strides[axis] = start, limit, int(stride)
+    return slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True) -> Any:
+    """The slice at a known ``index`` of ``axis`` (negative counts from the end); ``keepdims=False``
+    drops the axis."""
+    shape = get_aval(operand).shape
+    axis = _axis("index_in_dim", axis, len(shape))
+    size, index = shape[axis], int(index)
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+    index = index + size if index < 0 else index
+    sliced = slice_in_dim(operand, index, index + 1, 1, axis)
+    return sliced if keepdims else squeeze(sliced, (axis,))
+
+
+def dynamic_slice_in_dim(
+    operand: Any, start_index: Any, slice_size: int, axis: int = 0, *, allow_negative_indices: bool = True
+) -> Any:
+    """dynamic_slice along one axis: ``slice_size`` elements from ``start_index`` (clamped to fit)."""
+    shape = get_aval(operand).shape
+    axis = _axis("dynamic_slice_in_dim", axis, len(shape))
+    starts: list[Any] = [0] * len(shape)
+    sizes = list(shape)
+    starts[axis], sizes[axis] = start_index, int(slice_size)
+    return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow_negative_indices)
+
+
+def dynamic_index_in_dim(
+    operand: Any, index: Any, axis: int = 0, keepdims: bool = True, *, allow_negative_indices: bool = True
+) -> Any:
+    """The slice at ``index`` (an array value, clamped) of ``axis``; ``keepdims=False`` drops it."""
+    axis = _axis("dynamic_index_in_dim", axis, get_aval(operand).ndim)
+    sliced = dynamic_slice_in_dim(operand, index, 1, axis, allow_negative_indices=allow_negative_indices)
+    return sliced if keepdims else squeeze(sliced, (axis,))
+
+
+def dynamic_update_slice_in_dim(
+    operand: Any, update: Any, start_index: Any, axis: int, *, allow_negative_indices: bool = True
+) -> Any:
+    """dynamic_update_slice along one axis: ``update`` written from ``start_index`` on."""
+    shape = get_aval(operand).shape
+    axis = _axis("dynamic_update_slice_in_dim", axis, len(shape))
+    starts: list[Any] = [0] * len(shape)
+    starts[axis] = start_index
+    return dynamic_update_slice(operand, update, starts, allow_negative_indices=allow_negative_indices)
+
+
+def dynamic_update_index_in_dim(
+    operand: Any, update: Any, index: Any, axis: int, *, allow_negative_indices: bool = True
+) -> Any:
+    """``update`` written at ``index`` of ``axis``; it may lack that axis (it is then added)."""
+    ndim = get_aval(operand).ndim
+    axis = _axis("dynamic_update_index_in_dim", axis, ndim)
+    if get_aval(update).ndim == ndim - 1:
+        update = expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis, allow_negative_indices=allow_negative_indices)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -444,3 +557,43 @@ def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
 
 def iota(dtype: Any, size: int) -> Any:
     return broadcasted_iota(dtype, (size,), 0)
+
+
+# ----------------------------------------------------------------------------------------------
+# Filled arrays and collapsing dimensions: compositions of the primitives above.
+
+
+def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
+    """An array of ``shape`` filled with the scalar ``fill_value`` (in ``dtype`` if given; else a
+    Python scalar's weak type is kept)."""
+    shape = as_shape("full", (shape,) if isinstance(shape, int) else shape)
+    aval = get_aval(fill_value)
+    if aval.ndim:
+        raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape {aval.shape}.")
+    if dtype is None:
+        fill = fill_value
+    else:
+        fill = convert_to(fill_value, dtypes.check_user_dtype(dtype, "full"), weak_type=False)
+    return broadcast_in_dim(fill, shape, ())
+
+
+def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None) -> Any:
+    """An array like ``x`` (its shape and dtype, or the ``shape`` and ``dtype`` given) filled with
+    ``fill_value``; without ``dtype`` it also keeps x's weak type."""
+    aval = get_aval(x)
+    if dtype is None:
+        new_dtype, weak = aval.dtype, aval.weak_type
+    else:
+        new_dtype, weak = dtypes.check_user_dtype(dtype, "full_like"), False
+    fill = convert_to(fill_value, new_dtype, weak_type=weak)
+    return full(aval.shape if shape is None else shape, fill)
+
+
+def collapse(operand: Any, start_dimension: int, stop_dimension: int | None = None) -> Any:
+    """Merge dimensions ``start_dimension`` up to (not including) ``stop_dimension`` into one (a
+    reshape); the bounds are read as a Python slice's."""
+    shape = get_aval(operand).shape
+    start, stop, _ = builtins.slice(start_dimension, stop_dimension).indices(len(shape))
+    if start > stop:
+        raise ValueError(f"Invalid dimension range passed to collapse: {shape}[{start_dimension}:{stop_dimension}]")
+    return reshape(operand, shape[:start] + (math.prod(shape[start:stop]),) + shape[stop:])
