@@ -385,6 +385,21 @@ def _is_scalar_type(obj: Any) -> bool:
             and isinstance(getattr(obj, "dtype", None), np.dtype))
 
 
+# Constants have no docstring of their own; these say what the common ones are.
+_VALUE_DOCS = {
+    "e": "Euler's number, 2.718...",
+    "pi": "The ratio of a circle's circumference to its diameter, 3.14159...",
+    "euler_gamma": "The Euler-Mascheroni constant, 0.5772...",
+    "inf": "Positive infinity, as a Python float.",
+    "nan": "Not a number, as a Python float.",
+    "newaxis": "None: an index entry that inserts an axis of size 1.",
+    "bfloat16": "The bfloat16 dtype (from ml_dtypes): float32's exponent range in 16 bits.",
+    "SUPPORTED_DTYPES": "Every dtype didax computes with.",
+    "PYTHON_SCALAR_DTYPES": "The dtype each Python scalar type gets before canonicalization.",
+    "WEAK_NODES": "The lattice's weak nodes (i*, f*, c*) and the Python type each stands for.",
+}
+
+
 def describe_module(module: Any) -> list[dict[str, str]]:
     """Each public name of a module: its kind, signature (or value) and first docstring line."""
     import inspect
@@ -397,6 +412,8 @@ def describe_module(module: Any) -> list[dict[str, str]]:
         owner = getattr(obj, "__module__", None) if isinstance(obj, (type, types.FunctionType)) else None
         if isinstance(obj, types.ModuleType) and obj.__name__.startswith(module.__name__ + "."):
             continue  # a submodule the package is made of, not an API name
+        if isinstance(obj, types.ModuleType) and not obj.__name__.startswith("didax"):
+            continue  # a library the module imports (numpy, functools), not an API name
         if isinstance(obj, (types.UnionType, types.GenericAlias)) or owner in _SKIP_MODULES:
             continue
         if type(obj).__module__ in _SKIP_MODULES:
@@ -425,6 +442,11 @@ def describe_module(module: Any) -> list[dict[str, str]]:
             kind = "primitive" if hasattr(obj, "bind") else "value"
             own_type = type(obj).__module__.startswith("didax") and kind == "value"
             doc = _first_line(inspect.getdoc(type(obj))) if own_type else ""
+            doc = doc or _VALUE_DOCS.get(name, "")
+            if kind == "primitive":
+                wrapper = getattr(module, name.removesuffix("_p"), None)
+                doc = (f"The `{obj}` primitive: what every interpreter has a rule for"
+                       + (f"; `{name.removesuffix('_p')}` applies it." if callable(wrapper) else "."))
             entries.append({"name": name, "kind": kind, "signature": value, "doc": doc})
     return entries
 

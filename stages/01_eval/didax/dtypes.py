@@ -117,18 +117,22 @@ def issubdtype(dtype: Any, category: Any) -> bool:
 
 
 def is_float(dtype: Any) -> bool:
+    """Whether ``dtype`` is a real floating type (bfloat16 included)."""
     return issubdtype(dtype, np.floating)
 
 
 def is_inexact(dtype: Any) -> bool:
+    """Whether ``dtype`` is a floating or complex type."""
     return is_float(dtype) or issubdtype(dtype, np.complexfloating)
 
 
 def finfo(dtype: Any) -> Any:
+    """Machine limits of a floating type (eps, max, tiny, ...), bfloat16 included."""
     return ml_dtypes.finfo(dtype)
 
 
 def iinfo(dtype: Any) -> Any:
+    """Machine limits of an integer type (min, max, bits)."""
     return ml_dtypes.iinfo(dtype)
 
 
