@@ -8,6 +8,7 @@ the hook is ever missing):
     <!-- didax:diff -->                    the lesson (LESSON.diff) of the page's stage (front matter `stage:`)
     <!-- didax:source FILE::NAME -->       a definition of a stage file, by name, via snippets
     <!-- didax:api STAGE -->               the public API of a stage
+    <!-- didax:primitives [STAGE] -->      the stage's primitives and which rules each has
     <!-- didax:files [STAGE] -->           every file of the stage, linked to its own page
     <!-- didax:figure NAME -->             a picture drawn with Graphviz from the page's stage (figures.py)
     <!-- didax:exercises [STAGE] -->        the stage's exercise sets, what each function must do
@@ -92,6 +93,8 @@ def _generate(kind: str, arg: str, page: Any) -> str:
         return sitegen.source_include(arg)
     if kind == "api":
         return sitegen.api_markdown(arg)
+    if kind == "primitives":
+        return sitegen.primitives_markdown(arg or page.meta.get("stage", ""))
     if kind == "figure":
         stage = page.meta.get("stage") or sitegen.stage_names()[-1]
         return figures.figure_html(arg, stage)

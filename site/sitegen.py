@@ -889,8 +889,67 @@ def _plot_growth(ax: Any, growth: dict[str, list[tuple[int, float]]]) -> None:
     ax.legend()
 
 
+# ----------------------------------------------------------------------------------------------
+# The primitive table: every primitive of a stage, and which rules each interpreter has for it
+
+
+def primitives_json() -> dict[str, Any]:
+    """Every Primitive in the `didax` on sys.path: its name, the lax module that declares it, and
+    the rule tables (any module-level dict keyed by primitives, such as a later stage's jvp_rules)
+    that hold a rule for it."""
+    import pkgutil
+
+    import didax
+    from didax import core
+
+    tables: dict[str, set[str]] = {}
+    for info in pkgutil.walk_packages(didax.__path__, "didax."):
+        module = importlib.import_module(info.name)
+        for attr, value in vars(module).items():
+            if isinstance(value, dict) and value and all(isinstance(k, core.Primitive) for k in value):
+                tables[f"{info.name.removeprefix('didax.')}.{attr}"] = {k.name for k in value}
+    prims = {}
+    for module_name in sorted(m.name for m in pkgutil.walk_packages(didax.lax.__path__, "didax.lax.")):
+        for value in vars(importlib.import_module(module_name)).values():
+            if isinstance(value, core.Primitive) and value.name not in prims:
+                prims[value.name] = {"module": module_name.removeprefix("didax."),
+                                     "results": "several" if value.multiple_results else "one"}
+    return {"primitives": prims, "tables": {t: sorted(n) for t, n in sorted(tables.items())}}
+
+
+def stage_primitives(stage: str, root: Path = ROOT) -> dict[str, Any]:
+    """primitives_json() of one stage, read in a fresh interpreter with only that stage importable."""
+    stage_dir = root / "stages" / stage
+    env = {**os.environ, "PYTHONPATH": str(stage_dir), "PYTHONDONTWRITEBYTECODE": "1"}
+    result = subprocess.run([sys.executable, str(Path(__file__).resolve()), "primitives-json"],
+                            cwd=stage_dir, env=env, capture_output=True, text=True, timeout=120)
+    if result.returncode:
+        raise SiteError(f"reading the primitives of {stage} failed:\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout)
+
+
+def primitives_markdown(stage: str, root: Path = ROOT) -> str:
+    """The chapter's table of primitives: one row each, grouped by the lax module declaring it, a
+    column for evaluation (every primitive has it) and one per rule table the stage has."""
+    data = stage_primitives(stage, root)
+    prims, tables = data["primitives"], data["tables"]
+    columns = ["evaluation"] + [t.rpartition(".")[2] for t in tables]
+    out = [f"{len(prims)} primitives, read from `stages/{stage}/didax/lax` when this page was built. "
+           "Every one has an evaluation rule (its NumPy implementation with its abstract evaluation)"
+           + ("; the other columns are the rule tables of the interpreters this stage has." if tables
+              else "; later stages add a column for each interpreter's rule table."), "",
+           "| primitive | declared in | results | " + " | ".join(columns) + " |",
+           "|---|---|---|" + "---|" * len(columns)]
+    for name, info in sorted(prims.items(), key=lambda item: (item[1]["module"], item[0])):
+        marks = ["yes"] + ["yes" if name in names else "—" for names in tables.values()]
+        out.append(f"| `{name}` | `{info['module']}` | {info['results']} | " + " | ".join(marks) + " |")
+    return "\n".join(out) + "\n"
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["api-json"]:
         json.dump(api_json(), sys.stdout)
+    elif sys.argv[1:] == ["primitives-json"]:
+        json.dump(primitives_json(), sys.stdout)
     else:
-        sys.exit("usage: PYTHONPATH=stages/<stage> python site/sitegen.py api-json")
+        sys.exit("usage: PYTHONPATH=stages/<stage> python site/sitegen.py api-json|primitives-json")

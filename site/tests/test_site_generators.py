@@ -197,3 +197,12 @@ def test_the_performance_page_plots_each_case_and_the_growth_of_cost():
     assert [n for n, _ in growth["didax"]] == sorted(c["ops"] for c in chains)
     png = sitegen.benchmark_plot(results[0])
     assert png is not None and png.startswith(b"\x89PNG")
+
+
+def test_the_chapter_lists_every_primitive_of_its_stage():
+    data = sitegen.stage_primitives("01_eval")
+    assert {"add", "sin", "gather", "scatter-add", "sort", "xor"} <= set(data["primitives"])
+    table = sitegen.primitives_markdown("01_eval")
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    assert len(rows) == len(data["primitives"]) > 50
+    assert "<!-- didax:primitives -->" in (sitegen.ROOT / "site" / "docs" / "stages" / "01_eval.md").read_text()
