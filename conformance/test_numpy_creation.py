@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from conformance import dtype_rules as dr
 from conformance import strategies as S
-from conformance.checks import RTOL, assert_dtype, assert_values, draw_x64, show_call, wide
+from conformance.checks import RTOL, assert_dtype, assert_values, draw_x64, is_weak, show_call, wide
 from conformance.impl import Impl
 from conformance.strategies import Domain
 
@@ -159,6 +159,17 @@ def test_like_functions_copy_shape_and_dtype(impl: Impl, flags, name: str, data:
     assert_dtype(got, want_dtype)
     value = {"zeros_like": 0, "ones_like": 1, "full_like": fill[0] if fill else None}[name]
     assert_values(got, np.full(x.shape, value), want_dtype)
+
+
+@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "full_like"])
+def test_like_functions_keep_the_weak_type(impl: Impl, name: str) -> None:
+    """Without a dtype, the result is weakly typed when the input is; with a dtype it is strong."""
+    like = getattr(impl.numpy, name)
+    fill = (3,) if name == "full_like" else ()
+    weak = impl.numpy.asarray(2.0)
+    assert is_weak(like(weak, *fill))
+    assert not is_weak(like(weak, *fill, dtype=np.float32))
+    assert not is_weak(like(np.float32(2.0), *fill))
 
 
 # --- arange, linspace, eye -----------------------------------------------------------------------
