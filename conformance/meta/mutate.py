@@ -16,12 +16,13 @@ notice. The mutant is then
 Run it (sequentially by default; ``--jobs`` runs several suites at once):
 
     python -m conformance.meta.mutate --stage 01_eval
-    python -m conformance.meta.mutate --stage 01_eval --only lax.pad.interior tree.map.ignores_is_leaf
+    python -m conformance.meta.mutate --stage 01_eval --only lax.pad.interior_after_the_last
     python -m conformance.meta.mutate --stage 01_eval --sample 10 --seed 1 --quick
 
-It writes ``build/mutation/<stage>.json`` and ``.md`` (``--publish`` also copies them to
-``conformance/meta/results/``) and exits non-zero when a mutant survives without being marked
-equivalent, or is stale, or could not be run.
+It first runs the same areas on the unmutated stage (they must pass, or every mutant would look
+killed; exit code 2 if not), writes ``build/mutation/<stage>.json`` and ``.md`` (``--publish`` also
+copies them to ``conformance/meta/results/``), and exits with 1 when a mutant survives without
+being marked equivalent, or is stale, or could not be run.
 """
 
 from __future__ import annotations
