@@ -252,7 +252,7 @@ def test_dynamic_slice_counts_negative_starts_from_the_end(impl: Impl, flags, da
     same for starts held in integer scalar arrays."""
     x64 = draw_x64(data, flags)
     x = draw_array(data, x64, shape=S.shapes(min_dims=1))
-    sizes = tuple(data.draw(st.integers(0, n), label="size") for n in x.shape)
+    sizes = tuple(data.draw(st.integers(1, n), label="size") for n in x.shape)  # not empty
     starts = [data.draw(st.integers(-n - 2, n), label="start") for n in x.shape]
     in_arrays = data.draw(st.booleans(), label="starts as int32 scalars")
     given_starts = [np.int32(s) for s in starts] if in_arrays else starts
@@ -261,6 +261,13 @@ def test_dynamic_slice_counts_negative_starts_from_the_end(impl: Impl, flags, da
     begin = clamp_starts(wrapped, sizes, x.shape)
     want = x[tuple(slice(b, b + k) for b, k in zip(begin, sizes))]
     assert_rearranged(impl.lax.dynamic_slice(x, given_starts, sizes), want)
+
+
+@pytest.mark.parametrize("start", [-2, np.int32(-2), -9, np.int32(-9)], ids=repr)
+def test_dynamic_slice_with_a_negative_start(impl: Impl, start: int) -> None:
+    """-2 starts two from the end; -9 counts from the end to -4, which is clamped to 0."""
+    want = [3, 4] if start == -2 else [0, 1]
+    assert np.asarray(impl.lax.dynamic_slice(np.arange(5, dtype=np.int32), (start,), (2,))).tolist() == want
 
 
 def test_dynamic_update_slice_leaves_its_operand_unchanged(impl: Impl) -> None:

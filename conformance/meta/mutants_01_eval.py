@@ -195,7 +195,7 @@ MUTANTS: list[Mutant] = [
         "weak.convert_skips_a_change_of_weak_type", UTIL,
         "if aval.dtype == dtype and aval.weak_type == weak_type:", "if aval.dtype == dtype:", NUMPY,
         "converting to the same dtype keeps the old weak type: asarray(1.0).astype(float32) stays weak",
-        keyword="weak",
+        keyword="astype",
     ),
     Mutant(
         "weak.zeros_like_drops_weak_type", CREATION,
@@ -353,7 +353,7 @@ MUTANTS: list[Mutant] = [
         "return select_n(lt(index, np.zeros((), dtype)), index, wrapped)",
         "return select_n(lt(index, np.zeros((), dtype)), wrapped, index)", LAX + NUMPY,
         "an integer index held in an array is wrapped when non-negative instead of when negative",
-        keyword="dynamic",
+        keyword="negative_start or integer_scalar_arrays",
     ),
     # --- lax rules ------------------------------------------------------------------------------------
     Mutant(
@@ -366,7 +366,7 @@ MUTANTS: list[Mutant] = [
         "lax.dynamic_slice.negative_start_not_wrapped", STRUCTURAL,
         "return index + size if index < 0 else index", "return index", LAX,
         "dynamic_slice clamps a negative start index to 0 instead of counting it from the end",
-        keyword="dynamic",
+        keyword="negative_start",
     ),
     Mutant(
         "lax.pad.interior_after_the_last", STRUCTURAL,
@@ -508,13 +508,13 @@ MUTANTS: list[Mutant] = [
         'if dtypes.is_float(x.dtype) and new_dtype.kind in "iu":', 'if dtypes.is_float(x.dtype) and new_dtype.kind == "i":',
         LAX,
         "float to unsigned conversion uses NumPy's cast: negative values wrap instead of saturating at 0",
-        keyword="convert",
+        keyword="conversion",
     ),
     Mutant(
         "xla.float_to_int_nan", ELEMENTWISE,
         "t = np.trunc(np.nan_to_num(x.astype(np.float64), nan=0.0))", "t = np.trunc(x.astype(np.float64))", LAX,
         "float to int conversion turns NaN into the smallest integer instead of 0",
-        keyword="convert",
+        keyword="conversion",
     ),
     Mutant(
         "xla.float_to_int_wraps", ELEMENTWISE,
@@ -522,7 +522,7 @@ MUTANTS: list[Mutant] = [
         "    out[too_big] = info.max\n    out[too_small] = info.min\n    return out",
         "    return t.astype(new_dtype)", LAX,
         "float to int conversion does not saturate at the integer limits",
-        keyword="convert",
+        keyword="conversion",
     ),
     Mutant(
         "numpy.floor_divide_truncates", UFUNCS,
