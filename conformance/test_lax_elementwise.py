@@ -160,6 +160,13 @@ def test_binary_primitive_broadcasts_rank0_and_size1_dims(
     check(prim, getattr(impl.lax, prim.name)(x, y), [x, y], dt)
 
 
+def test_binary_primitive_broadcasts_size1_against_size0(impl: Impl) -> None:
+    """A size-1 dimension stretches to any size, 0 included."""
+    empty, row = np.ones((0, 3), np.float32), np.ones((1, 3), np.float32)
+    for x, y in ((empty, row), (row, empty)):
+        assert tuple(impl.lax.add(x, y).shape) == (0, 3)
+
+
 @pytest.mark.parametrize("name", ["max", "min"])
 def test_max_and_min_propagate_nan(impl: Impl, name: str) -> None:
     x = np.array([np.nan, 1.0, np.nan, -2.0], np.float32)
@@ -245,3 +252,34 @@ def test_add_does_not_promote_a_python_int_to_float(impl: Impl) -> None:
 def test_transcendental_of_integers_raises_type_error(impl: Impl, prim: str) -> None:
     with pytest.raises(TypeError):
         getattr(impl.lax, prim)(np.ones(3, np.int32))
+
+
+# --- XLA's integer and conversion semantics, where NumPy's differ ---------------------------------
+
+INT_DTYPES = ["int8", "int16", "int32", "uint8", "uint16", "uint32"]
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_integer_division_by_zero_follows_xla(impl: Impl, dtype: str) -> None:
+    """x / 0 is -1 (all bits set: an unsigned type's maximum) and x % 0 is x, as XLA defines them;
+    NumPy gives 0 for both."""
+    dt = np.dtype(dtype)
+    x = np.array([5, 0, 7] if dt.kind == "u" else [5, 0, -7], dt)
+    zero = np.zeros(3, dt)
+    assert_values(impl.lax.div(x, zero), np.full(3, -1).astype(dt), dt)
+    assert_values(impl.lax.rem(x, zero), x, dt)
+
+
+OUT_OF_RANGE = np.array([-1.5, 2.7, 300.0, -300.0, 1e10, -1e10, np.inf, -np.inf, np.nan], np.float32)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_float_to_integer_conversion_saturates(impl: Impl, dtype: str) -> None:
+    """Floats become integers as in XLA: truncated toward zero, clamped to the integer type's range,
+    and NaN becomes 0 (NumPy's cast leaves all of these undefined)."""
+    dt = np.dtype(dtype)
+    info = np.iinfo(dt)
+    want = np.clip(np.trunc(np.nan_to_num(OUT_OF_RANGE.astype(np.float64), nan=0.0)), info.min, info.max)
+    got = impl.lax.convert_element_type(OUT_OF_RANGE, dt)
+    assert_dtype(got, dt)
+    assert_values(got, want.astype(dt), dt)

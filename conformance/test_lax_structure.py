@@ -17,6 +17,7 @@ from conformance.checks import (
     assert_rearranged,
     assert_values,
     draw_x64,
+    is_weak,
     show_call,
     ulp_scale,
     wide,
@@ -68,11 +69,10 @@ def test_argmax_argmin(impl: Impl, flags, name: str, data: st.DataObject) -> Non
     x64 = draw_x64(data, flags)
     x = draw_array(data, x64, (S.BOOL, S.INTEGER, S.FLOATING), S.shapes(min_dims=1), Domain(-3, 3, grid=1.0))
     axis = data.draw(st.integers(0, x.ndim - 1), label="axis")
-    index_dtype = dr.canonicalize(
-        data.draw(st.sampled_from(["int16", "int32", "int64"]), label="index_dtype"), x64
-    )
-    show_call(f"lax.{name}(x, {axis}, {index_dtype.name!r})", x=x)
-    got = getattr(impl.lax, name)(x, axis, index_dtype)
+    requested = data.draw(st.sampled_from(["int16", "int32", "int64"]), label="index_dtype")
+    index_dtype = dr.canonicalize(requested, x64)  # int64 is int32 while x64 is off
+    show_call(f"lax.{name}(x, {axis}, {requested!r})", x=x)
+    got = getattr(impl.lax, name)(x, axis, requested)
     assert_dtype(got, index_dtype)
     assert_values(got, getattr(np, name)(wide(x), axis=axis), index_dtype)
 
@@ -146,6 +146,25 @@ def test_expand_dims(impl: Impl, flags, data: st.DataObject) -> None:
     count = data.draw(st.integers(1, 2), label="new axes")
     dims = tuple(data.draw(st.permutations(range(x.ndim + count)), label="positions")[:count])
     show_call(f"lax.expand_dims(x, {dims})", x=x)
+    assert_rearranged(impl.lax.expand_dims(x, dims), np.expand_dims(x, dims))
+
+
+@given(data=st.data())
+def test_expand_dims_with_negative_dimensions(impl: Impl, flags, data: st.DataObject) -> None:
+    """A negative dimension counts from the end of the result, as in np.expand_dims."""
+    x64 = draw_x64(data, flags)
+    x = draw_array(data, x64)
+    count = data.draw(st.integers(1, 2), label="new axes")
+    out_ndim = x.ndim + count
+    positions = data.draw(st.permutations(range(out_ndim)), label="positions")[:count]
+    dims = tuple(p - out_ndim if data.draw(st.booleans(), label="negative") else p for p in positions)
+    show_call(f"lax.expand_dims(x, {dims})", x=x)
+    assert_rearranged(impl.lax.expand_dims(x, dims), np.expand_dims(x, dims))
+
+
+@pytest.mark.parametrize("dims", [(2, 0), (-1, 0), (0, -1), (-4, -1)], ids=str)
+def test_expand_dims_takes_dimensions_in_any_order(impl: Impl, dims: tuple[int, ...]) -> None:
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
     assert_rearranged(impl.lax.expand_dims(x, dims), np.expand_dims(x, dims))
 
 
@@ -225,6 +244,37 @@ def test_dynamic_slice(impl: Impl, flags, data: st.DataObject) -> None:
     begin = clamp_starts(starts, sizes, x.shape)
     want = x[tuple(slice(b, b + k) for b, k in zip(begin, sizes))]
     assert_rearranged(impl.lax.dynamic_slice(x, starts, sizes), want)
+
+
+@given(data=st.data())
+def test_dynamic_slice_counts_negative_starts_from_the_end(impl: Impl, flags, data: st.DataObject) -> None:
+    """A negative start index counts from the end of its dimension, then the start is clamped; the
+    same for starts held in integer scalar arrays."""
+    x64 = draw_x64(data, flags)
+    x = draw_array(data, x64, shape=S.shapes(min_dims=1))
+    sizes = tuple(data.draw(st.integers(1, n), label="size") for n in x.shape)  # not empty
+    starts = [data.draw(st.integers(-n - 2, n), label="start") for n in x.shape]
+    in_arrays = data.draw(st.booleans(), label="starts as int32 scalars")
+    given_starts = [np.int32(s) for s in starts] if in_arrays else starts
+    show_call(f"lax.dynamic_slice(x, {given_starts!r}, {sizes})", x=x)
+    wrapped = [s + n if s < 0 else s for s, n in zip(starts, x.shape)]
+    begin = clamp_starts(wrapped, sizes, x.shape)
+    want = x[tuple(slice(b, b + k) for b, k in zip(begin, sizes))]
+    assert_rearranged(impl.lax.dynamic_slice(x, given_starts, sizes), want)
+
+
+@pytest.mark.parametrize("start", [-2, np.int32(-2), -9, np.int32(-9)], ids=repr)
+def test_dynamic_slice_with_a_negative_start(impl: Impl, start: int) -> None:
+    """-2 starts two from the end; -9 counts from the end to -4, which is clamped to 0."""
+    want = [3, 4] if start == -2 else [0, 1]
+    assert np.asarray(impl.lax.dynamic_slice(np.arange(5, dtype=np.int32), (start,), (2,))).tolist() == want
+
+
+def test_dynamic_update_slice_leaves_its_operand_unchanged(impl: Impl) -> None:
+    before = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = impl.numpy.asarray(before)
+    impl.lax.dynamic_update_slice(x, np.zeros((1, 2), np.float32), (1, 1))
+    np.testing.assert_array_equal(np.asarray(x), before)
 
 
 @given(data=st.data())
@@ -319,11 +369,30 @@ def test_iota(impl: Impl, flags, data: st.DataObject) -> None:
     assert_values(got, np.arange(size), dr.canonicalize(dt, x64))
 
 
+def test_iota_is_strongly_typed(impl: Impl) -> None:
+    assert not is_weak(impl.lax.iota(np.int32, 3))
+    assert not is_weak(impl.lax.broadcasted_iota(np.float32, (2, 3), 1))
+
+
+def test_weak_types_of_lax_results(impl: Impl) -> None:
+    """A lax result is weakly typed only when every operand is: a typed array and a Python scalar
+    give a strong result, reductions keep their operand's weak type, and convert_element_type
+    gives a strong one."""
+    weak_scalar, weak_vector = impl.numpy.asarray(2.0), impl.numpy.full((3,), 2.0)
+    assert is_weak(weak_scalar) and is_weak(weak_vector)
+    assert not is_weak(impl.lax.add(np.ones(3, np.float32), 1.0))
+    assert is_weak(impl.lax.add(weak_scalar, 1.0))
+    assert is_weak(impl.lax.reduce_sum(weak_vector, (0,)))
+    assert is_weak(impl.lax.reduce_max(weak_vector, (0,)))
+    assert not is_weak(impl.lax.convert_element_type(weak_scalar, np.float32))
+
+
 # --- errors: JAX's exception types (messages are not compared) ------------------------------------
 
 BAD_CALLS = {
     "reduce_sum axis out of range": (ValueError, lambda lax, x: lax.reduce_sum(x, (2,))),
     "reduce_max axis out of range": (ValueError, lambda lax, x: lax.reduce_max(x, (5,))),
+    "reduce_sum negative axis": (ValueError, lambda lax, x: lax.reduce_sum(x, (-1,))),
     "argmax axis out of range": (ValueError, lambda lax, x: lax.argmax(x, 2, np.int32)),
     "cumsum axis out of range": (ValueError, lambda lax, x: lax.cumsum(x, axis=2)),
     "squeeze a dimension of size 3": (ValueError, lambda lax, x: lax.squeeze(x, (1,))),

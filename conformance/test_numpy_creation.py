@@ -161,6 +161,17 @@ def test_like_functions_copy_shape_and_dtype(impl: Impl, flags, name: str, data:
     assert_values(got, np.full(x.shape, value), want_dtype)
 
 
+@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "full_like"])
+def test_like_functions_of_a_weak_scalar_are_weak(impl: Impl, name: str) -> None:
+    """Without a dtype, the result is weakly typed when the input is; with a dtype it is strong."""
+    like = getattr(impl.numpy, name)
+    fill = (3,) if name == "full_like" else ()
+    weak = impl.numpy.asarray(2.0)
+    assert is_weak(like(weak, *fill))
+    assert not is_weak(like(weak, *fill, dtype=np.float32))
+    assert not is_weak(like(np.float32(2.0), *fill))
+
+
 # --- arange, linspace, eye -----------------------------------------------------------------------
 
 

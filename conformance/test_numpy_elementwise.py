@@ -444,6 +444,9 @@ REGRESSIONS = [
     ("**", True, BOOLS),
     # A known integer scalar exponent means integer_pow: a bool base becomes int32 (not uint8).
     ("power", False, (np.array(False), np.array(0, np.uint8))),
+    # Found by mutation testing (meta/mutate.py): bool + bool is a logical or, and so is bool * bool an and.
+    ("add", False, (np.array([False, True, True]), np.array([True, False, True]))),
+    ("multiply", False, (np.array([False, True, True]), np.array([True, False, True]))),
 ]
 
 

@@ -20,6 +20,7 @@ from conformance.checks import (
     assert_rearranged,
     assert_values,
     draw_x64,
+    is_weak,
     show_call,
     ulp_scale,
 )
@@ -187,6 +188,16 @@ def test_basic_indexing(impl: Impl, flags, data: st.DataObject) -> None:
     assert_rearranged(impl.numpy.asarray(x)[index], x[index], x64=x64)
 
 
+@given(data=st.data())
+def test_indexing_with_integer_scalar_arrays(impl: Impl, flags, data: st.DataObject) -> None:
+    """An integer held in an array indexes like the integer: a negative one counts from the end."""
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_dims=1, min_side=1)), label="x")
+    i = data.draw(st.integers(-x.shape[0], x.shape[0] - 1), label="i")
+    show_call(f"jnp.asarray(x)[jnp.asarray({i})]", x=x)
+    assert_rearranged(impl.numpy.asarray(x)[impl.numpy.asarray(i)], x[i], x64=x64)
+
+
 # --- the array's own attributes and methods ------------------------------------------------------
 
 
@@ -213,3 +224,9 @@ def test_astype(impl: Impl, flags, data: st.DataObject) -> None:
     want_dtype = dr.canonicalize(dtype, x64)
     assert_dtype(got, want_dtype)
     assert_values(got, x.astype(want_dtype), want_dtype)
+
+
+def test_astype_gives_a_strongly_typed_result(impl: Impl) -> None:
+    weak = impl.numpy.asarray(2.0)
+    assert not is_weak(weak.astype(np.float32))
+    assert not is_weak(weak.astype(np.int32))

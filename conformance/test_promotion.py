@@ -75,6 +75,23 @@ def test_promote_types_without_x64_forms_no_new_64_bit_type(impl: Impl, flags, a
     assert np.dtype(got) == dr.dtype(want)
 
 
+X64_OFF_PROMOTE_TYPES = [  # (a, b, promote_types(a, b)) while x64 is off: 64-bit types stay 64-bit
+    ("uint64", "int8", "float64"),
+    ("int64", "int32", "int64"),
+    ("float64", "bfloat16", "float64"),
+    ("complex128", "float32", "complex128"),
+    ("uint64", "uint8", "uint64"),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "want"), X64_OFF_PROMOTE_TYPES, ids=lambda v: str(v))
+def test_promote_types_does_not_truncate_with_x64_off(impl: Impl, flags, a: str, b: str, want: str) -> None:
+    """promote_types answers in 64-bit types even while x64 is off (result_type is what canonicalizes)."""
+    flags("jax_enable_x64", False)
+    assert np.dtype(impl.numpy.promote_types(np.dtype(a), np.dtype(b))) == np.dtype(want)
+    assert np.dtype(impl.numpy.promote_types(np.dtype(b), np.dtype(a))) == np.dtype(want)
+
+
 @pytest.mark.parametrize(("a", "b"), ALL_PAIRS, ids=[f"{a}-{b}" for a, b in ALL_PAIRS])
 def test_result_type_is_the_canonical_table_entry(impl: Impl, x64: bool, a: str, b: str) -> None:
     """result_type of dtypes and Python scalars canonicalizes its inputs and its answer: while x64 is
@@ -171,6 +188,12 @@ def test_int16_scalar_plus_numpy_array_uses_the_lattice(impl: Impl, x64: bool) -
     assert np.dtype(result.dtype) == np.dtype("int64" if x64 else "int32")
 
 
+def test_numpy_operands_are_canonicalized_before_they_are_joined(impl: Impl) -> None:
+    """While x64 is off a uint64 NumPy array counts as uint32, so with int8 it gives int32 (joined
+    as uint64 first, the two would meet at a float)."""
+    assert_promotes(impl.numpy.add(np.ones(2, np.uint64), impl.numpy.ones(2, "int8")), "i4", False)
+
+
 def test_bfloat16_and_float16_promote_to_float32(impl: Impl) -> None:
     a, b = impl.numpy.ones(2, impl.numpy.bfloat16), impl.numpy.ones(2, impl.numpy.float16)
     assert np.dtype((a + b).dtype) == np.dtype("float32")
@@ -238,6 +261,14 @@ def test_strict_mode_still_allows_weak_scalars(impl: Impl) -> None:
         z = x + 1
     assert np.dtype(z.dtype) == np.dtype("float32")
     assert float(np.asarray(z)) == 2.0
+
+
+def test_strict_mode_joins_python_scalars_as_weak_types(impl: Impl) -> None:
+    """Weakly typed values alone promote in strict mode too: 1 + 1.0 is a weak float."""
+    with impl.numpy_dtype_promotion("strict"):
+        results = [impl.numpy.add(1, 1.0), impl.numpy.asarray(1) + impl.numpy.asarray(1.0)]
+    for result in results:
+        assert_promotes(result, "f*", x64=False)
 
 
 def test_strict_mode_ends_with_its_context(impl: Impl) -> None:

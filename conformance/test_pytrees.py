@@ -349,6 +349,21 @@ def test_tree_map_with_path_calls_f_with_each_path(tu: Any, tree: Any) -> None:
     assert [t.values for t in got_leaves] == [(path, leaf) for path, _, leaf in reference_paths(tree)]
 
 
+def test_tree_map_passes_is_leaf_on(tu: Any, tree: Any) -> None:
+    """tree_map(f, tree, is_leaf=...) calls f on the subtrees that is_leaf stops at, as flatten does."""
+
+    def is_leaf(x: Any) -> bool:
+        return isinstance(x, list)
+
+    show_call("tree_util.tree_map(Tag, tree, is_leaf=lambda x: isinstance(x, list))", tree=tree)
+    got = tu.tree_map(Tag, tree, is_leaf=is_leaf)
+    want_leaves, want_structure = reference_flatten(tree, is_leaf)
+    got_leaves, got_structure = reference_flatten(got)
+    assert got_structure == want_structure
+    assert len(got_leaves) == len(want_leaves)
+    assert all(t.values[0] is w for t, w in zip(got_leaves, want_leaves)), (got_leaves, want_leaves)
+
+
 # --- fixed cases: leaf order, None, and the documentation's printed treedefs ---------------------
 
 
@@ -366,6 +381,15 @@ def test_ordered_dict_children_come_in_insertion_order(tu: Any) -> None:
 
 def test_dict_and_ordered_dict_structures_differ(tu: Any) -> None:
     assert tu.tree_structure({"a": 1}) != tu.tree_structure(OrderedDict([("a", 1)]))
+
+
+def test_treedefs_with_different_aux_data_differ(tu: Any) -> None:
+    """Dict keys, OrderedDict order and a custom node's aux data are part of the structure."""
+    structure = tu.tree_structure
+    assert structure({"a": 1}) != structure({"b": 1})
+    assert structure(OrderedDict([("a", 1), ("b", 2)])) != structure(OrderedDict([("b", 1), ("a", 2)]))
+    assert structure(Box([1, 2], "p")) != structure(Box([1, 2], "q"))
+    assert structure(Box([1, 2], "p")) == structure(Box([3, 4], "p"))
 
 
 def test_none_is_an_empty_node(tu: Any) -> None:
@@ -413,6 +437,8 @@ def test_unflatten_with_the_wrong_number_of_leaves_raises_value_error(tu: Any) -
     treedef = tu.tree_structure({"a": 1, "b": 2})
     with pytest.raises(ValueError):
         tu.tree_unflatten(treedef, [1])
+    with pytest.raises(ValueError):
+        tu.tree_unflatten(treedef, [1, 2, 3])
 
 
 def test_tree_map_over_different_structures_raises_value_error(tu: Any) -> None:
@@ -666,3 +692,10 @@ def test_tree_reduce_associative_splits_in_halves(tree: Any) -> None:
     assert tree.reduce_associative(pair, [], identity=0) == 0
     with pytest.raises(TypeError):
         tree.reduce_associative(pair, [])
+
+
+def test_tree_map_over_dicts_with_different_keys_raises_value_error(tu: Any) -> None:
+    with pytest.raises(ValueError):
+        tu.tree_map(lambda a, b: a, {"a": 1}, {"b": 2})
+    with pytest.raises(ValueError):
+        tu.tree_map(lambda a, b: a, Box([1], "p"), Box([2], "q"))

@@ -1,0 +1,694 @@
+"""The mutants of stage 01 (eval): single, realistic bugs the conformance suite must notice.
+
+Each `Mutant` replaces one snippet of a file of ``stages/01_eval/`` (it must occur exactly once)
+and names the conformance areas that should fail. Run them with
+
+    python -m conformance.meta.mutate --stage 01_eval
+
+Grouped by what they break: type promotion, weak types, x64, axes and keepdims, reductions,
+broadcasting, indexing, lax rules, NumPy-versus-XLA semantics, error types, data safety, pytrees.
+A mutant that cannot be told apart from the original by any test says why in ``equivalent``.
+"""
+
+from __future__ import annotations
+
+from conformance.meta.mutate import Mutant
+
+DTYPES = "didax/dtypes.py"
+CORE = "didax/core.py"
+ARRAY = "didax/array.py"
+CONFIG = "didax/config.py"
+TREE = "didax/tree_util.py"
+STANDARD = "didax/lax/standard.py"
+ELEMENTWISE = "didax/lax/elementwise.py"
+STRUCTURAL = "didax/lax/structural.py"
+LAX_REDUCTIONS = "didax/lax/reductions.py"
+DOT = "didax/lax/dot.py"
+UTIL = "didax/numpy/util.py"
+UFUNCS = "didax/numpy/ufuncs.py"
+NP_REDUCTIONS = "didax/numpy/reductions.py"
+CREATION = "didax/numpy/creation.py"
+INDEXING = "didax/numpy/indexing.py"
+
+PROMOTION = ("promotion",)
+NUMPY = ("numpy",)
+LAX = ("lax",)
+PYTREES = ("pytrees",)
+
+MUTANTS: list[Mutant] = [
+    # --- type promotion: lattice edges, weak types, strict mode ----------------------------------
+    Mutant(
+        "promotion.lattice.u32_misses_i64", DTYPES,
+        "u32: [u64, i64]", "u32: [u64]", PROMOTION,
+        "the lattice edge uint32 -> int64 is missing, so uint32 + int32 goes to a float",
+        keyword="promote_types",
+    ),
+    Mutant(
+        "promotion.lattice.bool_to_u8", DTYPES,
+        'b: ["i*"],', "b: [u8],", PROMOTION,
+        "bool is joined below uint8 instead of the weak int, so bool + a Python int is uint8",
+    ),
+    Mutant(
+        "promotion.lattice.bf16_below_f16", DTYPES,
+        "bf16: [f32], f16: [f32]", "bf16: [f16], f16: [f32]", PROMOTION,
+        "bfloat16 promotes to float16 instead of float32",
+        keyword="promote_types",
+    ),
+    Mutant(
+        "promotion.lattice.i64_to_f64", DTYPES,
+        'i64: ["f*"],', "i64: [f64],", PROMOTION,
+        "int64 skips the weak float: int64 + a Python float is a strong float64",
+    ),
+    Mutant(
+        "promotion.strict.int_scalar_cannot_be_float", DTYPES,
+        'lattice["i*"] = ["f*", *_UNSIGNED, *_SIGNED]', 'lattice["i*"] = [*_UNSIGNED, *_SIGNED]', PROMOTION,
+        "in strict mode a Python int no longer promotes to floats (float32 + 1 is refused)",
+        keyword="strict",
+    ),
+    Mutant(
+        "promotion.strict.weak_scalars_join_as_strong", DTYPES,
+        'if all(weak) and mode == "standard":', "if all(weak):", PROMOTION,
+        "in strict mode, Python scalars alone are joined as their strong types (1 + 1.0 is refused)",
+        keyword="strict",
+    ),
+    Mutant(
+        "promotion.strict.mode_ignored", DTYPES,
+        "lattice_result_type(types, config.jax_numpy_dtype_promotion, config.jax_enable_x64)",
+        'lattice_result_type(types, "standard", config.jax_enable_x64)', PROMOTION,
+        "result_type always promotes in standard mode: strict mode does nothing",
+        keyword="strict",
+    ),
+    Mutant(
+        "promotion.weak.same_dtype_result_weak", DTYPES,
+        "return dtypes[0], False", "return dtypes[0], any(weak)", PROMOTION,
+        "an array and a weak scalar of the same dtype give a weakly typed result",
+    ),
+    Mutant(
+        "promotion.weak.python_bool_is_weak", CORE,
+        "return dtypes.python_scalar_to_numpy(x, dtype), type(x) is not bool",
+        "return dtypes.python_scalar_to_numpy(x, dtype), True", PROMOTION,
+        "a Python bool becomes a weakly typed array",
+        keyword="weak",
+    ),
+    Mutant(
+        "promotion.promote_types_canonicalizes", DTYPES,
+        "return PYTHON_SCALAR_DTYPES[WEAK_NODES[node]] if isinstance(node, str) else node",
+        "return canonicalize_dtype(WEAK_NODES[node]) if isinstance(node, str) else node", PROMOTION,
+        "promote_types(uint64, int8) gives float32 while x64 is off (JAX gives float64: promote_types is "
+        "not canonicalized)",
+        keyword="promote_types",
+    ),
+    Mutant(
+        "promotion.error_is_a_type_error", DTYPES,
+        "class TypePromotionError(ValueError):", "class TypePromotionError(TypeError):", PROMOTION,
+        "TypePromotionError derives from TypeError instead of ValueError",
+        keyword="value_error",
+    ),
+    Mutant(
+        "promotion.context_not_restored", CONFIG,
+        "    finally:\n        config.update(name, previous)", "    finally:\n        pass", PROMOTION,
+        "numpy_dtype_promotion('strict') leaves strict mode on after its with block",
+        keyword="strict",
+    ),
+    # --- x64 handling -----------------------------------------------------------------------------
+    Mutant(
+        "x64.uint64_kept_with_x64_off", DTYPES,
+        "    np.dtype(np.uint64): np.dtype(np.uint32),\n", "", PROMOTION + NUMPY,
+        "uint64 is not truncated to uint32 while x64 is off",
+    ),
+    Mutant(
+        "x64.python_int_is_int32", DTYPES,
+        "int: np.dtype(np.int64),", "int: np.dtype(np.int32),", PROMOTION,
+        "a Python int is int32 even with x64 on",
+    ),
+    Mutant(
+        "x64.join_before_canonicalizing", DTYPES,
+        "dtypes = [_canonicalize(dtype, x64) for dtype, _ in types]",
+        "dtypes = [_canonicalize(dtype, True) for dtype, _ in types]", PROMOTION,
+        "types are joined as 64-bit and canonicalized only after: uint64 + int8 is a float with x64 off",
+    ),
+    Mutant(
+        "x64.flag_ignored_by_result_type", DTYPES,
+        "lattice_result_type(types, config.jax_numpy_dtype_promotion, config.jax_enable_x64)",
+        "lattice_result_type(types, config.jax_numpy_dtype_promotion, False)", PROMOTION,
+        "result_type canonicalizes to 32 bits even when x64 is on",
+    ),
+    Mutant(
+        "x64.zeros_dtype_not_canonical", CREATION,
+        "return dtypes.default_dtype(default_kind) if dtype is None else dtypes.canonicalize_dtype(dtype)",
+        "return dtypes.default_dtype(default_kind) if dtype is None else np.dtype(dtype)", NUMPY,
+        "zeros/ones(dtype=int64) make an int64 array while x64 is off",
+        keyword="zeros",
+    ),
+    Mutant(
+        "x64.iota_dtype_not_canonical", STRUCTURAL,
+        "dtype=dtypes.canonicalize_dtype(dtype), shape=as_shape(\"iota\", shape)",
+        "dtype=np.dtype(dtype), shape=as_shape(\"iota\", shape)", LAX,
+        "lax.iota(int64, n) makes int64 values while x64 is off",
+        keyword="iota",
+    ),
+    Mutant(
+        "x64.argmax_index_dtype_not_canonical", LAX_REDUCTIONS,
+        "return argmax_p.bind(operand, axes=(int(axis),), index_dtype=dtypes.canonicalize_dtype(index_dtype))",
+        "return argmax_p.bind(operand, axes=(int(axis),), index_dtype=np.dtype(index_dtype))", LAX,
+        "lax.argmax(x, axis, int64) returns int64 indices while x64 is off",
+        keyword="argmax",
+    ),
+    Mutant(
+        "x64.eval_cache_ignores_the_flag", STANDARD,
+        "*params.items(),\n           config.jax_enable_x64)", "*params.items())", LAX + NUMPY,
+        "the cache of output types of eager operations is not keyed by the x64 flag",
+        equivalent="no abstract evaluation rule of stage 01 reads the x64 flag: the wrappers canonicalize "
+        "dtypes before binding (new_dtype, index_dtype, iota's dtype), so the same key always gives the "
+        "same output type; the key matters once a rule reads the flag",
+    ),
+    # --- weak types of results --------------------------------------------------------------------
+    Mutant(
+        "weak.lax_result_weak_if_any_operand_is", STANDARD,
+        "return all(a.weak_type for a in avals)", "return any(a.weak_type for a in avals)", LAX,
+        "a lax operation on a typed array and a Python scalar gives a weakly typed result",
+        keyword="weak",
+    ),
+    Mutant(
+        "weak.lax_reductions_drop_weak_type", LAX_REDUCTIONS,
+        "return standard_primitive(name, numpy_fn, shape_rule, dtype_rule)\n",
+        "return standard_primitive(name, numpy_fn, shape_rule, dtype_rule, never_weak)\n", LAX,
+        "lax reductions of a weakly typed operand give a strongly typed result (JAX keeps it weak)",
+        keyword="weak",
+    ),
+    Mutant(
+        "weak.iota_is_weak", STRUCTURAL,
+        '"iota", _iota, _iota_shape, lambda *, dtype, shape, dimension: dtype, never_weak',
+        '"iota", _iota, _iota_shape, lambda *, dtype, shape, dimension: dtype', LAX,
+        "lax.iota forgets its weak-type rule: with no operands, 'all operands weak' makes it weak",
+        keyword="iota",
+    ),
+    Mutant(
+        "weak.convert_element_type_keeps_weak", ELEMENTWISE,
+        "operand, new_dtype=dtypes.canonicalize_dtype(new_dtype), weak_type=False",
+        'operand, new_dtype=dtypes.canonicalize_dtype(new_dtype), weak_type=getattr(operand, "weak_type", False)',
+        LAX,
+        "lax.convert_element_type of a weakly typed value stays weak (JAX's result is strong)",
+        keyword="weak",
+    ),
+    Mutant(
+        "weak.convert_skips_a_change_of_weak_type", UTIL,
+        "if aval.dtype == dtype and aval.weak_type == weak_type:", "if aval.dtype == dtype:", NUMPY,
+        "converting to the same dtype keeps the old weak type: asarray(1.0).astype(float32) stays weak",
+        keyword="astype",
+    ),
+    Mutant(
+        "weak.zeros_like_drops_weak_type", CREATION,
+        "return out_shape, aval.dtype, aval.weak_type", "return out_shape, aval.dtype, False", NUMPY,
+        "zeros_like/ones_like/full_like of a weakly typed array give a strong result",
+        keyword="like",
+    ),
+    Mutant(
+        "weak.like_with_a_dtype_keeps_weak_type", CREATION,
+        "return out_shape, dtypes.canonicalize_dtype(dtype), False",
+        "return out_shape, dtypes.canonicalize_dtype(dtype), aval.weak_type", NUMPY,
+        "zeros_like(weak, dtype=...) stays weakly typed although a dtype was given",
+        keyword="like",
+    ),
+    # --- axes, negative axes, keepdims --------------------------------------------------------------
+    Mutant(
+        "axes.minus_ndim_rejected", UTIL,
+        "if not -ndim <= axis < ndim:", "if not -ndim < axis < ndim:", NUMPY,
+        "axis=-ndim is refused as out of bounds",
+        keyword="sum or max or squeeze",
+    ),
+    Mutant(
+        "axes.negative_off_by_one", UTIL,
+        "return axis % ndim if ndim else axis", "return axis + ndim - 1 if axis < 0 else axis", NUMPY,
+        "a negative axis counts from the end off by one (-1 is the second to last axis)",
+        keyword="sum",
+    ),
+    Mutant(
+        "axes.lax_expand_dims_negative_from_input_rank", STRUCTURAL,
+        "_normalize_axes(dimensions, out_ndim)", "_normalize_axes(dimensions, len(shape))", LAX,
+        "lax.expand_dims counts negative dimensions from the end of the input, not of the result",
+        keyword="expand_dims",
+    ),
+    Mutant(
+        "axes.lax_negative_dims_not_wrapped", STRUCTURAL,
+        "return tuple(int(a) + ndim if int(a) < 0 else int(a) for a in axes)",
+        "return tuple(int(a) for a in axes)", LAX,
+        "lax.squeeze and lax.expand_dims refuse negative dimensions",
+        keyword="expand_dims or squeeze",
+    ),
+    Mutant(
+        "axes.lax_expand_dims_unsorted", STRUCTURAL,
+        "for axis in sorted(axes):", "for axis in axes:", LAX,
+        "lax.expand_dims inserts the new axes in the order given, not in increasing order",
+        keyword="expand_dims",
+    ),
+    Mutant(
+        "axes.lax_reduction_accepts_negative_axes", LAX_REDUCTIONS,
+        "if any(not 0 <= a < x.ndim for a in axes):", "if any(not -x.ndim <= a < x.ndim for a in axes):", LAX,
+        "lax reductions accept negative axes (XLA and JAX refuse them with a ValueError)",
+        keyword="reduce or bad_arguments",
+    ),
+    Mutant(
+        "keepdims.argmax_axis_none", NP_REDUCTIONS,
+        "axes = tuple(range(aval.ndim)) if axis is None else (axis_,)", "axes = (axis_,)", NUMPY,
+        "argmax(x, keepdims=True) with axis=None keeps only the first axis",
+        keyword="argmax",
+    ),
+    Mutant(
+        "keepdims.mean_ignores_keepdims", NP_REDUCTIONS,
+        "total = sum(convert(a, out_dtype), axis=axes, keepdims=keepdims)",
+        "total = sum(convert(a, out_dtype), axis=axes)", NUMPY,
+        "mean ignores keepdims",
+        keyword="mean",
+    ),
+    # --- dtypes and values of reductions -----------------------------------------------------------
+    Mutant(
+        "reductions.sum_uint_to_int", NP_REDUCTIONS,
+        "return dtypes.canonicalize_dtype(np.uint64)", 'return dtypes.default_dtype("i")', NUMPY,
+        "sum of small unsigned ints accumulates in the default signed int",
+        keyword="sum",
+    ),
+    Mutant(
+        "reductions.max_upcasts_small_ints", NP_REDUCTIONS,
+        "return _reduce(name, lax_fn, a, axis, None, keepdims, upcast=False)",
+        "return _reduce(name, lax_fn, a, axis, None, keepdims, upcast=True)", NUMPY,
+        "max/min of int8 return int32, as sum does",
+        keyword="max",
+    ),
+    Mutant(
+        "reductions.mean_of_float16_in_float32", NP_REDUCTIONS,
+        "out_dtype = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(aval.dtype))",
+        "out_dtype = dtypes.canonicalize_dtype(dtypes.promote_types(aval.dtype, np.float32))", NUMPY,
+        "mean promotes with float32: float16 means are float32 and int64 means float32 with x64 on",
+        keyword="mean",
+    ),
+    Mutant(
+        "reductions.mean_divides_by_the_size", NP_REDUCTIONS,
+        "count = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))",
+        "count = int(np.prod(aval.shape, dtype=np.int64))", NUMPY,
+        "mean over some axes divides by the total number of elements",
+        keyword="mean",
+    ),
+    Mutant(
+        "reductions.max_identity_zero", LAX_REDUCTIONS,
+        "return -np.inf if dtypes.is_float(dtype) else np.iinfo(dtype).min",
+        "return -np.inf if dtypes.is_float(dtype) else 0", LAX + NUMPY,
+        "the identity of integer max is 0, so the max of negative integers is 0",
+        keyword="max",
+    ),
+    Mutant(
+        "reductions.inexact_of_int32_is_float64", DTYPES,
+        "np.dtype(np.float64) if dtype.itemsize == 8", "np.dtype(np.float64) if dtype.itemsize >= 4", NUMPY,
+        "sin, mean and true division of int32 give float64 when x64 is on (JAX: float32)",
+    ),
+    Mutant(
+        "reductions.bfloat16_not_a_float", DTYPES,
+        "return category in (np.floating, np.inexact, np.number, np.generic)",
+        "return category in (np.inexact, np.number, np.generic)", LAX + NUMPY,
+        "bfloat16 is not recognised as a floating type",
+    ),
+    # --- broadcasting ---------------------------------------------------------------------------------
+    Mutant(
+        "broadcast.rank_padded_on_the_right", UTIL,
+        "lax.reshape(x, (1,) * (rank - len(s)) + s)", "lax.reshape(x, s + (1,) * (rank - len(s)))", NUMPY,
+        "lower-rank operands get their size-1 axes at the end instead of the front",
+        keyword="binary",
+    ),
+    Mutant(
+        "broadcast.size_zero_against_one", STANDARD,
+        "result.append(not_one.pop() if not_one else 1)", "result.append(max(sizes))", LAX,
+        "lax broadcasting takes the largest size, so a size-0 dimension against size 1 gives 1",
+        keyword="broadcasts",
+    ),
+    Mutant(
+        "broadcast.broadcast_to_aligns_leading", UTIL,
+        "return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - len(x_shape), len(shape))))",
+        "return lax.broadcast_in_dim(x, shape, tuple(range(len(x_shape))))", NUMPY,
+        "broadcast_to lines the operand up with the leading dimensions instead of the trailing ones",
+        keyword="matmul",
+    ),
+    # --- indexing -------------------------------------------------------------------------------------
+    Mutant(
+        "indexing.negative_int_not_from_the_end", INDEXING,
+        "    index = index + size if index < 0 else index\n    return min(max(index, 0), size - 1)",
+        "    return min(max(index, 0), size - 1)", NUMPY,
+        "a negative integer index is clamped to 0 instead of counting from the end",
+        keyword="indexing",
+    ),
+    Mutant(
+        "indexing.negative_step_one_too_many", INDEXING,
+        "max(size - 1 - start, size - 1 - stop)", "max(size - 1 - start, size - stop)", NUMPY,
+        "a slice with a negative step takes one element too many",
+        keyword="indexing",
+    ),
+    Mutant(
+        "indexing.step_length_floored", INDEXING,
+        "out_shape.append(len(range(start, limit, stride)))", "out_shape.append((limit - start) // stride)",
+        NUMPY,
+        "the length of a stepped slice is rounded down instead of up",
+        keyword="indexing",
+    ),
+    Mutant(
+        "indexing.dynamic_negative_index_not_wrapped", STRUCTURAL,
+        "return select_n(lt(index, np.zeros((), dtype)), index, wrapped)",
+        "return select_n(lt(index, np.zeros((), dtype)), wrapped, index)", LAX + NUMPY,
+        "an integer index held in an array is wrapped when non-negative instead of when negative",
+        keyword="negative_start or integer_scalar_arrays",
+    ),
+    # --- lax rules ------------------------------------------------------------------------------------
+    Mutant(
+        "lax.dynamic_slice.clamped_to_last_index", STRUCTURAL,
+        "np.clip(int(i), 0, dim - size)", "np.clip(int(i), 0, dim - 1)", LAX,
+        "dynamic_slice clamps the start to the last index, not so that the whole window fits",
+        keyword="dynamic",
+    ),
+    Mutant(
+        "lax.dynamic_slice.negative_start_not_wrapped", STRUCTURAL,
+        "return index + size if index < 0 else index", "return index", LAX,
+        "dynamic_slice clamps a negative start index to 0 instead of counting it from the end",
+        keyword="negative_start",
+    ),
+    Mutant(
+        "lax.pad.interior_after_the_last", STRUCTURAL,
+        "spread_shape = [n + max(n - 1, 0) * interior for n, (_, _, interior) in zip(x.shape, padding_config)]",
+        "spread_shape = [n * (interior + 1) for n, (_, _, interior) in zip(x.shape, padding_config)]", LAX,
+        "interior padding is also added after the last element",
+        keyword="pad",
+    ),
+    Mutant(
+        "lax.pad.negative_high_ignored", STRUCTURAL,
+        "builtins.slice(-min(lo, 0), out.shape[i] + min(hi, 0))", "builtins.slice(-min(lo, 0), out.shape[i])", LAX,
+        "negative high padding does not cut elements away",
+        keyword="pad",
+    ),
+    Mutant(
+        "lax.slice.size_floored", STRUCTURAL,
+        "return tuple(-(-(lim - s) // st) for s, lim, st in zip(start_indices, limit_indices, strides))",
+        "return tuple((lim - s) // st for s, lim, st in zip(start_indices, limit_indices, strides))", LAX,
+        "a strided slice's size is rounded down instead of up",
+        keyword="slice",
+    ),
+    Mutant(
+        "lax.transpose.inverse_permutation", STRUCTURAL,
+        "lambda x, *, permutation: np.transpose(x, permutation)",
+        "lambda x, *, permutation: np.transpose(x, np.argsort(permutation))", LAX,
+        "transpose applies the inverse permutation",
+        keyword="transpose",
+    ),
+    Mutant(
+        "lax.dot_general.batch_paired_with_contracting", DOT,
+        "zip(lhs_contract + lhs_batch, rhs_contract + rhs_batch)",
+        "zip(lhs_contract + lhs_batch, rhs_batch + rhs_contract)", LAX,
+        "dot_general pairs lhs contracting dimensions with rhs batch dimensions",
+        keyword="dot_general",
+    ),
+    Mutant(
+        "lax.dot_general.free_dims_swapped", DOT,
+        "    out += [lhs[d] for d in _free_dims(lhs_ndim, lhs_contract, lhs_batch)]\n"
+        "    out += [rhs[d] for d in _free_dims(rhs_ndim, rhs_contract, rhs_batch)]",
+        "    out += [rhs[d] for d in _free_dims(rhs_ndim, rhs_contract, rhs_batch)]\n"
+        "    out += [lhs[d] for d in _free_dims(lhs_ndim, lhs_contract, lhs_batch)]", LAX,
+        "dot_general puts the rhs's free dimensions before the lhs's",
+        keyword="dot_general",
+    ),
+    Mutant(
+        "lax.dot_general.integers_accumulate_narrow", DOT,
+        '    if dtype == np.bool_ or dtype.kind == "i":\n        return np.dtype(np.int64)\n'
+        '    if dtype.kind == "u":\n        return np.dtype(np.uint64)\n',
+        "    if dtype == np.bool_:\n        return np.dtype(np.int64)\n", LAX + NUMPY,
+        "dot_general accumulates integers in their own (narrow) type instead of 64 bits",
+        equivalent="integer arithmetic is modular: summing products in int8 or in int64 and then keeping "
+        "the low 8 bits gives the same bits, so no value can tell the two apart",
+    ),
+    Mutant(
+        "lax.iota.along_dimension_zero", STRUCTURAL,
+        'shape=as_shape("iota", shape), dimension=int(dimension)', 'shape=as_shape("iota", shape), dimension=0',
+        NUMPY + LAX,
+        "broadcasted_iota always counts along dimension 0 (jnp.eye is then wrong)",
+        keyword="eye or iota",
+    ),
+    Mutant(
+        "lax.cumsum.reverse_not_flipped_back", LAX_REDUCTIONS,
+        "return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=acc), axis)",
+        "return np.cumsum(np.flip(x, axis), axis=axis, dtype=acc)", LAX,
+        "cumsum(reverse=True) returns the running sums in reversed order",
+        keyword="cumsum",
+    ),
+    Mutant(
+        "lax.argmax.last_of_ties", LAX_REDUCTIONS,
+        'argmax_p = arg_reduction("argmax", np.argmax)',
+        'argmax_p = arg_reduction("argmax", lambda x, axis: x.shape[axis] - 1 - np.argmax(np.flip(x, axis), axis=axis))',
+        LAX + NUMPY,
+        "argmax returns the last of equal maxima instead of the first",
+        keyword="argmax",
+    ),
+    Mutant(
+        "lax.select_n.cases_reversed", ELEMENTWISE,
+        'return np.choose(which.astype(np.int32), cases, mode="clip")',
+        'return np.choose(which.astype(np.int32), cases[::-1], mode="clip")', LAX + NUMPY,
+        "select_n picks the cases in reverse order",
+        keyword="select or where",
+    ),
+    Mutant(
+        "lax.integer_pow.zero_exponent_refused", ELEMENTWISE,
+        'if y < 0 and x.dtype.kind in "iu":', 'if y <= 0 and x.dtype.kind in "iu":', LAX,
+        "integer_pow refuses x ** 0 for integers",
+        keyword="integer_pow",
+    ),
+    Mutant(
+        "lax.logistic.sign", ELEMENTWISE,
+        "return 1 / (1 + np.exp(-x))", "return 1 / (1 + np.exp(x))", LAX,
+        "logistic computes 1 / (1 + exp(x))",
+        keyword="logistic",
+    ),
+    Mutant(
+        "lax.abs.complex_stays_complex", ELEMENTWISE,
+        'return _real_dtype(x) if x.dtype.kind == "c" else x.dtype', "return x.dtype", LAX + NUMPY,
+        "abs of a complex number keeps the complex dtype",
+        keyword="abs",
+    ),
+    Mutant(
+        "lax.max.ignores_nan", ELEMENTWISE,
+        "return np.maximum(x, y)  # propagates NaN, as XLA does", "return np.fmax(x, y)", LAX,
+        "max ignores NaN (NumPy's fmax) instead of propagating it",
+        keyword="max",
+    ),
+    Mutant(
+        "lax.max.complex_tie_picks_second", ELEMENTWISE,
+        "((x.real == y.real) & (x.imag >= y.imag))", "((x.real == y.real) & (x.imag > y.imag))", LAX + NUMPY,
+        "complex max picks the second operand when both parts are equal",
+        equivalent="when the real and imaginary parts both compare equal the two operands are the same "
+        "number (up to the sign of a zero, which == cannot see), so either choice gives the same value",
+    ),
+    # --- NumPy versus XLA semantics -------------------------------------------------------------------
+    Mutant(
+        "xla.integer_division_by_zero_is_zero", ELEMENTWISE,
+        "return np.where(y == 0, np.array(-1).astype(x.dtype), quotient)", "return np.where(y == 0, 0, quotient)",
+        LAX,
+        "integer x / 0 gives 0 (NumPy) instead of -1, all bits set (XLA)",
+        keyword="zero",
+    ),
+    Mutant(
+        "xla.integer_remainder_by_zero_is_zero", ELEMENTWISE,
+        "return np.where(y == 0, x, np.fmod(x, np.where(y == 0, 1, y)))",
+        "return np.where(y == 0, 0, np.fmod(x, np.where(y == 0, 1, y)))", LAX,
+        "integer x % 0 gives 0 (NumPy) instead of x (XLA)",
+        keyword="zero",
+    ),
+    Mutant(
+        "xla.integer_division_floors", ELEMENTWISE,
+        '    quotient = np.abs(x) // np.abs(safe_y) if x.dtype.kind == "i" else x // safe_y\n'
+        '    if x.dtype.kind == "i":\n        quotient = np.where((x < 0) != (y < 0), -quotient, quotient)\n',
+        "    quotient = x // safe_y\n", LAX,
+        "lax.div of integers rounds toward -inf (NumPy's //) instead of toward zero",
+        keyword="div",
+    ),
+    Mutant(
+        "xla.float_to_unsigned_wraps", ELEMENTWISE,
+        'if dtypes.is_float(x.dtype) and new_dtype.kind in "iu":', 'if dtypes.is_float(x.dtype) and new_dtype.kind == "i":',
+        LAX,
+        "float to unsigned conversion uses NumPy's cast: negative values wrap instead of saturating at 0",
+        keyword="conversion",
+    ),
+    Mutant(
+        "xla.float_to_int_nan", ELEMENTWISE,
+        "t = np.trunc(np.nan_to_num(x.astype(np.float64), nan=0.0))", "t = np.trunc(x.astype(np.float64))", LAX,
+        "float to int conversion turns NaN into the smallest integer instead of 0",
+        keyword="conversion",
+    ),
+    Mutant(
+        "xla.float_to_int_wraps", ELEMENTWISE,
+        "    out = np.where(too_big | too_small, 0, t).astype(new_dtype)\n"
+        "    out[too_big] = info.max\n    out[too_small] = info.min\n    return out",
+        "    return t.astype(new_dtype)", LAX,
+        "float to int conversion does not saturate at the integer limits",
+        keyword="conversion",
+    ),
+    Mutant(
+        "numpy.floor_divide_truncates", UFUNCS,
+        "return lax.select_n(_differs_in_sign(r, y), q, lax.sub(q, one))", "return q", NUMPY,
+        "floor_divide rounds toward zero (C) instead of toward -inf (Python)",
+        keyword="floor_divide",
+    ),
+    Mutant(
+        "numpy.remainder_has_the_dividends_sign", UFUNCS,
+        "return lax.select_n(_differs_in_sign(r, y), r, lax.add(r, y))", "return r", NUMPY,
+        "remainder takes the sign of the dividend (C fmod) instead of the divisor",
+        keyword="remainder",
+    ),
+    Mutant(
+        "numpy.bool_add_is_and", UFUNCS,
+        "return lax.bitwise_or(x, y) if _is_bool(x) else lax.add(x, y)",
+        "return lax.bitwise_and(x, y) if _is_bool(x) else lax.add(x, y)", NUMPY,
+        "True + False is False",
+        keyword="add",
+    ),
+    Mutant(
+        "numpy.where_swapped", UFUNCS,
+        "return lax.select_n(condition, y, x)", "return lax.select_n(condition, x, y)", NUMPY,
+        "where(c, x, y) picks y where c is true",
+        keyword="where",
+    ),
+    Mutant(
+        "numpy.logical_negative_is_false", UFUNCS,
+        "else lax.ne(x, convert(0, aval.dtype, aval.weak_type))", "else lax.gt(x, convert(0, aval.dtype, aval.weak_type))",
+        NUMPY,
+        "logical functions count negative numbers as false",
+        keyword="logical",
+    ),
+    Mutant(
+        "numpy.power_of_bools", UFUNCS,
+        "return lax.integer_pow(_bool_to_int(as_array(x)), exponent)",
+        "return lax.integer_pow(as_array(x), exponent)", NUMPY,
+        "bool ** 2 is refused by lax.integer_pow instead of computed in int32",
+        keyword="power or square",
+    ),
+    Mutant(
+        "numpy.complex_less_ties", UFUNCS,
+        "strict = lax.lt if lax_fn in (lax.lt, lax.le) else lax.gt",
+        "strict = lax.le if lax_fn in (lax.lt, lax.le) else lax.ge", NUMPY,
+        "complex comparisons ignore the imaginary parts when the real parts tie",
+        keyword="less or greater",
+    ),
+    Mutant(
+        "numpy.arange_dtype_from_numpy", CREATION,
+        "out_dtype = dtypes.result_type(*bounds) if dtype is None",
+        "out_dtype = np.result_type(*bounds) if dtype is None", NUMPY,
+        "arange takes NumPy's dtype (int64) instead of JAX's default int",
+        keyword="arange",
+    ),
+    Mutant(
+        "numpy.linspace_endpoint_ignored", CREATION,
+        "divisions = num - 1 if endpoint else num", "divisions = num - 1", NUMPY,
+        "linspace(endpoint=False) spaces the values as if the endpoint were included",
+        keyword="linspace",
+    ),
+    Mutant(
+        "numpy.eye_k_sign", CREATION,
+        "lax.eq(lax.sub(cols, rows), np.int32(k))", "lax.eq(lax.sub(rows, cols), np.int32(k))", NUMPY,
+        "eye(k=1) fills the diagonal below the main one",
+        keyword="eye",
+    ),
+    # --- error types ----------------------------------------------------------------------------------
+    Mutant(
+        "errors.concatenate_value_error", STRUCTURAL,
+        'raise TypeError(\n            "concatenate operands must have equal dimensions',
+        'raise ValueError(\n            "concatenate operands must have equal dimensions', LAX,
+        "lax.concatenate of mismatched shapes raises ValueError instead of TypeError",
+        keyword="bad_arguments",
+    ),
+    Mutant(
+        "errors.squeeze_type_error", STRUCTURAL,
+        'raise ValueError(\n            "cannot select an axis to squeeze out',
+        'raise TypeError(\n            "cannot select an axis to squeeze out', LAX,
+        "lax.squeeze of a dimension of size > 1 raises TypeError instead of ValueError",
+        keyword="bad_arguments",
+    ),
+    Mutant(
+        "errors.tree_map_mismatch_type_error", TREE,
+        'raise ValueError(f"Pytree structure mismatch at {where}: {e}.{hint}") from None',
+        'raise TypeError(f"Pytree structure mismatch at {where}: {e}.{hint}") from None', PYTREES,
+        "tree_map over different structures raises TypeError instead of ValueError",
+    ),
+    # --- data safety ----------------------------------------------------------------------------------
+    Mutant(
+        "data.asarray_aliases_numpy", CORE,
+        "return np.array(x, dtypes.canonicalize_dtype(x.dtype), copy=True), False",
+        "return np.asarray(x, dtypes.canonicalize_dtype(x.dtype)), False", NUMPY,
+        "asarray of a NumPy array shares its buffer: writing to the NumPy array changes the didax array",
+        keyword="immutab or change",
+    ),
+    Mutant(
+        "data.numpy_view_writable", ARRAY,
+        "        view.flags.writeable = False\n", "", NUMPY,
+        "np.asarray(didax_array) is a writable view of the didax array's buffer",
+        keyword="read_only",
+    ),
+    Mutant(
+        "data.dynamic_update_slice_in_place", STRUCTURAL,
+        "out = x.copy()", "out = x", LAX,
+        "dynamic_update_slice writes into its operand's buffer instead of a copy",
+        keyword="dynamic_update",
+    ),
+    # --- pytrees --------------------------------------------------------------------------------------
+    Mutant(
+        "pytrees.dict_in_insertion_order", TREE,
+        "return tuple(sorted(d))", "return tuple(d)", PYTREES,
+        "dict children come in insertion order instead of sorted key order",
+    ),
+    Mutant(
+        "pytrees.ordered_dict_sorted", TREE,
+        "lambda d: (list(d.values()), tuple(d)),  # insertion order is part of the structure",
+        "_flatten_dict,", PYTREES,
+        "OrderedDict children come in sorted key order instead of insertion order",
+    ),
+    Mutant(
+        "pytrees.none_is_a_leaf", TREE,
+        '_registry[type(None)] = NodeType("None", lambda _: ((), None), lambda _aux, _children: None)\n', "",
+        PYTREES,
+        "None is a leaf instead of an empty node",
+    ),
+    Mutant(
+        "pytrees.is_leaf_only_at_the_root", TREE,
+        "child_defs = tuple(_flatten_into(child, is_leaf, leaves) for child in children)",
+        "child_defs = tuple(_flatten_into(child, None, leaves) for child in children)", PYTREES,
+        "is_leaf is asked only about the whole tree, not about its subtrees",
+    ),
+    Mutant(
+        "pytrees.tree_map_ignores_is_leaf", TREE,
+        "leaves, treedef = tree_flatten(tree, is_leaf)\n    hint", "leaves, treedef = tree_flatten(tree)\n    hint",
+        PYTREES,
+        "tree_map does not pass is_leaf on to flattening",
+    ),
+    Mutant(
+        "pytrees.treedef_equality_ignores_aux_data", TREE,
+        "    def __hash__(self) -> int:\n        # aux_data",
+        "    def __eq__(self, other: object) -> bool:\n"
+        "        return isinstance(other, PyTreeDef) and (self.node_type, self.child_defs) == (\n"
+        "            other.node_type, other.child_defs)\n\n"
+        "    def __hash__(self) -> int:\n        # aux_data",
+        PYTREES,
+        "treedefs compare node types and children only: dicts with different keys are equal",
+    ),
+    Mutant(
+        "pytrees.tree_map_ignores_dict_keys", TREE,
+        "if aux_data != treedef.aux_data:", "if aux_data != treedef.aux_data and treedef.node_type is not dict:",
+        PYTREES,
+        "tree_map pairs up dicts with different keys (same number of entries) without an error",
+    ),
+    Mutant(
+        "pytrees.unflatten_accepts_too_many_leaves", TREE,
+        "if len(leaves) != self.num_leaves:", "if len(leaves) < self.num_leaves:", PYTREES,
+        "tree_unflatten silently drops extra leaves",
+    ),
+    Mutant(
+        "pytrees.one_tuple_printed_without_comma", TREE,
+        '("," if len(kids) == 1 else "")', '""', PYTREES,
+        "a treedef prints a one-element tuple as (*) instead of (*,)",
+    ),
+    Mutant(
+        "pytrees.unflatten_loses_aux_data", TREE,
+        "return entry.unflatten(treedef.aux_data, children)", "return entry.unflatten(None, children)", PYTREES,
+        "unflatten rebuilds nodes without their aux data (dict keys, namedtuple classes)",
+    ),
+]

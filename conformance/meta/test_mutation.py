@@ -1,0 +1,108 @@
+"""The mutation tool, checked in CI: the catalogue of stage 01 applies cleanly, a fixed sample of its
+mutants (one or two per area, each run with a short ``--area``/``-k`` selection) is killed, and a
+mutant whose snippet is gone is reported as stale. The full catalogue is one command:
+
+    python -m conformance.meta.mutate --stage 01_eval
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance.meta.mutate import (
+    EQUIVALENT,
+    ERROR,
+    KILLED,
+    STAGES_DIR,
+    STALE,
+    SURVIVED,
+    Mutant,
+    Outcome,
+    classify,
+    exit_code,
+    load_catalogue,
+    make_mutant,
+    run_mutant,
+    staleness,
+    summarize,
+)
+
+STAGE = "01_eval"
+STAGE_DIR = STAGES_DIR / STAGE
+CATALOGUE = load_catalogue(STAGE)
+BY_ID = {m.id: m for m in CATALOGUE}
+
+# Spans the areas and kinds of bug; each runs in a few seconds with its -k keyword.
+CI_SAMPLE = [
+    "promotion.lattice.bf16_below_f16",
+    "weak.zeros_like_drops_weak_type",
+    "lax.pad.interior_after_the_last",
+    "xla.integer_division_by_zero_is_zero",
+    "data.asarray_aliases_numpy",
+    "pytrees.tree_map_ignores_is_leaf",
+]
+
+
+def test_the_catalogue_is_large_and_applies_cleanly() -> None:
+    """Every snippet occurs exactly once in its file, and every mutant still compiles."""
+    assert len(CATALOGUE) >= 60
+    stale = {m.id: reason for m in CATALOGUE if (reason := staleness(m, STAGE_DIR)) is not None}
+    assert not stale, stale
+    for mutant in CATALOGUE:
+        source = (STAGE_DIR / mutant.file).read_text().replace(mutant.find, mutant.replace, 1)
+        compile(source, mutant.file, "exec")
+
+
+def test_a_mutant_is_a_copy_with_one_edit(tmp_path: Path) -> None:
+    mutant = BY_ID["lax.pad.interior_after_the_last"]
+    make_mutant(mutant, STAGE_DIR, tmp_path)
+    original = (STAGE_DIR / mutant.file).read_text()
+    mutated = (tmp_path / mutant.file).read_text()
+    assert mutated == original.replace(mutant.find, mutant.replace)
+    assert (tmp_path / "didax/numpy/ufuncs.py").read_text() == (STAGE_DIR / "didax/numpy/ufuncs.py").read_text()
+
+
+@pytest.mark.parametrize("mutant_id", CI_SAMPLE)
+def test_the_suite_kills_the_sample(mutant_id: str) -> None:
+    outcome = run_mutant(BY_ID[mutant_id], STAGE_DIR, timeout_s=120, quick=True)
+    assert outcome.status == KILLED, f"{outcome.status}: {outcome.detail}\n{' '.join(outcome.command)}"
+
+
+@pytest.mark.parametrize(
+    ("find", "why"),
+    [("this text is in no file of didax", "does not occur"), ("x.shape", "occurs")],
+    ids=["missing", "ambiguous"],
+)
+def test_a_mutant_whose_snippet_is_not_there_once_is_stale(find: str, why: str) -> None:
+    mutant = Mutant("stale.example", "didax/lax/structural.py", find, "x", ("lax",), "a stale mutant")
+    outcome = run_mutant(mutant, STAGE_DIR, timeout_s=60, quick=True)
+    assert outcome.status == STALE and why in outcome.detail, outcome
+    assert exit_code([outcome]) == 1
+
+
+def test_a_missing_file_is_stale() -> None:
+    mutant = Mutant("stale.file", "didax/no_such_module.py", "a", "b", ("lax",), "a stale mutant")
+    assert "does not exist" in (staleness(mutant, STAGE_DIR) or "")
+
+
+def test_outcomes_and_score() -> None:
+    plain = Mutant("m", "didax/core.py", "a", "b", ("lax",), "plain")
+    equivalent = Mutant("e", "didax/core.py", "a", "b", ("lax",), "same", equivalent="cannot differ")
+    assert classify(0, "", plain) == (SURVIVED, "")
+    assert classify(0, "", equivalent) == (EQUIVALENT, "cannot differ")
+    assert classify(1, "x\nFAILED conformance/test_x.py::t - boom\n", plain) == (
+        KILLED,
+        "FAILED conformance/test_x.py::t - boom",
+    )
+    assert classify(5, "no tests ran", plain)[0] == ERROR
+    outcomes = [Outcome(str(i), status, "", ("lax",)) for i, status in enumerate([KILLED, KILLED, SURVIVED, EQUIVALENT])]
+    assert summarize(outcomes)["score"] == round(2 / 3, 4)
+    assert exit_code(outcomes) == 1
+    assert exit_code([o for o in outcomes if o.status != SURVIVED]) == 0
+
+
+def test_unknown_areas_are_refused() -> None:
+    with pytest.raises(ValueError):
+        Mutant("bad", "didax/core.py", "a", "b", ("telepathy",), "unknown area")
