@@ -349,6 +349,8 @@ def test_tree_map_with_path_calls_f_with_each_path(tu: Any, tree: Any) -> None:
     assert [t.values for t in got_leaves] == [(path, leaf) for path, _, leaf in reference_paths(tree)]
 
 
+@given(tree=TREES)
+@with_regressions
 def test_tree_map_passes_is_leaf_on(tu: Any, tree: Any) -> None:
     """tree_map(f, tree, is_leaf=...) calls f on the subtrees that is_leaf stops at, as flatten does."""
 
