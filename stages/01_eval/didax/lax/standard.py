@@ -59,9 +59,17 @@ def numpy_impl(prim: Primitive, numpy_fn: Rule) -> Rule:
         out = np.asarray(quietly(numpy_fn, [a._value for a in arrays], params), out_aval.dtype)
         if out.shape != out_aval.shape:
             raise AssertionError(f"{prim.name}: NumPy gave shape {out.shape}, not {out_aval.shape}")
+        if config.jax_debug_nans:  # one attribute read when the flag is off
+            check_nans(prim.name, out)
         return Array(out, out_aval.weak_type)
 
     return impl
+
+
+def check_nans(name: str, out: np.ndarray) -> None:
+    """With ``jax_debug_nans`` on, a floating result holding a NaN is an error, as in JAX."""
+    if out.dtype.kind in "fc" and np.isnan(out).any():
+        raise FloatingPointError(f"invalid value (nan) encountered in {name}")
 
 
 def quietly(numpy_fn: Rule, values: list[np.ndarray], params: dict) -> Any:
