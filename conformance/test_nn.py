@@ -77,6 +77,13 @@ ACTIVATIONS: list[tuple[str, Callable[[Any, Any], Any], Callable[[np.ndarray], n
      lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))),
     ("gelu_exact", lambda nn, x: nn.gelu(x, approximate=False), lambda x: 0.5 * x * (1 + np_erf(x / np.sqrt(2)))),
     ("hard_tanh", lambda nn, x: nn.hard_tanh(x), lambda x: np.clip(x, -1, 1)),
+    ("sparse_plus", lambda nn, x: nn.sparse_plus(x),
+     lambda x: np.where(x <= -1, 0.0, np.where(x >= 1, x, (x + 1) ** 2 / 4))),
+    ("soft_sign", lambda nn, x: nn.soft_sign(x), lambda x: x / (np.abs(x) + 1)),
+    ("squareplus", lambda nn, x: nn.squareplus(x), lambda x: (x + np.sqrt(x * x + 4)) / 2),
+    ("mish", lambda nn, x: nn.mish(x), lambda x: x * np.tanh(np.log1p(np.exp(x)))),
+    ("hard_sigmoid", lambda nn, x: nn.hard_sigmoid(x), lambda x: np.clip(x + 3, 0, 6) / 6),
+    ("hard_silu", lambda nn, x: nn.hard_silu(x), lambda x: x * np.clip(x + 3, 0, 6) / 6),
 ]
 
 

@@ -154,6 +154,39 @@ def sparse_plus(x: ArrayLike) -> ArrayLike:
     return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
+def soft_sign(x: ArrayLike) -> ArrayLike:
+    """x / (|x| + 1)."""
+    x = _arr("soft_sign", x)
+    return x / (jnp.abs(x) + 1)
+
+
+def squareplus(x: ArrayLike, b: ArrayLike = 4) -> ArrayLike:
+    """(x + sqrt(x**2 + b)) / 2: a smooth ReLU made of square roots."""
+    x = _arr("squareplus", x)
+    return (x + jnp.sqrt(jnp.square(x) + b)) / 2
+
+
+def mish(x: ArrayLike) -> ArrayLike:
+    """x * tanh(softplus(x))."""
+    x = _arr("mish", x)
+    return x * jnp.tanh(softplus(x))
+
+
+def hard_sigmoid(x: ArrayLike) -> ArrayLike:
+    """relu6(x + 3) / 6: a piecewise-linear sigmoid."""
+    return relu6(_arr("hard_sigmoid", x) + 3.0) / 6.0
+
+
+def hard_silu(x: ArrayLike) -> ArrayLike:
+    """x * hard_sigmoid(x) (hard swish)."""
+    x = _arr("hard_silu", x)
+    return x * hard_sigmoid(x)
+
+
+hard_swish = hard_silu
+tanh = jnp.tanh
+
+
 def glu(x: ArrayLike, axis: int = -1) -> ArrayLike:
     """Gated linear unit: split x in two halves along ``axis``, a and b, and return a * sigmoid(b)."""
     x = _arr("glu", x)
@@ -284,7 +317,8 @@ def logsumexp(
 
 
 __all__ = [
-    "celu", "elu", "gelu", "glu", "hard_tanh", "leaky_relu", "log_sigmoid", "log_softmax",
-    "logsumexp", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu", "softmax", "softplus",
-    "sparse_plus", "standardize", "swish",
+    "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
+    "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "mish", "one_hot", "relu", "relu6",
+    "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus", "squareplus",
+    "standardize", "swish", "tanh",
 ]
