@@ -191,6 +191,14 @@ def test_standardize_gives_mean_zero_variance_one(nn: Any, f64: None) -> None:
     close(nn.standardize(x), (x - mean) / np.sqrt(var + 1e-5), rtol=1e-9, atol=1e-9)
     close(nn.standardize(x, axis=0, epsilon=0.0),
           (x - x.mean(0, keepdims=True)) / x.std(0, keepdims=True), rtol=1e-9, atol=1e-9)
+    close(nn.standardize(x, algorithm="stable"), (x - mean) / np.sqrt(var + 1e-5), rtol=1e-12, atol=1e-12)
+
+
+def test_standardize_where_uses_only_the_chosen_elements(nn: Any, f64: None) -> None:
+    x = np.array([[1.0, 2.0, 3.0, 100.0]])
+    mask = np.array([[True, True, True, False]])
+    got = np.asarray(nn.standardize(x, where=mask, epsilon=0.0))
+    np.testing.assert_allclose(got[0, :3], (x[0, :3] - 2.0) / np.sqrt(2 / 3), rtol=1e-12)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -238,17 +238,22 @@ def standardize(
     variance: ArrayLike | None = None,
     epsilon: ArrayLike = 1e-5,
     where: ArrayLike | None = None,
+    *,
+    algorithm: str = "fast",
 ) -> ArrayLike:
     """(x - mean) / sqrt(variance + epsilon) along ``axis``, with the statistics computed from x
-    unless given."""
+    unless given: the variance as E[x**2] - E[x]**2 ("fast") or E[(x - mean)**2] ("stable")."""
     x = _arr("standardize", x)
     axes = canonicalize_axes(axis, get_aval(x).ndim)
     if mean is None:
         mean = _mean_keepdims(x, axes, where)
     if variance is None:
-        # E[x**2] - E[x]**2, clipped at 0 (rounding can make it negative), as JAX's "fast" way.
-        variance = _mean_keepdims(jnp.square(x), axes, where) - jnp.square(mean)
-        variance = jnp.maximum(variance, 0)
+        if algorithm == "stable":
+            variance = _mean_keepdims(jnp.square(jnp.subtract(x, mean)), axes, where)
+        elif algorithm == "fast":  # one pass; rounding can make it negative, so clip at 0
+            variance = jnp.maximum(_mean_keepdims(jnp.square(x), axes, where) - jnp.square(mean), 0)
+        else:
+            raise ValueError(f"Unknown algorithm '{algorithm}'. Expected 'fast' or 'stable'.")
     return jnp.subtract(x, mean) * lax.rsqrt(variance + epsilon)
 
 
