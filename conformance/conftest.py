@@ -56,7 +56,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--area",
         action="append",
         default=[],
-        help="run only tests of this area (numpy, lax, promotion, pytrees, errors, random); repeatable",
+        help="run only tests of this area (numpy, lax, promotion, pytrees, errors, random, nn); repeatable",
     )
 
 

@@ -52,6 +52,7 @@ CASES = [
     ("tree_order", "pytrees", None, "dict"),
     ("treedef_repr", "pytrees", None, "documented"),
     ("numpy_reshape_error", "errors", "reshape", "reshape-wrong-size"),
+    ("nn_softmax", "nn", "softmax_rows", "softmax_rows_sum_to_one_and_match_numpy[0]"),
 ]
 
 

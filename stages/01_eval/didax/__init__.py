@@ -1,9 +1,9 @@
 """didax: JAX's core rebuilt from scratch, one idea per stage. This is stage 01, eval:
 primitives and the trace stack with an evaluation interpreter on NumPy, JAX's dtypes and
-promotion, pytrees, didax.lax, didax.numpy and didax.random.
+promotion, pytrees, didax.lax, didax.numpy, didax.random, didax.nn and didax.scipy.special.
 """
 
-from . import dtypes, errors, lax, numpy, random, tree, tree_util
+from . import dtypes, errors, lax, nn, numpy, random, scipy, tree, tree_util
 from .array import Array
 from .config import config, enable_x64, numpy_dtype_promotion
 from .core import ConcreteArray, ShapedArray
@@ -20,9 +20,11 @@ __all__ = [
     "enable_x64",
     "errors",
     "lax",
+    "nn",
     "numpy",
     "numpy_dtype_promotion",
     "random",
+    "scipy",
     "tree",
     "tree_util",
 ]

@@ -1,6 +1,7 @@
 """The chapter's example programs run, and print the seeds' values."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +21,7 @@ def run_example(name: str) -> str:
 
 
 def test_every_example_is_tested():
-    assert {p.stem for p in (STAGE / "examples").glob("*.py")} == {"eval_basics", "promotion", "pytrees"}
+    assert {p.stem for p in (STAGE / "examples").glob("*.py")} == {"eval_basics", "mlp", "promotion", "pytrees"}
 
 
 def test_eval_basics_prints_the_autodidax_value():
@@ -43,3 +44,27 @@ def test_promotion_example_shows_weak_types():
                                   "{'b': 6, 'w': [2, 4]}"])
 def test_pytrees_example_prints_jax_structures(line):
     assert line in run_example("pytrees").splitlines()
+
+
+def run_source(source: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(STAGE)}
+    result = subprocess.run([sys.executable, "-c", source], cwd=STAGE, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def numbers(text: str) -> list[float]:
+    return [float(v) for v in re.findall(r"-?\d+\.\d+", text)]
+
+
+def test_mlp_example_prints_what_real_jax_prints_for_the_same_source():
+    pytest.importorskip("jax")
+    source = (STAGE / "examples" / "mlp.py").read_text()
+    as_jax = source.replace("import didax as jax\n", "import jax\n").replace(
+        "import didax.numpy as jnp\n", "import jax.numpy as jnp\n")
+    assert as_jax != source and "didax" not in as_jax.split('"""')[-1]
+    ours, theirs = run_example("mlp"), run_source(as_jax)
+    assert [line for line in ours.splitlines() if line.endswith(":")] == \
+        [line for line in theirs.splitlines() if line.endswith(":")]
+    assert len(numbers(ours)) == len(numbers(theirs)) > 20
+    assert numbers(ours) == pytest.approx(numbers(theirs), abs=2e-4)  # printed to 4 places

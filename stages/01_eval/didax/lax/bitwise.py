@@ -63,6 +63,7 @@ def _shift_right_arithmetic(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def shift_op(name: str, numpy_fn: Any, numpy_name: str) -> Primitive:
+    """A primitive shifting integer x by y bits, elementwise; both operands of one integer dtype."""
     def dtype_rule(x: ShapedArray, y: ShapedArray) -> np.dtype:
         check_dtype(name, x, (INTEGER,), position=0)
         check_dtype(name, y, (INTEGER,), position=1)
@@ -106,6 +107,7 @@ def _clz(x: np.ndarray) -> np.ndarray:
 
 
 def count_op(name: str, numpy_fn: Any) -> Primitive:
+    """A primitive counting bits of each element of an integer array, in its dtype."""
     def dtype_rule(x: ShapedArray) -> np.dtype:
         check_dtype(name, x, (INTEGER,))
         return x.dtype

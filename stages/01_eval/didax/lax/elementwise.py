@@ -37,6 +37,7 @@ from .standard import (
 
 
 def unop(name: str, numpy_fn: Any, categories: tuple[str, ...]) -> Primitive:
+    """A one-operand elementwise primitive accepting the dtype ``categories``, its result in x's dtype."""
     def dtype_rule(x: ShapedArray) -> np.dtype:
         check_dtype(name, x, categories)
         return x.dtype
@@ -184,6 +185,7 @@ integer_pow_p = standard_primitive(
 
 
 def binop(name: str, numpy_fn: Any, categories: tuple[str, ...], out_bool: bool = False) -> Primitive:
+    """A two-operand elementwise primitive: operands of one dtype; bool out if ``out_bool``."""
     def dtype_rule(x: ShapedArray, y: ShapedArray) -> np.dtype:
         check_dtype(name, x, categories, position=0)
         check_dtype(name, y, categories, position=1)
@@ -368,70 +370,87 @@ convert_element_type_p = standard_primitive(
 
 
 def neg(x: Any) -> Any:
+    """Elementwise -x."""
     return neg_p.bind(x)
 
 
 def sign(x: Any) -> Any:
+    """Elementwise sign of x: -1, 0 or 1 (x / |x| for complex numbers), in x's dtype."""
     return sign_p.bind(x)
 
 
 def abs(x: Any) -> Any:  # noqa: A001 - JAX's name
+    """Elementwise |x|; a complex x gives its real modulus."""
     return abs_p.bind(x)
 
 
 def real(x: Any) -> Any:
+    """The real part of a complex x, in the matching real dtype."""
     return real_p.bind(x)
 
 
 def imag(x: Any) -> Any:
+    """The imaginary part of a complex x, in the matching real dtype."""
     return imag_p.bind(x)
 
 
 def exp(x: Any) -> Any:
+    """Elementwise e to the power x."""
     return exp_p.bind(x)
 
 
 def log(x: Any) -> Any:
+    """Elementwise natural logarithm of x."""
     return log_p.bind(x)
 
 
 def log1p(x: Any) -> Any:
+    """Elementwise log(1 + x), accurate for x near 0."""
     return log1p_p.bind(x)
 
 
 def expm1(x: Any) -> Any:
+    """Elementwise exp(x) - 1, accurate for x near 0."""
     return expm1_p.bind(x)
 
 
 def sin(x: Any) -> Any:
+    """Elementwise sine of x (radians)."""
     return sin_p.bind(x)
 
 
 def cos(x: Any) -> Any:
+    """Elementwise cosine of x (radians)."""
     return cos_p.bind(x)
 
 
 def tan(x: Any) -> Any:
+    """Elementwise tangent of x (radians)."""
     return tan_p.bind(x)
 
 
 def tanh(x: Any) -> Any:
+    """Elementwise hyperbolic tangent of x."""
     return tanh_p.bind(x)
 
 
 def logistic(x: Any) -> Any:
+    """Elementwise logistic sigmoid 1 / (1 + exp(-x))."""
     return logistic_p.bind(x)
 
 
 def sqrt(x: Any) -> Any:
+    """Elementwise square root of x."""
     return sqrt_p.bind(x)
 
 
 def rsqrt(x: Any) -> Any:
+    """Elementwise reciprocal square root 1 / sqrt(x)."""
     return rsqrt_p.bind(x)
 
 
 def bitwise_not(x: Any) -> Any:
+    """Elementwise bitwise NOT of an integer x, or logical NOT of a bool x."""
     return not_p.bind(x)
 
 
@@ -516,70 +535,87 @@ def stop_gradient(x: Any) -> Any:
 
 
 def integer_pow(x: Any, y: int) -> Any:
+    """x to the fixed integer power ``y`` (a Python int, negative only for inexact x)."""
     return integer_pow_p.bind(x, y=int(y))
 
 
 def add(x: Any, y: Any) -> Any:
+    """Elementwise x + y, with no type promotion: both operands must have one dtype."""
     return add_p.bind(x, y)
 
 
 def sub(x: Any, y: Any) -> Any:
+    """Elementwise x - y, with no type promotion: both operands must have one dtype."""
     return sub_p.bind(x, y)
 
 
 def mul(x: Any, y: Any) -> Any:
+    """Elementwise x * y, with no type promotion: both operands must have one dtype."""
     return mul_p.bind(x, y)
 
 
 def div(x: Any, y: Any) -> Any:
+    """Elementwise x / y; integers round toward zero, as in C."""
     return div_p.bind(x, y)
 
 
 def rem(x: Any, y: Any) -> Any:
+    """Elementwise remainder of x / y with the sign of x (C's fmod), not Python's %."""
     return rem_p.bind(x, y)
 
 
 def pow(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
+    """Elementwise x to the power y, for an inexact x and y of its dtype or an integer dtype."""
     return pow_p.bind(x, y)
 
 
 def max(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
+    """Elementwise maximum of x and y; NaN if either is NaN."""
     return max_p.bind(x, y)
 
 
 def min(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
+    """Elementwise minimum of x and y; NaN if either is NaN."""
     return min_p.bind(x, y)
 
 
 def bitwise_and(x: Any, y: Any) -> Any:
+    """Elementwise bitwise AND of integers, or logical AND of bools."""
     return and_p.bind(x, y)
 
 
 def bitwise_or(x: Any, y: Any) -> Any:
+    """Elementwise bitwise OR of integers, or logical OR of bools."""
     return or_p.bind(x, y)
 
 
 def eq(x: Any, y: Any) -> Any:
+    """Elementwise x == y, as bools."""
     return eq_p.bind(x, y)
 
 
 def ne(x: Any, y: Any) -> Any:
+    """Elementwise x != y, as bools."""
     return ne_p.bind(x, y)
 
 
 def lt(x: Any, y: Any) -> Any:
+    """Elementwise x < y, as bools."""
     return lt_p.bind(x, y)
 
 
 def le(x: Any, y: Any) -> Any:
+    """Elementwise x <= y, as bools."""
     return le_p.bind(x, y)
 
 
 def gt(x: Any, y: Any) -> Any:
+    """Elementwise x > y, as bools."""
     return gt_p.bind(x, y)
 
 
 def ge(x: Any, y: Any) -> Any:
+    """Elementwise x >= y, as bools."""
     return ge_p.bind(x, y)
 
 
@@ -599,6 +635,7 @@ def clamp(min: Any, x: Any, max: Any) -> Any:  # noqa: A002 - JAX's names
 
 
 def select_n(which: Any, *cases: Any) -> Any:
+    """Pick, elementwise, ``cases[which]``: a bool ``which`` selects between two cases, an int32 one among many."""
     return select_n_p.bind(which, *cases)
 
 

@@ -77,6 +77,7 @@ def _min(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
 
 
 def reduction(name: str, numpy_fn: Any, categories: tuple[str, ...], weak_type_rule: Any = None) -> Any:
+    """A primitive reducing its operand over ``axes``, accepting the dtype ``categories``."""
     def shape_rule(x: ShapedArray, *, axes: tuple[int, ...]) -> tuple[int, ...]:
         return _reduced_shape(name, x, axes)
 
@@ -112,18 +113,22 @@ def _axes_param(axes: Sequence[int]) -> tuple[int, ...]:
 
 
 def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
+    """The sum of the operand's elements over ``axes``, in its dtype."""
     return reduce_sum_p.bind(operand, axes=_axes_param(axes))
 
 
 def reduce_prod(operand: Any, axes: Sequence[int]) -> Any:
+    """The product of the operand's elements over ``axes``, in its dtype."""
     return reduce_prod_p.bind(operand, axes=_axes_param(axes))
 
 
 def reduce_max(operand: Any, axes: Sequence[int]) -> Any:
+    """The largest of the operand's elements over ``axes``."""
     return reduce_max_p.bind(operand, axes=_axes_param(axes))
 
 
 def reduce_min(operand: Any, axes: Sequence[int]) -> Any:
+    """The smallest of the operand's elements over ``axes``."""
     return reduce_min_p.bind(operand, axes=_axes_param(axes))
 
 
@@ -148,6 +153,7 @@ def reduce_xor(operand: Any, axes: Sequence[int]) -> Any:
 
 
 def arg_reduction(name: str, numpy_fn: Any) -> Any:
+    """A primitive giving the index, along one axis, of the element ``numpy_fn`` picks."""
     def shape_rule(x: ShapedArray, *, axes: tuple[int, ...], index_dtype: np.dtype) -> tuple[int, ...]:
         if len(axes) != 1 or not 0 <= axes[0] < x.ndim:
             raise ValueError(f"Invalid axis {axes[0] if axes else axes} for operand shape {x.shape}")
@@ -172,10 +178,12 @@ argmin_p = arg_reduction("argmin", np.argmin)
 
 
 def argmax(operand: Any, axis: int, index_dtype: Any) -> Any:
+    """The index of the largest element along ``axis`` (the first, on ties), in ``index_dtype``."""
     return argmax_p.bind(operand, axes=(int(axis),), index_dtype=dtypes.canonicalize_dtype(index_dtype))
 
 
 def argmin(operand: Any, axis: int, index_dtype: Any) -> Any:
+    """The index of the smallest element along ``axis`` (the first, on ties), in ``index_dtype``."""
     return argmin_p.bind(operand, axes=(int(axis),), index_dtype=dtypes.canonicalize_dtype(index_dtype))
 
 

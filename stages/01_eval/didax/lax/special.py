@@ -180,6 +180,7 @@ def digamma_f64(x: np.ndarray) -> np.ndarray:
 
 
 def in_float64(fn: Any) -> Any:
+    """``fn`` computed in float64 and rounded back to the input's dtype."""
     def numpy_fn(x: np.ndarray) -> np.ndarray:
         # Rounded back here, where NumPy's warnings are off: overflow to inf is a result.
         return fn(x.astype(np.float64)).astype(x.dtype)

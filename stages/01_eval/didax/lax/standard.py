@@ -59,9 +59,17 @@ def numpy_impl(prim: Primitive, numpy_fn: Rule) -> Rule:
         out = np.asarray(quietly(numpy_fn, [a._value for a in arrays], params), out_aval.dtype)
         if out.shape != out_aval.shape:
             raise AssertionError(f"{prim.name}: NumPy gave shape {out.shape}, not {out_aval.shape}")
+        if config.jax_debug_nans:  # one attribute read when the flag is off
+            check_nans(prim.name, out)
         return Array(out, out_aval.weak_type)
 
     return impl
+
+
+def check_nans(name: str, out: np.ndarray) -> None:
+    """With ``jax_debug_nans`` on, a floating result holding a NaN is an error, as in JAX."""
+    if out.dtype.kind in "fc" and np.isnan(out).any():
+        raise FloatingPointError(f"invalid value (nan) encountered in {name}")
 
 
 def quietly(numpy_fn: Rule, values: list[np.ndarray], params: dict) -> Any:
@@ -118,6 +126,7 @@ def all_weak(*avals: ShapedArray, **params: Any) -> bool:
 
 
 def never_weak(*avals: ShapedArray, **params: Any) -> bool:
+    """The result is never weakly typed (comparisons, conversions to a named dtype)."""
     return False
 
 
@@ -144,10 +153,12 @@ ANY = (BOOL, INTEGER, FLOATING, COMPLEX)
 
 @functools.cache  # checked for every operand of every operation
 def accepts(dtype: np.dtype, categories: tuple[str, ...]) -> bool:
+    """Whether ``dtype`` belongs to one of the named ``categories``."""
     return any(dtypes.issubdtype(dtype, _CATEGORY_TYPES[c]) for c in categories)
 
 
 def check_dtype(name: str, aval: ShapedArray, categories: tuple[str, ...], position: int | None = None) -> None:
+    """Raise JAX's TypeError unless ``aval``'s dtype is in one of ``categories``."""
     if accepts(aval.dtype, categories):
         return
     where = "" if position is None else f" at position {position}"
@@ -158,6 +169,7 @@ def check_dtype(name: str, aval: ShapedArray, categories: tuple[str, ...], posit
 
 
 def check_same_dtypes(name: str, avals: Sequence[ShapedArray], tip: str | None = None) -> np.dtype:
+    """The one dtype shared by ``avals``; JAX's TypeError, with a tip, if they differ."""
     kinds = [a.dtype for a in avals]
     if len(set(kinds)) > 1:
         hint = tip or f"jnp.{name}"

@@ -74,6 +74,7 @@ broadcast_in_dim_p = standard_primitive(
 
 
 def broadcast_in_dim(operand: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
+    """``operand`` broadcast to ``shape``, its axis i becoming axis ``broadcast_dimensions[i]``."""
     return broadcast_in_dim_p.bind(
         operand,
         shape=as_shape("broadcast_in_dim", shape),
@@ -115,6 +116,7 @@ reshape_p = standard_primitive("reshape", _reshape, _reshape_shape, _keep_dtype)
 
 
 def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Any:
+    """``operand`` with shape ``new_sizes`` (elements in row-major order, after transposing by ``dimensions`` if given)."""
     dims = None if dimensions is None else tuple(int(d) for d in dimensions)
     return reshape_p.bind(operand, new_sizes=as_shape("reshape", new_sizes), dimensions=dims)
 
@@ -134,6 +136,7 @@ transpose_p = standard_primitive(
 
 
 def transpose(operand: Any, permutation: Sequence[int]) -> Any:
+    """``operand`` with its axes permuted: output axis i is input axis ``permutation[i]``."""
     return transpose_p.bind(operand, permutation=tuple(int(p) for p in permutation))
 
 
@@ -158,6 +161,7 @@ def _normalize_axes(axes: Sequence[int], ndim: int) -> tuple[int, ...]:
 
 
 def squeeze(array: Any, dimensions: Sequence[int]) -> Any:
+    """``array`` without the size-1 axes ``dimensions``."""
     ndim = get_aval(array).ndim
     return squeeze_p.bind(array, dimensions=_normalize_axes(dimensions, ndim))
 
@@ -214,6 +218,7 @@ concatenate_p = standard_primitive(
 
 
 def concatenate(operands: Sequence[Any], dimension: int) -> Any:
+    """``operands`` joined along axis ``dimension``; the other sizes must agree."""
     if not len(operands):
         raise ValueError("concatenate requires at least one operand: got an empty sequence of arrays.")
     return concatenate_p.bind(*operands, dimension=int(dimension))
@@ -262,6 +267,7 @@ pad_p = standard_primitive(
 
 
 def pad(operand: Any, padding_value: Any, padding_config: Sequence[Sequence[int]]) -> Any:
+    """``operand`` padded with ``padding_value``: (low, high, interior) per axis; negative low or high crops."""
     config = tuple((int(lo), int(hi), int(interior)) for lo, hi, interior in padding_config)
     return pad_p.bind(operand, padding_value, padding_config=config)
 
@@ -308,6 +314,7 @@ def slice(  # noqa: A001 - JAX's name
     limit_indices: Sequence[int],
     strides: Sequence[int] | None = None,
 ) -> Any:
+    """The part of ``operand`` from ``start_indices`` up to ``limit_indices``, with optional ``strides``."""
     return slice_p.bind(
         operand,
         start_indices=tuple(int(i) for i in start_indices),
@@ -549,6 +556,7 @@ iota_p = standard_primitive(
 
 
 def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
+    """An array of ``shape`` whose elements count 0, 1, 2, ... along ``dimension``."""
     return iota_p.bind(
         dtype=dtypes.check_user_dtype(dtype, "broadcasted_iota"), shape=as_shape("iota", shape),
         dimension=int(dimension),
@@ -556,6 +564,7 @@ def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
 
 
 def iota(dtype: Any, size: int) -> Any:
+    """The vector [0, 1, ..., size - 1] of ``dtype``."""
     return broadcasted_iota(dtype, (size,), 0)
 
 
