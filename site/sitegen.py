@@ -37,7 +37,7 @@ COURSE: list[tuple[str, str, str]] = [
 ]
 
 # The modules whose public names the API reference lists, for every stage.
-API_MODULES = ["didax", "didax.numpy", "didax.lax", "didax.tree_util", "didax.tree", "didax.random", "didax.dtypes"]
+API_MODULES = ["didax", "didax.numpy", "didax.lax", "didax.tree_util", "didax.tree", "didax.random", "didax.nn", "didax.nn.initializers", "didax.scipy.special", "didax.dtypes"]
 
 
 class SiteError(Exception):
