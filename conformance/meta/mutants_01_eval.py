@@ -39,7 +39,7 @@ MUTANTS: list[Mutant] = [
     # --- type promotion: lattice edges, weak types, strict mode ----------------------------------
     Mutant(
         "promotion.lattice.u32_misses_i64", DTYPES,
-        "u32: [u64, i64]", "u32: [u64]", PROMOTION,
+        "u32: [u64, i64 if x64 else i32]", "u32: [u64]", PROMOTION,
         "the lattice edge uint32 -> int64 is missing, so uint32 + int32 goes to a float",
         keyword="promote_types",
     ),
@@ -135,15 +135,15 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "x64.zeros_dtype_not_canonical", CREATION,
-        "return dtypes.default_dtype(default_kind) if dtype is None else dtypes.canonicalize_dtype(dtype)",
-        "return dtypes.default_dtype(default_kind) if dtype is None else np.dtype(dtype)", NUMPY,
+        "else dtypes.check_user_dtype(dtype, name)",
+        "else dtypes.check_dtype(dtype)", NUMPY,
         "zeros/ones(dtype=int64) make an int64 array while x64 is off",
         keyword="zeros",
     ),
     Mutant(
         "x64.iota_dtype_not_canonical", STRUCTURAL,
-        "dtype=dtypes.canonicalize_dtype(dtype), shape=as_shape(\"iota\", shape)",
-        "dtype=np.dtype(dtype), shape=as_shape(\"iota\", shape)", LAX,
+        'dtype=dtypes.check_user_dtype(dtype, "broadcasted_iota")',
+        "dtype=dtypes.check_dtype(dtype)", LAX,
         "lax.iota(int64, n) makes int64 values while x64 is off",
         keyword="iota",
     ),
@@ -171,8 +171,8 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "weak.lax_reductions_drop_weak_type", LAX_REDUCTIONS,
-        "return standard_primitive(name, numpy_fn, shape_rule, dtype_rule)\n",
-        "return standard_primitive(name, numpy_fn, shape_rule, dtype_rule, never_weak)\n", LAX,
+        "return standard_primitive(name, numpy_fn, shape_rule, dtype_rule, weak_type_rule)",
+        "return standard_primitive(name, numpy_fn, shape_rule, dtype_rule, never_weak)", LAX,
         "lax reductions of a weakly typed operand give a strongly typed result (JAX keeps it weak)",
         keyword="weak",
     ),
@@ -185,8 +185,8 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "weak.convert_element_type_keeps_weak", ELEMENTWISE,
-        "operand, new_dtype=dtypes.canonicalize_dtype(new_dtype), weak_type=False",
-        'operand, new_dtype=dtypes.canonicalize_dtype(new_dtype), weak_type=getattr(operand, "weak_type", False)',
+        "return convert_to(operand, new_dtype, weak_type=False)",
+        'return convert_to(operand, new_dtype, weak_type=getattr(operand, "weak_type", False))',
         LAX,
         "lax.convert_element_type of a weakly typed value stays weak (JAX's result is strong)",
         keyword="weak",
@@ -199,14 +199,14 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "weak.zeros_like_drops_weak_type", CREATION,
-        "return out_shape, aval.dtype, aval.weak_type", "return out_shape, aval.dtype, False", NUMPY,
+        "weak_type=dtype is None and aval.weak_type)", "weak_type=False)", NUMPY,
         "zeros_like/ones_like/full_like of a weakly typed array give a strong result",
         keyword="like",
     ),
     Mutant(
         "weak.like_with_a_dtype_keeps_weak_type", CREATION,
-        "return out_shape, dtypes.canonicalize_dtype(dtype), False",
-        "return out_shape, dtypes.canonicalize_dtype(dtype), aval.weak_type", NUMPY,
+        "weak_type=dtype is None and aval.weak_type)",
+        "weak_type=aval.weak_type)", NUMPY,
         "zeros_like(weak, dtype=...) stays weakly typed although a dtype was given",
         keyword="like",
     ),
@@ -219,7 +219,7 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "axes.negative_off_by_one", UTIL,
-        "return axis % ndim if ndim else axis", "return axis + ndim - 1 if axis < 0 else axis", NUMPY,
+        "return axis % ndim\n", "return axis + ndim - 1 if axis < 0 else axis\n", NUMPY,
         "a negative axis counts from the end off by one (-1 is the second to last axis)",
         keyword="sum",
     ),
@@ -256,8 +256,8 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "keepdims.mean_ignores_keepdims", NP_REDUCTIONS,
-        "total = sum(convert(a, out_dtype), axis=axes, keepdims=keepdims)",
-        "total = sum(convert(a, out_dtype), axis=axes)", NUMPY,
+        "total = sum(a, axis=axes, dtype=compute_dtype, keepdims=keepdims)",
+        "total = sum(a, axis=axes, dtype=compute_dtype)", NUMPY,
         "mean ignores keepdims",
         keyword="mean",
     ),
@@ -422,16 +422,17 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "lax.iota.along_dimension_zero", STRUCTURAL,
-        'shape=as_shape("iota", shape), dimension=int(dimension)', 'shape=as_shape("iota", shape), dimension=0',
+        "dimension=int(dimension),", "dimension=0,",
         NUMPY + LAX,
         "broadcasted_iota always counts along dimension 0 (jnp.eye is then wrong)",
         keyword="eye or iota",
     ),
     Mutant(
         "lax.cumsum.reverse_not_flipped_back", LAX_REDUCTIONS,
-        "return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=acc), axis)",
-        "return np.cumsum(np.flip(x, axis), axis=axis, dtype=acc)", LAX,
-        "cumsum(reverse=True) returns the running sums in reversed order",
+        "return np.flip(accumulate(np.flip(x, axis), axis, acc), axis).astype(x.dtype)",
+        "return accumulate(np.flip(x, axis), axis, acc).astype(x.dtype)", LAX,
+        "cumsum (and the other cumulative reductions) with reverse=True return the running results in "
+        "reversed order",
         keyword="cumsum",
     ),
     Mutant(
@@ -526,8 +527,9 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "numpy.floor_divide_truncates", UFUNCS,
-        "return lax.select_n(_differs_in_sign(r, y), q, lax.sub(q, one))", "return q", NUMPY,
-        "floor_divide rounds toward zero (C) instead of toward -inf (Python)",
+        "q = lax.div(x, y)\n        return lax.select_n(step_down, q, lax.sub(q, _constant_like(q, 1)))",
+        "q = lax.div(x, y)\n        return q", NUMPY,
+        "integer floor_divide rounds toward zero (C) instead of toward -inf (Python)",
         keyword="floor_divide",
     ),
     Mutant(
@@ -551,7 +553,7 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "numpy.logical_negative_is_false", UFUNCS,
-        "else lax.ne(x, convert(0, aval.dtype, aval.weak_type))", "else lax.gt(x, convert(0, aval.dtype, aval.weak_type))",
+        "return lax.ne(x, convert(0, aval.dtype,", "return lax.gt(x, convert(0, aval.dtype,",
         NUMPY,
         "logical functions count negative numbers as false",
         keyword="logical",
@@ -638,20 +640,22 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "pytrees.ordered_dict_sorted", TREE,
-        "lambda d: (list(d.values()), tuple(d)),  # insertion order is part of the structure",
-        "_flatten_dict,", PYTREES,
+        "return list(d.values()), tuple(d)  # insertion order is part of the structure",
+        "return _flatten_dict(d)", PYTREES,
         "OrderedDict children come in sorted key order instead of insertion order",
     ),
     Mutant(
         "pytrees.none_is_a_leaf", TREE,
-        '_registry[type(None)] = NodeType("None", lambda _: ((), None), lambda _aux, _children: None)\n', "",
+        '_registry[type(None)] = NodeType(\n    "None", lambda _: ((), None), lambda _aux, _children: None, '
+        "lambda _: ((), None)\n)\n",
+        "",
         PYTREES,
         "None is a leaf instead of an empty node",
     ),
     Mutant(
         "pytrees.is_leaf_only_at_the_root", TREE,
-        "child_defs = tuple(_flatten_into(child, is_leaf, leaves) for child in children)",
-        "child_defs = tuple(_flatten_into(child, None, leaves) for child in children)", PYTREES,
+        "if is_leaf is not None and _says_leaf(is_leaf(child)):",
+        "if is_leaf is not None and frame is root and _says_leaf(is_leaf(child)):", PYTREES,
         "is_leaf is asked only about the whole tree, not about its subtrees",
     ),
     Mutant(
@@ -688,7 +692,8 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "pytrees.unflatten_loses_aux_data", TREE,
-        "return entry.unflatten(treedef.aux_data, children)", "return entry.unflatten(None, children)", PYTREES,
+        "return entry.unflatten(aux_data, tuple(children))", "return entry.unflatten(None, tuple(children))",
+        PYTREES,
         "unflatten rebuilds nodes without their aux data (dict keys, namedtuple classes)",
     ),
 ]
