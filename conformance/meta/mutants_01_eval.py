@@ -137,8 +137,9 @@ MUTANTS: list[Mutant] = [
         "x64.zeros_dtype_not_canonical", CREATION,
         "else dtypes.check_user_dtype(dtype, name)",
         "else dtypes.check_dtype(dtype)", NUMPY,
-        "zeros/ones(dtype=int64) make an int64 array while x64 is off",
-        keyword="zeros",
+        "the dtype= of eye (and of zeros, ones, an empty asarray) is not canonicalized: eye(2, dtype=int64) "
+        "makes an int64 array while x64 is off (zeros and ones still convert their fill to 32 bits)",
+        keyword="zeros or eye",
     ),
     Mutant(
         "x64.iota_dtype_not_canonical", STRUCTURAL,
