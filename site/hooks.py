@@ -102,6 +102,8 @@ def _generate(kind: str, arg: str, page: Any) -> str:
         return sitegen.exercises_markdown(arg or page.meta.get("stage", ""))
     if kind == "conformance":
         return sitegen.conformance_markdown()
+    if kind == "mutation":
+        return sitegen.mutation_markdown()
     if kind == "benchmarks":
         depth = page.file.src_uri.count("/")
         plots = {stem: "../" * depth + uri for stem, uri in _plots.items()}

@@ -712,6 +712,31 @@ def conformance_markdown(results: Path | list[Path] | None = None) -> str:
     return NO_CONFORMANCE + "\n"
 
 
+MUTATION_RESULTS = ROOT / "conformance" / "meta" / "results"
+
+
+def mutation_markdown(folder: Path = MUTATION_RESULTS) -> str:
+    """Each stage's mutation score, from the committed reports of `python -m conformance.meta.mutate
+    --publish`: how many single-bug copies of the stage the suite caught."""
+    rows = []
+    for path in sorted(folder.glob("*.json")):
+        data = _json_or_none(path)
+        if not isinstance(data, dict) or "counts" not in data:
+            continue
+        c = data["counts"]
+        scored = c.get("killed", 0) + c.get("survived", 0)
+        score = f"{100 * c.get('killed', 0) / scored:.1f} %" if scored else "—"
+        rows.append(f"| `{data.get('stage', path.stem)}` | {sum(c.values())} | {c.get('killed', 0)} | "
+                    f"{c.get('survived', 0)} | {c.get('equivalent', 0)} | {c.get('stale', 0)} | **{score}** | "
+                    f"{data.get('seconds', 0) / 60:.0f} min, {_when_measured([path])} |")
+    if not rows:
+        return "No mutation results yet: run `python -m conformance.meta.mutate --stage 01_eval --publish`.\n"
+    return "\n".join(["| stage | mutants | killed | survived | equivalent | stale | score | the run |",
+                      "|---|---:|---:|---:|---:|---:|---:|---|", *rows,
+                      "", f"*Read from `{_shown_path(folder)}/` when this page was built; each stage's "
+                      "report lists every mutant and why each equivalent one cannot be told apart.*"]) + "\n"
+
+
 def _json_or_none(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8")) if path.suffix == ".json" else None

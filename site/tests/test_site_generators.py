@@ -206,3 +206,13 @@ def test_the_chapter_lists_every_primitive_of_its_stage():
     rows = [line for line in table.splitlines() if line.startswith("| `")]
     assert len(rows) == len(data["primitives"]) > 50
     assert "<!-- didax:primitives -->" in (sitegen.ROOT / "site" / "docs" / "stages" / "01_eval.md").read_text()
+
+
+def test_the_conformance_page_shows_each_stages_mutation_score(tmp_path):
+    report = {"stage": "01_eval", "seconds": 120.0, "total": 5,
+              "counts": {"killed": 3, "survived": 1, "equivalent": 1, "stale": 0, "error": 0}}
+    (tmp_path / "01_eval.json").write_text(json.dumps(report))
+    table = sitegen.mutation_markdown(tmp_path)
+    assert "| `01_eval` | 5 | 3 | 1 | 1 | 0 | **75.0 %** |" in table
+    assert "No mutation results" in sitegen.mutation_markdown(tmp_path / "empty")
+    assert "**" in sitegen.mutation_markdown()  # the committed reports are shown
