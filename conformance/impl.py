@@ -21,7 +21,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from conformance.missing import Missing, Namespace
+from conformance.missing import Missing, Namespace, unwrap
 
 ALL_CAPABILITIES = ("eval", "jvp", "vmap", "jaxpr", "jit", "vjp", "sharding")
 # A module that says nothing about itself can at least evaluate.
@@ -206,7 +206,7 @@ def _first_doc_line(module: ModuleType) -> str:
 
 def read_flag(impl: Impl, name: str) -> object:
     """The current value of a config flag; JAX exposes flags as attributes of `config`."""
-    config = getattr(impl.module, "config", None)
+    config = unwrap(impl.config)
     value = getattr(config, name, None)
     if value is None and hasattr(config, "read"):
         value = config.read(name)
@@ -273,7 +273,7 @@ def _unique_name(folder: Path) -> str:
 def _submodule(module: ModuleType, name: str) -> ModuleType | None:
     """`module.<name>`, imported if it is a submodule not yet imported; None if there is none."""
     found = getattr(module, name, None)
-    if found is not None:
+    if found is not None or not hasattr(module, "__path__"):  # not a package: no submodules
         return found
     try:
         return importlib.import_module(f"{module.__name__}.{name}")

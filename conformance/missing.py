@@ -146,10 +146,11 @@ def _raised_by_the_suite(tb: TracebackType | None) -> bool:
 
 def _owner(obj: Any, impl_module: str) -> str:
     """A readable name for what lacked the attribute: "jax.random" for the implementation's modules
-    (whatever it is really called), else the type's name ("ndarray.weak_type")."""
+    (whatever it is really called), "Array" for anything with a dtype ("Array.weak_type"), else the
+    type's name."""
     if isinstance(obj, ModuleType):
         name = obj.__name__
         if name == impl_module or name.startswith(impl_module + "."):
             return "jax" + name.removeprefix(impl_module)
         return name
-    return type(obj).__name__
+    return "Array" if hasattr(obj, "dtype") else type(obj).__name__

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 from conformance import reproduce
 from conformance.impl import (
@@ -45,6 +45,12 @@ settings.register_profile(
 )
 settings.register_profile(
     "full", max_examples=1000, deadline=None, print_blob=True, suppress_health_check=_QUIET
+)
+# For informational runs on implementations expected to fail often (the NumPy adapter): few examples
+# and no shrinking, so that a thousand failures take seconds, not minutes; the examples are unshrunk.
+settings.register_profile(
+    "quick", derandomize=True, max_examples=5, deadline=None, print_blob=False, suppress_health_check=_QUIET,
+    phases=(Phase.explicit, Phase.generate),
 )
 # hypothesis's own --hypothesis-profile option, applied later by its plugin, overrides this.
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

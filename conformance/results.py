@@ -131,6 +131,7 @@ class Recorder:
             "capabilities": sorted(self.impl.capabilities),
             "areas": summarize({t["id"]: t["area"] for t in tests}, {t["id"]: t["outcome"] for t in tests}),
             "runs": {**old.get("runs", {}), **dict.fromkeys(sorted(ran), run)},
+            "functions": function_counts(tests),
             "tests": tests,
         }
         data["runs"] = dict(sorted(data["runs"].items()))
@@ -144,6 +145,16 @@ def summarize(areas: dict[str, str], outcomes: dict[str, str]) -> dict[str, dict
     for nodeid, outcome in outcomes.items():
         counts = table.setdefault(areas[nodeid], dict.fromkeys(OUTCOMES, 0))
         counts[outcome] = counts.get(outcome, 0) + 1
+    return dict(sorted(table.items()))
+
+
+def function_counts(tests: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """{function: {outcome: count}} over the tests about each function."""
+    table: dict[str, dict[str, int]] = {}
+    for test in tests:
+        for function in test.get("functions", []):
+            counts = table.setdefault(function, {})
+            counts[test["outcome"]] = counts.get(test["outcome"], 0) + 1
     return dict(sorted(table.items()))
 
 
