@@ -33,7 +33,9 @@ from conformance.impl import SUITE_FLAGS, Impl, read_flag
 ALIASES = {"jnp": "jax.numpy", "lax": "jax.lax", "tree_util": "jax.tree_util", "tu": "jax.tree_util"}
 
 _impl: Impl | None = None
-_last: str | None = None
+# The last call noted: (call, inputs, flag lines); made into text only when a test fails, since
+# hypothesis notes every example and nearly all of them pass.
+_last: tuple[str, dict[str, Any], list[str]] | None = None
 
 
 def use(impl: Impl) -> None:
@@ -47,37 +49,38 @@ def start_test() -> None:
     _last = None
 
 
-def record(call: str, values: dict[str, Any]) -> str:
-    """Build the program for `call` with `values` as its inputs, remember it for the report, return it."""
+def record(call: str, values: dict[str, Any]) -> None:
+    """Remember `call` with `values` as its inputs (and the flags in force now) for the report."""
     global _last
-    _last = program(call, values)
-    return _last
+    _last = (call, {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in values.items()}, _flag_lines())
 
 
 def program_for_report() -> str:
-    """The last program noted by the failing test, or the header alone with a note that the test
-    did not note its inputs."""
+    """The program of the last call noted by the failing test, or the header alone with a note that
+    the test did not note its inputs."""
     if _last is not None:
-        return _last
+        call, values, flags = _last
+        return program(call, values, flags)
     return header("") + "# (this test does not note its inputs: read its source for the call)\n"
 
 
-def program(call: str, values: dict[str, Any]) -> str:
+def program(call: str, values: dict[str, Any], flags: list[str] | None = None) -> str:
     """The whole program: header, inputs, and the call."""
     assignments = "".join(f"{name} = {literal(value)}\n" for name, value in values.items())
     body = assignments + printed(call)
-    return header(body) + body
+    return header(body, flags) + body
 
 
-def header(body: str) -> str:
-    """Imports and flags for a program whose body is `body` (it decides which aliases are needed)."""
+def header(body: str, flags: list[str] | None = None) -> str:
+    """Imports and flags (default: those in force now) for a program whose body is `body` (it decides
+    which aliases are needed)."""
     lines = ["import numpy as np"]
     if "ml_dtypes" in body or "bfloat16" in body or "float8" in body:
         lines.append("import ml_dtypes")
     if re.search(r"\b(nan|inf)\b", body):
         lines.append("from numpy import inf, nan")
     lines += list(_impl.import_lines) if _impl is not None else ["import jax"]
-    lines += _flag_lines()
+    lines += _flag_lines() if flags is None else flags
     aliases = [alias for alias in ALIASES if re.search(rf"\b{alias}\.", body)]
     if aliases:
         lines.append(", ".join(aliases) + " = " + ", ".join(ALIASES[a] for a in aliases))
