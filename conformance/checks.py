@@ -6,9 +6,9 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
-from hypothesis import note
 from hypothesis import strategies as st
 
+from conformance import reproduce
 from conformance.dtype_rules import canonicalize
 
 # Relative tolerance per result dtype: 2-4 ulps for the 16-bit floats; for float32 and float64 a wider
@@ -132,17 +132,14 @@ def draw_x64(data: st.DataObject, flags: Any) -> bool:
 
 
 def show_value(value: Any) -> str:
-    """Source text for a value, so that a failing example reads as a program."""
-    if isinstance(value, np.ndarray):
-        text = np.array2string(value, separator=", ", threshold=10_000, max_line_width=10_000)
-        return f"np.array({text}, dtype={value.dtype.name!r})"
-    if isinstance(value, np.generic):
-        return f"np.{value.dtype.name}({value.item()!r})"
-    return repr(value)
+    """Source text for a value (arrays keep dtype, shape and exact values), so that a failing example
+    reads as a program."""
+    return reproduce.literal(value)
 
 
 def show_call(program: str, **values: Any) -> None:
-    """Note the inputs and the call, e.g. `x = np.array(...)` then `jnp.add(x, y)`."""
-    for name, value in values.items():
-        note(f"{name} = {show_value(value)}")
-    note(program)
+    """Note the inputs and the call (`show_call("jnp.add(x, y)", x=x, y=y)`) as a self-contained
+    program: imports, config flags, inputs as literals, the call printed (see reproduce.py). The plugin
+    puts the program of a failing test (of hypothesis's last, shrunk example) at the top of its report
+    and in the results file."""
+    reproduce.record(program, values)
