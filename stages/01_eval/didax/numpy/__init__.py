@@ -117,3 +117,47 @@ finfo = _dtypes.finfo
 issubdtype = _dtypes.issubdtype
 pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
 newaxis = None
+
+# ----------------------------------------------------------------------------------------------
+# Array manipulation, creation helpers, sorting and set operations (the nparrays branch).
+from .manipulation import (  # noqa: E402
+    append,
+    array_split,
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    block,
+    broadcast_arrays,
+    broadcast_shapes,
+    column_stack,
+    concat,
+    delete,
+    dsplit,
+    dstack,
+    flip,
+    fliplr,
+    flipud,
+    hsplit,
+    hstack,
+    insert,
+    isscalar,
+    iterable,
+    matrix_transpose,
+    ndim,
+    pad,
+    permute_dims,
+    ravel_multi_index,
+    repeat,
+    resize,
+    roll,
+    rollaxis,
+    rot90,
+    shape,
+    size,
+    split,
+    tile,
+    unravel_index,
+    unstack,
+    vsplit,
+    vstack,
+)
