@@ -223,3 +223,20 @@ from .sorting import (  # noqa: E402
     unique_values,
     where,  # noqa: F811 - where(condition) alone is nonzero, with size= and fill_value=
 )
+from .comparison import allclose, array_equal, array_equiv, isclose  # noqa: E402
+from .dtype_classes import (  # noqa: E402
+    can_cast,
+    character,
+    complexfloating,
+    flexible,
+    floating,
+    generic,
+    inexact,
+    integer,
+    isdtype,
+    issubdtype,  # noqa: F811 - knows didax's scalar types as categories too
+    number,
+    object_,
+    signedinteger,
+    unsignedinteger,
+)
