@@ -57,7 +57,7 @@ def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> ArrayL
     check_arraylike("array_equal", a1, a2)
     a1, a2 = as_array(a1), as_array(a2)
     if get_aval(a1).shape != get_aval(a2).shape:
-        return Array(np.bool_(False))
+        return Array(np.asarray(False))
     a1, a2 = promote_args("array_equal", a1, a2)
     eq = lax.eq(a1, a2)
     if equal_nan and dtypes.is_inexact(get_aval(a1).dtype):
