@@ -276,6 +276,7 @@ def column_stack(tup: Any) -> ArrayLike:
 
 
 def atleast_1d_list(arrays: list[ArrayLike]) -> list[ArrayLike]:
+    """atleast_1d of each array, always as a list."""
     out = atleast_1d(*arrays)
     return out if isinstance(out, list) else [out]
 
