@@ -775,7 +775,9 @@ def ravel_multi_index(
     if order not in ("C", "F"):
         raise ValueError("only 'C' or 'F' order is permitted")
     check_arraylike("ravel_multi_index", *multi_index)
-    out_dtype = dtypes.default_dtype("i") if dtype is None else dtypes.check_user_dtype(dtype, "ravel_multi_index")
+    # The indices' own (promoted) type, as in JAX: int8 and int16 coordinates give an int16 result.
+    out_dtype = dtypes.result_type(*multi_index) if dtype is None else dtypes.check_user_dtype(
+        dtype, "ravel_multi_index")
     indices = []
     for idx, d in zip(multi_index, dims):
         idx = as_array(idx)

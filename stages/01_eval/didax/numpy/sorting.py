@@ -180,6 +180,8 @@ def nonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) ->
         coords.append(lax.rem(rest, convert(builtins.max(d, 1), idx_dtype)))
         rest = lax.div(rest, convert(builtins.max(d, 1), idx_dtype))
     coords = coords[::-1]
+    if get_aval(a).size == 0:  # nothing to find: JAX gives zeros, whatever the fill_value
+        fill_value = None
     fills = fill_value if isinstance(fill_value, (tuple, list)) else (fill_value,) * len(shp)
     if len(fills) != len(shp):
         raise ValueError(f"fill_value must be a scalar or a tuple of length {len(shp)}; got {fill_value!r}")

@@ -111,7 +111,8 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> ArrayLik
     rows = lax.broadcasted_iota(np.int32, (N, M), 0)
     cols = lax.broadcasted_iota(np.int32, (N, M), 1)
     mask = lax.ge(lax.add(rows, np.int32(operator.index(k))), cols)
-    out_dtype = dtypes.default_dtype("f") if dtype is None else dtypes.check_user_dtype(dtype, "tri")
+    # float32 by default even with x64 on, as in JAX.
+    out_dtype = np.dtype(np.float32) if dtype is None else dtypes.check_user_dtype(dtype, "tri")
     return convert(mask, out_dtype)
 
 
