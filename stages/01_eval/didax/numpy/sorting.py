@@ -17,9 +17,9 @@ from .. import dtypes, lax
 from ..core import get_aval, to_concrete_value
 from ..errors import ConcretizationTypeError
 from . import ufuncs
-from .indexing import take
+from .indexing import take, take_along_axis
 from .manipulation import atleast_1d, broadcast_arrays
-from .shapes import concatenate, ravel, reshape, stack
+from .shapes import concatenate, moveaxis, ravel, reshape, stack
 from .util import ArrayLike, as_array, broadcast_to, canonicalize_axis, check_arraylike, convert
 
 
@@ -91,25 +91,39 @@ def lexsort(keys: Any, axis: int = -1) -> ArrayLike:
     return out[-1]
 
 
-def partition(a: ArrayLike, kth: int, axis: int = -1) -> ArrayLike:
-    """``a`` rearranged so that its kth element is where sorting would put it, smaller ones
-    before and larger ones after (didax sorts fully, which is one such arrangement)."""
-    a, axis = _sort_input("partition", a, axis)
+def _partition(name: str, a: ArrayLike, kth: int, axis: int, indices: bool) -> ArrayLike:
+    """JAX's arrangement: the kth+1 smallest in ascending order, then the rest largest first."""
+    a, axis = _sort_input(name, a, axis)
     n = get_aval(a).shape[axis]
     kth = operator.index(kth)
     if not -n <= kth < n:
         raise ValueError(f"kth={kth} is out of bounds for axis of size {n}.")
-    return sort(a, axis)
+    kth %= n
+    a = moveaxis(a, axis, -1)
+    order = argsort(a, axis=-1)
+    bottom = lax.slice_in_dim(order, 0, kth + 1, axis=-1)
+    last = get_aval(a).ndim - 1
+    if indices:
+        # The other indices in increasing order: a stable sort on "is among the smallest".
+        rank = argsort(order, axis=-1)
+        among = convert(lax.le(rank, convert(kth, get_aval(rank).dtype)), np.dtype(np.int32))
+        _, rest = lax.sort((among, lax.broadcasted_iota(get_aval(order).dtype, get_aval(order).shape, last)),
+                           dimension=last, num_keys=1)
+        picked = lax.concatenate([bottom, lax.slice_in_dim(rest, 0, n - kth - 1, axis=last)], last)
+        return moveaxis(picked, -1, axis)
+    top, _ = lax.top_k(a, n - kth - 1)  # the largest ones, largest first
+    return moveaxis(lax.concatenate([take_along_axis(a, bottom, axis=-1), top], last), -1, axis)
+
+
+def partition(a: ArrayLike, kth: int, axis: int = -1) -> ArrayLike:
+    """``a`` rearranged so that its kth element is where sorting would put it, with the smaller
+    ones before it (ascending) and the larger ones after it (descending, as in JAX)."""
+    return _partition("partition", a, kth, axis, indices=False)
 
 
 def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> ArrayLike:
-    """Indices that partition ``a`` around its kth element (didax: the stable sorting order)."""
-    a, axis = _sort_input("argpartition", a, axis)
-    n = get_aval(a).shape[axis]
-    kth = operator.index(kth)
-    if not -n <= kth < n:
-        raise ValueError(f"kth={kth} is out of bounds for axis of size {n}.")
-    return argsort(a, axis)
+    """The indices that partition ``a`` around its kth element (see partition)."""
+    return _partition("argpartition", a, kth, axis, indices=True)
 
 
 def sort_complex(a: ArrayLike) -> ArrayLike:
