@@ -401,6 +401,20 @@ def test_unique(impl: Impl, flags, data: st.DataObject) -> None:
     assert_all_rearranged([result.values, result.counts], [values, counts.astype(idx_dt)], x64)
 
 
+@given(data=st.data())
+def test_unique_along_an_axis(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    x = draw_array(data, [S.INTEGER], S.shapes(min_dims=1, max_dims=3), domain=Domain(0, 1, grid=1.0))
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
+    idx_dt = canonical_int(x64)
+    show_call(f"jnp.unique(x, return_index=True, return_inverse=True, return_counts=True, axis={axis})", x=x)
+    values, index, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True,
+                                               axis=axis)
+    got = impl.numpy.unique(x, return_index=True, return_inverse=True, return_counts=True, axis=axis)
+    assert_all_rearranged(got, [values, index.astype(idx_dt), inverse.ravel().astype(idx_dt),
+                                counts.astype(idx_dt)], x64)
+
+
 @pytest.mark.parametrize("name", ["union1d", "intersect1d", "setdiff1d", "setxor1d"])
 @given(data=st.data())
 def test_set_operations(impl: Impl, flags, name: str, data: st.DataObject) -> None:

@@ -356,36 +356,84 @@ def unique(
     axis: int | None = None, *, equal_nan: bool = True, size: int | None = None, fill_value: Any = None,
     sorted: bool = True,  # noqa: A002
 ) -> Any:
-    """The sorted distinct values (flattened), and optionally where each first occurs, how to
-    rebuild the input from them, and how often each occurs. Give ``size`` under transformations."""
+    """The sorted distinct values (or slices along ``axis``), and optionally where each first occurs,
+    how to rebuild the input from them, and how often each occurs. Give ``size`` under transformations."""
     check_arraylike("unique", ar)
-    if axis is not None:
-        raise NotImplementedError("didax.numpy.unique supports only axis=None.")
     x = as_array(ar)
     in_shape = get_aval(x).shape
-    flat = ravel(x)
-    n = get_aval(flat).shape[0]
+    if axis is None:
+        return _unique_flat(x, in_shape, return_index, return_inverse, return_counts, equal_nan, size, fill_value,
+                            ar)
+    axis = canonicalize_axis(axis, len(in_shape))
+    moved = moveaxis(x, axis, 0)
+    rest = get_aval(moved).shape[1:]
+    n = in_shape[axis]
+    m = int(np.prod(rest, dtype=np.int64))
+    rows = lax.reshape(moved, (n, m))
     idx_dtype = _index_dtype()
     iota = lax.iota(idx_dtype, n)
+    columns = [lax.index_in_dim(rows, j, 1, keepdims=False) for j in range(m)]
+    # Sort the rows lexicographically (first column first), keeping where each came from.
+    *sorted_columns, perm = lax.sort((*columns, iota), dimension=0, num_keys=m) if n and m else (*columns, iota)
+    first = broadcast_to(np.bool_(True), (n,)) if n else lax.convert_element_type(iota, np.bool_)
+    if n and m:
+        differs = [lax.bitwise_not(_first_of_runs(c, equal_nan)) for c in sorted_columns]
+        same = differs[0]
+        for d in differs[1:]:
+            same = lax.bitwise_and(same, d)
+        first = lax.bitwise_not(same)
+    elif n:
+        first = lax.eq(iota, convert(0, idx_dtype))
+    size_out = _known_count("unique", first, ar) if size is None else operator.index(size)
+    starts, valid = _true_positions(first, size_out)
+    picked = take(perm, starts, mode="clip") if n else starts
+    values = take(moved, picked, axis=0, mode="clip") if n else moved
+    if size is not None and n:
+        vshape, vdtype = get_aval(values).shape, get_aval(values).dtype
+        if fill_value is None:  # the first (smallest) distinct slice
+            fill = lax.broadcast_in_dim(lax.index_in_dim(values, 0, 0, keepdims=False), vshape,
+                                        tuple(range(1, len(vshape))))
+        else:
+            fill = broadcast_to(convert(lax.convert_element_type(as_array(fill_value), vdtype), vdtype), vshape)
+        keep = lax.broadcast_in_dim(valid, get_aval(values).shape, (0,))
+        values = lax.select_n(keep, fill, values)
+    outs = [moveaxis(values, 0, axis)]
+    return _unique_extras(outs, perm, starts, valid, first, n, size, size_out, (n,), return_index, return_inverse,
+                          return_counts)
+
+
+def _unique_flat(x: ArrayLike, in_shape: tuple[int, ...], return_index: bool, return_inverse: bool,
+                 return_counts: bool, equal_nan: bool, size: int | None, fill_value: Any, culprit: Any) -> Any:
+    flat = ravel(x)
+    n = get_aval(flat).shape[0]
+    iota = lax.iota(_index_dtype(), n)
     s, perm = lax.sort((flat, iota), dimension=0, num_keys=1) if n else (flat, iota)
     first = _first_of_runs(s, equal_nan)
-    size_out = _known_count("unique", first, ar) if size is None else operator.index(size)
+    size_out = _known_count("unique", first, culprit) if size is None else operator.index(size)
     starts, valid = _true_positions(first, size_out)
     values = take(s, starts, mode="clip") if n else s
     if size is not None and n:
         default_fill = lax.index_in_dim(s, 0, 0, keepdims=False)
         values = _fill(valid, values, default_fill if fill_value is None else fill_value)
-    outs = [values]
+    return _unique_extras([values], perm, starts, valid, first, n, size, size_out, in_shape, return_index,
+                          return_inverse, return_counts)
+
+
+def _unique_extras(outs: list, perm: ArrayLike, starts: ArrayLike, valid: ArrayLike, first: ArrayLike, n: int,
+                   size: int | None, size_out: int, inverse_shape: tuple[int, ...], return_index: bool,
+                   return_inverse: bool, return_counts: bool) -> Any:
+    """The optional results of unique, from the sorting permutation and the starts of the runs."""
+    idx_dtype = _index_dtype()
     if return_index:
         index = take(perm, starts, mode="clip") if n else starts
         if size is not None and n:
             index = _fill(valid, index, lax.index_in_dim(perm, 0, 0, keepdims=False))
         outs.append(index)
-    group = lax.sub(lax.cumsum(convert(first, idx_dtype), 0), convert(1, idx_dtype)) if n else iota
+    group = lax.sub(lax.cumsum(convert(first, idx_dtype), 0), convert(1, idx_dtype)) if n else perm
     if return_inverse:
         # Each sorted position's group, put back at the position it came from.
         _, inverse = lax.sort((perm, group), dimension=0, num_keys=1) if n else (perm, group)
-        outs.append(reshape(inverse, in_shape))
+        outs.append(reshape(inverse, inverse_shape))
     if return_counts:
         # How many entries fall in each group: compare every group id with every slot.
         slots = lax.broadcasted_iota(idx_dtype, (size_out, n), 0)
