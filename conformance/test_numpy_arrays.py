@@ -375,6 +375,16 @@ def test_compress_extract_choose_select(impl: Impl, flags, data: st.DataObject) 
     assert_rearranged(got, np.select([mask, ~mask], [x, np.zeros_like(x)], np.ones_like(x)), x64)
 
 
+@given(data=st.data())
+def test_piecewise(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    x = draw_array(data, [S.SIGNED, S.FLOATING[2:]], S.shapes(max_dims=2), domain=S.GRID)
+    show_call("jnp.piecewise(x, [x < 0, x > 1], [-1, lambda v: v * 2, lambda v: v + 3])", x=x)
+    got = impl.numpy.piecewise(x, [x < 0, x > 1], [-1, lambda v: v * 2, lambda v: v + 3])
+    want = np.piecewise(x, [x < 0, x > 1], [-1, lambda v: v * 2, lambda v: v + 3])
+    assert_rearranged(got, want, x64)
+
+
 def test_select_with_python_scalars_is_weak(impl: Impl) -> None:
     got = impl.numpy.select([np.array([True, False]), np.array([True, True])], [1, 2.5])
     assert is_weak(got) and to_numpy(got).tolist() == [1.0, 2.5]

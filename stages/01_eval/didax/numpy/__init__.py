@@ -210,6 +210,7 @@ from .sorting import (  # noqa: E402
     lexsort,
     nonzero,
     partition,
+    piecewise,
     select,
     setdiff1d,
     setxor1d,

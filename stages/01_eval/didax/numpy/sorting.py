@@ -555,3 +555,27 @@ def setxor1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *, siz
     in1, in2 = isin(s, ar1), isin(s, ar2)
     keep = lax.bitwise_and(_first_of_runs(s, True), lax.ne(in1, in2))
     return _select_sorted("setxor1d", s, keep, size, fill_value, _smallest_kept, ar1)[0]
+
+
+def piecewise(x: ArrayLike, condlist: Any, funclist: Sequence[Any], *args: Any, **kw: Any) -> ArrayLike:
+    """Each function (or constant) of ``funclist`` where its condition holds; a later true condition
+    wins, and one extra function gives the value where none holds (else 0)."""
+    check_arraylike("piecewise", x)
+    x = as_array(x)
+    shp, dt = get_aval(x).shape, get_aval(x).dtype
+    conds = list(condlist) if isinstance(condlist, (list, tuple)) else [condlist]
+    if len(funclist) not in (len(conds), len(conds) + 1):
+        raise ValueError(f"with {len(conds)} condition(s), either {len(conds)} or {len(conds) + 1} functions are "
+                         f"expected; got {len(funclist)}")
+
+    def value(f: Any) -> ArrayLike:
+        out = f(x, *args, **kw) if callable(f) else f
+        return broadcast_to(convert(lax.convert_element_type(as_array(out), dt), dt), shp)
+
+    out = value(funclist[-1]) if len(funclist) == len(conds) + 1 else broadcast_to(convert(0, dt), shp)
+    for cond, f in zip(conds, funclist):
+        cond = broadcast_to(as_array(cond), shp)
+        if get_aval(cond).dtype != np.bool_:
+            cond = lax.ne(cond, convert(0, get_aval(cond).dtype))
+        out = lax.select_n(cond, out, value(f))
+    return out
