@@ -595,8 +595,11 @@ def _pad_axis(x: ArrayLike, axis: int, before: int, after: int, mode: str, kwarg
     if n == 0:
         raise ValueError(f"can't extend empty axis {axis} using modes other than 'constant' or 'empty'")
     if mode in ("edge", "wrap", "symmetric", "reflect"):
-        if kwargs.get("reflect_type", "even") != "even":
-            raise NotImplementedError("didax.numpy.pad supports only reflect_type='even'.")
+        reflect_type = kwargs.get("reflect_type", "even")
+        if reflect_type not in ("even", "odd"):
+            raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+        if reflect_type == "odd":
+            return _pad_odd(x, axis, before, after, mode)
         indices = [_index_for(mode, p, n) for p in range(-before, n + after)]
         return _gather_static(x, indices, axis)
     if mode == "linear_ramp":
@@ -624,6 +627,30 @@ def _pad_axis(x: ArrayLike, axis: int, before: int, after: int, mode: str, kwarg
             pieces.append(broadcast_to(value, (*shp[:axis], width, *shp[axis + 1 :])))
         return lax.concatenate([pieces[0], x, pieces[1]], axis)
     raise ValueError(f"Unimplemented padding mode '{mode}' for didax.numpy.pad.")
+
+
+def _pad_odd(x: ArrayLike, axis: int, before: int, after: int, mode: str) -> ArrayLike:
+    """reflect_type='odd': the mirror image turned about the edge value (2 * edge - mirrored)."""
+    n = get_aval(x).shape[axis]
+    limit = n - 1 if mode == "reflect" else n
+    if before > limit or after > limit:
+        raise NotImplementedError(f"didax.numpy.pad with reflect_type='odd' pads at most {limit} entries on a "
+                                  f"side of an axis of length {n}.")
+    pieces = []
+    for side, width in (("before", before), ("after", after)):
+        if width == 0:
+            continue
+        edge_at = 0 if side == "before" else n - 1
+        edge = lax.index_in_dim(x, edge_at, axis, keepdims=True)
+        positions = range(-width, 0) if side == "before" else range(n, n + width)
+        mirrored = _gather_static(x, [_index_for(mode, p, n) for p in positions], axis)
+        two = convert(2, get_aval(x).dtype)
+        turned = lax.sub(lax.mul(two, lax.broadcast_in_dim(lax.squeeze(edge, (axis,)), get_aval(mirrored).shape,
+                                                            tuple(d for d in range(get_aval(x).ndim) if d != axis))),
+                         mirrored)
+        pieces.append((side, turned))
+    parts = [p for s, p in pieces if s == "before"] + [x] + [p for s, p in pieces if s == "after"]
+    return lax.concatenate(parts, axis) if len(parts) > 1 else x
 
 
 _PAD_KWARGS = {
