@@ -24,6 +24,7 @@ from .util import (
     canonicalize_axis,
     check_arraylike,
     convert,
+    is_arraylike,
 )
 
 
@@ -96,7 +97,7 @@ def broadcast_arrays(*args: ArrayLike) -> list[ArrayLike]:
 
 def shape(a: ArrayLike) -> tuple[int, ...]:
     """The shape of an array (or of anything NumPy can make one from)."""
-    return tuple(getattr(a, "shape", None) or np.shape(a)) if hasattr(a, "shape") else np.shape(a)
+    return tuple(a.shape) if hasattr(a, "shape") else np.shape(a)
 
 
 def ndim(a: ArrayLike) -> int:
@@ -114,12 +115,12 @@ def size(a: ArrayLike, axis: int | Sequence[int] | None = None) -> int:
 
 
 def isscalar(element: Any) -> bool:
-    """Whether ``element`` is a Python or NumPy scalar, or a rank-0 array."""
+    """Whether ``element`` is a Python or NumPy scalar, or an array of rank 0 (as in JAX)."""
     if isinstance(element, (int, float, complex, bool, np.generic)):
         return True
-    return hasattr(element, "shape") and hasattr(element, "dtype") and element.shape == () and not isinstance(
-        element, np.ndarray
-    )
+    if is_arraylike(element):
+        return len(shape(element)) == 0
+    return False
 
 
 def iterable(y: Any) -> bool:
