@@ -135,6 +135,7 @@ def test_squeeze(impl: Impl, flags, data: st.DataObject) -> None:
     dims = data.draw(
         st.lists(st.sampled_from(ones), unique=True) if ones else st.just([]), label="dimensions"
     )
+    dims = [S.maybe_negative(data, d, x.ndim) for d in dims]  # lax.squeeze takes negative dimensions
     show_call(f"lax.squeeze(x, {tuple(dims)})", x=x)
     assert_rearranged(impl.lax.squeeze(x, tuple(dims)), np.squeeze(x, axis=tuple(dims)))
 
@@ -145,6 +146,7 @@ def test_expand_dims(impl: Impl, flags, data: st.DataObject) -> None:
     x = draw_array(data, x64)
     count = data.draw(st.integers(1, 2), label="new axes")
     dims = tuple(data.draw(st.permutations(range(x.ndim + count)), label="positions")[:count])
+    dims = tuple(S.maybe_negative(data, d, x.ndim + count) for d in dims)  # negative ones count from the end
     show_call(f"lax.expand_dims(x, {dims})", x=x)
     assert_rearranged(impl.lax.expand_dims(x, dims), np.expand_dims(x, dims))
 
@@ -211,8 +213,9 @@ def test_slice(impl: Impl, flags, data: st.DataObject) -> None:
 
 
 def clamp_starts(starts: list[int], sizes: S.Shape, shape: S.Shape) -> list[int]:
-    """XLA clamps start indices so that the whole window stays inside the operand."""
-    return [min(max(s, 0), n - k) for s, k, n in zip(starts, sizes, shape)]
+    """A negative start counts from the end (once: -n - 1 is still negative), then XLA clamps it so
+    that the whole window stays inside the operand."""
+    return [min(max(s + n if s < 0 else s, 0), n - k) for s, k, n in zip(starts, sizes, shape)]
 
 
 @given(data=st.data())
@@ -220,7 +223,7 @@ def test_dynamic_slice(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
     x = draw_array(data, x64, shape=S.shapes(min_dims=1))
     sizes = tuple(data.draw(st.integers(0, n), label="size") for n in x.shape)
-    starts = [data.draw(st.integers(0, n + 2), label="start") for n in x.shape]  # may need clamping
+    starts = [data.draw(st.integers(-2 * n - 2, n + 2), label="start") for n in x.shape]  # may need clamping
     show_call(f"lax.dynamic_slice(x, {tuple(starts)}, {sizes})", x=x)
     begin = clamp_starts(starts, sizes, x.shape)
     want = x[tuple(slice(b, b + k) for b, k in zip(begin, sizes))]
@@ -232,7 +235,7 @@ def test_dynamic_update_slice(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
     x = draw_array(data, x64, shape=S.shapes(min_dims=1))
     update = data.draw(S.arrays(x.dtype, st.tuples(*(st.integers(0, n) for n in x.shape))), label="update")
-    starts = [data.draw(st.integers(0, n + 2), label="start") for n in x.shape]
+    starts = [data.draw(st.integers(-2 * n - 2, n + 2), label="start") for n in x.shape]
     show_call(f"lax.dynamic_update_slice(x, update, {tuple(starts)})", x=x, update=update)
     begin = clamp_starts(starts, update.shape, x.shape)
     want = x.copy()
@@ -331,6 +334,8 @@ BAD_CALLS = {
     "concatenate mismatched shapes": (TypeError, lambda lax, x: lax.concatenate([x, x.T], 0)),
     "broadcast_in_dim to a wrong size": (TypeError, lambda lax, x: lax.broadcast_in_dim(x, (4, 4), (0, 1))),
     "slice past the end": (TypeError, lambda lax, x: lax.slice(x, (0, 0), (2, 5))),
+    "expand_dims position out of range": (ValueError, lambda lax, x: lax.expand_dims(x, (3,))),
+    "sort dimension out of range": (ValueError, lambda lax, x: lax.sort(x, dimension=2)),
     "dot_general contracting sizes differ": (
         TypeError,
         lambda lax, x: lax.dot_general(x, x, (((1,), (0,)), ((), ()))),
@@ -344,3 +349,39 @@ def test_bad_arguments_raise_jaxs_error_type(impl: Impl, case: str) -> None:
     x = np.ones((2, 3), np.float32)
     with pytest.raises(error):
         call(impl.lax, x)
+
+
+# --- axes: lax takes no negative axis (but squeeze, expand_dims and sort do), nor one out of range ---
+
+# name -> (call with axis `a`, the error class JAX raises for a negative axis, for one out of range)
+LAX_AXIS_CALLS = {
+    "reduce_sum": (lambda lax, x, a: lax.reduce_sum(x, (a,)), ValueError, ValueError),
+    "reduce_max": (lambda lax, x, a: lax.reduce_max(x, (a,)), ValueError, ValueError),
+    "reduce_min": (lambda lax, x, a: lax.reduce_min(x, (a,)), ValueError, ValueError),
+    "argmax": (lambda lax, x, a: lax.argmax(x, a, np.int32), ValueError, ValueError),
+    "argmin": (lambda lax, x, a: lax.argmin(x, a, np.int32), ValueError, ValueError),
+    "cumsum": (lambda lax, x, a: lax.cumsum(x, axis=a), ValueError, ValueError),
+    "cumprod": (lambda lax, x, a: lax.cumprod(x, axis=a), ValueError, ValueError),
+    "cummax": (lambda lax, x, a: lax.cummax(x, axis=a), ValueError, ValueError),
+    "concatenate": (lambda lax, x, a: lax.concatenate([x, x], a), TypeError, TypeError),
+    "rev": (lambda lax, x, a: lax.rev(x, (a,)), TypeError, TypeError),
+    "squeeze": (lambda lax, x, a: lax.squeeze(x, (a,)), None, ValueError),
+    "sort": (lambda lax, x, a: lax.sort(x, dimension=a), None, ValueError),
+}
+
+
+@pytest.mark.parametrize("name", list(LAX_AXIS_CALLS))
+@given(data=st.data())
+def test_negative_or_out_of_range_lax_axis_raises(impl: Impl, name: str, data: st.DataObject) -> None:
+    call, negative_error, out_error = LAX_AXIS_CALLS[name]
+    shape = data.draw(S.shapes(min_dims=1, max_side=3), label="shape")
+    if name == "squeeze":
+        shape = (1,) * len(shape)
+    x = np.ones(shape, np.float32)
+    ndim = x.ndim
+    negative = st.integers(-ndim, -1) if negative_error else st.nothing()
+    axis = data.draw(st.one_of(negative, S.out_of_range_axes(ndim)), label="axis")
+    error = out_error if not -ndim <= axis < ndim else negative_error
+    show_call(f"lax.{name}(x, ... {axis} ...)", x=x)
+    with pytest.raises(error):
+        call(impl.lax, x, axis)

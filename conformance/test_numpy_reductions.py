@@ -146,3 +146,31 @@ def test_mean_of_16_bit_floats_accumulates_in_float32(impl: Impl, dtype: str) ->
     assert_dtype(got, dr.dtype(dtype), weak=dr.weak_result("reduction"))
     want = np.mean(x.astype(np.float32)).astype(dr.dtype(dtype))
     np.testing.assert_array_equal(np.asarray(got).astype(np.float32), want.astype(np.float32))
+
+
+# --- axes out of range ---------------------------------------------------------------------------
+
+# NumPy raises np.exceptions.AxisError, a subclass of both ValueError and IndexError; JAX raises
+# one or the other depending on the function (IndexError from argmax, argmin and mean), so either is
+# JAX's behaviour here.
+AXIS_ERROR = (ValueError, IndexError)
+AXIS_REDUCTIONS = ["sum", "prod", "max", "min", "mean", "argmax", "argmin"]
+
+
+@pytest.mark.parametrize("name", AXIS_REDUCTIONS)
+@given(data=st.data())
+def test_reduction_over_an_out_of_range_axis_raises(impl: Impl, name: str, data: st.DataObject) -> None:
+    x = data.draw(S.arrays(np.dtype("float32"), S.shapes()), label="x")
+    axis = data.draw(S.out_of_range_axes(x.ndim), label="axis")
+    if name not in ("argmax", "argmin") and data.draw(st.booleans(), label="in a tuple"):
+        axis = (axis,) if x.ndim == 0 else (0, axis)
+    show_call(f"jnp.{name}(x, axis={axis!r})", x=x)
+    with pytest.raises(AXIS_ERROR):
+        getattr(impl.numpy, name)(x, axis=axis)
+
+
+@pytest.mark.parametrize("name", ["sum", "max", "mean"])
+def test_reduction_over_a_repeated_axis_raises_value_error(impl: Impl, name: str) -> None:
+    """(0, -2) names axis 0 twice."""
+    with pytest.raises(ValueError):
+        getattr(impl.numpy, name)(np.ones((2, 3), np.float32), axis=(0, -2))
