@@ -19,6 +19,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from conformance import coverage
+
 ALL_CAPABILITIES = ("eval", "jvp", "vmap", "jaxpr", "jit", "vjp", "sharding")
 # A module that says nothing about itself can at least evaluate.
 DEFAULT_CAPABILITIES = ("eval",)
@@ -80,7 +82,7 @@ def load(spec: str) -> Impl:
                 f"--impl={spec!r} is not 'jax', a stage under {STAGES_DIR}, a folder holding didax/, "
                 f"or an importable module ({err})"
             ) from err
-    return wrap(module, name)
+    return coverage.maybe_record(wrap(module, name))  # recording proxies, when asked for
 
 
 def wrap(module: ModuleType, name: str) -> Impl:

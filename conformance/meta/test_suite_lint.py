@@ -11,7 +11,10 @@ SUITE = Path(__file__).resolve().parent.parent
 def _calls(name: str):
     for path in sorted(SUITE.glob("test_*.py")):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == name:
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", getattr(node.func, "attr", None)) == name
+            ):
                 yield path, node
 
 
@@ -22,4 +25,6 @@ def test_every_dtype_check_also_checks_the_weak_type() -> None:
         for path, node in _calls("assert_dtype")
         if not any(k.arg == "weak" for k in node.keywords)
     ]
-    assert not missing, "assert_dtype without weak= (derive it from dtype_rules.weak_result): " + ", ".join(missing)
+    assert not missing, "assert_dtype without weak= (derive it from dtype_rules.weak_result): " + ", ".join(
+        missing
+    )
