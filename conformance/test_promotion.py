@@ -258,3 +258,46 @@ def test_strict_mode_through_the_config_flag(impl: Impl, flags) -> None:
 
 def test_type_promotion_error_is_a_value_error(impl: Impl) -> None:
     assert issubclass(impl.TypePromotionError, ValueError)
+
+
+# --- weak types per family of functions (dtype_rules.weak_result) ---------------------------------
+
+# W stands for a weak float array (jnp.full((2, 3), 2.0): weak like the Python 2.0 it holds), S for a
+# strong float32 one. name -> (family, operands as the rule sees them, the call on (jnp, lax, W, S)).
+F = np.dtype("float32")
+FAMILY_CASES: dict[str, tuple[str, tuple, Any]] = {
+    "jnp.sin(W)": ("elementwise", (2.0,), lambda jnp, lax, W, S: jnp.sin(W)),
+    "jnp.add(W, W)": ("elementwise", (2.0, 2.0), lambda jnp, lax, W, S: jnp.add(W, W)),
+    "jnp.add(W, S)": ("elementwise", (2.0, F), lambda jnp, lax, W, S: jnp.add(W, S)),
+    "jnp.less(W, W)": ("elementwise", (2.0, 2.0), lambda jnp, lax, W, S: jnp.less(W, W)),
+    "jnp.less(W, S)": ("elementwise", (2.0, F), lambda jnp, lax, W, S: jnp.less(W, S)),
+    "jnp.reshape(W)": ("elementwise", (2.0,), lambda jnp, lax, W, S: jnp.reshape(W, (3, 2))),
+    "jnp.transpose(W)": ("elementwise", (2.0,), lambda jnp, lax, W, S: jnp.transpose(W)),
+    "jnp.concatenate([W, W])": ("elementwise", (2.0, 2.0), lambda jnp, lax, W, S: jnp.concatenate([W, W])),
+    "jnp.concatenate([W, S])": ("elementwise", (2.0, F), lambda jnp, lax, W, S: jnp.concatenate([W, S])),
+    "jnp.where(c, W, 3.0)": ("elementwise", (2.0, 3.0), lambda jnp, lax, W, S: jnp.where(S > 0, W, 3.0)),
+    "W[0]": ("elementwise", (2.0,), lambda jnp, lax, W, S: W[0]),
+    "jnp.sum(W)": ("reduction", (2.0,), lambda jnp, lax, W, S: jnp.sum(W)),
+    "jnp.max(W, axis=0)": ("reduction", (2.0,), lambda jnp, lax, W, S: jnp.max(W, axis=0)),
+    "jnp.argmax(W)": ("reduction", (2.0,), lambda jnp, lax, W, S: jnp.argmax(W)),
+    "jnp.zeros(3)": ("creation", (), lambda jnp, lax, W, S: jnp.zeros(3)),
+    "jnp.full(3, 2.0)": ("fill", (2.0,), lambda jnp, lax, W, S: jnp.full(3, 2.0)),
+    "jnp.zeros_like(W)": ("fill", (2.0,), lambda jnp, lax, W, S: jnp.zeros_like(W)),
+    "jnp.asarray(W, dtype)": ("convert", (2.0,), lambda jnp, lax, W, S: jnp.asarray(W, dtype=np.float32)),
+    "lax.add(W, W)": ("elementwise", (2.0, 2.0), lambda jnp, lax, W, S: lax.add(W, W)),
+    "lax.reduce_sum(W)": ("elementwise", (2.0,), lambda jnp, lax, W, S: lax.reduce_sum(W, (0,))),
+    "lax.transpose(W)": ("elementwise", (2.0,), lambda jnp, lax, W, S: lax.transpose(W, (1, 0))),
+    "lax.pad(W, 0.0)": ("elementwise", (2.0, 0.0), lambda jnp, lax, W, S: lax.pad(W, 0.0, [(1, 0, 0), (0, 0, 0)])),
+    "lax.convert_element_type(W)": ("convert", (2.0,), lambda jnp, lax, W, S: lax.convert_element_type(W, F)),
+    "lax.argmax(W)": ("index", (2.0,), lambda jnp, lax, W, S: lax.argmax(W, 0, np.int32)),
+}
+
+
+@pytest.mark.parametrize("case", list(FAMILY_CASES))
+def test_weak_type_follows_the_family_rule(impl: Impl, case: str) -> None:
+    family, operands, call = FAMILY_CASES[case]
+    weak_array, strong_array = impl.numpy.full((2, 3), 2.0), np.ones((2, 3), np.float32)
+    assert is_weak(weak_array)
+    got = call(impl.numpy, impl.lax, weak_array, strong_array)
+    want = dr.weak_result(family, *operands)
+    assert is_weak(got) == want, f"{case}: weak_type {is_weak(got)}, expected {want} ({family})"
