@@ -447,7 +447,7 @@ def clamped_start(start: int, size: int, n: int) -> int:
 
 def start_index(data: st.DataObject, n: int) -> Any:
     """A start index, maybe out of range, as a Python int or an int32 array."""
-    start = data.draw(st.integers(-n - 2, n + 2), label="start")
+    start = data.draw(st.integers(-2 * n - 2, n + 2), label="start")  # below -n: still negative once wrapped
     return np.int32(start) if data.draw(st.booleans(), label="as an array") else start
 
 
