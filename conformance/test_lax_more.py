@@ -21,8 +21,8 @@ from conformance.checks import (
     assert_dtype,
     assert_rearranged,
     assert_values,
+    assert_weak,
     draw_x64,
-    is_weak,
     show_call,
     to_numpy,
     wide,
@@ -237,12 +237,12 @@ STRONG_CASES: dict[str, Callable[[Any], Any]] = {
 
 @pytest.mark.parametrize("case", list(WEAK_CASES))
 def test_weakly_typed_results(impl: Impl, case: str) -> None:
-    assert is_weak(WEAK_CASES[case](impl.lax)), f"lax.{case} should be weakly typed"
+    assert_weak(WEAK_CASES[case](impl.lax), True, f"lax.{case}")
 
 
 @pytest.mark.parametrize("case", list(STRONG_CASES))
 def test_strongly_typed_results(impl: Impl, case: str) -> None:
-    assert not is_weak(STRONG_CASES[case](impl.lax)), f"lax.{case} should not be weakly typed"
+    assert_weak(STRONG_CASES[case](impl.lax), False, f"lax.{case}")
 
 
 def test_stop_gradient_maps_over_a_pytree(impl: Impl) -> None:

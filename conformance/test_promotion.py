@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance import dtype_rules as dr
-from conformance.checks import is_weak, show_call
+from conformance.checks import assert_weak, show_call
 from conformance.impl import Impl
 
 pytestmark = [pytest.mark.area("promotion"), pytest.mark.requires("eval")]
@@ -46,7 +46,7 @@ def stored_code(code: str, x64: bool) -> str:
 def assert_promotes(result: Any, code: str, x64: bool) -> None:
     want = dr.dtype_of(code, x64)
     assert np.dtype(result.dtype) == want, f"dtype {result.dtype}, expected {want} (table code {code})"
-    assert is_weak(result) == dr.is_weak_code(code), f"weak_type {is_weak(result)}, expected code {code}"
+    assert_weak(result, dr.is_weak_code(code), f"result (code {code})")
 
 
 # --- the table -----------------------------------------------------------------------------------
@@ -140,7 +140,7 @@ def test_python_int_wraps_into_a_narrower_integer_array(
     got = python_op(impl.numpy.asarray(x), scalar)
     want_dtype = np.dtype(bool) if symbol in ("==", "<") else np.dtype(dtype)
     assert np.dtype(got.dtype) == want_dtype
-    assert not is_weak(got)
+    assert_weak(got, False)
     wrapped = np.array(scalar).astype(dtype)  # NumPy's int64 -> narrower cast keeps the low bits
     with np.errstate(over="ignore"):
         want = python_op(x, wrapped)
@@ -297,7 +297,6 @@ FAMILY_CASES: dict[str, tuple[str, tuple, Any]] = {
 def test_weak_type_follows_the_family_rule(impl: Impl, case: str) -> None:
     family, operands, call = FAMILY_CASES[case]
     weak_array, strong_array = impl.numpy.full((2, 3), 2.0), np.ones((2, 3), np.float32)
-    assert is_weak(weak_array)
+    assert_weak(weak_array, True, "jnp.full((2, 3), 2.0)")
     got = call(impl.numpy, impl.lax, weak_array, strong_array)
-    want = dr.weak_result(family, *operands)
-    assert is_weak(got) == want, f"{case}: weak_type {is_weak(got)}, expected {want} ({family})"
+    assert_weak(got, dr.weak_result(family, *operands), f"{case} ({family})")

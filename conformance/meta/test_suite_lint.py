@@ -28,3 +28,9 @@ def test_every_dtype_check_also_checks_the_weak_type() -> None:
     assert not missing, "assert_dtype without weak= (derive it from dtype_rules.weak_result): " + ", ".join(
         missing
     )
+
+
+def test_weak_types_are_checked_through_the_one_helper() -> None:
+    """Tests check weak types with checks.assert_weak (or assert_dtype's weak=), never is_weak directly."""
+    direct = [f"{path.name}:{node.lineno}" for path, node in _calls("is_weak")]
+    assert not direct, "use assert_weak instead of is_weak in: " + ", ".join(direct)
