@@ -21,6 +21,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from conformance import coverage
 from conformance.missing import Missing, Namespace, unwrap
 
 ALL_CAPABILITIES = ("eval", "jvp", "vmap", "jaxpr", "jit", "vjp", "sharding")
@@ -93,6 +94,10 @@ def newest_stage() -> str | None:
 
 def load(spec: str) -> Impl:
     """Load `spec`: 'jax', a stage id, a folder (a package, or holding one), or a module name."""
+    return coverage.maybe_record(_load(spec))  # recording proxies, when conformance/meta asks
+
+
+def _load(spec: str) -> Impl:
     if spec == "jax":
         return _load_jax()
     if STAGE_ID.fullmatch(spec) and (STAGES_DIR / spec / "didax").is_dir():
