@@ -6,9 +6,9 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
-from hypothesis import note
 from hypothesis import strategies as st
 
+from conformance import reproduce
 from conformance.dtype_rules import canonicalize
 
 # Relative tolerance per result dtype: 2-4 ulps for the 16-bit floats; for float32 and float64 a wider
@@ -61,8 +61,19 @@ def as_operand(x: np.ndarray, dt: np.dtype) -> np.ndarray:
     return wide(np.asarray(x).astype(dt))
 
 
-def assert_dtype(got: Any, want: np.dtype, what: str = "result") -> None:
+def assert_dtype(got: Any, want: np.dtype, what: str = "result", *, weak: bool | None = None) -> None:
+    """The result's dtype, and its weak type: every test passes `weak=` (the expected weak type from
+    dtype_rules.weak_result); conformance/meta/test_suite_lint.py checks that none forgets."""
     assert result_dtype(got) == want, f"{what} dtype is {result_dtype(got)}, expected {want}"
+    if weak is not None:
+        assert_weak(got, weak, what)
+
+
+def assert_weak(got: Any, expected: bool, what: str = "result") -> None:
+    """The one weak-type check of the suite."""
+    actual = is_weak(got)
+    kind = "weakly" if expected else "strongly"
+    assert actual == expected, f"{what} should be {kind} typed (weak_type={actual}, {result_dtype(got)})"
 
 
 def assert_values(got: Any, want: np.ndarray, dt: np.dtype, atol: float | np.ndarray = 0.0) -> None:
@@ -89,11 +100,12 @@ def assert_values(got: Any, want: np.ndarray, dt: np.dtype, atol: float | np.nda
     assert not bad.any(), _mismatch(got_np, want, bad, rtol, atol)
 
 
-def assert_rearranged(got: Any, want: np.ndarray, x64: bool | None = None) -> None:
+def assert_rearranged(got: Any, want: np.ndarray, x64: bool | None = None, weak: bool = False) -> None:
     """Shape operations move values without changing them: `got` holds exactly `want`, with want's
-    dtype (canonicalized for the x64 mode, when given: the input may have been a 64-bit array)."""
+    dtype (canonicalized for the x64 mode, when given: the input may have been a 64-bit array) and
+    the weak type `weak` (False: the inputs the suite draws are NumPy arrays, which are strong)."""
     dt = want.dtype if x64 is None else canonicalize(want.dtype, x64)
-    assert_dtype(got, dt)
+    assert_dtype(got, dt, weak=weak)
     assert_values(got, wide(want), dt)
 
 
@@ -132,17 +144,14 @@ def draw_x64(data: st.DataObject, flags: Any) -> bool:
 
 
 def show_value(value: Any) -> str:
-    """Source text for a value, so that a failing example reads as a program."""
-    if isinstance(value, np.ndarray):
-        text = np.array2string(value, separator=", ", threshold=10_000, max_line_width=10_000)
-        return f"np.array({text}, dtype={value.dtype.name!r})"
-    if isinstance(value, np.generic):
-        return f"np.{value.dtype.name}({value.item()!r})"
-    return repr(value)
+    """Source text for a value (arrays keep dtype, shape and exact values), so that a failing example
+    reads as a program."""
+    return reproduce.literal(value)
 
 
 def show_call(program: str, **values: Any) -> None:
-    """Note the inputs and the call, e.g. `x = np.array(...)` then `jnp.add(x, y)`."""
-    for name, value in values.items():
-        note(f"{name} = {show_value(value)}")
-    note(program)
+    """Note the inputs and the call (`show_call("jnp.add(x, y)", x=x, y=y)`) as a self-contained
+    program: imports, config flags, inputs as literals, the call printed (see reproduce.py). The plugin
+    puts the program of a failing test (of hypothesis's last, shrunk example) at the top of its report
+    and in the results file."""
+    reproduce.record(program, values)

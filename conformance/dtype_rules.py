@@ -127,3 +127,50 @@ def sum_dtype(dt: np.dtype, x64: bool) -> np.dtype:
 def real_dtype(dt: np.dtype) -> np.dtype:
     """abs of a complex number is real of the same precision."""
     return {"complex64": np.dtype("float32"), "complex128": np.dtype("float64")}.get(dt.name, dt)
+
+
+# --- weak types (probed on jax 0.10.2; the rules, never the implementation's answer) ---------------
+#
+# A Python int, float or complex is weak (a Python bool is not); NumPy arrays and scalars are strong.
+# Families:
+# - "elementwise": jnp elementwise functions (comparisons and predicates included: jnp.equal of two
+#   weak arrays is a *weak* bool), shape and movement functions (reshape, transpose, concatenate,
+#   where, clip, take, sort, indexing, .at[] keeps the operand's), and every lax primitive on
+#   values (lax.add, lax.eq, lax.reduce_sum, lax.cumsum, lax.pad, lax.sort, lax.dot_general...):
+#   the result is weak iff every operand is, i.e. iff the promoted code of the table is weak.
+# - "reduction": jnp reductions and scans (sum, prod, max, mean, var, cumsum, any, argmax,
+#   argsort...): always strong, even of an all-weak input.
+# - "index": index-valued results (lax.argmax, lax.iota, jnp.nonzero, sort permutations): strong.
+# - "convert": anything given an explicit dtype (lax.convert_element_type, astype, dtype=...),
+#   lax.bitcast_convert_type, lax.dynamic_update_slice, jnp.round with decimals != 0: strong.
+# - "creation": jnp.zeros/ones/empty/eye/identity/tri/arange/linspace/logspace: strong.
+# - "fill": jnp.full, jnp.*_like, jnp.asarray without a dtype: weak iff the fill value / the
+#   prototype is (the operands passed are exactly those).
+WEAK_FAMILIES = ("elementwise", "reduction", "index", "convert", "creation", "fill")
+
+
+def is_weak_input(value: object) -> bool:
+    """Whether a value the suite passes in is weak: a Python int/float/complex, not a bool."""
+    return isinstance(value, (int, float, complex)) and not isinstance(value, (bool, np.generic))
+
+
+def operand_code(operand: object, x64: bool) -> str:
+    """The table code of an operand: a weak code for a Python int/float/complex, else its dtype's
+    (a NumPy array, a NumPy scalar, a Python bool, a list, or a dtype itself), canonicalized."""
+    if is_weak_input(operand):
+        return {int: "i*", float: "f*", complex: "c*"}[type(operand)]
+    if isinstance(operand, (np.dtype, str, type)):
+        return code_of(canonicalize(operand, x64))
+    return code_of(canonicalize(np.asarray(operand).dtype, x64))
+
+
+def weak_result(family: str, *operands: object, x64: bool = False) -> bool:
+    """Whether a result of `family` (above) is weakly typed, given its operands (values or dtypes).
+
+    "elementwise" and "fill": weak iff the join of the operands' codes is a weak code. That is
+    "every operand is weak" but for the table's weak corners: uint64 with a signed int gives f*
+    (a weak float, while x64 is on), an int array with a Python complex gives c*."""
+    assert family in WEAK_FAMILIES, f"unknown weak-type family {family!r}"
+    if family in ("elementwise", "fill") and operands:
+        return is_weak_code(join(*(operand_code(op, x64) for op in operands)))
+    return False

@@ -1,8 +1,10 @@
 """Load the implementation under test and wrap it in one small adapter (conformance suite).
 
-An implementation is real `jax`, a didax stage (`01_eval`), a folder holding a `didax/` package, or any
-importable module that looks like jax: it has `numpy`, `lax`, `tree_util`, `config`, `dtypes` and
-`numpy_dtype_promotion`, and it declares what it can do in `__capabilities__`.
+An implementation is real `jax`, a didax stage (`01_eval`), a folder (a package folder, or a folder
+holding one package, whatever the package is called), or any importable module that looks like jax:
+it has `numpy`, `lax`, `tree_util`, `config`, `dtypes` and `numpy_dtype_promotion`, and it declares
+what it can do in `__capabilities__`. Names it lacks are reported per test as "missing: jnp.floor"
+(see `missing.py`); only an implementation that cannot be imported at all stops the run.
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from conformance import coverage
+from conformance.missing import Missing, Namespace, unwrap
 
 ALL_CAPABILITIES = ("eval", "jvp", "vmap", "jaxpr", "jit", "vjp", "sharding")
 # A module that says nothing about itself can at least evaluate.
@@ -25,9 +30,14 @@ DEFAULT_CAPABILITIES = ("eval",)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 STAGES_DIR = REPO_ROOT / "stages"
+STAGE_ID = re.compile(r"\d\d_\w+")
 
 # The suite's defaults, which are JAX's: 32-bit types, standard promotion.
 SUITE_FLAGS: dict[str, object] = {"jax_enable_x64": False, "jax_numpy_dtype_promotion": "standard"}
+
+# The kinds of implementation; the site's matrix shows stages, jax and the suite's reference adapters.
+KINDS = ("stage", "jax", "reference", "folder", "module")
+REFERENCE_PACKAGE = "conformance.adapters"
 
 
 class ImplLoadError(Exception):
@@ -36,17 +46,38 @@ class ImplLoadError(Exception):
 
 @dataclass(frozen=True, repr=False)
 class Impl:
-    """The implementation under test, seen through the few names the suite uses."""
+    """The implementation under test, seen through the few names the suite uses.
+
+    `numpy`, `lax`, `tree_util`, `config` and `dtypes` are `Namespace` proxies: a name the
+    implementation lacks raises `Missing`. `module` is the implementation's top module itself.
+    """
 
     name: str
     module: ModuleType
-    numpy: Any
-    lax: Any
-    tree_util: Any
-    config: Any
-    numpy_dtype_promotion: Callable[[str], AbstractContextManager[Any]]
-    TypePromotionError: type[Exception]
     capabilities: frozenset[str]
+    kind: str = "module"
+    description: str = ""
+    # How a pasted program gets the implementation as `jax` (see reproduce.py).
+    import_lines: tuple[str, ...] = ()
+    numpy: Any = field(init=False)
+    lax: Any = field(init=False)
+    tree_util: Any = field(init=False)
+    config: Any = field(init=False)
+    dtypes: Any = field(init=False)
+
+    def __post_init__(self) -> None:
+        for attr, label in [("numpy", "jnp"), ("lax", "lax"), ("tree_util", "tree_util"),
+                            ("dtypes", "jax.dtypes")]:  # fmt: skip
+            object.__setattr__(self, attr, Namespace(_submodule(self.module, attr), label))
+        object.__setattr__(self, "config", Namespace(getattr(self.module, "config", None), "jax.config"))
+
+    @property
+    def numpy_dtype_promotion(self) -> Callable[[str], AbstractContextManager[Any]]:
+        return Namespace(self.module, "jax").numpy_dtype_promotion
+
+    @property
+    def TypePromotionError(self) -> type[Exception]:  # noqa: N802 (JAX's name)
+        return self.dtypes.TypePromotionError
 
     def __repr__(self) -> str:  # short, because hypothesis prints it in every falsifying example
         return f"Impl({self.name!r})"
@@ -62,40 +93,28 @@ def newest_stage() -> str | None:
 
 
 def load(spec: str) -> Impl:
-    """Load `spec` (a stage id, 'jax', a folder holding didax/, or a module name) and wrap it."""
-    stage_pkg = STAGES_DIR / spec / "didax"
-    folder_pkg = Path(spec) / "didax"
+    """Load `spec`: 'jax', a stage id, a folder (a package, or holding one), or a module name."""
+    return coverage.maybe_record(_load(spec))  # recording proxies, when conformance/meta asks
+
+
+def _load(spec: str) -> Impl:
     if spec == "jax":
-        module, name = importlib.import_module("jax"), "jax"
-    elif re.fullmatch(r"\d\d_\w+", spec) and stage_pkg.is_dir():
-        module, name = _load_package(stage_pkg, f"didax_{spec}"), spec
-    elif folder_pkg.is_dir():
-        folder = folder_pkg.resolve()
-        module, name = _load_package(folder, _unique_name(folder)), folder.parent.name
-    else:
-        try:
-            module, name = importlib.import_module(spec), spec
-        except ImportError as err:
-            raise ImplLoadError(
-                f"--impl={spec!r} is not 'jax', a stage under {STAGES_DIR}, a folder holding didax/, "
-                f"or an importable module ({err})"
-            ) from err
-    return wrap(module, name)
+        return _load_jax()
+    if STAGE_ID.fullmatch(spec) and (STAGES_DIR / spec / "didax").is_dir():
+        return _load_stage(spec)
+    if Path(spec).is_dir():
+        return _load_folder(Path(spec))
+    if "/" in spec or spec.startswith("."):
+        raise ImplLoadError(f"--impl={spec!r}: no such folder")
+    return _load_module(spec)
 
 
-def wrap(module: ModuleType, name: str) -> Impl:
+def wrap(module: ModuleType, name: str, kind: str = "module", description: str = "",
+         import_lines: tuple[str, ...] = ()) -> Impl:  # fmt: skip
     """Build the adapter around an already imported module."""
-    return Impl(
-        name=name,
-        module=module,
-        numpy=_submodule(module, "numpy"),
-        lax=_submodule(module, "lax"),
-        tree_util=_submodule(module, "tree_util"),
-        config=module.config,
-        numpy_dtype_promotion=module.numpy_dtype_promotion,
-        TypePromotionError=_submodule(module, "dtypes").TypePromotionError,
-        capabilities=capabilities_of(module),
-    )
+    return Impl(name=name, module=module, capabilities=capabilities_of(module), kind=kind,
+                description=description or _first_doc_line(module),
+                import_lines=import_lines or (f"import {module.__name__} as jax",))  # fmt: skip
 
 
 def capabilities_of(module: ModuleType) -> frozenset[str]:
@@ -109,12 +128,104 @@ def capabilities_of(module: ModuleType) -> frozenset[str]:
     return frozenset(declared)
 
 
+# --- the kinds of implementation -----------------------------------------------------------------
+
+
+def _load_jax() -> Impl:
+    import jax
+
+    return wrap(jax, "jax", "jax", f"real JAX {jax.__version__}, the reference", ("import jax",))
+
+
+def _load_stage(stage: str) -> Impl:
+    module = _load_package(STAGES_DIR / stage / "didax", f"didax_{stage}")
+    lines = ("import sys", f'sys.path.insert(0, "stages/{stage}")  # run from the repository root',
+             "import didax as jax")  # fmt: skip
+    return wrap(module, stage, "stage", f"didax stage {stage}", lines)
+
+
+def _load_folder(folder: Path) -> Impl:
+    """A package folder (it has __init__.py) or a folder holding one package (didax/ preferred)."""
+    package = _package_in(folder.resolve())
+    module = _load_package(package, _unique_name(package))
+    where = _shown_path(package.parent)
+    lines = ("import sys", f"sys.path.insert(0, {where!r})", f"import {package.name} as jax")
+    name = folder_impl_name(folder.resolve())
+    return wrap(module, name, "folder", f"package {package.name} in {_shown_path(package)}", lines)
+
+
+def _load_module(spec: str) -> Impl:
+    try:
+        module = importlib.import_module(spec)
+    except ImportError as err:
+        raise ImplLoadError(
+            f"--impl={spec!r} is not 'jax', a stage under {STAGES_DIR}, a folder, or an importable "
+            f"module ({err})"
+        ) from err
+    name = str(getattr(module, "__conformance_name__", spec))
+    kind = "reference" if spec.startswith(REFERENCE_PACKAGE + ".") else "module"
+    return wrap(module, name, kind)
+
+
+def folder_impl_name(folder: Path) -> str:
+    """A folder's implementation is named after the folder, never after a stage or jax: an exercise
+    copy (build/exercises/01_eval) is "exercise-01_eval", another folder named like a stage
+    "folder-01_eval"."""
+    is_didax_itself = folder.name == "didax" and (folder / "__init__.py").is_file()
+    name = folder.parent.name if is_didax_itself else folder.name
+    if "exercises" in folder.parts or (folder / ".exercise.json").is_file():
+        return f"exercise-{name}"
+    if STAGE_ID.fullmatch(name) or name == "jax":
+        return f"folder-{name}"
+    return name
+
+
+def _package_in(folder: Path) -> Path:
+    if (folder / "__init__.py").is_file():
+        return folder
+    if (folder / "didax" / "__init__.py").is_file():
+        return folder / "didax"
+    packages = sorted(p.parent for p in folder.glob("*/__init__.py") if p.parent.name.isidentifier())
+    packages = [p for p in packages if p.name not in ("tests", "examples")]
+    if len(packages) != 1:
+        found = ", ".join(p.name for p in packages) or "none"
+        raise ImplLoadError(f"{folder} is not a package and does not hold exactly one (found: {found})")
+    return packages[0]
+
+
+def _shown_path(path: Path) -> str:
+    try:
+        return str(path.relative_to(REPO_ROOT))
+    except ValueError:
+        return str(path)
+
+
+def _first_doc_line(module: ModuleType) -> str:
+    """The first sentence of the module's docstring (or its name)."""
+    paragraph = (module.__doc__ or module.__name__).strip().split("\n\n")[0]
+    return " ".join(paragraph.split()).split(". ")[0].split(": ")[0].rstrip(".")
+
+
+# --- flags ---------------------------------------------------------------------------------------
+
+
 def read_flag(impl: Impl, name: str) -> object:
     """The current value of a config flag; JAX exposes flags as attributes of `config`."""
-    value = getattr(impl.config, name, None)
-    if value is None and hasattr(impl.config, "read"):
-        value = impl.config.read(name)
+    config = unwrap(impl.config)
+    value = getattr(config, name, None)
+    if value is None and hasattr(config, "read"):
+        value = config.read(name)
     return SUITE_FLAGS[name] if value is None else value
+
+
+def set_suite_flags(impl: Impl) -> None:
+    """Put the suite's default flags in place; an implementation without `config` gets its
+    "missing: jax.config" in the tests that set a flag."""
+    for name, value in SUITE_FLAGS.items():
+        try:
+            impl.config.update(name, value)
+        except Missing:
+            return
 
 
 @contextmanager
@@ -133,8 +244,12 @@ def restored_flags(impl: Impl) -> Iterator[Callable[[str, object], None]]:
             impl.config.update(name, value)
 
 
+# --- importing -----------------------------------------------------------------------------------
+
+
 def _load_package(folder: Path, module_name: str) -> ModuleType:
-    """Import the package in `folder` as `module_name`; it works because didax imports relatively."""
+    """Import the package in `folder` as `module_name`; it works because a package imports itself
+    relatively. Any error while importing it is an ImplLoadError, which pytest shows as a usage error."""
     if module_name in sys.modules:
         return sys.modules[module_name]
     init = folder / "__init__.py"
@@ -146,19 +261,28 @@ def _load_package(folder: Path, module_name: str) -> ModuleType:
     sys.modules[module_name] = module  # before exec, so the package's relative imports find it
     try:
         spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[module_name]
-        raise
+    except Exception as err:
+        for name in [n for n in sys.modules if n == module_name or n.startswith(module_name + ".")]:
+            del sys.modules[name]
+        raise ImplLoadError(f"importing {folder} failed: {type(err).__name__}: {err}") from err
     return module
 
 
 def _unique_name(folder: Path) -> str:
-    """A module name for a didax folder that cannot clash with another folder's."""
+    """A module name for a package folder that cannot clash with another folder's."""
     digest = hashlib.sha1(str(folder).encode()).hexdigest()[:8]
-    stem = re.sub(r"\W", "_", folder.parent.name)
-    return f"didax_{stem}_{digest}"
+    stem = re.sub(r"\W", "_", folder.name if folder.name != "didax" else folder.parent.name)
+    return f"conformance_impl_{stem}_{digest}"
 
 
-def _submodule(module: ModuleType, name: str) -> Any:
+def _submodule(module: ModuleType, name: str) -> ModuleType | None:
+    """`module.<name>`, imported if it is a submodule not yet imported; None if there is none."""
     found = getattr(module, name, None)
-    return found if found is not None else importlib.import_module(f"{module.__name__}.{name}")
+    if found is not None or not hasattr(module, "__path__"):  # not a package: no submodules
+        return found
+    try:
+        return importlib.import_module(f"{module.__name__}.{name}")
+    except ModuleNotFoundError as err:
+        if err.name != f"{module.__name__}.{name}":
+            raise  # the submodule exists but imports something that does not
+        return None

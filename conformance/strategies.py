@@ -61,15 +61,28 @@ def broadcastable_shapes(
 
 
 def axes(ndim: int, *, allow_none: bool = True, allow_tuple: bool = True) -> st.SearchStrategy:
-    """An `axis=` argument: None, an int (maybe negative), or a tuple of distinct ints."""
+    """An `axis=` argument: None, an int in [-ndim, ndim), or a tuple of ints there naming distinct
+    axes (each maybe negative)."""
     options: list[st.SearchStrategy] = []
     if allow_none:
         options.append(st.none())
     if ndim:
         options.append(st.integers(-ndim, ndim - 1))
         if allow_tuple:
-            options.append(st.lists(st.integers(0, ndim - 1), unique=True, max_size=ndim).map(tuple))
+            options.append(
+                st.lists(st.integers(-ndim, ndim - 1), unique_by=lambda a: a % ndim, max_size=ndim).map(tuple)
+            )
     return st.one_of(options) if options else st.none()
+
+
+def out_of_range_axes(ndim: int) -> st.SearchStrategy[int]:
+    """An axis that names no axis of an `ndim`-dimensional array: below -ndim or at least ndim."""
+    return st.one_of(st.integers(-ndim - 3, -ndim - 1), st.integers(ndim, ndim + 2))
+
+
+def maybe_negative(data: st.DataObject, axis: int, ndim: int, label: str = "negative") -> int:
+    """`axis` (in [0, ndim)) or the same axis counted from the end."""
+    return axis - ndim if data.draw(st.booleans(), label=label) else axis
 
 
 def sorted_axes(ndim: int) -> st.SearchStrategy[tuple[int, ...]]:

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance import dtype_rules as dr
-from conformance.checks import is_weak, show_call
+from conformance.checks import assert_weak, show_call
 from conformance.impl import Impl
 
 pytestmark = [pytest.mark.area("promotion"), pytest.mark.requires("eval")]
@@ -46,7 +46,7 @@ def stored_code(code: str, x64: bool) -> str:
 def assert_promotes(result: Any, code: str, x64: bool) -> None:
     want = dr.dtype_of(code, x64)
     assert np.dtype(result.dtype) == want, f"dtype {result.dtype}, expected {want} (table code {code})"
-    assert is_weak(result) == dr.is_weak_code(code), f"weak_type {is_weak(result)}, expected code {code}"
+    assert_weak(result, dr.is_weak_code(code), f"result (code {code})")
 
 
 # --- the table -----------------------------------------------------------------------------------
@@ -157,7 +157,7 @@ def test_python_int_wraps_into_a_narrower_integer_array(
     got = python_op(impl.numpy.asarray(x), scalar)
     want_dtype = np.dtype(bool) if symbol in ("==", "<") else np.dtype(dtype)
     assert np.dtype(got.dtype) == want_dtype
-    assert not is_weak(got)
+    assert_weak(got, False)
     wrapped = np.array(scalar).astype(dtype)  # NumPy's int64 -> narrower cast keeps the low bits
     with np.errstate(over="ignore"):
         want = python_op(x, wrapped)
@@ -289,3 +289,45 @@ def test_strict_mode_through_the_config_flag(impl: Impl, flags) -> None:
 
 def test_type_promotion_error_is_a_value_error(impl: Impl) -> None:
     assert issubclass(impl.TypePromotionError, ValueError)
+
+
+# --- weak types per family of functions (dtype_rules.weak_result) ---------------------------------
+
+# W stands for a weak float array (jnp.full((2, 3), 2.0): weak like the Python 2.0 it holds), S for a
+# strong float32 one. name -> (family, operands as the rule sees them, the call on (jnp, lax, W, S)).
+F = np.dtype("float32")
+FAMILY_CASES: dict[str, tuple[str, tuple, Any]] = {
+    "jnp.sin(W)": ("elementwise", (2.0,), lambda jnp, lax, W, S: jnp.sin(W)),
+    "jnp.add(W, W)": ("elementwise", (2.0, 2.0), lambda jnp, lax, W, S: jnp.add(W, W)),
+    "jnp.add(W, S)": ("elementwise", (2.0, F), lambda jnp, lax, W, S: jnp.add(W, S)),
+    "jnp.less(W, W)": ("elementwise", (2.0, 2.0), lambda jnp, lax, W, S: jnp.less(W, W)),
+    "jnp.less(W, S)": ("elementwise", (2.0, F), lambda jnp, lax, W, S: jnp.less(W, S)),
+    "jnp.reshape(W)": ("elementwise", (2.0,), lambda jnp, lax, W, S: jnp.reshape(W, (3, 2))),
+    "jnp.transpose(W)": ("elementwise", (2.0,), lambda jnp, lax, W, S: jnp.transpose(W)),
+    "jnp.concatenate([W, W])": ("elementwise", (2.0, 2.0), lambda jnp, lax, W, S: jnp.concatenate([W, W])),
+    "jnp.concatenate([W, S])": ("elementwise", (2.0, F), lambda jnp, lax, W, S: jnp.concatenate([W, S])),
+    "jnp.where(c, W, 3.0)": ("elementwise", (2.0, 3.0), lambda jnp, lax, W, S: jnp.where(S > 0, W, 3.0)),
+    "W[0]": ("elementwise", (2.0,), lambda jnp, lax, W, S: W[0]),
+    "jnp.sum(W)": ("reduction", (2.0,), lambda jnp, lax, W, S: jnp.sum(W)),
+    "jnp.max(W, axis=0)": ("reduction", (2.0,), lambda jnp, lax, W, S: jnp.max(W, axis=0)),
+    "jnp.argmax(W)": ("reduction", (2.0,), lambda jnp, lax, W, S: jnp.argmax(W)),
+    "jnp.zeros(3)": ("creation", (), lambda jnp, lax, W, S: jnp.zeros(3)),
+    "jnp.full(3, 2.0)": ("fill", (2.0,), lambda jnp, lax, W, S: jnp.full(3, 2.0)),
+    "jnp.zeros_like(W)": ("fill", (2.0,), lambda jnp, lax, W, S: jnp.zeros_like(W)),
+    "jnp.asarray(W, dtype)": ("convert", (2.0,), lambda jnp, lax, W, S: jnp.asarray(W, dtype=np.float32)),
+    "lax.add(W, W)": ("elementwise", (2.0, 2.0), lambda jnp, lax, W, S: lax.add(W, W)),
+    "lax.reduce_sum(W)": ("elementwise", (2.0,), lambda jnp, lax, W, S: lax.reduce_sum(W, (0,))),
+    "lax.transpose(W)": ("elementwise", (2.0,), lambda jnp, lax, W, S: lax.transpose(W, (1, 0))),
+    "lax.pad(W, 0.0)": ("elementwise", (2.0, 0.0), lambda jnp, lax, W, S: lax.pad(W, 0.0, [(1, 0, 0), (0, 0, 0)])),
+    "lax.convert_element_type(W)": ("convert", (2.0,), lambda jnp, lax, W, S: lax.convert_element_type(W, F)),
+    "lax.argmax(W)": ("index", (2.0,), lambda jnp, lax, W, S: lax.argmax(W, 0, np.int32)),
+}
+
+
+@pytest.mark.parametrize("case", list(FAMILY_CASES))
+def test_weak_type_follows_the_family_rule(impl: Impl, case: str) -> None:
+    family, operands, call = FAMILY_CASES[case]
+    weak_array, strong_array = impl.numpy.full((2, 3), 2.0), np.ones((2, 3), np.float32)
+    assert_weak(weak_array, True, "jnp.full((2, 3), 2.0)")
+    got = call(impl.numpy, impl.lax, weak_array, strong_array)
+    assert_weak(got, dr.weak_result(family, *operands), f"{case} ({family})")

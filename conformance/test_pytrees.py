@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -379,6 +379,52 @@ def test_ordered_dict_children_come_in_insertion_order(tu: Any) -> None:
     leaves, treedef = tu.tree_flatten(OrderedDict([("b", 1), ("c", 2), ("a", 3)]))
     assert leaves == [1, 2, 3]
     assert str(treedef) == "PyTreeDef(CustomNode(OrderedDict[('b', 'c', 'a')], [*, *, *]))"
+
+
+# A namedtuple of the same name and fields as strategies.Point, but another class.
+OtherPoint = namedtuple("Point", ["x", "y"])
+
+
+def _differ(tu: Any, a: Any, b: Any) -> None:
+    sa, sb = tu.tree_structure(a), tu.tree_structure(b)
+    assert sa != sb, f"{a!r} and {b!r} should have different treedefs"
+    assert not (sa == sb)  # noqa: SIM201 (== and != are separate methods)
+    assert tu.tree_structure(a) == sa and hash(tu.tree_structure(a)) == hash(sa)
+
+
+@given(tree=TREES, keys=st.lists(st.text("abc", min_size=1, max_size=2), min_size=2, max_size=2, unique=True))
+def test_treedefs_differ_in_keys_classes_and_aux_data_alone(tu: Any, tree: Any, keys: list[str]) -> None:
+    """Same leaves, same shape: a dict key, an OrderedDict's key order, a namedtuple class or a custom
+    node's aux data differs, and so do the treedefs (equal ones hash equally)."""
+    k1, k2 = keys
+    show_call("tree_util.tree_structure({k1: tree}) != tree_util.tree_structure({k2: tree})", tree=tree)
+    _differ(tu, {k1: tree}, {k2: tree})
+    if reference_flatten(tree)[1] != "*":
+        _differ(tu, {k1: tree, k2: 0}, {k1: 0, k2: tree})
+    _differ(tu, OrderedDict([(k1, tree), (k2, tree)]), OrderedDict([(k2, tree), (k1, tree)]))
+    _differ(tu, S.Point(tree, 1), OtherPoint(tree, 1))
+    _differ(tu, S.Point(tree, 1), (tree, 1))
+    _differ(tu, Box([tree], k1), Box([tree], k2))
+    _differ(tu, RegisteredSpecial(tree, 1), RegisteredSpecial2(tree, 1))
+
+
+@given(tree=TREES)
+@with_regressions
+def test_tree_map_with_is_leaf(tu: Any, tree: Any) -> None:
+    """tree_map(f, tree, is_leaf=...) hands f whole subtrees where is_leaf says so, keeping the rest."""
+
+    def is_leaf(x: Any) -> bool:
+        return isinstance(x, list)
+
+    want_leaves, want_structure = reference_flatten(tree, is_leaf)
+    show_call("tree_util.tree_map(Tag, tree, is_leaf=lambda x: isinstance(x, list))", tree=tree)
+    got = tu.tree_map(Tag, tree, is_leaf=is_leaf)
+    got_leaves, got_structure = reference_flatten(got)
+    assert got_structure == want_structure
+    assert len(got_leaves) == len(want_leaves)
+    for g, w in zip(got_leaves, want_leaves):
+        assert isinstance(g, Tag) and g.values[0] is w
+    assert tu.tree_structure(tree, is_leaf=is_leaf) == tu.tree_structure(got)
 
 
 def test_dict_and_ordered_dict_structures_differ(tu: Any) -> None:

@@ -89,6 +89,9 @@ class Run:
     returncode: int | None = None
     seconds: float = 0.0
     counts: tuple[int, int, int] = (0, 0, 0)  # passed, failed (errors included), skipped
+    # An informational run is reported but never makes the test command fail: the conformance
+    # suite on NumPy behind an adapter, whose failures are expected (NumPy is not JAX).
+    informational: bool = False
 
     @property
     def junit(self) -> Path:
@@ -102,6 +105,10 @@ def test_runs(profile: str) -> list[Run]:
     impls = [stage.name for stage in stages()] + ["jax"]
     for impl in impls:
         runs.append(Run(f"conformance-{impl}", ["conformance", f"--impl={impl}"]))
+    # About 25 s: few examples, no shrinking, no tracebacks (the results file keeps each failure's
+    # reproducing program and message).
+    runs.append(Run("conformance-numpy-adapter", ["conformance", "--impl=conformance.adapters.numpy_adapter",
+                                                  "--hypothesis-profile=quick", "--tb=no"], informational=True))
     runs.append(Run("conformance-meta", ["conformance/meta"]))
     if (ROOT / "site" / "tests").is_dir():
         runs.append(Run("site", ["site/tests"]))
@@ -121,10 +128,12 @@ def run_pytest(run: Run, profile: str) -> Run:
     run.seconds = time.perf_counter() - start
     run.counts = _junit_counts(run.junit)
     status = "ok" if run.returncode == 0 else f"FAILED (exit {run.returncode})"
+    if run.informational and run.returncode != 0:
+        status = f"informational (exit {run.returncode}: expected failures, see build/conformance)"
     passed, failed, skipped = run.counts
     print(f"dev: {run.name:28s} {passed:5d} passed {failed:4d} failed {skipped:4d} skipped "
           f"{run.seconds:7.1f}s  {status}", flush=True)
-    if run.returncode != 0:
+    if run.returncode != 0 and not run.informational:
         print(log.read_text()[-6000:], flush=True)
     return run
 
@@ -151,11 +160,14 @@ def test(profile: str, jobs: int) -> int:
             subprocess.run(["bash", str(ROOT / "site" / script)], check=False)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         runs = list(pool.map(lambda r: run_pytest(r, profile), test_runs(profile)))
-    subprocess.run([str(PYTHON), "-m", "conformance.matrix", str(BUILD / "conformance")], cwd=ROOT, check=False)
-    passed = sum(r.counts[0] for r in runs)
-    failed = sum(r.counts[1] for r in runs)
-    skipped = sum(r.counts[2] for r in runs)
-    broken = [r.name for r in runs if r.returncode != 0]
+    # The matrix of this run, and the committed results the site shows (stages, jax, reference adapters).
+    subprocess.run([str(PYTHON), "-m", "conformance.matrix", str(BUILD / "conformance"),
+                    "--publish", str(ROOT / "conformance" / "results")], cwd=ROOT, check=False)
+    counted = [r for r in runs if not r.informational]
+    passed = sum(r.counts[0] for r in counted)
+    failed = sum(r.counts[1] for r in counted)
+    skipped = sum(r.counts[2] for r in counted)
+    broken = [r.name for r in runs if r.returncode != 0 and not r.informational]
     print(f"dev: all runs took {time.perf_counter() - start:.0f}s; failing runs: {broken or 'none'}")
     print(f"total: {passed} passed, {failed} failed, {skipped} skipped")
     return 1 if broken else 0

@@ -640,20 +640,11 @@ CONFORMANCE_RESULTS = [ROOT / "conformance" / "results", BUILD / "conformance"]
 
 
 def _conformance_rows(folder: Path) -> dict[str, dict[str, dict[str, int]]] | None:
-    """{impl: {area: {outcome: count}}} from a folder's per-implementation files (`<impl>.json`
-    with `impl` and `areas`) or its matrix.json; None when it has neither."""
+    """{impl: {area: {outcome: count}}} from a folder's matrix.json alone (without the
+    per-implementation files); None when it has none."""
     rows: dict[str, dict[str, dict[str, int]]] = {}
-    for path in sorted(folder.glob("*.json")):
-        if path.name == "matrix.json":
-            continue
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError:
-            continue
-        if isinstance(data, dict) and "impl" in data and isinstance(data.get("areas"), dict):
-            rows[str(data["impl"])] = data["areas"]
     matrix = folder / "matrix.json"
-    if not rows and matrix.is_file():
+    if matrix.is_file():
         data = json.loads(matrix.read_text(encoding="utf-8"))
         impls = data.get("implementations", data) if isinstance(data, dict) else {}
         for impl, per_impl in impls.items():
@@ -680,24 +671,31 @@ def _when_measured(paths: list[Path]) -> str:
 
 
 def conformance_markdown(results: Path | list[Path] | None = None) -> str:
-    """The conformance matrix, implementation by area: the stages and real JAX, from the first
-    folder of `results` (default CONFORMANCE_RESULTS) that has results, saying when and where."""
+    """The conformance matrix: the stages, real JAX and the suite's reference adapters (what each row
+    is, implementation by area, function by implementation, the failures with their reproducing
+    programs), from the first folder of `results` (default CONFORMANCE_RESULTS) that has results,
+    saying when and where. The tables are conformance/matrix.py's, the same as its matrix.md."""
     folders = [results] if isinstance(results, Path) else (results or CONFORMANCE_RESULTS)
     for folder in folders:
         md, files = folder / "matrix.md", sorted(folder.glob("*.json")) if folder.is_dir() else []
-        rows = _conformance_rows(folder) if folder.is_dir() else None
-        if rows is None and not md.is_file():
+        full = _conformance_files(folder) if folder.is_dir() else {}
+        rows = _conformance_rows(folder) if folder.is_dir() and not full else None
+        if not full and rows is None and not md.is_file():
             continue
         shown = _shown_path(folder) + "/"
         out = []
-        if rows is not None:
-            stages = set(stage_names())
-            kept = {i: r for i, r in rows.items() if i in stages or i == "jax" or not stages}
-            out += [_matrix_table(kept), ""]
-            others = sorted(set(rows) - set(kept))
+        if full:
+            matrix = _conformance_matrix_module()
+            kept = {i: d for i, d in full.items() if matrix.kind_of(d) in matrix.PUBLISHED_KINDS}
+            out += [matrix.to_markdown(kept, level=3), ""] if kept else []
+            others = sorted(set(full) - set(kept))
             if others:
-                out += [f"Also in `{shown}`, and not part of this matrix (not a stage, not JAX): "
-                        + ", ".join(f"`{o}`" for o in others) + ".", ""]
+                out += [f"Also in `{shown}`, and not part of this matrix (not a stage, JAX or a reference "
+                        "adapter): " + ", ".join(f"`{o}`" for o in others) + ".", ""]
+        elif rows is not None:
+            stages = set(stage_names())
+            kept_rows = {i: r for i, r in rows.items() if i in stages or i == "jax" or not stages}
+            out += [_matrix_table(kept_rows), ""]
         else:
             text = md.read_text(encoding="utf-8").strip()
             # The page has its own title: demote the file's headings by one level.
@@ -710,6 +708,26 @@ def conformance_markdown(results: Path | list[Path] | None = None) -> str:
                    "page was built.*")
         return "\n".join(out) + "\n"
     return NO_CONFORMANCE + "\n"
+
+
+def _conformance_files(folder: Path) -> dict[str, dict[str, Any]]:
+    """{impl: its results file} for the per-implementation files (`<impl>.json` with `impl` and
+    `areas`) of a folder."""
+    found: dict[str, dict[str, Any]] = {}
+    for path in sorted(folder.glob("*.json")):
+        data = _json_or_none(path) if path.name != "matrix.json" else None
+        if isinstance(data, dict) and "impl" in data and isinstance(data.get("areas"), dict):
+            found[str(data["impl"])] = data
+    return found
+
+
+def _conformance_matrix_module() -> Any:
+    """conformance/matrix.py (standard library only), loaded by path."""
+    spec = importlib.util.spec_from_file_location("conformance_matrix", ROOT / "conformance" / "matrix.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 MUTATION_RESULTS = ROOT / "conformance" / "meta" / "results"

@@ -53,10 +53,12 @@ CASES = [
     ("treedef_repr", "pytrees", None, "documented"),
     ("numpy_reshape_error", "errors", "reshape", "reshape-wrong-size"),
     ("nn_softmax", "nn", "softmax_rows", "softmax_rows_sum_to_one_and_match_numpy[0]"),
+    ("numpy_weak", "numpy", "maximum", "maximum"),  # a weak result where the inputs were strong
+    ("numpy_weak", "promotion", "reshape", "reshape"),  # a strong reshape of a weak array
 ]
 
 
-@pytest.mark.parametrize(("module", "area", "keyword", "culprit"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(("module", "area", "keyword", "culprit"), CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_the_suite_catches_a_broken_implementation(
     tmp_path: Path, module: str, area: str, keyword: str | None, culprit: str
 ) -> None:

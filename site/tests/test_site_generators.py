@@ -178,13 +178,36 @@ def test_conformance_matrix_shows_stages_and_jax_from_the_first_folder_with_resu
         (local / f"{impl}.json").write_text(json.dumps({"impl": impl, "areas": areas, "tests": []}))
     assert "No results yet" in sitegen.conformance_markdown([committed])
     md = sitegen.conformance_markdown([committed, local])
-    assert "| `01_eval` | 7 passed, 2 not applicable |" in md and "| `jax` |" in md
-    assert md.index("`01_eval`") < md.index("`jax`")
-    assert "| `my_copy` |" not in md and "not part of this matrix" in md and "`my_copy`" in md
+    assert "| 01_eval | 7 passed / 0 failed / 2 n/a |" in md and "| jax |" in md
+    assert md.index("| 01_eval |") < md.index("| jax |")
+    assert "| my_copy |" not in md and "not part of this matrix" in md and "`my_copy`" in md
     assert "*Measured on the machine that ran" in md and "written on" in md
     (committed / "01_eval.json").write_text(json.dumps({"impl": "01_eval", "areas": areas, "machine": "ci-box"}))
     md = sitegen.conformance_markdown([committed, local])
-    assert "| `jax` |" not in md and "Measured on ci-box" in md
+    assert "| jax |" not in md and "Measured on ci-box" in md
+
+
+def test_conformance_page_says_what_each_row_is_and_links_failures_by_function(tmp_path: Path):
+    areas = {"numpy": {"passed": 1, "failed": 1, "missing": 1, "not_applicable": 0, "skipped": 0}}
+    tests = [
+        {"id": "t.py::test_unary[floor]", "area": "numpy", "outcome": "failed", "functions": ["jnp.floor"],
+         "reason": "import numpy as np\nprint(jnp.floor(x))\n\nAssertionError: values differ"},
+        {"id": "t.py::test_unary[ceil]", "area": "numpy", "outcome": "passed", "functions": ["jnp.ceil"]},
+        {"id": "t.py::test_unary[exp]", "area": "numpy", "outcome": "missing", "functions": ["jnp.exp"],
+         "reason": "missing: jnp.exp"},
+    ]
+    adapter = {"impl": "numpy-adapter", "kind": "reference", "description": "NumPy behind a thin adapter",
+               "capabilities": ["eval"], "areas": areas, "tests": tests,
+               "runs": {"numpy": {"ran_at": "2026-01-02T03:04:05Z", "profile": "quick", "selection": ""}}}
+    (tmp_path / "numpy-adapter.json").write_text(json.dumps(adapter))
+    (tmp_path / "exercise-01_eval.json").write_text(json.dumps({**adapter, "impl": "exercise-01_eval", "kind": "folder"}))
+    md = sitegen.conformance_markdown(tmp_path)
+    assert "| numpy-adapter | NumPy behind a thin adapter | eval | 2026-01-02 03:04:05 UTC, profile quick (numpy) |" in md
+    assert "| numpy-adapter | 1 passed / 1 failed / 1 missing / 0 n/a |" in md
+    assert "| `jnp.floor` | [fail 1/1](#fail-numpy-adapter-jnp-floor) |" in md
+    assert "| `jnp.ceil` | pass |" in md and "| `jnp.exp` | missing |" in md
+    assert '<a id="fail-numpy-adapter-jnp-floor"></a>' in md and "print(jnp.floor(x))" in md
+    assert "| exercise-01_eval |" not in md and "`exercise-01_eval`" in md
 
 
 def test_the_performance_page_plots_each_case_and_the_growth_of_cost():

@@ -6,11 +6,12 @@ Stage 01 introduced it.
 from __future__ import annotations
 
 from collections.abc import Callable
+import sys
 from typing import Any
 
 from ..array import Array
 from ..core import Tracer
-from . import at, creation, indexing, reductions, shapes, ufuncs
+from . import at, creation, indexing, manipulation, reductions, shapes, sorting, structure, ufuncs
 from .util import is_arraylike
 
 
@@ -42,6 +43,38 @@ def _iter(self: Any) -> Any:
     if not self.shape:
         raise TypeError("iteration over a 0-d array")
     return (indexing.getitem(self, i) for i in range(self.shape[0]))
+
+
+def _by_name(name: str) -> Callable[..., Any]:
+    """A method that calls ``didax.numpy.<name>``, looked up when called: the function may be
+    defined in a module that this one cannot import first (the math functions)."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        fn = getattr(sys.modules[__package__], name, None)
+        if fn is None:  # TODO: defined by the math functions (ufuncs, reductions); until then, none
+            raise NotImplementedError(f"didax.numpy.{name} is not available yet, so neither is x.{name}().")
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+def _divmod(self: Any, other: Any) -> Any:
+    if not is_arraylike(other):
+        return NotImplemented
+    return _by_name("divmod")(self, other)
+
+
+def _rdivmod(self: Any, other: Any) -> Any:
+    if not is_arraylike(other):
+        return NotImplemented
+    return _by_name("divmod")(other, self)
+
+
+def _round(self: Any, ndigits: int | None = None) -> Any:
+    """round(x) rounds to an integer array (as on JAX arrays); round(x, n) to n decimals."""
+    out = _by_name("round")(self, ndigits or 0)
+    return creation.astype(out, int) if ndigits is None else out
 
 
 _OPERATORS: dict[str, Callable[..., Any]] = {
@@ -84,6 +117,9 @@ _OPERATORS: dict[str, Callable[..., Any]] = {
     "__getitem__": indexing.getitem,
     "__setitem__": indexing.setitem,
     "__iter__": _iter,
+    "__divmod__": _divmod,
+    "__rdivmod__": _rdivmod,
+    "__round__": _round,
 }
 
 _METHODS: dict[str, Callable[..., Any]] = {
@@ -103,6 +139,24 @@ _METHODS: dict[str, Callable[..., Any]] = {
     "argmin": reductions.argmin,
     "dot": shapes.dot,
     "take": indexing.take,
+    "sort": sorting.sort,
+    "argsort": sorting.argsort,
+    "nonzero": sorting.nonzero,
+    "repeat": manipulation.repeat,
+    "diagonal": structure.diagonal,
+    "copy": structure.copy,
+    # Defined with the math functions; looked up by name when called.
+    "all": _by_name("all"),
+    "any": _by_name("any"),
+    "clip": _by_name("clip"),
+    "round": _by_name("round"),
+    "cumsum": _by_name("cumsum"),
+    "cumprod": _by_name("cumprod"),
+    "std": _by_name("std"),
+    "var": _by_name("var"),
+    "trace": _by_name("trace"),
+    "conj": _by_name("conj"),
+    "conjugate": _by_name("conjugate"),
 }
 
 
@@ -111,6 +165,11 @@ def install(cls: type) -> None:
         setattr(cls, name, fn)
     cls.T = property(lambda self: shapes.transpose(self))  # type: ignore[attr-defined]
     cls.at = property(at._IndexUpdateHelper)  # type: ignore[attr-defined]
+    cls.real = property(_by_name("real"))  # type: ignore[attr-defined]
+    cls.imag = property(_by_name("imag"))  # type: ignore[attr-defined]
+    if not hasattr(cls, "itemsize"):  # a tracer's, from its abstract value
+        cls.itemsize = property(lambda self: self.dtype.itemsize)  # type: ignore[attr-defined]
+        cls.nbytes = property(lambda self: self.size * self.dtype.itemsize)  # type: ignore[attr-defined]
     cls.__hash__ = None  # type: ignore[assignment]  # == is elementwise
 
 

@@ -78,6 +78,7 @@ def _from_protocols(x: Any) -> Any:
 
 
 def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None) -> ArrayLike:
+    """An array from ``a``, converted only where needed (see array)."""
     return array(a, dtype=dtype, copy=False)
 
 
@@ -159,10 +160,12 @@ def full(shape: Any, fill_value: ArrayLike, dtype: Any = None) -> ArrayLike:
 
 
 def zeros(shape: Any, dtype: Any = None) -> ArrayLike:
+    """An array of zeros of the given shape (float32 by default)."""
     return _filled(_shape(shape), 0, _dtype_or(dtype, "f", "zeros"))
 
 
 def ones(shape: Any, dtype: Any = None) -> ArrayLike:
+    """An array of ones of the given shape (float32 by default)."""
     return _filled(_shape(shape), 1, _dtype_or(dtype, "f", "ones"))
 
 
@@ -182,10 +185,12 @@ def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: Any = None, shape: Any
 
 
 def zeros_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> ArrayLike:
+    """Zeros in the shape and dtype of ``a`` (or those given)."""
     return full_like(a, 0, dtype, shape)
 
 
 def ones_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> ArrayLike:
+    """Ones in the shape and dtype of ``a`` (or those given)."""
     return full_like(a, 1, dtype, shape)
 
 

@@ -43,6 +43,7 @@ def reshape(a: ArrayLike, shape: Any = None, order: str = "C") -> ArrayLike:
 
 
 def ravel(a: ArrayLike) -> ArrayLike:
+    """The elements as a 1-d array, in row-major order."""
     return reshape(a, (-1,))
 
 
@@ -57,6 +58,7 @@ def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> ArrayLike:
 
 
 def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> ArrayLike:
+    """Exchange two axes."""
     check_arraylike("swapaxes", a)
     ndim = get_aval(a).ndim
     perm = list(range(ndim))
@@ -73,6 +75,7 @@ def _swap_axis(axis: Any, ndim: int) -> int:
 
 
 def moveaxis(a: ArrayLike, source: int | Sequence[int], destination: int | Sequence[int]) -> ArrayLike:
+    """Move axes to new positions; the other axes keep their order."""
     check_arraylike("moveaxis", a)
     ndim = get_aval(a).ndim
     src = _axes_maybe_repeated(source, ndim)
@@ -95,6 +98,7 @@ def _axes_maybe_repeated(axis: int | Sequence[int], ndim: int) -> tuple[int, ...
 
 
 def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> ArrayLike:
+    """Remove axes of length 1 (all of them, or the ones named)."""
     check_arraylike("squeeze", a)
     shape = get_aval(a).shape
     if axis is None:
@@ -105,12 +109,14 @@ def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> ArrayLike:
 
 
 def expand_dims(a: ArrayLike, axis: int | Sequence[int]) -> ArrayLike:
+    """Insert axes of length 1 at the given positions of the result."""
     check_arraylike("expand_dims", a)
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     return lax.expand_dims(a, canonicalize_axes(axes, get_aval(a).ndim + len(axes)))
 
 
 def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0) -> ArrayLike:
+    """Join arrays along an existing axis (the flattened arrays if ``axis`` is None)."""
     if not len(arrays):
         raise ValueError("Need at least one array to concatenate.")
     check_arraylike("concatenate", *arrays)
@@ -127,6 +133,7 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0) -> ArrayLike:
 
 
 def stack(arrays: Sequence[ArrayLike], axis: int = 0) -> ArrayLike:
+    """Join arrays of one shape along a new axis."""
     if not len(arrays):
         raise ValueError("Need at least one array to stack.")
     check_arraylike("stack", *arrays)

@@ -35,6 +35,7 @@ def check_arraylike(name: str, *args: Any) -> None:
 
 
 def is_arraylike(x: Any) -> bool:
+    """Whether ``x`` is an array, a tracer, a NumPy value or a Python scalar."""
     return isinstance(x, (Array, Tracer, np.ndarray, np.generic)) or type(x) in dtypes.PYTHON_SCALAR_DTYPES
 
 
@@ -92,11 +93,13 @@ def promote_shapes(name: str, *args: ArrayLike) -> list[ArrayLike]:
 
 
 def promote_args(name: str, *args: ArrayLike) -> list[ArrayLike]:
+    """Check, promote to a common dtype, and give the non-scalars a common rank."""
     check_arraylike(name, *args)
     return promote_shapes(name, *promote_dtypes(*args))
 
 
 def promote_args_inexact(name: str, *args: ArrayLike) -> list[ArrayLike]:
+    """Like promote_args, with integers and bools made the default float."""
     check_arraylike(name, *args)
     args = promote_dtypes_inexact(*args)
     return promote_shapes(name, *args) if len(args) > 1 else args  # one operand: no shapes to match

@@ -1,0 +1,248 @@
+"""The suite as an outside implementer meets it: any package folder, missing names reported per test,
+capabilities, reproducing programs, results that accumulate, and the plugin used from elsewhere."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from conformance import reproduce
+from conformance.impl import ImplLoadError, load, wrap
+from conformance.missing import Missing, missing_name
+from conformance.results import Recorder, functions_of
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+JAX_LIKE = "from jax import config, dtypes, lax, numpy, numpy_dtype_promotion, tree_util  # noqa\n"
+
+
+def run_pytest(*args: str, cwd: Path = REPO_ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if k != "CONFORMANCE_IMPL"}
+    full_env = {**base, "HYPOTHESIS_PROFILE": "ci", "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
+    return subprocess.run(command, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=300)
+
+
+def make_package(folder: Path, name: str, body: str = JAX_LIKE) -> Path:
+    (folder / name).mkdir(parents=True)
+    (folder / name / "__init__.py").write_text(body)
+    return folder / name
+
+
+# --- folders ---------------------------------------------------------------------------------------
+
+
+def test_a_package_folder_of_any_name_loads_and_is_named_after_its_folder(tmp_path: Path) -> None:
+    package = make_package(tmp_path / "holder", "mylib")
+    assert load(str(package)).name == "mylib"  # the package folder itself
+    held = load(str(tmp_path / "holder"))  # a folder holding exactly one package
+    assert held.name == "holder" and held.numpy.__name__ == "jax.numpy"
+    assert held.import_lines[-1] == "import mylib as jax"
+
+
+def test_exercise_copies_and_stage_like_folders_never_take_a_stages_name(tmp_path: Path) -> None:
+    make_package(tmp_path / "exercises" / "01_eval", "didax")
+    make_package(tmp_path / "copies" / "02_jvp", "didax")
+    assert load(str(tmp_path / "exercises" / "01_eval")).name == "exercise-01_eval"
+    assert load(str(tmp_path / "copies" / "02_jvp")).name == "folder-02_jvp"
+
+
+def test_a_folder_without_exactly_one_package_is_a_clear_error(tmp_path: Path) -> None:
+    make_package(tmp_path, "one")
+    make_package(tmp_path, "two")
+    with pytest.raises(ImplLoadError, match="exactly one"):
+        load(str(tmp_path))
+
+
+def test_a_package_that_fails_to_import_is_a_usage_error_not_an_internal_error(tmp_path: Path) -> None:
+    make_package(tmp_path, "broken", "raise ImportError('no backend')\n")
+    done = run_pytest("conformance", f"--impl={tmp_path / 'broken'}", "--collect-only")
+    assert done.returncode == 4, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "INTERNALERROR" not in done.stdout + done.stderr
+    assert "no backend" in done.stderr
+
+
+# --- missing names ---------------------------------------------------------------------------------
+
+
+def test_a_module_without_numpy_reports_each_name_missing() -> None:
+    empty = wrap(types.ModuleType("empty"), "empty")
+    with pytest.raises(Missing, match="missing: jnp.floor"):
+        empty.numpy.floor  # noqa: B018
+    with pytest.raises(Missing, match="missing: jax.config.update"):
+        empty.config.update("jax_enable_x64", True)
+    with pytest.raises(Missing, match="missing: jax.numpy_dtype_promotion"):
+        empty.numpy_dtype_promotion  # noqa: B018
+
+
+def test_attribute_errors_are_missing_only_when_the_suite_asked() -> None:
+    def suite_asks(x: object) -> object:
+        return x.weak_type  # type: ignore[attr-defined]
+
+    with pytest.raises(AttributeError) as info:
+        suite_asks(np.ones(2))
+    # This file is in meta/, not the suite's own folder: its lookups are not the suite's.
+    assert missing_name(info.value, "impl") is None
+    err = ModuleNotFoundError("No module named 'impl.tree'", name="impl.tree")
+    assert missing_name(err, "impl") == "jax.tree"
+
+
+def test_missing_functions_are_their_own_outcome_and_the_rest_runs(tmp_path: Path) -> None:
+    done = run_pytest("conformance", "--impl=conformance.meta.broken.no_floor_divide", "--area=numpy",
+                      "-k", "floor_divide or true_divide", f"--results-dir={tmp_path}")  # fmt: skip
+    output = done.stdout + done.stderr
+    assert "INTERNALERROR" not in output and "missing: jnp.floor_divide" in output, output[-3000:]
+    tests = json.loads((tmp_path / "conformance.meta.broken.no_floor_divide.json").read_text())["tests"]
+    outcomes = {t["id"]: t["outcome"] for t in tests}
+    about_floor_divide = {i: o for i, o in outcomes.items() if re.search(r"[\[-]floor_divide[\]-]", i)}
+    assert about_floor_divide and set(about_floor_divide.values()) == {"missing"}, outcomes
+    assert any(o == "passed" for i, o in outcomes.items() if "true_divide" in i), outcomes
+    assert {t["reason"] for t in tests if t["outcome"] == "missing"} == {"missing: jnp.floor_divide"}
+
+
+# --- capabilities ----------------------------------------------------------------------------------
+
+FAKE_TESTS = '''
+import pytest
+
+pytestmark = pytest.mark.area("numpy")
+
+
+@pytest.mark.requires("jvp")
+def test_needs_jvp(impl):
+    assert False, "must not run on an implementation without jvp"
+
+
+def test_needs_eval(impl):
+    assert float(impl.numpy.multiply(2.0, 3.0)) == 6.0
+'''
+
+
+def test_a_test_beyond_the_declared_capabilities_is_not_applicable(tmp_path: Path) -> None:
+    """Any test that names its area is a conformance test, wherever it lives (the plugin loaded
+    with -p); an implementation declaring ("eval",) gets the jvp test as not applicable."""
+    (tmp_path / "test_fake.py").write_text(FAKE_TESTS)
+    results = tmp_path / "results"
+    done = run_pytest("-p", "conformance.plugin", str(tmp_path / "test_fake.py"),
+                      "--impl=conformance.meta.broken.numpy_add", f"--results-dir={results}")  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:]
+    tests = json.loads((results / "conformance.meta.broken.numpy_add.json").read_text())["tests"]
+    by_name = {t["id"].split("::")[-1]: t for t in tests}
+    assert by_name["test_needs_jvp"]["outcome"] == "not_applicable"
+    assert by_name["test_needs_jvp"]["reason"].startswith("not applicable: needs jvp")
+    assert by_name["test_needs_eval"]["outcome"] == "passed"
+
+
+def test_an_unknown_capability_is_an_error_in_the_test(tmp_path: Path) -> None:
+    (tmp_path / "test_fake.py").write_text(FAKE_TESTS.replace('"jvp"', '"telepathy"'))
+    done = run_pytest("-p", "conformance.plugin", str(tmp_path / "test_fake.py"), "--impl=jax",
+                      f"--results-dir={tmp_path}")  # fmt: skip
+    assert done.returncode == 4 and "telepathy" in done.stderr, done.stderr[-2000:]
+
+
+# --- reproducing programs --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [np.array([0.1, np.nan, -np.inf, 1e-45], np.float32), np.array([[1.5, -2.25]], ml_dtypes.bfloat16),
+     np.zeros((0, 3), np.int8), np.array(3 + 4j, np.complex64), np.uint64(2**64 - 1), np.float16(0.1),
+     (np.array([True, False]), [2.5, float("nan")], {"a": np.int32(-7)})],
+    ids=["float32", "bfloat16", "empty", "complex", "uint64", "float16", "nested"],
+)  # fmt: skip
+def test_literals_give_back_the_exact_value(value: object) -> None:
+    text = reproduce.literal(value)
+    namespace = {"np": np, "ml_dtypes": ml_dtypes, "nan": np.nan, "inf": np.inf}
+    again = eval(text, namespace)  # noqa: S307 (our own literal)
+    flat_a, flat_b = _flatten(value), _flatten(again)
+    assert len(flat_a) == len(flat_b)
+    for a, b in zip(flat_a, flat_b):
+        assert np.asarray(a).dtype == np.asarray(b).dtype and np.asarray(a).shape == np.asarray(b).shape
+        assert np.array_equal(np.asarray(a), np.asarray(b), equal_nan=np.asarray(a).dtype.kind in "fc")
+
+
+def _flatten(value: object) -> list:
+    if isinstance(value, list | tuple):
+        return [leaf for v in value for leaf in _flatten(v)]
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _flatten(v)]
+    return [value]
+
+
+def test_a_failures_program_reproduces_it_in_a_fresh_process(tmp_path: Path) -> None:
+    """The report starts with the program; the same text begins the JSON's reason; run alone, the
+    program prints the wrong result, and with real jax swapped in, the right one."""
+    done = run_pytest("conformance", "--impl=conformance.meta.broken.numpy_add", "--area=numpy",
+                      "-k", "test_binary_function_matches_numpy and add", f"--results-dir={tmp_path}")  # fmt: skip
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert "# A program that reproduces this failure (paste it into Python):" in done.stdout
+    failed = [t for t in json.loads((tmp_path / "conformance.meta.broken.numpy_add.json").read_text())["tests"]
+              if t["outcome"] == "failed"]  # fmt: skip
+    program, message = failed[0]["reason"].split("\n\n", 1)
+    assert program in done.stdout and "AssertionError" in message
+    assert "import conformance.meta.broken.numpy_add as jax" in program
+    assert "jax.config.update('jax_enable_x64'," in program
+
+    def run(text: str) -> str:
+        ran = subprocess.run([sys.executable, "-c", text], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+        assert ran.returncode == 0, ran.stderr[-2000:]
+        return ran.stdout
+
+    broken = run(program)
+    right = run(program.replace("import conformance.meta.broken.numpy_add as jax", "import jax"))
+    assert broken != right, (broken, right)
+
+
+# --- results ---------------------------------------------------------------------------------------
+
+
+def fake_run(results_dir: Path, impl: object, outcomes: dict[str, tuple[str, str]]) -> Recorder:
+    recorder = Recorder(results_dir)
+    recorder.use(impl)  # type: ignore[arg-type]
+    for nodeid, (area, outcome) in outcomes.items():
+        recorder.expect(nodeid, area)
+        recorder.outcomes[nodeid] = outcome
+    recorder.write()
+    return recorder
+
+
+def test_a_partial_run_updates_its_areas_and_keeps_the_others(tmp_path: Path) -> None:
+    impl = wrap(types.ModuleType("fake"), "fake")
+    fake_run(tmp_path, impl, {"a.py::test_x": ("numpy", "passed"), "b.py::test_y": ("lax", "failed")})
+    fake_run(tmp_path, impl, {"b.py::test_y": ("lax", "passed"), "b.py::test_z": ("lax", "missing")})
+    data = json.loads((tmp_path / "fake.json").read_text())
+    assert data["areas"]["numpy"]["passed"] == 1
+    assert data["areas"]["lax"] == {"passed": 1, "failed": 0, "missing": 1, "not_applicable": 0, "skipped": 0}
+    assert set(data["runs"]) == {"numpy", "lax"} and data["runs"]["lax"]["profile"]
+    assert data["runs"]["numpy"]["ran_at"] <= data["runs"]["lax"]["ran_at"]
+
+
+def test_a_test_is_about_the_functions_named_in_its_id() -> None:
+    used = ["jnp.asarray", "jnp.floor"]
+    assert functions_of("t.py::test_unary[floor]", used, set()) == ["jnp.floor"]
+    assert functions_of("t.py::test_where", ["jnp.where", "jnp.asarray"], set()) == ["jnp.where"]
+    assert functions_of("t.py::test_thing", ["lax.cumsum"], set()) == ["lax.cumsum"]
+    assert functions_of("t.py::test_jvp[sin]", [], {"jnp.sin", "jnp.cos"}) == ["jnp.sin"]
+    assert functions_of("t.py::test_cumsum", ["jnp.sum"], set()) == ["jnp.sum"]  # the one it looked up
+    assert functions_of("t.py::test_table", ["jnp.add", "jnp.mul"], set()) == []
+
+
+# --- the plugin from elsewhere -----------------------------------------------------------------------
+
+
+def test_pyargs_runs_the_suite_from_another_directory(tmp_path: Path) -> None:
+    """Not installed, the plugin is named with -p (installed, its entry point loads it); its conftest
+    then does not load it a second time."""
+    done = run_pytest("-p", "conformance.plugin", "--pyargs", "conformance", "--impl=jax", "--area=pytrees", "-k", "documented",
+                      f"--results-dir={tmp_path / 'results'}", cwd=tmp_path,
+                      env={"PYTHONPATH": str(REPO_ROOT)})  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert (tmp_path / "results" / "jax.json").is_file()

@@ -1,0 +1,238 @@
+"""The conformance suite as a pytest plugin: pick the implementation under test, report what it
+cannot do as not applicable and what it lacks as missing, keep config flags clean between tests,
+start every failure's report with a program that reproduces it, and write the results file.
+
+    pytest conformance --impl=01_eval                  # the suite's own conftest loads this plugin
+    pytest --pyargs conformance --impl=path/to/pkg     # from anywhere, once conformance is importable
+    CONFORMANCE_IMPL=jax pytest conformance            # the option wins over the variable
+
+Installed (`pip install ./conformance`), it is also the `pytest11` entry point `didax_conformance`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+
+from conformance import reproduce
+from conformance.impl import (
+    ALL_CAPABILITIES,
+    Impl,
+    ImplLoadError,
+    load,
+    newest_stage,
+    restored_flags,
+    set_suite_flags,
+)
+from conformance.missing import LOOKUPS, missing_names
+from conformance.results import NOT_APPLICABLE, Recorder, with_program
+
+HERE = Path(__file__).resolve().parent
+META_DIR = HERE / "meta"
+
+# --- hypothesis profiles ---------------------------------------------------------------------------
+# The function-scoped fixtures used with @given (`flags`, `x64`) only set global flags, which is the
+# same for every example, so hypothesis's warning about them does not apply. JAX compiles each new
+# shape on first use, which makes some first examples slow; that is not a problem in the test.
+_QUIET = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+settings.register_profile(
+    "ci", derandomize=True, max_examples=25, deadline=None, print_blob=True, suppress_health_check=_QUIET
+)
+settings.register_profile(
+    "full", max_examples=1000, deadline=None, print_blob=True, suppress_health_check=_QUIET
+)
+# For informational runs on implementations expected to fail often (the NumPy adapter): few examples
+# and no shrinking, so that a thousand failures take seconds, not minutes; the examples are unshrunk.
+settings.register_profile(
+    "quick", derandomize=True, max_examples=5, deadline=None, print_blob=False, suppress_health_check=_QUIET,
+    phases=(Phase.explicit, Phase.generate),
+)
+# hypothesis's own --hypothesis-profile option, applied later by its plugin, overrides this.
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+_IMPL = pytest.StashKey[Impl]()
+_RECORDER = pytest.StashKey[Recorder]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("conformance")
+    group.addoption(
+        "--impl",
+        default=None,
+        help="implementation under test: a stage id (01_eval), 'jax', a folder (a package, or holding "
+        "one), or a module name; default $CONFORMANCE_IMPL, else the newest stage",
+    )
+    group.addoption(
+        "--results-dir",
+        default=None,
+        help="where <impl>.json goes (default: build/conformance under pytest's rootdir)",
+    )
+    group.addoption(
+        "--area",
+        action="append",
+        default=[],
+        help="run only tests of this area (numpy, lax, promotion, pytrees, errors, random, nn); repeatable",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "area(name): the conformance area a test belongs to")
+    config.addinivalue_line(
+        "markers", f"requires(*capabilities): what the implementation must be able to do ({', '.join(ALL_CAPABILITIES)})"
+    )
+    # Asking for a 64-bit dtype while x64 is off makes JAX warn before it truncates; the suite does
+    # that on purpose, to test the truncation.
+    config.addinivalue_line("filterwarnings", "ignore:Explicitly requested dtype:UserWarning")
+    results_dir = config.getoption("--results-dir")
+    recorder = Recorder(Path(results_dir) if results_dir else config.rootpath / "build" / "conformance")
+    recorder.selection = config.getoption("keyword") or ""
+    config.stash[_RECORDER] = recorder
+    config.pluginmanager.register(recorder, "conformance-results")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The meta-tests run the suite in subprocesses: collect them only when their folder is named."""
+    if collection_path != META_DIR:
+        return None
+    named = (config.invocation_params.dir / arg.split("::")[0] for arg in config.args)
+    return not any(path.resolve().is_relative_to(META_DIR) for path in named)
+
+
+def impl_under_test(config: pytest.Config) -> Impl:
+    """Load the implementation once per session, with the suite's default flags. An implementation
+    that cannot be loaded is a usage error (one clear line), never an INTERNALERROR."""
+    if _IMPL not in config.stash:
+        spec = config.getoption("--impl") or os.environ.get("CONFORMANCE_IMPL") or newest_stage()
+        if spec is None:
+            raise pytest.UsageError("no stage with a didax package yet: pass --impl=jax or another impl")
+        try:
+            impl = load(spec)
+        except ImplLoadError as err:
+            raise pytest.UsageError(str(err)) from None
+        except Exception as err:  # the implementation's own import failed
+            raise pytest.UsageError(f"--impl={spec}: loading it raised {type(err).__name__}: {err}") from None
+        set_suite_flags(impl)
+        reproduce.use(impl)
+        config.stash[_IMPL] = impl
+        config.stash[_RECORDER].use(impl)
+    return config.stash[_IMPL]
+
+
+def is_conformance_test(item: pytest.Item) -> bool:
+    """The suite's own tests, and any test elsewhere that names its conformance area."""
+    if item.path.is_relative_to(META_DIR):
+        return False
+    return item.path.is_relative_to(HERE) or item.get_closest_marker("area") is not None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep the chosen areas; record each test's area; mark what the impl cannot do not applicable."""
+    if not any(is_conformance_test(item) for item in items):
+        return  # e.g. the meta-tests alone: no implementation to load
+    _deselect_other_areas(config, items)
+    impl = impl_under_test(config)
+    recorder = config.stash[_RECORDER]
+    for item in filter(is_conformance_test, items):
+        area = item.get_closest_marker("area")
+        if area is None:
+            raise pytest.UsageError(f"{item.nodeid} has no pytest.mark.area(...)")
+        recorder.expect(item.nodeid, area.args[0])
+        lacking = required(item) - impl.capabilities
+        if lacking:
+            needs, has = ", ".join(sorted(lacking)), ", ".join(sorted(impl.capabilities)) or "nothing"
+            item.add_marker(
+                pytest.mark.skip(reason=f"{NOT_APPLICABLE} needs {needs}; {impl.name} declares {has}")
+            )
+
+
+def required(item: pytest.Item) -> set[str]:
+    """Capabilities named by all `requires` markers on the test, its class and its module (default
+    eval); a name that is not a capability is an error in the test, not a silent pass."""
+    needed = {cap for mark in item.iter_markers("requires") for cap in mark.args}
+    unknown = needed - set(ALL_CAPABILITIES)
+    if unknown:
+        raise pytest.UsageError(f"{item.nodeid}: requires({', '.join(sorted(unknown))}) names no capability "
+                                f"(they are {', '.join(ALL_CAPABILITIES)})")  # fmt: skip
+    return needed or {"eval"}
+
+
+def _deselect_other_areas(config: pytest.Config, items: list[pytest.Item]) -> None:
+    wanted = {area for option in config.getoption("--area") for area in option.split(",") if area}
+    if not wanted:
+        return
+    keep, drop = [], []
+    for item in items:
+        marker = item.get_closest_marker("area")
+        (keep if marker is not None and marker.args[0] in wanted else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+# --- each test: missing names, reproducers ---------------------------------------------------------
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    LOOKUPS.reset()
+    reproduce.start_test()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Generator[None, Any, Any]:
+    """Classify a failing conformance test: "missing" when all it hit was a name the implementation
+    lacks, else "failed" with a reproducing program at the top of its report."""
+    report: pytest.TestReport = yield
+    if not is_conformance_test(item) or _IMPL not in item.config.stash:
+        return report
+    report.conformance_used = list(LOOKUPS.used)  # type: ignore[attr-defined]
+    if not report.failed or call.excinfo is None:
+        return report
+    impl = item.config.stash[_IMPL]
+    names = missing_names(call.excinfo.value, impl.module.__name__) or (
+        list(LOOKUPS.missing) if call.when == "call" else None
+    )
+    if names:
+        report.conformance_missing = names  # type: ignore[attr-defined]
+        report.longrepr = with_program("", "missing: " + ", ".join(names), report.longrepr, short=True)
+    else:
+        program = reproduce.program_for_report()
+        report.conformance_program = program  # type: ignore[attr-defined]
+        report.longrepr = with_program(program, _message(call.excinfo), report.longrepr)
+    return report
+
+
+def _message(excinfo: pytest.ExceptionInfo[BaseException]) -> str:
+    """The exception's text (an assertion's message included), at most 4,000 characters."""
+    text = excinfo.exconly()
+    return text if len(text) <= 4000 else text[:4000] + " ..."
+
+
+# --- fixtures --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def impl(request: pytest.FixtureRequest) -> Impl:
+    return impl_under_test(request.config)
+
+
+FlagSetter = Callable[[str, object], None]
+
+
+@pytest.fixture
+def flags(impl: Impl) -> Iterator[FlagSetter]:
+    """Set config flags for one test (`flags("jax_enable_x64", True)`); each is restored afterwards."""
+    with restored_flags(impl) as set_flag:
+        yield set_flag
+
+
+@pytest.fixture(params=[False, True], ids=["x64_off", "x64_on"])
+def x64(request: pytest.FixtureRequest, flags: FlagSetter) -> bool:
+    """Run the test with 64-bit types off and on."""
+    flags("jax_enable_x64", request.param)
+    return request.param
