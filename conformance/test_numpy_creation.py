@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from conformance import dtype_rules as dr
 from conformance import strategies as S
-from conformance.checks import RTOL, assert_dtype, assert_values, draw_x64, show_call, wide
+from conformance.checks import RTOL, assert_dtype, assert_values, draw_x64, is_weak, show_call, wide
 from conformance.impl import Impl
 from conformance.strategies import Domain
 
