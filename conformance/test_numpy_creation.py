@@ -289,6 +289,8 @@ REQUESTS_64 = {
     "asarray": lambda jnp: jnp.asarray([1, 2], dtype="int64"),
     "astype": lambda jnp: jnp.ones(2).astype("complex128"),
     "full": lambda jnp: jnp.full(2, 1.0, dtype="float64"),
+    "eye": lambda jnp: jnp.eye(2, dtype="int64"),
+    "empty-asarray": lambda jnp: jnp.asarray([], dtype="int64"),
 }
 
 
