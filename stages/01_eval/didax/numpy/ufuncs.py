@@ -492,7 +492,7 @@ def rint(x: ArrayLike, /) -> ArrayLike:
     x = as_array(x)
     aval = get_aval(x)
     if aval.dtype.kind in "biu":
-        return convert(x, dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(aval.dtype)))
+        return convert(x, dtypes.default_dtype("f"))  # the default float, even for int8
     if aval.dtype.kind == "c":
         return _complex_rint(x)
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
@@ -886,7 +886,7 @@ def angle(z: ArrayLike, deg: bool = False) -> ArrayLike:
     if dtype.kind == "c":
         re, im = lax.real(z), lax.imag(z)
     else:
-        float_dtype = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtype))
+        float_dtype = dtypes.default_dtype("f") if dtype.kind in "biu" else dtype
         re = convert(z, float_dtype)
         im = _filled_like(re, 0)
     out = lax.atan2(im, re)
