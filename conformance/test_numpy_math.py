@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from conformance import dtype_rules as dr
 from conformance import strategies as S
-from conformance.checks import RTOL, as_operand, assert_dtype, assert_values, draw_x64, is_weak, show_call, wide
+from conformance.checks import as_operand, assert_dtype, assert_values, draw_x64, is_weak, show_call, wide
 from conformance.impl import Impl
 from conformance.strategies import Domain
 from conformance.test_numpy_elementwise import (
@@ -27,7 +27,6 @@ from conformance.test_numpy_elementwise import (
     compute_dtype,
     draw_inputs,
     numeric,
-    same,
     unary,
 )
 from conformance.test_numpy_elementwise import _draw_binary_inputs as draw_binary_inputs
@@ -98,8 +97,13 @@ UNARY = [
     unary("conj", np.conj, S.ALL),
     unary("conjugate", np.conjugate, S.ALL),
     # (JAX's angle of a 0-d 16-bit NumPy array is float32: 16-bit floats are left out)
-    unary("angle", np.angle, S.BOOL + S.INTEGER + S.COMPLEX + (np.dtype("float32"), np.dtype("float64")),
-          compute=default_inexact, result=lambda dt, x64: dr.real_dtype(dt)),
+    unary(
+        "angle",
+        np.angle,
+        S.BOOL + S.INTEGER + S.COMPLEX + (np.dtype("float32"), np.dtype("float64")),
+        compute=default_inexact,
+        result=lambda dt, x64: dr.real_dtype(dt),
+    ),
     unary("nan_to_num", np.nan_to_num, S.ALL),
     unary("bitwise_invert", np.invert, S.BOOL + S.INTEGER),
 ]
@@ -166,7 +170,7 @@ def test_functions_with_two_results_match_numpy(impl: Impl, flags, name: str, da
 
 @given(data=st.data())
 def test_round_to_decimals(impl: Impl, flags, data: st.DataObject) -> None:
-    x64 = draw_x64(data, flags)
+    draw_x64(data, flags)
     x = data.draw(S.arrays(np.dtype("float32"), S.shapes(min_side=0), Domain(-100, 100, grid=0.5)), label="x")
     decimals = data.draw(st.integers(-2, 0), label="decimals")
     show_call(f"jnp.round(x, {decimals})", x=x)

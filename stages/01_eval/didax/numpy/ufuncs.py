@@ -616,7 +616,9 @@ def fmod(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
     x1, x2 = broadcast_all("fmod", _bool_to_int(x1), _bool_to_int(x2))
     if get_aval(x2).dtype.kind in "iu":
         zero = lax.eq(x2, _constant_like(x2, 0))
-        return lax.select_n(zero, lax.rem(x1, lax.select_n(zero, x2, _filled_like(x2, 1))), _filled_like(x1, 0))
+        return lax.select_n(
+            zero, lax.rem(x1, lax.select_n(zero, x2, _filled_like(x2, 1))), _filled_like(x1, 0)
+        )
     return lax.rem(x1, x2)
 
 
@@ -703,7 +705,10 @@ def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
         raise TypeError("ldexp does not support complex numbers.")
     x1, x2 = broadcast_all("ldexp", x1, as_array(x2))
     # Two half steps, so that 2**x2 stays finite where x1 * 2**x2 is.
-    half = convert(lax.shift_right_arithmetic(convert(x2, np.dtype(np.int32)), convert(1, np.dtype(np.int32))), aval.dtype)
+    half = convert(
+        lax.shift_right_arithmetic(convert(x2, np.dtype(np.int32)), convert(1, np.dtype(np.int32))),
+        aval.dtype,
+    )
     rest = lax.sub(convert(x2, aval.dtype), half)
     return lax.mul(lax.mul(x1, lax.exp2(half)), lax.exp2(rest))
 
@@ -722,7 +727,10 @@ def frexp(x: ArrayLike, /) -> tuple[ArrayLike, ArrayLike]:
     subnormal = lax.lt(lax.abs(x), convert(float(info.smallest_normal), dtype))
     scaled = lax.select_n(subnormal, x, lax.mul(x, convert(2.0 ** (nmant + 1), dtype)))
     bits = lax.bitcast_convert_type(scaled, int_dtype)
-    field = lax.bitwise_and(lax.shift_right_logical(bits, convert(nmant, int_dtype)), convert((1 << (nbits - 1 - nmant)) - 1, int_dtype))
+    field = lax.bitwise_and(
+        lax.shift_right_logical(bits, convert(nmant, int_dtype)),
+        convert((1 << (nbits - 1 - nmant)) - 1, int_dtype),
+    )
     exponent = lax.sub(field, convert(bias - 1, int_dtype))
     exponent = lax.select_n(subnormal, exponent, lax.sub(exponent, convert(nmant + 1, int_dtype)))
     mask = convert(~(((1 << (nbits - 1 - nmant)) - 1) << nmant), int_dtype)
@@ -730,7 +738,9 @@ def frexp(x: ArrayLike, /) -> tuple[ArrayLike, ArrayLike]:
     mantissa = lax.bitcast_convert_type(mant_bits, dtype)
     special = lax.bitwise_or(lax.bitwise_not(lax.is_finite(x)), lax.eq(x, _constant_like(x, 0)))
     mantissa = lax.select_n(special, mantissa, x)
-    exponent = lax.select_n(special, convert(exponent, np.dtype(np.int32)), _filled_like(convert(exponent, np.dtype(np.int32)), 0))
+    exponent = lax.select_n(
+        special, convert(exponent, np.dtype(np.int32)), _filled_like(convert(exponent, np.dtype(np.int32)), 0)
+    )
     return mantissa, exponent
 
 
@@ -784,7 +794,11 @@ def spacing(x: ArrayLike, /) -> ArrayLike:
         raise TypeError("spacing does not support complex numbers.")
     x = convert(x, dtype)
     inf = convert(np.inf, dtype)
-    toward = lax.select_n(signbit(x), lax.broadcast_in_dim(inf, get_aval(x).shape, ()), lax.broadcast_in_dim(lax.neg(inf), get_aval(x).shape, ()))
+    toward = lax.select_n(
+        signbit(x),
+        lax.broadcast_in_dim(inf, get_aval(x).shape, ()),
+        lax.broadcast_in_dim(lax.neg(inf), get_aval(x).shape, ()),
+    )
     return lax.sub(lax.nextafter(x, toward), x)
 
 
@@ -841,7 +855,9 @@ def nan_to_num(x: ArrayLike, copy: bool = True, nan: ArrayLike = 0.0, posinf: Ar
     return lax.select_n(lax.eq(x, convert(-np.inf, aval.dtype)), out, filled(neginf))
 
 
-def clip(arr: ArrayLike | None = None, /, min: ArrayLike | None = None, max: ArrayLike | None = None) -> ArrayLike:  # noqa: A002
+def clip(
+    arr: ArrayLike | None = None, /, min: ArrayLike | None = None, max: ArrayLike | None = None
+) -> ArrayLike:  # noqa: A002
     """arr limited to [min, max], elementwise; either bound may be None."""
     check_arraylike("clip", arr)
     if min is not None:
@@ -872,7 +888,9 @@ def conjugate(x: ArrayLike, /) -> ArrayLike:
     aval = get_aval(x)
     if aval.dtype.kind != "c":
         return x
-    return lax.sub(x, lax.mul(convert(2j, aval.dtype, aval.weak_type), convert(lax.imag(x), aval.dtype, aval.weak_type)))
+    return lax.sub(
+        x, lax.mul(convert(2j, aval.dtype, aval.weak_type), convert(lax.imag(x), aval.dtype, aval.weak_type))
+    )
 
 
 conj = conjugate
