@@ -12,7 +12,7 @@ import numpy as np
 from .. import dtypes, lax
 from ..config import config
 from ..core import get_aval
-from .util import ArrayLike, canonicalize_axes, canonicalize_axis, check_arraylike, convert
+from .util import ArrayLike, as_array, broadcast_to, canonicalize_axes, canonicalize_axis, check_arraylike, convert
 
 
 @functools.cache
@@ -65,9 +65,17 @@ def _upcast_16_bit_floats(dtype: np.dtype) -> np.dtype:
     return np.dtype(np.float32) if dtypes.is_float(dtype) and dtype.itemsize == 2 else dtype
 
 
-def _reduce(name: str, lax_fn: Any, a: ArrayLike, axis: Any, dtype: Any, keepdims: bool, upcast: bool) -> ArrayLike:
-    """A reduction through ``lax_fn``; the result is strongly typed, even for a weak input."""
+def _reduce(
+    name: str, lax_fn: Any, a: ArrayLike, axis: Any, dtype: Any, keepdims: bool, upcast: bool,
+    initial: ArrayLike | None = None, where: ArrayLike | None = None, identity: Any = None,
+) -> ArrayLike:  # fmt: skip
+    """A reduction through ``lax_fn``; the result is strongly typed, even for a weak input.
+
+    Elements where ``where`` is False are replaced by the reduction's ``identity`` first; ``initial``
+    joins the result (with the same binary operation the reduction folds with).
+    """
     check_arraylike(name, a)
+    a = as_array(a)
     aval = get_aval(a)
     axes = _reduction_axes(axis, aval.ndim)
     if dtype is not None:
@@ -76,57 +84,132 @@ def _reduce(name: str, lax_fn: Any, a: ArrayLike, axis: Any, dtype: Any, keepdim
         out_dtype, compute_dtype = _sum_dtypes(aval.dtype, config.jax_enable_x64)
     else:
         out_dtype = compute_dtype = aval.dtype
-    out = lax_fn(convert(a, compute_dtype), axes)
+    a = convert(a, compute_dtype)
+    if where is not None:
+        a = _masked(a, where, identity(compute_dtype))
+    out = lax_fn(a, axes)
+    if initial is not None:
+        combine = _COMBINE[lax_fn]
+        out = combine(out, convert(as_array(initial), compute_dtype))
     out = convert(out, out_dtype)  # strong, and back from float32 for 16-bit floats
     return _keep_dims(out, aval.shape, axes) if keepdims else out
 
 
-def sum(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False) -> ArrayLike:  # noqa: A001
+def _masked(a: ArrayLike, where: ArrayLike, fill: Any) -> ArrayLike:
+    """``a`` where ``where`` holds, ``fill`` elsewhere (``where`` broadcasts to a's shape)."""
+    aval = get_aval(a)
+    mask = broadcast_to(convert(as_array(where), np.dtype(np.bool_)), aval.shape)
+    filler = lax.broadcast_in_dim(convert(fill, aval.dtype), aval.shape, ())
+    return lax.select_n(mask, filler, a)
+
+
+_COMBINE = {lax.reduce_sum: lax.add, lax.reduce_prod: lax.mul, lax.reduce_max: lax.max, lax.reduce_min: lax.min,
+            lax.reduce_and: lax.bitwise_and, lax.reduce_or: lax.bitwise_or}  # fmt: skip
+
+
+def _zero(dtype: np.dtype) -> Any:
+    return np.zeros((), dtype)[()]
+
+
+def _one(dtype: np.dtype) -> Any:
+    return np.ones((), dtype)[()]
+
+
+def _lowest(dtype: np.dtype) -> Any:
+    if dtype == np.bool_:
+        return np.False_
+    return -np.inf if dtypes.is_inexact(dtype) else dtypes.iinfo(dtype).min
+
+
+def _highest(dtype: np.dtype) -> Any:
+    if dtype == np.bool_:
+        return np.True_
+    return np.inf if dtypes.is_inexact(dtype) else dtypes.iinfo(dtype).max
+
+
+def sum(  # noqa: A001
+    a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False,
+    initial: ArrayLike | None = None, where: ArrayLike | None = None, promote_integers: bool = True,
+) -> ArrayLike:  # fmt: skip
+    """The sum of the elements over the given axes."""
     _no_out("sum", out)
-    return _reduce("sum", lax.reduce_sum, a, axis, dtype, keepdims, upcast=True)
+    return _reduce("sum", lax.reduce_sum, a, axis, dtype, keepdims, promote_integers, initial, where, _zero)
 
 
-def prod(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False) -> ArrayLike:
+def prod(
+    a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False,
+    initial: ArrayLike | None = None, where: ArrayLike | None = None, promote_integers: bool = True,
+) -> ArrayLike:  # fmt: skip
+    """The product of the elements over the given axes."""
     _no_out("prod", out)
-    return _reduce("prod", lax.reduce_prod, a, axis, dtype, keepdims, upcast=True)
+    return _reduce("prod", lax.reduce_prod, a, axis, dtype, keepdims, promote_integers, initial, where, _one)
 
 
-def _extremum(name: str, lax_fn: Any, a: ArrayLike, axis: Any, keepdims: bool) -> ArrayLike:
+def _extremum(
+    name: str, lax_fn: Any, a: ArrayLike, axis: Any, keepdims: bool, initial: Any, where: Any, identity: Any
+) -> ArrayLike:
+    check_arraylike(name, a)
     aval = get_aval(a)
     axes = _reduction_axes(axis, aval.ndim)
-    if any(aval.shape[i] == 0 for i in axes):
+    if initial is None and any(aval.shape[i] == 0 for i in axes):
         raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
-    return _reduce(name, lax_fn, a, axis, None, keepdims, upcast=False)
+    if initial is None and where is not None:
+        raise ValueError(f"reduction operation {name} does not have an identity, so to use a where mask one has "
+                         "to specify 'initial'.")  # fmt: skip
+    return _reduce(name, lax_fn, a, axis, None, keepdims, False, initial, where, identity)
 
 
-def max(a: ArrayLike, axis: Any = None, out: None = None, keepdims: bool = False) -> ArrayLike:  # noqa: A001
+def max(  # noqa: A001
+    a: ArrayLike, axis: Any = None, out: None = None, keepdims: bool = False,
+    initial: ArrayLike | None = None, where: ArrayLike | None = None,
+) -> ArrayLike:  # fmt: skip
+    """The largest element over the given axes."""
     _no_out("max", out)
-    return _extremum("max", lax.reduce_max, a, axis, keepdims)
+    return _extremum("max", lax.reduce_max, a, axis, keepdims, initial, where, _lowest)
 
 
-def min(a: ArrayLike, axis: Any = None, out: None = None, keepdims: bool = False) -> ArrayLike:  # noqa: A001
+def min(  # noqa: A001
+    a: ArrayLike, axis: Any = None, out: None = None, keepdims: bool = False,
+    initial: ArrayLike | None = None, where: ArrayLike | None = None,
+) -> ArrayLike:  # fmt: skip
+    """The smallest element over the given axes."""
     _no_out("min", out)
-    return _extremum("min", lax.reduce_min, a, axis, keepdims)
+    return _extremum("min", lax.reduce_min, a, axis, keepdims, initial, where, _highest)
 
 
 amax, amin = max, min
 
 
-def mean(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False) -> ArrayLike:
+def _mean_dtypes(a_dtype: np.dtype, dtype: Any, name: str) -> tuple[np.dtype, np.dtype]:
+    """(result, computation) dtypes of a mean-like reduction."""
+    if dtype is not None:
+        out_dtype = dtypes.check_user_dtype(dtype, name)
+        return out_dtype, out_dtype
+    out_dtype = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(a_dtype))
+    return out_dtype, _upcast_16_bit_floats(out_dtype)
+
+
+def _count(aval: Any, axes: tuple[int, ...], where: ArrayLike | None, dtype: np.dtype, keepdims: bool) -> ArrayLike:
+    """How many elements each result is reduced from: a constant, or the mask's count."""
+    if where is None:
+        return convert(int(np.prod([aval.shape[i] for i in axes], dtype=np.int64)), dtype)
+    mask = broadcast_to(convert(as_array(where), np.dtype(np.bool_)), aval.shape)
+    return sum(mask, axis=axes, dtype=dtype, keepdims=keepdims)
+
+
+def mean(
+    a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False, *,
+    where: ArrayLike | None = None,
+) -> ArrayLike:  # fmt: skip
     """The sum divided by the count; integers and bools average as the default float, and 16-bit
     floats in float32 (unless a dtype is asked for), rounded once at the end."""
     _no_out("mean", out)
     check_arraylike("mean", a)
     aval = get_aval(a)
-    if dtype is not None:
-        out_dtype = compute_dtype = dtypes.check_user_dtype(dtype, "mean")
-    else:
-        out_dtype = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(aval.dtype))
-        compute_dtype = _upcast_16_bit_floats(out_dtype)
+    out_dtype, compute_dtype = _mean_dtypes(aval.dtype, dtype, "mean")
     axes = _reduction_axes(axis, aval.ndim)
-    count = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
-    total = sum(a, axis=axes, dtype=compute_dtype, keepdims=keepdims)
-    return convert(lax.div(total, convert(count, compute_dtype)), out_dtype)
+    total = sum(a, axis=axes, dtype=compute_dtype, keepdims=keepdims, where=where)
+    return convert(lax.div(total, _count(aval, axes, where, compute_dtype, keepdims)), out_dtype)
 
 
 def _arg_extremum(name: str, lax_fn: Any, a: ArrayLike, axis: Any, keepdims: bool) -> ArrayLike:
@@ -147,10 +230,12 @@ def _arg_extremum(name: str, lax_fn: Any, a: ArrayLike, axis: Any, keepdims: boo
 
 
 def argmax(a: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool = False) -> ArrayLike:
+    """The index of the largest element along an axis (of the flattened array for axis=None)."""
     _no_out("argmax", out)
     return _arg_extremum("argmax", lax.argmax, a, axis, keepdims)
 
 
 def argmin(a: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool = False) -> ArrayLike:
+    """The index of the smallest element along an axis (of the flattened array for axis=None)."""
     _no_out("argmin", out)
     return _arg_extremum("argmin", lax.argmin, a, axis, keepdims)
