@@ -190,4 +190,28 @@ from .ufuncs import (  # noqa: E402
     spacing,
     trunc,
 )
+from .reductions import (  # noqa: E402
+    all,
+    any,
+    count_nonzero,
+    cumprod,
+    cumsum,
+    cumulative_prod,
+    cumulative_sum,
+    nanargmax,
+    nanargmin,
+    nancumprod,
+    nancumsum,
+    nanmax,
+    nanmean,
+    nanmin,
+    nanprod,
+    nanstd,
+    nansum,
+    nanvar,
+    ptp,
+    std,
+    var,
+)
+
 # --- end of the npmath block ---
