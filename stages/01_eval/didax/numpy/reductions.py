@@ -483,7 +483,7 @@ def _cumulative_array_api(name: str, running: Any, identity: int) -> Any:
         if ndim == 0:
             raise ValueError(f"{name} does not take zero-dimensional arrays.")
         axis = canonicalize_axis(axis, ndim)
-        if dtype is None:  # small integers accumulate in the default int, as in sum (not as in cumsum)
+        if dtype is None and identity == 0:  # cumulative_sum upcasts small ints as sum does; cumsum does not
             dtype = _sum_dtypes(get_aval(x).dtype, config.jax_enable_x64)[0]
         out = running(x, axis, dtype)
         if include_initial:
