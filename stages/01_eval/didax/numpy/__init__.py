@@ -213,5 +213,17 @@ from .reductions import (  # noqa: E402
     std,
     var,
 )
+from .statistics import (  # noqa: E402
+    average,
+    diff,
+    ediff1d,
+    median,
+    nanmedian,
+    nanpercentile,
+    nanquantile,
+    percentile,
+    quantile,
+    trapezoid,
+)
 
 # --- end of the npmath block ---

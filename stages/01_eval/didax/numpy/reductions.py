@@ -13,7 +13,15 @@ import numpy as np
 from .. import dtypes, lax
 from ..config import config
 from ..core import get_aval
-from .util import ArrayLike, as_array, broadcast_to, canonicalize_axes, canonicalize_axis, check_arraylike, convert
+from .util import (
+    ArrayLike,
+    as_array,
+    broadcast_to,
+    canonicalize_axes,
+    canonicalize_axis,
+    check_arraylike,
+    convert,
+)
 
 
 @functools.cache
@@ -190,7 +198,9 @@ def _mean_dtypes(a_dtype: np.dtype, dtype: Any, name: str) -> tuple[np.dtype, np
     return out_dtype, _upcast_16_bit_floats(out_dtype)
 
 
-def _count(aval: Any, axes: tuple[int, ...], where: ArrayLike | None, dtype: np.dtype, keepdims: bool) -> ArrayLike:
+def _count(
+    aval: Any, axes: tuple[int, ...], where: ArrayLike | None, dtype: np.dtype, keepdims: bool
+) -> ArrayLike:
     """How many elements each result is reduced from: a constant, or the mask's count."""
     if where is None:
         return convert(int(np.prod([aval.shape[i] for i in axes], dtype=np.int64)), dtype)
@@ -324,7 +334,9 @@ def _nan_extremum(name: str, reduce: Any, fill: float) -> Any:
         return lax.select_n(all_nan, out_, nan)
 
     fn.__name__ = name
-    fn.__doc__ = f"The {'largest' if reduce is max else 'smallest'} element over the given axes, ignoring NaNs."
+    fn.__doc__ = (
+        f"The {'largest' if reduce is max else 'smallest'} element over the given axes, ignoring NaNs."
+    )
     return fn
 
 
@@ -333,7 +345,9 @@ nanmin = _nan_extremum("nanmin", min, np.inf)
 
 
 def _nan_arg_extremum(name: str, arg_fn: Any, fill: float) -> Any:
-    def fn(a: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool | None = None) -> ArrayLike:
+    def fn(
+        a: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool | None = None
+    ) -> ArrayLike:
         _no_out(name, out)
         check_arraylike(name, a)
         a = as_array(a)
@@ -343,7 +357,11 @@ def _nan_arg_extremum(name: str, arg_fn: Any, fill: float) -> Any:
         nan = _isnan(a)
         index = arg_fn(_nan_free(a, fill), axis, keepdims=keepdims)
         all_nan = all(nan, axis, keepdims=keepdims)
-        return lax.select_n(all_nan, index, lax.broadcast_in_dim(convert(-1, get_aval(index).dtype), get_aval(index).shape, ()))
+        return lax.select_n(
+            all_nan,
+            index,
+            lax.broadcast_in_dim(convert(-1, get_aval(index).dtype), get_aval(index).shape, ()),
+        )
 
     fn.__name__ = name
     fn.__doc__ = f"The index of the {'largest' if arg_fn is argmax else 'smallest'} element, ignoring NaNs (-1 if all are)."
@@ -366,7 +384,9 @@ def nanmean(
         return mean(a, axis, dtype, keepdims=keepdims, where=where)
     valid = lax.bitwise_not(_isnan(a))
     if where is not None:
-        valid = lax.bitwise_and(valid, broadcast_to(convert(as_array(where), np.dtype(np.bool_)), get_aval(a).shape))
+        valid = lax.bitwise_and(
+            valid, broadcast_to(convert(as_array(where), np.dtype(np.bool_)), get_aval(a).shape)
+        )
     return mean(a, axis, dtype, keepdims=keepdims, where=valid)
 
 
@@ -387,7 +407,11 @@ def var(
     real_dtype = dtypes.canonicalize_dtype(np.zeros((), compute_dtype).real.dtype)
     axes = _reduction_axes(axis, aval.ndim)
     a = convert(a, compute_dtype)
-    center = _mean_fn(a, axes, keepdims=True, where=where) if mean is None else convert(as_array(mean), compute_dtype)
+    center = (
+        _mean_fn(a, axes, keepdims=True, where=where)
+        if mean is None
+        else convert(as_array(mean), compute_dtype)
+    )
     centered = lax.sub(a, center)
     if compute_dtype.kind == "c":
         squared = lax.add(lax.square(lax.real(centered)), lax.square(lax.imag(centered)))
@@ -415,7 +439,9 @@ def _nan_valid(a: ArrayLike, where: ArrayLike | None) -> ArrayLike | None:
         return where
     valid = lax.bitwise_not(_isnan(a))
     if where is not None:
-        valid = lax.bitwise_and(valid, broadcast_to(convert(as_array(where), np.dtype(np.bool_)), get_aval(a).shape))
+        valid = lax.bitwise_and(
+            valid, broadcast_to(convert(as_array(where), np.dtype(np.bool_)), get_aval(a).shape)
+        )
     return valid
 
 
@@ -471,7 +497,9 @@ nancumprod = _cumulative("nancumprod", lax.cumprod, 1)
 
 
 def _cumulative_array_api(name: str, running: Any, identity: int) -> Any:
-    def fn(x: ArrayLike, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False) -> ArrayLike:
+    def fn(
+        x: ArrayLike, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+    ) -> ArrayLike:
         check_arraylike(name, x)
         x = as_array(x)
         ndim = get_aval(x).ndim
