@@ -15,7 +15,16 @@ from hypothesis import strategies as st
 
 from conformance import dtype_rules as dr
 from conformance import strategies as S
-from conformance.checks import as_operand, assert_dtype, assert_values, draw_x64, is_weak, show_call, wide
+from conformance.checks import (
+    RTOL,
+    as_operand,
+    assert_dtype,
+    assert_values,
+    draw_x64,
+    is_weak,
+    show_call,
+    wide,
+)
 from conformance.impl import Impl
 from conformance.strategies import Domain
 from conformance.test_numpy_elementwise import (
@@ -229,3 +238,188 @@ def test_math_functions_keep_weak_types(impl: Impl) -> None:
     for name in ["rint", "isfinite"]:  # weak for a weak float, strong for a weak int
         assert is_weak(getattr(jnp, name)(0.5)) and not is_weak(getattr(jnp, name)(3)), name
     assert is_weak(jnp.arctan2(1.0, 2)) and not is_weak(jnp.arctan2(np.float32(1.0), 2))
+
+
+# --- reductions and statistics ---------------------------------------------------------------------
+
+
+def _inexact_rule(dt: np.dtype, x64: bool) -> np.dtype:
+    return dr.inexact(dt, x64)
+
+
+def _keep(dt: np.dtype, x64: bool) -> np.dtype:
+    return dt
+
+
+def _bool_rule(dt: np.dtype, x64: bool) -> np.dtype:
+    return np.dtype(bool)
+
+
+def _index_rule(dt: np.dtype, x64: bool) -> np.dtype:
+    return dr.index_dtype(x64)
+
+
+# name -> (NumPy oracle, dtype rule, input dtypes, takes a tuple axis)
+STATISTICS = {
+    "all": (np.all, _bool_rule, S.ALL, True),
+    "any": (np.any, _bool_rule, S.ALL, True),
+    "count_nonzero": (np.count_nonzero, _index_rule, S.ALL, True),
+    "ptp": (np.ptp, _keep, S.INTEGER + FLOAT, True),
+    "var": (np.var, _inexact_rule, S.REAL, True),
+    "std": (np.std, _inexact_rule, S.REAL, True),
+    "nansum": (np.nansum, dr.sum_dtype, S.ALL, True),
+    "nanmax": (np.nanmax, _keep, S.INTEGER + FLOAT, True),
+    "nanmin": (np.nanmin, _keep, S.INTEGER + FLOAT, True),
+    "nanmean": (np.nanmean, _inexact_rule, S.REAL, True),
+    "nanvar": (np.nanvar, _inexact_rule, FLOAT, True),
+    "median": (np.median, _inexact_rule, S.REAL, True),
+    "nanmedian": (np.nanmedian, _inexact_rule, FLOAT, True),
+    "average": (np.average, _inexact_rule, S.REAL, True),
+}
+
+
+def _with_nans(data: st.DataObject, x: np.ndarray) -> np.ndarray:
+    """Some NaNs in a float array (never all of a row: NumPy warns then and JAX agrees anyway)."""
+    if x.dtype.kind != "f" or x.size == 0:
+        return x
+    mask = data.draw(S.arrays(np.dtype(bool), x.shape), label="nan mask")
+    x = x.copy()
+    x[mask & (np.arange(x.size).reshape(x.shape) % 2 == 1)] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("name", list(STATISTICS))
+@given(data=st.data())
+def test_statistic_matches_numpy(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    oracle, rule, dtypes, tuple_axis = STATISTICS[name]
+    x64 = draw_x64(data, flags)
+    dt = data.draw(S.dtypes(dtypes), label="dtype")
+    x = data.draw(S.arrays(dt, S.shapes(min_side=1), S.SMALL if dt.kind != "b" else S.DEFAULT), label="x")
+    if name.startswith("nan"):
+        x = _with_nans(data, x)
+    axis = data.draw(S.axes(x.ndim, allow_tuple=tuple_axis), label="axis")
+    keepdims = data.draw(st.booleans(), label="keepdims")
+    kwargs = {"axis": axis, "keepdims": keepdims}
+    if name in ("var", "std", "nanvar"):
+        kwargs["ddof"] = data.draw(st.integers(0, 1), label="ddof")
+        count = x.size if axis is None else int(np.prod([x.shape[a] for a in np.atleast_1d(axis)]))
+        assume(count > kwargs["ddof"])
+    show_call(f"jnp.{name}(x, **{kwargs!r})", x=x)
+    got = getattr(impl.numpy, name)(x, **kwargs)
+    want_dtype = rule(dr.canonicalize(dt, x64), x64)
+    assert_dtype(got, want_dtype)
+    operand = as_operand(x, want_dtype) if want_dtype.kind in "fc" else wide(x)
+    with np.errstate(all="ignore"):
+        want = oracle(operand, **kwargs)
+    atol = 64 * RTOL.get(want_dtype.name, 0.0) * 5 * max(x.size, 1)
+    assert_values(got, np.asarray(want), want_dtype, atol=atol)
+
+
+@pytest.mark.parametrize("name", ["quantile", "percentile", "nanquantile", "nanpercentile"])
+@pytest.mark.parametrize("method", ["linear", "lower", "higher", "nearest", "midpoint"])
+@given(data=st.data())
+def test_quantile_matches_numpy(impl: Impl, flags, name: str, method: str, data: st.DataObject) -> None:
+    draw_x64(data, flags)
+    x = data.draw(S.arrays(np.dtype("float32"), S.shapes(min_side=1), S.SMALL), label="x")
+    if name.startswith("nan"):
+        x = _with_nans(data, x)
+    scale = 100 if "percent" in name else 1
+    q = (
+        data.draw(S.arrays(np.dtype("float32"), S.shapes(max_dims=1), Domain(0, 1, grid=1 / 16)), label="q")
+        * scale
+    )
+    axis = data.draw(S.axes(x.ndim), label="axis")
+    keepdims = data.draw(st.booleans(), label="keepdims")
+    show_call(f"jnp.{name}(x, q, axis={axis!r}, method={method!r}, keepdims={keepdims})", x=x, q=q)
+    got = getattr(impl.numpy, name)(x, q, axis=axis, method=method, keepdims=keepdims)
+    assert_dtype(got, np.dtype("float32"))
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(wide(x), wide(q), axis=axis, method=method, keepdims=keepdims)
+    assert_values(got, want, np.dtype("float32"), atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "mean", "all", "any"])
+@given(data=st.data())
+def test_reduction_with_where_and_initial(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    draw_x64(data, flags)
+    x = data.draw(S.arrays(np.dtype("float32"), S.shapes(min_side=1), Domain(-2, 2, grid=0.5)), label="x")
+    where = data.draw(S.arrays(np.dtype(bool), x.shape[1:]), label="where")  # broadcasts against x
+    axis = data.draw(S.axes(x.ndim), label="axis")
+    kwargs = {"axis": axis, "where": where}
+    if name in ("sum", "prod", "max", "min"):
+        kwargs["initial"] = {"sum": 1.0, "prod": 2.0, "max": -3.0, "min": 3.0}[name]
+    if name == "mean":
+        count = np.broadcast_to(where, x.shape).sum(axis=axis)
+        assume(np.all(count > 0))
+    show_call(f"jnp.{name}(x, **{kwargs!r})", x=x)
+    got = getattr(impl.numpy, name)(x, **kwargs)
+    want = getattr(np, name)(wide(x), **kwargs)
+    want_dtype = np.dtype(bool) if name in ("all", "any") else np.dtype("float32")
+    assert_dtype(got, want_dtype)
+    assert_values(got, want, want_dtype, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "name", ["cumsum", "cumprod", "nancumsum", "nancumprod", "cumulative_sum", "cumulative_prod"]
+)
+@given(data=st.data())
+def test_running_reduction_matches_numpy(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    dt = data.draw(S.dtypes(S.ALL), label="dtype")
+    x = data.draw(S.arrays(dt, S.shapes(min_side=1), Domain(-2, 2, grid=1.0)), label="x")
+    if name.startswith("nan"):
+        x = _with_nans(data, x)
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1) if x.ndim else st.none(), label="axis")
+    if name.startswith("cumulative"):
+        assume(x.ndim >= 1)
+        axis = axis if x.ndim > 1 else data.draw(st.sampled_from([None, axis]), label="axis")
+        include = data.draw(st.booleans(), label="include_initial")
+        got = getattr(impl.numpy, name)(x, axis=axis, include_initial=include)
+        want = getattr(np, name)(wide(x), axis=axis, include_initial=include)
+    else:
+        axis = data.draw(st.sampled_from([None, axis]), label="axis")
+        got = getattr(impl.numpy, name)(x, axis=axis)
+        want = getattr(np, name)(wide(x), axis=axis)
+    canonical = dr.canonicalize(dt, x64)
+    if name == "cumulative_sum":
+        want_dtype = (
+            dr.sum_dtype(canonical, x64) if canonical.kind in "biu" and canonical.itemsize < 4 else canonical
+        )
+        want_dtype = dr.default_int(x64) if canonical.kind == "b" else want_dtype
+    else:
+        want_dtype = dr.default_int(x64) if canonical.kind == "b" else canonical
+    assert_dtype(got, want_dtype)
+    assert_values(got, want, want_dtype, atol=1e-3)
+
+
+@given(data=st.data())
+def test_diff_and_trapezoid_match_numpy(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    dt = data.draw(S.dtypes(S.INTEGER + FLOAT), label="dtype")
+    x = data.draw(S.arrays(dt, S.shapes(min_dims=1, min_side=1), S.GRID), label="x")
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
+    n = data.draw(st.integers(0, 2), label="n")
+    show_call(f"jnp.diff(x, n={n}, axis={axis}); jnp.trapezoid(x, axis={axis})", x=x)
+    want_dtype = dr.canonicalize(dt, x64)
+    got = impl.numpy.diff(x, n=n, axis=axis)
+    assert_dtype(got, want_dtype)
+    assert_values(got, np.diff(as_operand(x, want_dtype), n=n, axis=axis), want_dtype)
+    got = impl.numpy.trapezoid(x, axis=axis, dx=0.5)
+    want_dtype = dr.inexact(want_dtype, x64)
+    assert_dtype(got, want_dtype)
+    want = np.trapezoid(as_operand(x, want_dtype), axis=axis, dx=0.5)
+    assert_values(got, want, want_dtype, atol=64 * RTOL[want_dtype.name] * max(x.size, 1))
+
+
+def test_average_with_weights_and_returned(impl: Impl) -> None:
+    jnp = impl.numpy
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    w = np.array([1.0, 2.0, 0.5, 0.5], np.float32)
+    avg, total = jnp.average(x, axis=1, weights=w, returned=True)
+    want_avg, want_total = np.average(x, axis=1, weights=w, returned=True)
+    assert_values(avg, want_avg, np.dtype("float32"))
+    assert_values(total, want_total, np.dtype("float32"))
+    assert_values(jnp.ediff1d(x, to_begin=-1.0, to_end=2.0), np.ediff1d(x, to_begin=-1.0, to_end=2.0),
+                  np.dtype("float32"))  # fmt: skip
+    assert_values(jnp.nanargmax(np.array([np.nan, 1.0, 3.0], np.float32)), np.array(2), dr.index_dtype(False))
+    assert_values(jnp.nanargmin(np.array([2.0, np.nan, 1.0], np.float32)), np.array(2), dr.index_dtype(False))

@@ -56,9 +56,8 @@ def _quantile(name: str, a: ArrayLike, q: ArrayLike, axis: Any, method: str, kee
     qs = lax.broadcast_in_dim(lax.reshape(q, (m,)), rest + (m,), (len(rest),))
     nan = _isnan(a)
     if ignore_nan:
-        count = convert(
-            lax.sub(convert(n, np.dtype(np.int32)), count_nonzero(nan, axis=-1, keepdims=True)), dtype
-        )
+        nans = count_nonzero(nan, axis=-1, keepdims=True)
+        count = convert(lax.sub(convert(n, get_aval(nans).dtype), nans), dtype)
         count = lax.broadcast_in_dim(count, rest + (m,), tuple(range(len(rest) + 1)))
     else:
         count = lax.broadcast_in_dim(convert(n, dtype), rest + (m,), ())
