@@ -37,11 +37,13 @@ def _bool_to_int(x: ArrayLike) -> ArrayLike:
 
 
 def add(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
+    """x + y, elementwise (logical or for booleans)."""
     x, y = promote_args("add", x, y)
     return lax.bitwise_or(x, y) if _is_bool(x) else lax.add(x, y)  # True + True is True
 
 
 def subtract(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
+    """x - y, elementwise."""
     x, y = promote_args("subtract", x, y)
     if _is_bool(x):
         raise TypeError("didax.numpy.subtract does not take booleans; use logical_xor or cast first.")
@@ -49,11 +51,13 @@ def subtract(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
 
 
 def multiply(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
+    """x * y, elementwise (logical and for booleans)."""
     x, y = promote_args("multiply", x, y)
     return lax.bitwise_and(x, y) if _is_bool(x) else lax.mul(x, y)
 
 
 def true_divide(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
+    """x / y, elementwise, as a float."""
     x, y = promote_args_inexact("true_divide", x, y)
     return lax.div(x, y)
 
@@ -125,6 +129,7 @@ mod = remainder
 
 
 def power(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
+    """x ** y, elementwise; a known integer exponent multiplies exactly."""
     check_arraylike("power", x, y)
     exponent = _known_integer(y)
     if exponent is not None:
@@ -177,16 +182,19 @@ def _integer_array_power(x: ArrayLike, y: ArrayLike) -> ArrayLike:
 
 
 def negative(x: ArrayLike, /) -> ArrayLike:
+    """-x, elementwise."""
     check_arraylike("negative", x)
     return lax.neg(x)
 
 
 def positive(x: ArrayLike, /) -> ArrayLike:
+    """+x, elementwise: x itself."""
     check_arraylike("positive", x)
     return as_array(x)
 
 
 def absolute(x: ArrayLike, /) -> ArrayLike:
+    """The absolute value of x, elementwise (real for complex x)."""
     check_arraylike("absolute", x)
     x = as_array(x)
     return x if get_aval(x).dtype.kind in "bu" else lax.abs(x)  # already non-negative
@@ -196,6 +204,7 @@ abs = absolute  # noqa: A001 - NumPy's name
 
 
 def sign(x: ArrayLike, /) -> ArrayLike:
+    """The sign of x, elementwise: -1, 0 or 1 (x / |x| for complex x)."""
     check_arraylike("sign", x)
     return lax.sign(x)
 
@@ -214,6 +223,7 @@ minimum = _binary_elementwise("minimum", lax.min)
 
 
 def square(x: ArrayLike, /) -> ArrayLike:
+    """x * x, elementwise."""
     check_arraylike("square", x)
     return lax.integer_pow(_bool_to_int(x), 2)
 
@@ -244,6 +254,7 @@ sqrt = _inexact_unary("sqrt", lax.sqrt)
 
 
 def reciprocal(x: ArrayLike, /) -> ArrayLike:
+    """1 / x, elementwise, as a float."""
     (x,) = promote_args_inexact("reciprocal", x)
     return lax.div(convert(1, get_aval(x).dtype, get_aval(x).weak_type), x)
 
@@ -274,6 +285,7 @@ def _ordering(name: str, lax_fn: Any) -> Any:
         return lax.bitwise_or(strict(x_re, y_re), ties)
 
     fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name}; complex numbers compare (real, imag) lexicographically."
     return fn
 
 
@@ -288,6 +300,7 @@ bitwise_or = _binary_elementwise("bitwise_or", lax.bitwise_or)
 
 
 def bitwise_not(x: ArrayLike, /) -> ArrayLike:
+    """The bitwise complement of x, elementwise (logical not for booleans)."""
     check_arraylike("bitwise_not", x)
     return lax.bitwise_not(x)
 
@@ -311,11 +324,13 @@ def logical_and(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
 
 
 def logical_or(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
+    """Whether x or y is true, elementwise."""
     x, y = promote_args("logical_or", x, y)
     return lax.bitwise_or(_to_bool(x), _to_bool(y))
 
 
 def logical_not(x: ArrayLike, /) -> ArrayLike:
+    """Whether x is false, elementwise."""
     check_arraylike("logical_not", x)
     return lax.bitwise_not(_to_bool(as_array(x)))
 
