@@ -225,5 +225,20 @@ from .statistics import (  # noqa: E402
     quantile,
     trapezoid,
 )
+from . import linalg  # noqa: E402
+from .products import (  # noqa: E402
+    cross,
+    einsum,
+    einsum_path,
+    inner,
+    kron,
+    matvec,
+    outer,
+    tensordot,
+    trace,
+    vdot,
+    vecdot,
+    vecmat,
+)
 
 # --- end of the npmath block ---
