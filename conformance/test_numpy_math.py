@@ -423,3 +423,96 @@ def test_average_with_weights_and_returned(impl: Impl) -> None:
                   np.dtype("float32"))  # fmt: skip
     assert_values(jnp.nanargmax(np.array([np.nan, 1.0, 3.0], np.float32)), np.array(2), dr.index_dtype(False))
     assert_values(jnp.nanargmin(np.array([2.0, np.nan, 1.0], np.float32)), np.array(2), dr.index_dtype(False))
+
+
+# --- products --------------------------------------------------------------------------------------
+
+EINSUM_CASES = [
+    ("ij,jk->ik", [(3, 4), (4, 5)]),
+    ("ij,jk,kl->il", [(3, 4), (4, 5), (5, 2)]),
+    ("ij,jk,kl", [(3, 4), (4, 5), (5, 2)]),
+    ("ij->", [(3, 4)]),
+    ("ji", [(3, 4)]),
+    ("...j,jk->...k", [(2, 3, 4), (4, 5)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 3)]),
+    ("i,i->", [(4,), (4,)]),
+    ("i,j->ij", [(4,), (3,)]),
+    ("ij,ij->i", [(3, 4), (3, 4)]),
+    ("ab,bc,cd,de->ae", [(2, 3), (3, 4), (4, 2), (2, 3)]),
+]
+
+
+@pytest.mark.parametrize("subscripts,shapes", EINSUM_CASES, ids=[c[0] for c in EINSUM_CASES])
+@pytest.mark.parametrize("optimize", [False, "greedy", True])
+@given(data=st.data())
+def test_einsum_matches_numpy(
+    impl: Impl, flags, subscripts: str, shapes: list, optimize, data: st.DataObject
+) -> None:
+    x64 = draw_x64(data, flags)
+    dts = [
+        data.draw(S.dtypes(S.INTEGER + (np.dtype("float32"), np.dtype("float64"))), label=f"dtype {i}")
+        for i in range(len(shapes))
+    ]
+    operands = [
+        data.draw(S.arrays(dt, shape, S.SMALL), label=f"x{i}")
+        for i, (dt, shape) in enumerate(zip(dts, shapes))
+    ]
+    show_call(f"jnp.einsum({subscripts!r}, *operands, optimize={optimize!r})", operands=operands)
+    got = impl.numpy.einsum(subscripts, *operands, optimize=optimize)
+    want_dtype = dr.promote(*dts, x64=x64)
+    assert_dtype(got, want_dtype)
+    want = np.einsum(subscripts, *(as_operand(o, want_dtype) for o in operands))
+    assert_values(got, want, want_dtype, atol=1e-3)
+
+
+def test_einsum_path_is_a_greedy_pairwise_order(impl: Impl) -> None:
+    a, b, c = np.ones((3, 40)), np.ones((40, 50)), np.ones((50, 2))
+    path, description = impl.numpy.einsum_path("ij,jk,kl->il", a, b, c, optimize="greedy")
+    assert list(path) == [(1, 2), (0, 1)]
+    assert isinstance(description, str)
+
+
+@given(data=st.data())
+def test_tensor_products_match_numpy(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    dt = data.draw(S.dtypes(S.INTEGER + FLOAT), label="dtype")
+    a = data.draw(S.arrays(dt, (2, 3, 4), S.SMALL), label="a")
+    b = data.draw(S.arrays(dt, (3, 4), S.SMALL), label="b")
+    v = data.draw(S.arrays(dt, (4,), S.SMALL), label="v")
+    show_call("tensordot, inner, outer, kron, vdot, vecdot, matvec, vecmat, cross, trace", a=a, b=b, v=v)
+    jnp = impl.numpy
+    want_dtype = dr.canonicalize(dt, x64)
+    w = [as_operand(x, want_dtype) for x in (a, b, v)]
+    atol = 64 * RTOL.get(want_dtype.name, 0.0) * 100
+    for got, want in [
+        (jnp.tensordot(a, b), np.tensordot(w[0], w[1])),
+        (jnp.tensordot(a, b, axes=([1], [0])), np.tensordot(w[0], w[1], axes=([1], [0]))),
+        (jnp.inner(a, b), np.inner(w[0], w[1])),
+        (jnp.outer(b, v), np.outer(w[1], w[2])),
+        (jnp.kron(b, v), np.kron(w[1], w[2])),
+        (jnp.vdot(b, b), np.vdot(w[1], w[1])),
+        (jnp.vecdot(a, v), np.vecdot(w[0], w[2])),
+        (jnp.matvec(b, v), np.matvec(w[1], w[2])),
+        (jnp.vecmat(v[:3], b), np.vecmat(w[2][:3], w[1])),
+        (jnp.cross(b[:, :3], b[:, 1:]), np.cross(w[1][:, :3], w[1][:, 1:])),
+        (
+            jnp.trace(a, offset=1, axis1=1, axis2=2),
+            np.trace(w[0], offset=1, axis1=1, axis2=2).astype(want_dtype),
+        ),
+    ]:
+        want_dt = dr.sum_dtype(want_dtype, x64) if np.asarray(got).dtype != want_dtype else want_dtype
+        assert_dtype(got, want_dt)
+        assert_values(got, want, want_dt, atol=atol)
+
+
+@pytest.mark.parametrize(
+    "ord_,axis",
+    [(None, None), (None, 1), (1, 0), (2, 1), (3, 1), (0, 1), (np.inf, 1), (-np.inf, 0),
+     ("fro", None), (1, None), (-1, (0, 1)), (np.inf, None), (-np.inf, (1, 0))],
+)  # fmt: skip
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_linalg_norm_matches_numpy(impl: Impl, ord_, axis, keepdims: bool) -> None:
+    x = np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32)
+    got = impl.numpy.linalg.norm(x, ord=ord_, axis=axis, keepdims=keepdims)
+    assert_dtype(got, np.dtype("float32"))
+    assert_values(got, np.linalg.norm(wide(x), ord=ord_, axis=axis, keepdims=keepdims), np.dtype("float32"))

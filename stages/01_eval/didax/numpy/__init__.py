@@ -240,5 +240,16 @@ from .products import (  # noqa: E402
     vecdot,
     vecmat,
 )
+from .counting import (  # noqa: E402
+    bincount,
+    convolve,
+    correlate,
+    digitize,
+    histogram,
+    histogram_bin_edges,
+    interp,
+    polyval,
+    searchsorted,
+)
 
 # --- end of the npmath block ---
