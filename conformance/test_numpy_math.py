@@ -324,7 +324,7 @@ def test_statistic_matches_numpy(impl: Impl, flags, name: str, data: st.DataObje
 @given(data=st.data())
 def test_quantile_matches_numpy(impl: Impl, flags, name: str, method: str, data: st.DataObject) -> None:
     draw_x64(data, flags)
-    x = data.draw(S.arrays(np.dtype("float32"), S.shapes(min_side=1), S.SMALL), label="x")
+    x = data.draw(S.arrays(np.dtype("float32"), S.shapes(min_dims=1, min_side=1), S.SMALL), label="x")
     if name.startswith("nan"):
         x = _with_nans(data, x)
     scale = 100 if "percent" in name else 1
