@@ -473,7 +473,7 @@ def test_einsum_path_is_a_greedy_pairwise_order(impl: Impl) -> None:
     a, b, c = np.ones((3, 40)), np.ones((40, 50)), np.ones((50, 2))
     path, description = impl.numpy.einsum_path("ij,jk,kl->il", a, b, c, optimize="greedy")
     assert list(path) == [(1, 2), (0, 1)]
-    assert isinstance(description, str)
+    assert str(description)  # a printable summary (JAX returns opt_einsum's PathInfo)
 
 
 @given(data=st.data())
