@@ -520,3 +520,58 @@ def test_linalg_norm_matches_numpy(impl: Impl, ord_, axis, keepdims: bool) -> No
     got = impl.numpy.linalg.norm(x, ord=ord_, axis=axis, keepdims=keepdims)
     assert_dtype(got, np.dtype("float32"))
     assert_values(got, np.linalg.norm(wide(x), ord=ord_, axis=axis, keepdims=keepdims), np.dtype("float32"))
+
+
+# --- counting and searching ------------------------------------------------------------------------
+
+
+@given(data=st.data())
+def test_searchsorted_digitize_and_bincount_match_numpy(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    a = np.sort(
+        data.draw(
+            S.arrays(np.dtype("float32"), (data.draw(st.integers(1, 8), label="n"),), S.TIES), label="a"
+        )
+    )
+    v = data.draw(S.arrays(np.dtype("float32"), S.shapes(), S.TIES), label="v")
+    side = data.draw(st.sampled_from(["left", "right"]), label="side")
+    show_call(f"jnp.searchsorted(a, v, side={side!r}); jnp.digitize(v, a)", a=a, v=v)
+    jnp = impl.numpy
+    assert_values(jnp.searchsorted(a, v, side=side), np.searchsorted(a, v, side=side), np.dtype("int32"))
+    assert_values(jnp.digitize(v, a), np.digitize(v, a), np.dtype("int32"))
+    counts = data.draw(
+        S.arrays(np.dtype("int32"), (data.draw(st.integers(1, 10), label="m"),), Domain(0, 6)), label="x"
+    )
+    got = jnp.bincount(counts, length=8)
+    assert_dtype(got, dr.default_int(x64))
+    assert_values(got, np.bincount(counts, minlength=8), dr.default_int(x64))
+
+
+def test_histogram_interp_convolve_and_polyval_match_numpy(impl: Impl) -> None:
+    jnp = impl.numpy
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=50).astype(np.float32)
+    f32 = np.dtype("float32")
+    for kwargs in [{}, {"bins": 5, "range": (-1.0, 1.0)}, {"bins": 4, "density": True}]:
+        got_counts, got_edges = jnp.histogram(x, **kwargs)
+        want_counts, want_edges = np.histogram(x.astype(np.float64), **kwargs)
+        assert_values(got_edges, want_edges, f32)
+        assert_values(got_counts, want_counts, np.asarray(got_counts).dtype, atol=1e-5)
+    assert_values(jnp.histogram_bin_edges(x, 3), np.histogram_bin_edges(x.astype(np.float64), 3), f32)
+    xp = np.sort(rng.normal(size=6)).astype(np.float32)
+    fp = rng.normal(size=6).astype(np.float32)
+    at = np.linspace(-3, 3, 13).astype(np.float32)
+    assert_values(jnp.interp(at, xp, fp), np.interp(at, xp, fp), f32, atol=1e-6)
+    assert_values(
+        jnp.interp(at, xp, fp, left=-1.0, right=9.0),
+        np.interp(at, xp, fp, left=-1.0, right=9.0),
+        f32,
+        atol=1e-6,
+    )
+    a, v = x[:7], x[7:10]
+    for mode in ["full", "same", "valid"]:
+        assert_values(jnp.convolve(a, v, mode=mode), np.convolve(a, v, mode=mode), f32, atol=1e-6)
+        assert_values(jnp.convolve(v, a, mode=mode), np.convolve(v, a, mode=mode), f32, atol=1e-6)
+        assert_values(jnp.correlate(a, v, mode=mode), np.correlate(a, v, mode=mode), f32, atol=1e-6)
+    p = np.array([2.0, -1.0, 0.5], np.float32)
+    assert_values(jnp.polyval(p, at), np.polyval(p, at), f32, atol=1e-6)
