@@ -281,5 +281,5 @@ def test_float_to_integer_conversion_saturates(impl: Impl, dtype: str) -> None:
     info = np.iinfo(dt)
     want = np.clip(np.trunc(np.nan_to_num(OUT_OF_RANGE.astype(np.float64), nan=0.0)), info.min, info.max)
     got = impl.lax.convert_element_type(OUT_OF_RANGE, dt)
-    assert_dtype(got, dt)
+    assert_dtype(got, dt, weak=dr.weak_result("convert"))
     assert_values(got, want.astype(dt), dt)

@@ -17,7 +17,7 @@ from conformance.checks import (
     assert_rearranged,
     assert_values,
     draw_x64,
-    is_weak,
+    assert_weak,
     show_call,
     ulp_scale,
     wide,
@@ -260,8 +260,7 @@ def test_dynamic_slice_counts_negative_starts_from_the_end(impl: Impl, flags, da
     in_arrays = data.draw(st.booleans(), label="starts as int32 scalars")
     given_starts = [np.int32(s) for s in starts] if in_arrays else starts
     show_call(f"lax.dynamic_slice(x, {given_starts!r}, {sizes})", x=x)
-    wrapped = [s + n if s < 0 else s for s, n in zip(starts, x.shape)]
-    begin = clamp_starts(wrapped, sizes, x.shape)
+    begin = clamp_starts(starts, sizes, x.shape)  # counts a negative start from the end, then clamps
     want = x[tuple(slice(b, b + k) for b, k in zip(begin, sizes))]
     assert_rearranged(impl.lax.dynamic_slice(x, given_starts, sizes), want)
 
@@ -373,8 +372,8 @@ def test_iota(impl: Impl, flags, data: st.DataObject) -> None:
 
 
 def test_iota_is_strongly_typed(impl: Impl) -> None:
-    assert not is_weak(impl.lax.iota(np.int32, 3))
-    assert not is_weak(impl.lax.broadcasted_iota(np.float32, (2, 3), 1))
+    assert_weak(impl.lax.iota(np.int32, 3), False)
+    assert_weak(impl.lax.broadcasted_iota(np.float32, (2, 3), 1), False)
 
 
 def test_weak_types_of_lax_results(impl: Impl) -> None:
@@ -382,12 +381,13 @@ def test_weak_types_of_lax_results(impl: Impl) -> None:
     give a strong result, reductions keep their operand's weak type, and convert_element_type
     gives a strong one."""
     weak_scalar, weak_vector = impl.numpy.asarray(2.0), impl.numpy.full((3,), 2.0)
-    assert is_weak(weak_scalar) and is_weak(weak_vector)
-    assert not is_weak(impl.lax.add(np.ones(3, np.float32), 1.0))
-    assert is_weak(impl.lax.add(weak_scalar, 1.0))
-    assert is_weak(impl.lax.reduce_sum(weak_vector, (0,)))
-    assert is_weak(impl.lax.reduce_max(weak_vector, (0,)))
-    assert not is_weak(impl.lax.convert_element_type(weak_scalar, np.float32))
+    assert_weak(weak_scalar, True)
+    assert_weak(weak_vector, True)
+    assert_weak(impl.lax.add(np.ones(3, np.float32), 1.0), False)
+    assert_weak(impl.lax.add(weak_scalar, 1.0), True)
+    assert_weak(impl.lax.reduce_sum(weak_vector, (0,)), True)
+    assert_weak(impl.lax.reduce_max(weak_vector, (0,)), True)
+    assert_weak(impl.lax.convert_element_type(weak_scalar, np.float32), False)
 
 
 # --- errors: JAX's exception types (messages are not compared) ------------------------------------

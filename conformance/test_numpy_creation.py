@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from conformance import dtype_rules as dr
 from conformance import strategies as S
-from conformance.checks import RTOL, assert_dtype, assert_values, draw_x64, is_weak, show_call, wide
+from conformance.checks import RTOL, assert_dtype, assert_values, assert_weak, draw_x64, show_call, wide
 from conformance.impl import Impl
 from conformance.strategies import Domain
 
@@ -167,9 +167,9 @@ def test_like_functions_of_a_weak_scalar_are_weak(impl: Impl, name: str) -> None
     like = getattr(impl.numpy, name)
     fill = (3,) if name == "full_like" else ()
     weak = impl.numpy.asarray(2.0)
-    assert is_weak(like(weak, *fill))
-    assert not is_weak(like(weak, *fill, dtype=np.float32))
-    assert not is_weak(like(np.float32(2.0), *fill))
+    assert_weak(like(weak, *fill), True)
+    assert_weak(like(weak, *fill, dtype=np.float32), False)
+    assert_weak(like(np.float32(2.0), *fill), False)
 
 
 # --- arange, linspace, eye -----------------------------------------------------------------------

@@ -20,7 +20,7 @@ from conformance.checks import (
     assert_rearranged,
     assert_values,
     draw_x64,
-    is_weak,
+    assert_weak,
     show_call,
     ulp_scale,
 )
@@ -228,8 +228,8 @@ def test_astype(impl: Impl, flags, data: st.DataObject) -> None:
 
 def test_astype_gives_a_strongly_typed_result(impl: Impl) -> None:
     weak = impl.numpy.asarray(2.0)
-    assert not is_weak(weak.astype(np.float32))
-    assert not is_weak(weak.astype(np.int32))
+    assert_weak(weak.astype(np.float32), False)
+    assert_weak(weak.astype(np.int32), False)
 
 
 # --- axes out of range ---------------------------------------------------------------------------

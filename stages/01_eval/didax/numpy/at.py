@@ -53,88 +53,190 @@ class _IndexUpdateRef:
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
     def get(
-        self, *, indices_are_sorted: bool = False, unique_indices: bool = False, mode: Mode = None,
-        fill_value: Any = None, wrap_negative_indices: bool = True,
+        self,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        fill_value: Any = None,
+        wrap_negative_indices: bool = True,
     ) -> ArrayLike:
         """``x[index]``, with a choice of what out-of-bounds indices do (``mode``, ``fill_value``)."""
         mode = None if mode is None else GatherScatterMode.from_any(mode)
         if mode in (None, GatherScatterMode.PROMISE_IN_BOUNDS) and wrap_negative_indices:
             return getitem(self.array, self.index)  # what x[index] does: the basic path where it can
         return gather_index(
-            self.array, self.index, mode=mode, fill_value=fill_value, indices_are_sorted=indices_are_sorted,
-            unique_indices=unique_indices, wrap_negative_indices=wrap_negative_indices,
+            self.array,
+            self.index,
+            mode=mode,
+            fill_value=fill_value,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+            wrap_negative_indices=wrap_negative_indices,
         )
 
-    def set(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
-            mode: Mode = None, wrap_negative_indices: bool = True) -> ArrayLike:
+    def set(
+        self,
+        values: Any,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        wrap_negative_indices: bool = True,
+    ) -> ArrayLike:
         """``x[index] = values``; where an index repeats, one of its values wins."""
-        return _scatter(lax.scatter, self, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices)
+        return _scatter(
+            lax.scatter, self, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+        )
 
-    def add(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
-            mode: Mode = None, wrap_negative_indices: bool = True) -> ArrayLike:
+    def add(
+        self,
+        values: Any,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        wrap_negative_indices: bool = True,
+    ) -> ArrayLike:
         """``x[index] += values``; a repeated index adds every one of its values."""
-        return _scatter(lax.scatter_add, self, values, indices_are_sorted, unique_indices, mode,
-                        wrap_negative_indices)
+        return _scatter(
+            lax.scatter_add, self, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+        )
 
-    def subtract(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
-                 mode: Mode = None, wrap_negative_indices: bool = True) -> ArrayLike:
+    def subtract(
+        self,
+        values: Any,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        wrap_negative_indices: bool = True,
+    ) -> ArrayLike:
         """``x[index] -= values``; a repeated index subtracts every one of its values."""
-        return _scatter(lax.scatter_sub, self, values, indices_are_sorted, unique_indices, mode,
-                        wrap_negative_indices)
+        return _scatter(
+            lax.scatter_sub, self, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+        )
 
-    def multiply(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
-                 mode: Mode = None, wrap_negative_indices: bool = True) -> ArrayLike:
+    def multiply(
+        self,
+        values: Any,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        wrap_negative_indices: bool = True,
+    ) -> ArrayLike:
         """``x[index] *= values``; a repeated index multiplies by every one of its values."""
-        return _scatter(lax.scatter_mul, self, values, indices_are_sorted, unique_indices, mode,
-                        wrap_negative_indices)
+        return _scatter(
+            lax.scatter_mul, self, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+        )
 
     mul = multiply
 
-    def divide(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
-               mode: Mode = None, wrap_negative_indices: bool = True) -> ArrayLike:
+    def divide(
+        self,
+        values: Any,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        wrap_negative_indices: bool = True,
+    ) -> ArrayLike:
         """``x[index] /= values`` (true division, so integers give floats, as in JAX)."""
         divisors = _IndexUpdateRef(creation.ones_like(self.array), self.index).multiply(
-            values, indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode,
-            wrap_negative_indices=wrap_negative_indices)
+            values,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+            mode=mode,
+            wrap_negative_indices=wrap_negative_indices,
+        )
         return ufuncs.true_divide(self.array, divisors)
 
-    def power(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
-              mode: Mode = None, wrap_negative_indices: bool = True) -> ArrayLike:
+    def power(
+        self,
+        values: Any,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        wrap_negative_indices: bool = True,
+    ) -> ArrayLike:
         """``x[index] **= values``; a repeated index raises to the product of its values."""
         exponents = _IndexUpdateRef(creation.ones_like(self.array), self.index).multiply(
-            values, indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode,
-            wrap_negative_indices=wrap_negative_indices)
+            values,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+            mode=mode,
+            wrap_negative_indices=wrap_negative_indices,
+        )
         return ufuncs.power(self.array, exponents)
 
-    def min(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
-            mode: Mode = None, wrap_negative_indices: bool = True) -> ArrayLike:
+    def min(
+        self,
+        values: Any,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        wrap_negative_indices: bool = True,
+    ) -> ArrayLike:
         """``x[index] = minimum(x[index], values)``, over every value of a repeated index."""
-        return _scatter(lax.scatter_min, self, values, indices_are_sorted, unique_indices, mode,
-                        wrap_negative_indices)
+        return _scatter(
+            lax.scatter_min, self, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+        )
 
-    def max(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
-            mode: Mode = None, wrap_negative_indices: bool = True) -> ArrayLike:
+    def max(
+        self,
+        values: Any,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        wrap_negative_indices: bool = True,
+    ) -> ArrayLike:
         """``x[index] = maximum(x[index], values)``, over every value of a repeated index."""
-        return _scatter(lax.scatter_max, self, values, indices_are_sorted, unique_indices, mode,
-                        wrap_negative_indices)
+        return _scatter(
+            lax.scatter_max, self, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+        )
 
-    def apply(self, func: Callable[[ArrayLike], ArrayLike], *, indices_are_sorted: bool = False,
-              unique_indices: bool = False, mode: Mode = None, wrap_negative_indices: bool = True) -> ArrayLike:
+    def apply(
+        self,
+        func: Callable[[ArrayLike], ArrayLike],
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        wrap_negative_indices: bool = True,
+    ) -> ArrayLike:
         """``x[index] = func(x[index])`` for an elementwise ``func``.
 
         JAX passes ``func`` to its scatter as a jaxpr and applies it once per occurrence of an
         index; didax has no jaxprs yet, so it reads, applies and writes back: a repeated index
         gets ``func`` applied once.
         """
-        old = self.get(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
-                       mode=None if mode is None else "clip", wrap_negative_indices=wrap_negative_indices)
-        return self.set(func(old), indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
-                        mode=mode, wrap_negative_indices=wrap_negative_indices)
+        old = self.get(
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+            mode=None if mode is None else "clip",
+            wrap_negative_indices=wrap_negative_indices,
+        )
+        return self.set(
+            func(old),
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+            mode=mode,
+            wrap_negative_indices=wrap_negative_indices,
+        )
 
 
 def _scatter(
-    scatter_fn: Callable[..., Any], ref: _IndexUpdateRef, values: Any, indices_are_sorted: bool,
-    unique_indices: bool, mode: Mode, wrap_negative_indices: bool,
+    scatter_fn: Callable[..., Any],
+    ref: _IndexUpdateRef,
+    values: Any,
+    indices_are_sorted: bool,
+    unique_indices: bool,
+    mode: Mode,
+    wrap_negative_indices: bool,
 ) -> ArrayLike:
     """One scatter of ``values`` into ``ref.array`` at ``ref.index``."""
     x = ref.array
@@ -149,8 +251,15 @@ def _scatter(
         inserted_window_dims=ix.dnums.collapsed_slice_dims,
         scatter_dims_to_operand_dims=ix.dnums.start_index_map,
     )
-    return scatter_fn(x, ix.indices, updates, dnums, indices_are_sorted=indices_are_sorted,
-                      unique_indices=unique_indices, mode=mode)
+    return scatter_fn(
+        x,
+        ix.indices,
+        updates,
+        dnums,
+        indices_are_sorted=indices_are_sorted,
+        unique_indices=unique_indices,
+        mode=mode,
+    )
 
 
 def _as_updates(values: Any, dtype: Any, weak_type: bool) -> ArrayLike:

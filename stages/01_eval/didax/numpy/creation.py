@@ -112,7 +112,10 @@ def _leaves(seq: Any) -> Any:
         if isinstance(x, (list, tuple)):
             yield from _leaves(x)
         else:
-            if not (isinstance(x, (Array, Tracer, np.ndarray, np.generic)) or type(x) in dtypes.PYTHON_SCALAR_DTYPES):
+            if not (
+                isinstance(x, (Array, Tracer, np.ndarray, np.generic))
+                or type(x) in dtypes.PYTHON_SCALAR_DTYPES
+            ):
                 canonicalize_value(x)  # raises a TypeError naming the bad element
             yield x
 
@@ -135,7 +138,9 @@ def _stack_nested(seq: Sequence[Any], dtype: Any) -> ArrayLike:
 # traced program holds a small equation, as in JAX.
 
 
-def _filled(shape: tuple[int, ...], fill_value: ArrayLike, dtype: np.dtype, weak_type: bool = False) -> ArrayLike:
+def _filled(
+    shape: tuple[int, ...], fill_value: ArrayLike, dtype: np.dtype, weak_type: bool = False
+) -> ArrayLike:
     """``fill_value`` as ``dtype`` (converted as lax.convert_element_type does), broadcast to ``shape``."""
     value = lax.convert_element_type(fill_value, dtype)
     if weak_type:
@@ -204,8 +209,11 @@ def _concrete_scalar(name: str, x: Any) -> Any:
         return x
     value = to_concrete_value(x)
     if value is None:
-        raise ConcretizationTypeError(x, f"The problem arose with the bounds of didax.numpy.{name}: "
-                                         "the length of its result must be known.\n")
+        raise ConcretizationTypeError(
+            x,
+            f"The problem arose with the bounds of didax.numpy.{name}: "
+            "the length of its result must be known.\n",
+        )
     if value.shape:
         raise ValueError(f"didax.numpy.{name}: arguments must be scalars; got {x!r}.")
     return value.item()

@@ -90,8 +90,15 @@ def setitem(x: ArrayLike, index: Any, value: Any) -> None:
     )
 
 
-def _apply(x: ArrayLike, reverse: list[int], starts: list[int], limits: list[int], strides: list[int],
-           dynamic: dict[int, Any], out_shape: tuple[int, ...]) -> ArrayLike:
+def _apply(
+    x: ArrayLike,
+    reverse: list[int],
+    starts: list[int],
+    limits: list[int],
+    strides: list[int],
+    dynamic: dict[int, Any],
+    out_shape: tuple[int, ...],
+) -> ArrayLike:
     shape = get_aval(x).shape
     if reverse:
         x = lax.rev(x, reverse)
@@ -196,8 +203,14 @@ def _index_dtype() -> np.dtype:
 
 
 def gather_index(
-    x: ArrayLike, index: Any, *, mode: Any = None, fill_value: Any = None,
-    indices_are_sorted: bool = False, unique_indices: bool = False, wrap_negative_indices: bool = True,
+    x: ArrayLike,
+    index: Any,
+    *,
+    mode: Any = None,
+    fill_value: Any = None,
+    indices_are_sorted: bool = False,
+    unique_indices: bool = False,
+    wrap_negative_indices: bool = True,
 ) -> ArrayLike:
     """``x[index]`` through one lax.gather, for any index."""
     aval = get_aval(x)
@@ -205,8 +218,14 @@ def gather_index(
     if ix.empty:
         return _zeros(ix.result_shape, aval.dtype, aval.weak_type)
     out = lax.gather(
-        x, ix.indices, ix.dnums, ix.slice_sizes, mode=mode, fill_value=fill_value,
-        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+        x,
+        ix.indices,
+        ix.dnums,
+        ix.slice_sizes,
+        mode=mode,
+        fill_value=fill_value,
+        indices_are_sorted=indices_are_sorted,
+        unique_indices=unique_indices,
     )
     return out if ix.gather_shape == ix.result_shape else lax.reshape(out, ix.result_shape)
 
@@ -261,11 +280,18 @@ def index_to_gather(shape: tuple[int, ...], index: Any, wrap_negative_indices: b
             slice_sizes[item.axis] = min(1, shape[item.axis])
     start_index_map = tuple(sorted(columns))
     collapsed = tuple(a for a in start_index_map if columns[a][0] != "constant")
-    built = [_column(columns[a], shape[a], tuple(batch_shape), adv_dims, wrap_negative_indices)
-             for a in start_index_map]
+    built = [
+        _column(columns[a], shape[a], tuple(batch_shape), adv_dims, wrap_negative_indices)
+        for a in start_index_map
+    ]
     dnums = GatherDimensionNumbers(tuple(offset_dims), collapsed, start_index_map)
-    return Indexer(_stack_columns(built, tuple(batch_shape)), dnums, tuple(slice_sizes),
-                   tuple(gather_shape), tuple(result_shape))
+    return Indexer(
+        _stack_columns(built, tuple(batch_shape)),
+        dnums,
+        tuple(slice_sizes),
+        tuple(gather_shape),
+        tuple(result_shape),
+    )
 
 
 def _zeros(shape: tuple[int, ...], dtype: np.dtype, weak_type: bool) -> ArrayLike:
@@ -285,8 +311,9 @@ def _broadcast_index_shapes(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
         raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}") from None
 
 
-def _column(spec: tuple[Any, ...], size: int, batch_shape: tuple[int, ...], adv_dims: tuple[int, ...],
-            wrap: bool) -> ArrayLike:
+def _column(
+    spec: tuple[Any, ...], size: int, batch_shape: tuple[int, ...], adv_dims: tuple[int, ...], wrap: bool
+) -> ArrayLike:
     """One column of the start indices, broadcast to ``batch_shape``."""
     dtype = _index_dtype()
     kind = spec[0]
@@ -359,12 +386,16 @@ def _parse_entry(entry: Any) -> Any:
     elif isinstance(entry, (bool, np.bool_, np.ndarray, np.generic)):
         entry = to_array(entry)
     if not isinstance(entry, (Array, Tracer)):
-        raise TypeError(f"Indexer must be an integer, slice, None, Ellipsis, array or tuple of them; got {entry!r}.")
+        raise TypeError(
+            f"Indexer must be an integer, slice, None, Ellipsis, array or tuple of them; got {entry!r}."
+        )
     kind = get_aval(entry).dtype.kind
     if kind == "b":
         return ("mask", _concrete_mask(entry))
     if kind not in "iu":
-        raise TypeError(f"Indexer must have integer or boolean type, got indexer with type {get_aval(entry).dtype}")
+        raise TypeError(
+            f"Indexer must have integer or boolean type, got indexer with type {get_aval(entry).dtype}"
+        )
     return ("int", entry)
 
 
@@ -385,7 +416,9 @@ def _concrete_mask(mask: ArrayLike) -> np.ndarray:
 def _place(entries: list[Any], shape: tuple[int, ...]) -> list[Any]:
     """Give every entry its operand axis: Ellipsis and the missing tail become whole slices."""
     ndim = len(shape)
-    named = sum(1 if _kind(e) in ("slice", "int") else e[1].ndim if _kind(e) == "mask" else 0 for e in entries)
+    named = sum(
+        1 if _kind(e) in ("slice", "int") else e[1].ndim if _kind(e) == "mask" else 0 for e in entries
+    )
     _check_count(entries, named, ndim)
     items: list[Any] = []
     axis = 0
@@ -445,7 +478,9 @@ def _mask_to_indices(mask: np.ndarray, shape: tuple[int, ...], axis: int, positi
             f"{mask.shape}, expected {covered}"
         )
     dtype = _index_dtype()
-    return [_Advanced(axis + k, Array(np.asarray(nz, dtype)), nz.shape) for k, nz in enumerate(np.nonzero(mask))]
+    return [
+        _Advanced(axis + k, Array(np.asarray(nz, dtype)), nz.shape) for k, nz in enumerate(np.nonzero(mask))
+    ]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -453,8 +488,14 @@ def _mask_to_indices(mask: np.ndarray, shape: tuple[int, ...], axis: int, positi
 
 
 def take(
-    a: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = None, mode: str | None = None,
-    unique_indices: bool = False, indices_are_sorted: bool = False, fill_value: Any = None,
+    a: ArrayLike,
+    indices: ArrayLike,
+    axis: int | None = None,
+    out: None = None,
+    mode: str | None = None,
+    unique_indices: bool = False,
+    indices_are_sorted: bool = False,
+    fill_value: Any = None,
 ) -> ArrayLike:
     """The elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` if None).
 
@@ -474,7 +515,8 @@ def take(
     if shape[axis] == 0 and 0 not in index_shape:
         raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
     dnums = GatherDimensionNumbers(
-        offset_dims=tuple(range(axis)) + tuple(range(axis + len(index_shape), len(shape) - 1 + len(index_shape))),
+        offset_dims=tuple(range(axis))
+        + tuple(range(axis + len(index_shape), len(shape) - 1 + len(index_shape))),
         collapsed_slice_dims=(axis,),
         start_index_map=(axis,),
     )
@@ -482,8 +524,16 @@ def take(
         out_shape = shape[:axis] + index_shape + shape[axis + 1 :]
         return _zeros(out_shape, get_aval(a).dtype, get_aval(a).weak_type)
     sizes = shape[:axis] + (1,) + shape[axis + 1 :]
-    return lax.gather(a, lax.reshape(indices, index_shape + (1,)), dnums, sizes, mode=gather_mode,
-                      fill_value=fill_value, unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
+    return lax.gather(
+        a,
+        lax.reshape(indices, index_shape + (1,)),
+        dnums,
+        sizes,
+        mode=gather_mode,
+        fill_value=fill_value,
+        unique_indices=unique_indices,
+        indices_are_sorted=indices_are_sorted,
+    )
 
 
 def _integer_indices(indices: ArrayLike) -> ArrayLike:
@@ -506,8 +556,13 @@ def _take_mode(mode: str | None, indices: ArrayLike, size: int) -> tuple[GatherS
 
 
 def take_along_axis(
-    arr: ArrayLike, indices: ArrayLike, axis: int | None = -1, mode: str | GatherScatterMode | None = None,
-    fill_value: Any = None, *, wrap_negative_indices: bool | None = None,
+    arr: ArrayLike,
+    indices: ArrayLike,
+    axis: int | None = -1,
+    mode: str | GatherScatterMode | None = None,
+    fill_value: Any = None,
+    *,
+    wrap_negative_indices: bool | None = None,
 ) -> ArrayLike:
     """``arr``'s elements at ``indices`` along ``axis``, the other axes matched up (broadcast).
 
@@ -534,7 +589,11 @@ def take_along_axis(
     if shape[axis] == 0 and 0 not in index_shape:
         raise IndexError("Cannot do a non-empty jnp.take_along_axis() from an empty axis.")
     parsed = GatherScatterMode.from_any(mode)
-    wrap = parsed != GatherScatterMode.PROMISE_IN_BOUNDS if wrap_negative_indices is None else wrap_negative_indices
+    wrap = (
+        parsed != GatherScatterMode.PROMISE_IN_BOUNDS
+        if wrap_negative_indices is None
+        else wrap_negative_indices
+    )
     indices = convert(indices, _index_dtype())
     if wrap:
         indices = wrap_negative(indices, shape[axis])
@@ -544,8 +603,9 @@ def take_along_axis(
     if 0 in shape:  # nothing to read
         return _zeros(index_shape, get_aval(arr).dtype, get_aval(arr).weak_type)
     sizes = (1,) * len(shape)
-    return lax.gather(arr, lax.reshape(indices, index_shape + (1,)), dnums, sizes, mode=parsed,
-                      fill_value=fill_value)
+    return lax.gather(
+        arr, lax.reshape(indices, index_shape + (1,)), dnums, sizes, mode=parsed, fill_value=fill_value
+    )
 
 
 def _broadcast_along(arr: ArrayLike, indices: ArrayLike, axis: int) -> tuple[ArrayLike, ArrayLike]:

@@ -87,8 +87,7 @@ def promote_shapes(name: str, *args: ArrayLike) -> list[ArrayLike]:
         raise TypeError(f"{name} got incompatible shapes for broadcasting: {shown}.") from None
     rank = max(len(s) for s in shapes)
     return [
-        x if len(s) in (0, rank) else lax.reshape(x, (1,) * (rank - len(s)) + s)
-        for x, s in zip(args, shapes)
+        x if len(s) in (0, rank) else lax.reshape(x, (1,) * (rank - len(s)) + s) for x, s in zip(args, shapes)
     ]
 
 
@@ -115,7 +114,9 @@ def broadcast_to(x: ArrayLike, shape: int | Sequence[int]) -> ArrayLike:
         if np.broadcast_shapes(x_shape, shape) != shape:
             raise ValueError
     except ValueError:
-        raise ValueError(f"Incompatible shapes for broadcasting: {x_shape} and requested shape {shape}") from None
+        raise ValueError(
+            f"Incompatible shapes for broadcasting: {x_shape} and requested shape {shape}"
+        ) from None
     return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - len(x_shape), len(shape))))
 
 
