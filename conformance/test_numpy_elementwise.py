@@ -61,6 +61,7 @@ class Op:
     domains: tuple[Domain, ...] = (S.DEFAULT, S.DEFAULT)
     int_domains: tuple[Domain, ...] | None = None
     atol: float = 1.0  # absolute tolerance, in units of the dtype's rtol
+    weak_family: str = "elementwise"  # dtype_rules.weak_result's family for the result's weak type
 
     def __repr__(self) -> str:
         return f"Op({self.name!r})"
@@ -154,7 +155,7 @@ def check(impl: Impl, op: Op, x64: bool, inputs: list[np.ndarray], got=None) -> 
     # integer_pow (the exception above) has the base's weak type; otherwise the promoted code's
     integer_pow = op.name == "power" and inputs[1].shape == () and inputs[1].dtype.kind in "iu"
     operands = inputs[:1] if integer_pow else inputs
-    assert_dtype(got, want_dtype, weak=dr.weak_result("elementwise", *operands, x64=x64))
+    assert_dtype(got, want_dtype, weak=dr.weak_result(op.weak_family, *operands, x64=x64))
     want = oracle(op, compute, *inputs)
     assert_values(got, want, want_dtype, atol=op.atol * _rtol(want_dtype))
 

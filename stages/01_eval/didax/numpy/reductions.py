@@ -419,7 +419,9 @@ def var(
         squared = lax.square(centered)
     total = sum(squared, axis=axes, keepdims=keepdims, where=where)
     count = _count(aval, axes, where, real_dtype, keepdims)
-    out_ = lax.div(total, lax.sub(count, convert(ddof, real_dtype)))
+    # N - ddof, never below 0 (as JAX): no data left gives 0/0, a NaN, not a negative zero.
+    dof = lax.max(lax.sub(count, convert(ddof, real_dtype)), convert(0, real_dtype))
+    out_ = lax.div(total, dof)
     return convert(out_, dtypes.canonicalize_dtype(np.zeros((), out_dtype).real.dtype))
 
 

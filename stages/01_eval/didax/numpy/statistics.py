@@ -202,7 +202,7 @@ def diff(a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike | None = N
         a = concatenate(combined, axis)
     for _ in range(n):
         size = get_aval(a).shape[axis]
-        upper = lax.slice_in_dim(a, 1, size, axis=axis)
+        upper = lax.slice_in_dim(a, min(1, size), size, axis=axis)  # an empty axis stays empty
         lower = lax.slice_in_dim(a, 0, max(size - 1, 0), axis=axis)
         a = not_equal(upper, lower) if get_aval(a).dtype == np.bool_ else subtract(upper, lower)
     return a
@@ -251,7 +251,7 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axi
         dx = diff(x, axis=-1)
     last = get_aval(y).ndim - 1
     pair_sum = lax.add(
-        lax.slice_in_dim(y, 1, size, axis=last), lax.slice_in_dim(y, 0, max(size - 1, 0), axis=last)
+        lax.slice_in_dim(y, min(1, size), size, axis=last), lax.slice_in_dim(y, 0, max(size - 1, 0), axis=last)
     )
     halves = lax.mul(pair_sum, convert(0.5, get_aval(pair_sum).dtype))
     y_dx, dx = promote_dtypes(halves, dx)

@@ -694,7 +694,7 @@ def sinc(x: ArrayLike, /) -> ArrayLike:
 
 def heaviside(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
     """The step function: 0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0."""
-    return _weak_if_all_weak(_heaviside(*_real_floats("heaviside", x1, x2)), x1, x2)
+    return _heaviside(*_real_floats("heaviside", x1, x2))
 
 
 def _heaviside(x1: ArrayLike, x2: ArrayLike) -> ArrayLike:
