@@ -393,6 +393,8 @@ _VALUE_DOCS = {
     "inf": "Positive infinity, as a Python float.",
     "nan": "Not a number, as a Python float.",
     "newaxis": "None: an index entry that inserts an axis of size 1.",
+    "index_exp": "Builds an index tuple with slice syntax: index_exp[1:3, None] is (slice(1, 3, None), None).",
+    "s_": "Builds an index with slice syntax: s_[1:3] is slice(1, 3, None); a single entry stays unwrapped.",
     "bfloat16": "The bfloat16 dtype (from ml_dtypes): float32's exponent range in 16 bits.",
     "SUPPORTED_DTYPES": "Every dtype didax computes with.",
     "PYTHON_SCALAR_DTYPES": "The dtype each Python scalar type gets before canonicalization.",
