@@ -76,7 +76,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--area",
         action="append",
         default=[],
-        help="run only tests of this area (numpy, lax, promotion, pytrees, errors, random, nn); repeatable",
+        help="run only tests of this area (numpy, lax, promotion, pytrees, errors, random, nn), or "
+        "with a leading '-' every area but this one (--area=-numpy); repeatable",
     )
 
 
@@ -162,13 +163,17 @@ def required(item: pytest.Item) -> set[str]:
 
 
 def _deselect_other_areas(config: pytest.Config, items: list[pytest.Item]) -> None:
-    wanted = {area for option in config.getoption("--area") for area in option.split(",") if area}
-    if not wanted:
+    named = {area for option in config.getoption("--area") for area in option.split(",") if area}
+    if not named:
         return
+    wanted = {a for a in named if not a.startswith("-")}
+    unwanted = {a[1:] for a in named if a.startswith("-")}  # --area=-numpy: every area but numpy
     keep, drop = [], []
     for item in items:
         marker = item.get_closest_marker("area")
-        (keep if marker is not None and marker.args[0] in wanted else drop).append(item)
+        area = marker.args[0] if marker is not None else None
+        chosen = (area in wanted if wanted else area is not None) and area not in unwanted
+        (keep if chosen else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep

@@ -115,6 +115,17 @@ def test_flags_are_restored_even_when_the_test_fails() -> None:
 # --- the pytest plugin, from the outside ---------------------------------------------------------
 
 
+def test_an_area_with_a_minus_selects_every_other_area() -> None:
+    everything_but = pytest_run("--impl=01_eval", "--collect-only", "--area=-numpy")
+    only = pytest_run("--impl=01_eval", "--collect-only", "--area=numpy")
+    assert everything_but.returncode == only.returncode == 0, everything_but.stdout[-2000:]
+    but_ids = {line for line in everything_but.stdout.splitlines() if "::" in line}
+    only_ids = {line for line in only.stdout.splitlines() if "::" in line}
+    assert but_ids and only_ids, "both selections hold tests"
+    assert not but_ids & only_ids, "no test is in both"
+    assert any("test_pytrees.py" in i for i in but_ids) and any("test_numpy_" in i for i in only_ids)
+
+
 def test_meta_tests_are_not_collected_with_the_suite() -> None:
     done = pytest_run("--impl=jax", "--collect-only", "--area=pytrees")
     assert done.returncode == 0, done.stdout[-2000:]
