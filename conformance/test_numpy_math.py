@@ -36,6 +36,7 @@ from conformance.test_numpy_elementwise import (
     compute_dtype,
     draw_inputs,
     numeric,
+    same,
     unary,
 )
 from conformance.test_numpy_elementwise import _draw_binary_inputs as draw_binary_inputs
@@ -250,14 +251,6 @@ def _inexact_rule(dt: np.dtype, x64: bool) -> np.dtype:
     return dr.inexact(dt, x64)
 
 
-def _keep(dt: np.dtype, x64: bool) -> np.dtype:
-    return dt
-
-
-def _bool_rule(dt: np.dtype, x64: bool) -> np.dtype:
-    return np.dtype(bool)
-
-
 def _index_rule(dt: np.dtype, x64: bool) -> np.dtype:
     return dr.index_dtype(x64)
 
@@ -265,15 +258,15 @@ def _index_rule(dt: np.dtype, x64: bool) -> np.dtype:
 # name -> (NumPy oracle, dtype rule, input dtypes, takes a tuple axis)
 STATISTICS = {
     # (JAX's any/all of a complex array look at the real part only: complex is left out)
-    "all": (np.all, _bool_rule, S.REAL, True),
-    "any": (np.any, _bool_rule, S.REAL, True),
+    "all": (np.all, boolean, S.REAL, True),
+    "any": (np.any, boolean, S.REAL, True),
     "count_nonzero": (np.count_nonzero, _index_rule, S.ALL, True),
-    "ptp": (np.ptp, _keep, S.INTEGER + FLOAT, True),
+    "ptp": (np.ptp, same, S.INTEGER + FLOAT, True),
     "var": (np.var, _inexact_rule, S.REAL, True),
     "std": (np.std, _inexact_rule, S.REAL, True),
     "nansum": (np.nansum, dr.sum_dtype, S.ALL, True),
-    "nanmax": (np.nanmax, _keep, S.INTEGER + FLOAT, True),
-    "nanmin": (np.nanmin, _keep, S.INTEGER + FLOAT, True),
+    "nanmax": (np.nanmax, same, S.INTEGER + FLOAT, True),
+    "nanmin": (np.nanmin, same, S.INTEGER + FLOAT, True),
     "nanmean": (np.nanmean, _inexact_rule, S.REAL, True),
     "nanvar": (np.nanvar, _inexact_rule, FLOAT, True),
     "median": (np.median, _inexact_rule, S.REAL, True),
