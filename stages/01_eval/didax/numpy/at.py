@@ -257,7 +257,7 @@ def _scatter(
         updates,
         dnums,
         indices_are_sorted=indices_are_sorted,
-        unique_indices=unique_indices,
+        unique_indices=unique_indices or ix.unique_indices,
         mode=mode,
     )
 

@@ -172,6 +172,7 @@ class Indexer(NamedTuple):
     slice_sizes: tuple[int, ...]
     gather_shape: tuple[int, ...]  # what the gather returns
     result_shape: tuple[int, ...]  # x[index].shape: gather_shape with the None axes put in
+    unique_indices: bool  # no index array, only integers and slices: no place is reached twice
 
     @property
     def empty(self) -> bool:
@@ -225,7 +226,7 @@ def gather_index(
         mode=mode,
         fill_value=fill_value,
         indices_are_sorted=indices_are_sorted,
-        unique_indices=unique_indices,
+        unique_indices=unique_indices or ix.unique_indices,
     )
     return out if ix.gather_shape == ix.result_shape else lax.reshape(out, ix.result_shape)
 
@@ -291,6 +292,7 @@ def index_to_gather(shape: tuple[int, ...], index: Any, wrap_negative_indices: b
         tuple(slice_sizes),
         tuple(gather_shape),
         tuple(result_shape),
+        adv_shape == (),
     )
 
 
