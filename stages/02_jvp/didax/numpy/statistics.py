@@ -1,0 +1,263 @@
+"""Order statistics (median, quantile, percentile), weighted averages, differences and the
+trapezoidal rule, built on lax's sort and gather. Stage 01 introduced it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, lax
+from ..core import get_aval
+from .indexing import take_along_axis
+from .reductions import _no_out, _reduction_axes, count_nonzero, sum
+from .shapes import concatenate, moveaxis, ravel
+from .ufuncs import _isnan, not_equal, subtract
+from .util import (
+    ArrayLike,
+    as_array,
+    broadcast_to,
+    canonicalize_axis,
+    check_arraylike,
+    convert,
+    promote_dtypes,
+)
+
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def _inexact(a: ArrayLike) -> ArrayLike:
+    dtype = get_aval(a).dtype
+    return convert(a, dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtype)))
+
+
+def _quantile(name: str, a: ArrayLike, q: ArrayLike, axis: Any, method: str, keepdims: bool,
+              ignore_nan: bool) -> ArrayLike:  # fmt: skip
+    """Sort the reduced axes (gathered last), then read each quantile between two neighbours."""
+    check_arraylike(name, a, q)
+    if method not in _METHODS:
+        raise ValueError(f"{name}: method must be one of {_METHODS}, got {method!r}.")
+    a = _inexact(as_array(a))
+    aval = get_aval(a)
+    dtype = aval.dtype
+    if dtype.kind == "c":
+        raise ValueError(f"{name} does not support complex numbers.")
+    q = convert(as_array(q), dtype)
+    q_shape = get_aval(q).shape
+    axes = _reduction_axes(axis, aval.ndim)
+    kept = tuple(i for i in range(aval.ndim) if i not in axes)
+    # Move the reduced axes last and merge them into one of n elements.
+    a = lax.transpose(a, kept + axes)
+    n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+    rest = tuple(aval.shape[i] for i in kept)
+    a = lax.sort(lax.reshape(a, rest + (n,)), dimension=len(rest))  # NaNs sort last
+    m = int(np.prod(q_shape, dtype=np.int64))
+    qs = lax.broadcast_in_dim(lax.reshape(q, (m,)), rest + (m,), (len(rest),))
+    nan = _isnan(a)
+    if ignore_nan:
+        nans = count_nonzero(nan, axis=-1, keepdims=True)
+        count = convert(lax.sub(convert(n, get_aval(nans).dtype), nans), dtype)
+        count = lax.broadcast_in_dim(count, rest + (m,), tuple(range(len(rest) + 1)))
+    else:
+        count = lax.broadcast_in_dim(convert(n, dtype), rest + (m,), ())
+    pos = lax.mul(qs, lax.max(lax.sub(count, convert(1, dtype)), convert(0, dtype)))
+    low = lax.floor(pos)
+    high = lax.ceil(pos)
+    index_dtype = np.dtype(np.int32)
+    lo_val = take_along_axis(a, convert(low, index_dtype), axis=-1, mode="clip")
+    hi_val = take_along_axis(a, convert(high, index_dtype), axis=-1, mode="clip")
+    if method == "lower":
+        out = lo_val
+    elif method == "higher":
+        out = hi_val
+    elif method == "nearest":
+        out = take_along_axis(a, convert(lax.round(pos, lax.RoundingMethod.TO_NEAREST_EVEN), index_dtype),
+                              axis=-1, mode="clip")  # fmt: skip
+    elif method == "midpoint":
+        out = lax.mul(lax.add(lo_val, hi_val), convert(0.5, dtype))
+    else:
+        frac = lax.sub(pos, low)
+        out = lax.add(lax.mul(lo_val, lax.sub(convert(1, dtype), frac)), lax.mul(hi_val, frac))
+    if not ignore_nan:  # any NaN makes the whole quantile NaN, as in NumPy
+        any_nan = lax.reduce_or(nan, (len(rest),))
+        any_nan = lax.broadcast_in_dim(any_nan, rest + (m,), tuple(range(len(rest))))
+        out = lax.select_n(any_nan, out, lax.broadcast_in_dim(convert(np.nan, dtype), rest + (m,), ()))
+    else:
+        empty = lax.eq(count, convert(0, dtype))
+        out = lax.select_n(empty, out, lax.broadcast_in_dim(convert(np.nan, dtype), rest + (m,), ()))
+    if keepdims:
+        rest = tuple(1 if i in axes else s for i, s in enumerate(aval.shape))
+    out = lax.transpose(out, (len(get_aval(out).shape) - 1,) + tuple(range(len(get_aval(out).shape) - 1)))
+    return lax.reshape(out, q_shape + rest)
+
+
+def quantile(a: ArrayLike, q: ArrayLike, axis: Any = None, out: None = None, overwrite_input: bool = False,
+             method: str = "linear", keepdims: bool = False, *, weights: ArrayLike | None = None) -> ArrayLike:  # fmt: skip
+    """The q-th quantiles (q in [0, 1]) of the elements over the given axes."""
+    _no_out("quantile", out)
+    _no_weights("quantile", weights)
+    return _quantile("quantile", a, q, axis, method, keepdims, ignore_nan=False)
+
+
+def nanquantile(a: ArrayLike, q: ArrayLike, axis: Any = None, out: None = None, overwrite_input: bool = False,
+                method: str = "linear", keepdims: bool = False, *, weights: ArrayLike | None = None) -> ArrayLike:  # fmt: skip
+    """The q-th quantiles (q in [0, 1]) of the elements over the given axes, ignoring NaNs."""
+    _no_out("nanquantile", out)
+    _no_weights("nanquantile", weights)
+    return _quantile("nanquantile", a, q, axis, method, keepdims, ignore_nan=True)
+
+
+def _no_weights(name: str, weights: Any) -> None:
+    if weights is not None:
+        raise NotImplementedError(f"didax.numpy.{name} does not support weights.")
+
+
+def _percent(q: ArrayLike) -> ArrayLike:
+    q = _inexact(as_array(q))
+    return lax.div(q, convert(100, get_aval(q).dtype))
+
+
+def percentile(a: ArrayLike, q: ArrayLike, axis: Any = None, out: None = None, overwrite_input: bool = False,
+               method: str = "linear", keepdims: bool = False, *, weights: ArrayLike | None = None) -> ArrayLike:  # fmt: skip
+    """The q-th percentiles (q in [0, 100]) of the elements over the given axes."""
+    check_arraylike("percentile", a, q)
+    return quantile(a, _percent(q), axis, out, overwrite_input, method, keepdims, weights=weights)
+
+
+def nanpercentile(a: ArrayLike, q: ArrayLike, axis: Any = None, out: None = None, overwrite_input: bool = False,
+                  method: str = "linear", keepdims: bool = False, *, weights: ArrayLike | None = None) -> ArrayLike:  # fmt: skip
+    """The q-th percentiles (q in [0, 100]) of the elements over the given axes, ignoring NaNs."""
+    check_arraylike("nanpercentile", a, q)
+    return nanquantile(a, _percent(q), axis, out, overwrite_input, method, keepdims, weights=weights)
+
+
+def median(a: ArrayLike, axis: Any = None, out: None = None, overwrite_input: bool = False,
+           keepdims: bool = False) -> ArrayLike:  # fmt: skip
+    """The median of the elements over the given axes."""
+    return quantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims)
+
+
+def nanmedian(a: ArrayLike, axis: Any = None, out: None = None, overwrite_input: bool = False,
+              keepdims: bool = False) -> ArrayLike:  # fmt: skip
+    """The median of the elements over the given axes, ignoring NaNs."""
+    return nanquantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims)
+
+
+def average(a: ArrayLike, axis: Any = None, weights: ArrayLike | None = None, returned: bool = False,
+            keepdims: bool = False) -> ArrayLike | tuple[ArrayLike, ArrayLike]:  # fmt: skip
+    """The weighted mean over the given axes (with the sum of the weights, if returned)."""
+    check_arraylike("average", a)
+    a = as_array(a)
+    aval = get_aval(a)
+    axes = _reduction_axes(axis, aval.ndim)
+    if weights is None:
+        a = _inexact(a)
+        count = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+        total = sum(a, axis=axes, keepdims=keepdims)
+        avg = lax.div(total, convert(count, get_aval(total).dtype))
+        weight_sum = lax.broadcast_in_dim(convert(count, get_aval(avg).dtype), get_aval(avg).shape, ())
+    else:
+        check_arraylike("average", weights)
+        a, w = promote_dtypes(a, as_array(weights))
+        a, w = _inexact(a), _inexact(w)
+        a, w = promote_dtypes(a, w)
+        w_shape = get_aval(w).shape
+        if w_shape != aval.shape:
+            if axis is None or len(w_shape) != 1 or len(axes) != 1:
+                raise ValueError(
+                    "average: 1D weights need an integer axis; otherwise weights must have a's shape."
+                )
+            if w_shape[0] != aval.shape[axes[0]]:
+                raise ValueError("average: the length of weights differs from the length of a along axis.")
+            w = lax.broadcast_in_dim(w, aval.shape, axes)
+        weight_sum = sum(w, axis=axes, keepdims=keepdims)
+        avg = lax.div(sum(lax.mul(a, w), axis=axes, keepdims=keepdims), weight_sum)
+    if returned:
+        return avg, weight_sum
+    return avg
+
+
+def diff(a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike | None = None,
+         append: ArrayLike | None = None) -> ArrayLike:  # fmt: skip
+    """The n-th discrete difference along an axis (a[1:] - a[:-1], n times)."""
+    check_arraylike("diff", a)
+    a = as_array(a)
+    n = int(n)
+    if n < 0:
+        raise ValueError(f"diff: order must be non-negative but got {n}")
+    if n == 0:
+        return a
+    ndim = get_aval(a).ndim
+    if ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    axis = canonicalize_axis(axis, ndim)
+    combined = []
+    if prepend is not None:
+        combined.append(_edge(prepend, a, axis))
+    combined.append(a)
+    if append is not None:
+        combined.append(_edge(append, a, axis))
+    if len(combined) > 1:
+        a = concatenate(combined, axis)
+    for _ in range(n):
+        size = get_aval(a).shape[axis]
+        upper = lax.slice_in_dim(a, min(1, size), size, axis=axis)  # an empty axis stays empty
+        lower = lax.slice_in_dim(a, 0, max(size - 1, 0), axis=axis)
+        a = not_equal(upper, lower) if get_aval(a).dtype == np.bool_ else subtract(upper, lower)
+    return a
+
+
+def _edge(extra: ArrayLike, a: ArrayLike, axis: int) -> ArrayLike:
+    """prepend/append for diff: a scalar becomes a slab one element thick along ``axis``."""
+    extra = as_array(extra)
+    if get_aval(extra).ndim == 0:
+        shape = list(get_aval(a).shape)
+        shape[axis] = 1
+        extra = broadcast_to(extra, tuple(shape))
+    return extra
+
+
+def ediff1d(ary: ArrayLike, to_end: ArrayLike | None = None, to_begin: ArrayLike | None = None) -> ArrayLike:
+    """The differences between consecutive elements of the flattened array, with optional ends."""
+    check_arraylike("ediff1d", ary)
+    flat = ravel(as_array(ary))
+    out = diff(flat)
+    dtype = get_aval(out).dtype
+    parts = []
+    if to_begin is not None:
+        parts.append(ravel(convert(as_array(to_begin), dtype)))
+    parts.append(out)
+    if to_end is not None:
+        parts.append(ravel(convert(as_array(to_end), dtype)))
+    return concatenate(parts) if len(parts) > 1 else out
+
+
+def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axis: int = -1) -> ArrayLike:
+    """The integral of y along an axis by the trapezoidal rule, at points x (or spaced dx)."""
+    check_arraylike("trapezoid", y)
+    y = _inexact(as_array(y))
+    y = moveaxis(y, axis, -1)
+    size = get_aval(y).shape[-1]
+    if x is None:
+        check_arraylike("trapezoid", dx)
+        y, dx = promote_dtypes(y, as_array(dx))
+        dx = _inexact(dx)
+    else:
+        check_arraylike("trapezoid", x)
+        x = as_array(x)
+        x = moveaxis(x, axis, -1) if get_aval(x).ndim > 1 else x
+        y, x = promote_dtypes(y, x)
+        dx = diff(x, axis=-1)
+    last = get_aval(y).ndim - 1
+    pair_sum = lax.add(
+        lax.slice_in_dim(y, min(1, size), size, axis=last), lax.slice_in_dim(y, 0, max(size - 1, 0), axis=last)
+    )
+    halves = lax.mul(pair_sum, convert(0.5, get_aval(pair_sum).dtype))
+    y_dx, dx = promote_dtypes(halves, dx)
+    return sum(lax.mul(*_same_shape(y_dx, dx)), axis=-1)
+
+
+def _same_shape(a: ArrayLike, b: ArrayLike) -> tuple[ArrayLike, ArrayLike]:
+    shape = np.broadcast_shapes(get_aval(a).shape, get_aval(b).shape)
+    return broadcast_to(a, shape), broadcast_to(b, shape)
