@@ -38,7 +38,7 @@ from .core import (
     new_main,
 )
 from .lax.slicing import GatherDimensionNumbers, GatherScatterMode
-from .tree_util import tree_flatten, tree_structure, tree_unflatten
+from .tree_util import tree_flatten, tree_unflatten
 
 # ----------------------------------------------------------------------------------------------
 # Tangent types and symbolic zeros.
