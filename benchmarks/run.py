@@ -25,7 +25,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as `python benchmarks/run.py`: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import eager, report  # noqa: E402
+from benchmarks import eager, jvp, report  # noqa: E402
 from benchmarks.cases import IMPLS, Case, Libs  # noqa: E402
 from benchmarks.timing import FULL, QUICK, Settings, Timing, measure_side_by_side  # noqa: E402
 from conformance.impl import STAGES_DIR, load, newest_stage  # noqa: E402  (loads a stage under its own name)
@@ -34,20 +34,32 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "benchmarks" / "results"
 
 
+SUITES = (eager, jvp)  # each module: SUITE, TITLE, cases(libs), and CAPABILITY if a stage needs one
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     libs = import_libs(args.stage)
     settings = QUICK if args.quick else FULL
-    cases = [c for c in eager.cases(libs) if selected(c, args.filter)]
-    if not cases:
-        names = ", ".join(c.name for c in eager.cases(libs))
+    suites = [s for s in SUITES if getattr(s, "CAPABILITY", "eval") in capabilities(libs.didax)]
+    chosen = [(suite, [c for c in suite.cases(libs) if selected(c, args.filter)]) for suite in suites]
+    if not any(cases for _, cases in chosen):
+        names = ", ".join(c.name for suite in suites for c in suite.cases(libs))
         print(f"no case matches --filter {args.filter}; the cases are: {names}", file=sys.stderr)
         return 2
-    measured = [(case, time_case(case, settings)) for case in cases]
-    meta = metadata(args, libs, settings)
-    data = report.results_json(f"Stage {args.stage}: {eager.TITLE}", meta, measured)
-    write(data, args.out / f"{args.stage}-{eager.SUITE}")
+    for suite, cases in chosen:
+        if not cases:
+            continue
+        measured = [(case, time_case(case, settings)) for case in cases]
+        meta = metadata(args, libs, settings, suite.SUITE)
+        data = report.results_json(f"Stage {args.stage}: {suite.TITLE}", meta, measured)
+        write(data, args.out / f"{args.stage}-{suite.SUITE}")
     return 0
+
+
+def capabilities(module: Any) -> tuple[str, ...]:
+    """What the stage can do (its ``__capabilities__``), which decides the suites it gets."""
+    return tuple(getattr(module, "__capabilities__", ("eval",)))
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -84,13 +96,13 @@ def time_case(case: Case, settings: Settings) -> dict[str, Timing | None]:
     return timings
 
 
-def metadata(args: argparse.Namespace, libs: Libs, settings: Settings) -> dict[str, Any]:
+def metadata(args: argparse.Namespace, libs: Libs, settings: Settings, suite: str) -> dict[str, Any]:
     """When, where and how the figures were taken."""
     commit, dirty = git_state()
     return {
         "date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "stage": args.stage,
-        "suite": eager.SUITE,
+        "suite": suite,
         "git_commit": commit,
         "git_dirty": dirty,
         "machine": machine(libs),

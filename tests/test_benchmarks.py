@@ -63,3 +63,15 @@ def test_it_runs_as_a_script_and_names_the_cases_when_none_matches():
     done = run_benchmarks("benchmarks/run.py", "--quick", "--filter", "no such case")
     assert done.returncode == 2
     assert "jnp.sin(x)" in done.stderr and "tree_unflatten" in done.stderr
+
+
+def test_a_stage_with_jvp_gets_the_jvp_suite_with_numpy_absent(tmp_path):
+    done = run_benchmarks("-m", "benchmarks.run", "--quick", "--stage", "02_jvp", "--out", str(tmp_path),
+                          "--filter", "jvp(sin)")
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "02_jvp-jvp.json").read_text(encoding="utf-8"))
+    (case,) = data["cases"]
+    assert case["case"] == "jvp(sin)" and case["numpy"] is None
+    assert case["didax"]["min_us"] > 0 and case["jax"]["min_us"] > 0 and case["didax/jax"] > 0
+    assert data["meta"]["suite"] == "jvp" and data["title"] == "Stage 02_jvp: eager forward mode (jvp)"
+    assert not (tmp_path / "02_jvp-eager.json").exists()  # the filter matched no eager case
