@@ -1,6 +1,7 @@
 """Golden values of the special functions (closed forms and tables), in float64, to the accuracy their
 module promises (a few ulps); and the identities that tie them together."""
 
+import decimal
 import math
 
 import numpy as np
@@ -78,3 +79,47 @@ def test_float32_erf_and_erf_inv_follow_xlas_formulas():
     assert np.abs(mine.view(np.int32).astype(np.int64) - theirs.view(np.int32).astype(np.int64)).max() <= 2
     # lgamma has no XLA formula to follow: rounded once from float64.
     assert float(lax.lgamma(np.float32(0.3))) == float(np.float32(math.lgamma(float(np.float32(0.3)))))
+
+
+def i0e_reference(x: float) -> float:
+    """exp(-|x|) I0(x) to about 40 digits: the power series of I0, sum_k (x^2/4)^k / (k!)^2, in
+    decimal arithmetic (all its terms are positive, so nothing cancels)."""
+    with decimal.localcontext() as context:
+        context.prec = 50
+        ax = abs(decimal.Decimal(float(x)))
+        t, term, total, k = ax * ax / 4, decimal.Decimal(1), decimal.Decimal(1), 0
+        while term > total * decimal.Decimal("1e-45"):
+            k += 1
+            term = term * t / (k * k)
+            total += term
+        return float(total * (-ax).exp())
+
+
+def test_bessel_i0e_is_within_a_few_ulps_in_float64():
+    # Both sides of |x| = 20, where the power series hands over to the asymptotic one.
+    x = np.concatenate([np.linspace(-45, 45, 361), np.geomspace(1e-6, 700, 120), [19.999, 20.0, 20.001]])
+    got = np.asarray(lax.bessel_i0e(x))
+    assert got.dtype == np.float64
+    want = np.array([i0e_reference(v) for v in x])
+    assert np.max(np.abs(got - want) / want) < 4e-15  # measured: 1.1e-15
+
+
+def test_bessel_i0e_limits_and_symmetry():
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e300])
+    np.testing.assert_array_equal(np.asarray(lax.bessel_i0e(x))[:5], [1, 1, 0, 0, np.nan])
+    assert float(lax.bessel_i0e(1e300)) == pytest.approx(1 / math.sqrt(2 * math.pi * 1e300), rel=1e-15)
+    y = np.linspace(0, 60, 241)
+    np.testing.assert_array_equal(np.asarray(lax.bessel_i0e(-y)), np.asarray(lax.bessel_i0e(y)))
+
+
+def test_float32_bessel_i0e_is_rounded_once_from_float64():
+    # Computed in float64 and rounded once: within half an ulp of the exact value, where XLA's float32
+    # Chebyshev formula is within a few ulps (it gives 1.0000001 at 0).
+    x = np.linspace(-40, 40, 801, dtype=np.float32)
+    got = np.asarray(lax.bessel_i0e(x))
+    assert got.dtype == np.float32
+    exact = np.array([i0e_reference(v) for v in x])
+    np.testing.assert_array_equal(got, exact.astype(np.float32))
+    jax = pytest.importorskip("jax")
+    theirs = np.asarray(jax.lax.bessel_i0e(x))
+    assert np.abs(got.view(np.int32).astype(np.int64) - theirs.view(np.int32).astype(np.int64)).max() <= 4

@@ -184,6 +184,8 @@ from .slicing import (
 )
 from .sorting import sort, sort_key_val, sort_p, top_k, top_k_p
 from .special import (
+    bessel_i0e,
+    bessel_i0e_p,
     digamma,
     digamma_p,
     erf,
