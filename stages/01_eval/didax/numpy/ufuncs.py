@@ -692,6 +692,19 @@ def sinc(x: ArrayLike, /) -> ArrayLike:
     return lax.select_n(zero, lax.div(lax.sin(pi_x), pi_x), _filled_like(x, 1))
 
 
+def i0(x: ArrayLike) -> ArrayLike:
+    """The modified Bessel function of the first kind of order 0, elementwise, for real x.
+
+    As in JAX, exp(|x|) times lax.bessel_i0e(|x|): the scaled function is the primitive, so later
+    stages need rules for it alone. (exp(|x|) overflows a little before I0 does.)"""
+    (x,) = promote_args_inexact("i0", x)
+    dtype = get_aval(x).dtype
+    if dtype.kind == "c":
+        raise ValueError(f"Unsupported input type to didax.numpy.i0: {dtype}. I0 takes real numbers only.")
+    ax = lax.abs(x)
+    return lax.mul(lax.exp(ax), lax.bessel_i0e(ax))
+
+
 def heaviside(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
     """The step function: 0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0."""
     return _heaviside(*_real_floats("heaviside", x1, x2))
