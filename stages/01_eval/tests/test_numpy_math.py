@@ -71,3 +71,40 @@ def test_kaiser_takes_i0_of_beta_in_betas_own_dtype():
         beta_i0 = float(np.float16(np.i0(3.0)))
         np.testing.assert_allclose(got[0], np.i0(3.0 * np.sqrt(0.0)) / beta_i0, rtol=1e-12)
         assert got.dtype == np.float64
+
+
+# --- einsum: a label repeated within one operand ------------------------------------------------
+
+DIAGONAL_CASES = [
+    ("ii->i", [(3, 3)]),
+    ("ii", [(4, 4)]),
+    ("iij->j", [(3, 3, 2)]),
+    ("iji->j", [(3, 2, 3)]),
+    ("iii->i", [(3, 3, 3)]),
+    ("ijij->ij", [(2, 3, 2, 3)]),
+    ("...ii->...i", [(2, 3, 3)]),
+    ("ii,i->i", [(3, 3), (3,)]),
+    ("bii,bij->bj", [(2, 3, 3), (2, 3, 4)]),
+    ("ij,jj,jk->ik", [(2, 3), (3, 3), (3, 4)]),
+]
+
+
+@pytest.mark.parametrize("subscripts,shapes", DIAGONAL_CASES, ids=[c[0] for c in DIAGONAL_CASES])
+@pytest.mark.parametrize("optimize", [False, "greedy"])
+def test_einsum_reads_the_diagonal_of_a_repeated_label(subscripts, shapes, optimize):
+    rng = np.random.default_rng(0)
+    operands = [rng.integers(-5, 6, shape).astype(np.float32) for shape in shapes]
+    got = jnp.einsum(subscripts, *operands, optimize=optimize)
+    want = np.einsum(subscripts, *operands)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_einsum_diagonal_ignores_what_is_off_it():
+    x = np.array([[1.0, np.inf], [np.nan, 2.0]], np.float32)
+    np.testing.assert_array_equal(np.asarray(jnp.einsum("ii->i", x)), [1.0, 2.0])
+    b = np.array([[False, True], [True, False]])
+    assert jnp.einsum("ii", b).dtype == np.bool_ and not bool(jnp.einsum("ii", b))  # an or of bools
+    assert bool(jnp.einsum("ii", ~b))
+    with pytest.raises(ValueError, match="more than once in the output"):
+        jnp.einsum("ii->ii", np.ones((2, 2)))
