@@ -108,3 +108,83 @@ def test_einsum_diagonal_ignores_what_is_off_it():
     assert bool(jnp.einsum("ii", ~b))
     with pytest.raises(ValueError, match="more than once in the output"):
         jnp.einsum("ii->ii", np.ones((2, 2)))
+
+
+# --- quantiles with weights ------------------------------------------------------------------------
+
+Q = np.array([0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0], np.float32)
+
+
+def weight_cases(w: np.ndarray, axis) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(weights as given to quantile, the same weights at every element of x, as NumPy takes them):
+    a's shape, or with an axis given, the shape of the reduced axes in axis order."""
+    cases = [(w, w)]
+    if axis == 0:
+        cases.append((w[:, 0], np.broadcast_to(w[:, :1], w.shape)))
+    if axis in (1, -1):
+        cases.append((w[0], np.broadcast_to(w[:1], w.shape)))
+    if axis == (1, 0):
+        cases.append((w.T, w))
+    return cases
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 1), (1, 0)])
+def test_weighted_quantile_is_numpys_inverted_cdf(axis):
+    rng = np.random.default_rng(1)
+    x = rng.integers(-9, 10, (4, 6)).astype(np.float32)
+    w = rng.integers(1, 4, (4, 6)).astype(np.float32)  # positive: NumPy skips zero weights at q = 0
+    for weights, full in weight_cases(w, axis):
+        got = jnp.quantile(x, Q, axis=axis, method="inverted_cdf", weights=weights)
+        want = np.quantile(x, Q, axis=axis, method="inverted_cdf", weights=full)
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(np.asarray(got), want)
+        got = jnp.percentile(x, Q * 100, axis=axis, method="inverted_cdf", weights=weights, keepdims=True)
+        want = np.percentile(x, Q * 100, axis=axis, method="inverted_cdf", weights=full, keepdims=True)
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_weighted_nanquantile_gives_nans_no_weight():
+    x = np.array([[3.0, np.nan, 4.0, 1.5, 9.0], [2.0, 7.0, 1.0, 8.0, np.nan]], np.float32)
+    w = np.array([[1.0, 2.0, 1.0, 1.0, 3.0], [1.0, 2.0, 3.0, 1.0, 1.0]], np.float32)
+    for name in ["nanquantile", "nanpercentile"]:
+        scale = 100 if "percent" in name else 1
+        got = getattr(jnp, name)(x, Q * scale, axis=1, method="inverted_cdf", weights=w)
+        want = getattr(np, name)(x, Q * scale, axis=1, method="inverted_cdf", weights=w)
+        np.testing.assert_array_equal(np.asarray(got), want)
+    # quantile (not nan-) of a row holding a NaN is NaN
+    got = np.asarray(jnp.quantile(x, 0.5, axis=1, method="inverted_cdf", weights=w))
+    assert np.isnan(got).all()
+
+
+def test_inverted_cdf_without_weights_matches_numpy():
+    x = np.arange(10.0, dtype=np.float32)[::-1].reshape(2, 5)
+    got = jnp.quantile(x, Q, axis=1, method="inverted_cdf")
+    np.testing.assert_array_equal(np.asarray(got), np.quantile(x, Q, axis=1, method="inverted_cdf"))
+
+
+def test_a_negative_or_nan_weight_makes_the_quantile_nan():
+    x = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+    w = np.array([[1.0, -1.0, 1.0], [1.0, 1.0, np.nan]], np.float32)
+    assert np.isnan(np.asarray(jnp.quantile(x, 0.5, axis=1, method="inverted_cdf", weights=w))).all()
+
+
+def test_weights_errors_name_the_problem():
+    x = np.ones((2, 3), np.float32)
+    with pytest.raises(NotImplementedError, match="only 'inverted_cdf'"):
+        jnp.quantile(x, 0.5, axis=1, weights=np.ones(3))
+    with pytest.raises(ValueError, match="complex"):
+        jnp.quantile(x, 0.5, axis=1, method="inverted_cdf", weights=np.ones(3, np.complex64))
+    with pytest.raises(ValueError, match="axis=None"):
+        jnp.quantile(x, 0.5, method="inverted_cdf", weights=np.ones(3))
+    with pytest.raises(ValueError, match="reduced axes"):
+        jnp.quantile(x, 0.5, axis=0, method="inverted_cdf", weights=np.ones(3))
+    with pytest.raises(ValueError, match="method must be one of"):
+        jnp.quantile(x, 0.5, method="hazen")
+
+
+def test_weights_join_the_dtype_of_the_data():
+    x = np.arange(6, dtype=np.int32)
+    assert jnp.quantile(x, 0.5, method="inverted_cdf", weights=np.ones(6, np.int8)).dtype == np.float32
+    with didax.enable_x64():
+        got = jnp.quantile(x.astype(np.float32), 0.5, method="inverted_cdf", weights=np.ones(6))
+        assert got.dtype == np.float64 and not got.weak_type

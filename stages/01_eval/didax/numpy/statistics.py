@@ -24,7 +24,7 @@ from .util import (
     promote_dtypes,
 )
 
-_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
 
 def _inexact(a: ArrayLike) -> ArrayLike:
@@ -32,26 +32,89 @@ def _inexact(a: ArrayLike) -> ArrayLike:
     return convert(a, dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtype)))
 
 
+def _with_weights(name: str, a: ArrayLike, weights: ArrayLike | None, method: str, axis: Any,
+                  axes: tuple[int, ...]) -> tuple[ArrayLike, ArrayLike | None]:  # fmt: skip
+    """a and its weights in one inexact dtype, the weights broadcast to a's shape. As in JAX, only
+    'inverted_cdf' takes weights, which have a's shape or that of the reduced axes (in axis order)."""
+    if weights is None:
+        return _inexact(a), None
+    check_arraylike(name, weights)
+    weights = as_array(weights)
+    if get_aval(weights).dtype.kind == "c":
+        raise ValueError(f"{name}: weights cannot be complex numbers.")
+    if method != "inverted_cdf":
+        raise NotImplementedError(
+            f"{name}: method {method!r} does not take weights; only 'inverted_cdf' does."
+        )
+    dtype = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtypes.result_type(a, weights)))
+    a, weights = convert(a, dtype), convert(weights, dtype)
+    shape, w_shape = get_aval(a).shape, get_aval(weights).shape
+    if w_shape != shape:
+        reduced = tuple(shape[i] for i in axes)
+        if axis is None:
+            raise ValueError(
+                f"{name}: with axis=None the weights must have a's shape {shape}, not {w_shape}."
+            )
+        if w_shape != reduced:
+            raise ValueError(
+                f"{name}: weights of shape {w_shape} must have a's shape {shape} or that of the reduced "
+                f"axes, {reduced}."
+            )
+        order = sorted(range(len(axes)), key=lambda k: axes[k])  # broadcast_in_dim wants them sorted
+        weights = lax.broadcast_in_dim(lax.transpose(weights, tuple(order)), shape, tuple(sorted(axes)))
+    return a, weights
+
+
+def _inverted_cdf(
+    a: ArrayLike, w: ArrayLike | None, qs: ArrayLike, count: ArrayLike
+) -> tuple[ArrayLike, ArrayLike]:
+    """The first sorted element of a (last axis) whose running weight reaches q times the total
+    weight, as JAX computes it; and where a weight is negative or NaN (the result is NaN there).
+    NaN elements weigh nothing. ``count`` is the number of elements that may be picked."""
+    shape, m = get_aval(a).shape, get_aval(qs).shape[-1]
+    rest, n = shape[:-1], shape[-1]
+    w = lax.full_like(a, 1) if w is None else w
+    zero = lax.full_like(w, 0)
+    bad = lax.bitwise_or(lax.lt(w, zero), _isnan(w))
+    cum = lax.cumsum(lax.select_n(lax.bitwise_or(bad, _isnan(a)), w, zero), axis=len(rest))
+    total = lax.slice_in_dim(cum, n - 1, n, axis=len(rest))  # rest + (1,)
+    target = lax.mul(qs, lax.broadcast_in_dim(total, rest + (m,), tuple(range(len(rest) + 1))))
+    # For each q, how many running weights fall short of its target: the index of the pick.
+    dims = tuple(range(len(rest)))
+    below = lax.lt(lax.broadcast_in_dim(cum, rest + (m, n), dims + (len(rest) + 1,)),
+                   lax.broadcast_in_dim(target, rest + (m, n), dims + (len(rest),)))  # fmt: skip
+    index = lax.reduce_sum(convert(below, np.dtype(np.int32)), (len(rest) + 1,))
+    last = convert(lax.sub(count, lax.full_like(count, 1)), np.dtype(np.int32))  # count may be 0
+    out = take_along_axis(a, lax.max(lax.min(index, last), lax.full_like(index, 0)), axis=-1, mode="clip")
+    any_bad = lax.broadcast_in_dim(lax.reduce_or(bad, (len(rest),)), rest + (m,), dims)
+    return out, any_bad
+
+
 def _quantile(name: str, a: ArrayLike, q: ArrayLike, axis: Any, method: str, keepdims: bool,
-              ignore_nan: bool) -> ArrayLike:  # fmt: skip
+              ignore_nan: bool, weights: ArrayLike | None = None) -> ArrayLike:  # fmt: skip
     """Sort the reduced axes (gathered last), then read each quantile between two neighbours."""
     check_arraylike(name, a, q)
     if method not in _METHODS:
         raise ValueError(f"{name}: method must be one of {_METHODS}, got {method!r}.")
-    a = _inexact(as_array(a))
+    a = as_array(a)
+    axes = _reduction_axes(axis, get_aval(a).ndim)
+    a, weights = _with_weights(name, a, weights, method, axis, axes)
     aval = get_aval(a)
     dtype = aval.dtype
     if dtype.kind == "c":
         raise ValueError(f"{name} does not support complex numbers.")
     q = convert(as_array(q), dtype)
     q_shape = get_aval(q).shape
-    axes = _reduction_axes(axis, aval.ndim)
     kept = tuple(i for i in range(aval.ndim) if i not in axes)
-    # Move the reduced axes last and merge them into one of n elements.
-    a = lax.transpose(a, kept + axes)
+    # Move the reduced axes last and merge them into one of n elements (the weights alike).
     n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
     rest = tuple(aval.shape[i] for i in kept)
-    a = lax.sort(lax.reshape(a, rest + (n,)), dimension=len(rest))  # NaNs sort last
+    a = lax.reshape(lax.transpose(a, kept + axes), rest + (n,))
+    if weights is None:
+        a = lax.sort(a, dimension=len(rest))  # NaNs sort last
+    else:
+        weights = lax.reshape(lax.transpose(weights, kept + axes), rest + (n,))
+        a, weights = lax.sort((a, weights), dimension=len(rest), num_keys=1)
     m = int(np.prod(q_shape, dtype=np.int64))
     qs = lax.broadcast_in_dim(lax.reshape(q, (m,)), rest + (m,), (len(rest),))
     nan = _isnan(a)
@@ -67,6 +130,7 @@ def _quantile(name: str, a: ArrayLike, q: ArrayLike, axis: Any, method: str, kee
     index_dtype = np.dtype(np.int32)
     lo_val = take_along_axis(a, convert(low, index_dtype), axis=-1, mode="clip")
     hi_val = take_along_axis(a, convert(high, index_dtype), axis=-1, mode="clip")
+    bad_weight = None
     if method == "lower":
         out = lo_val
     elif method == "higher":
@@ -76,16 +140,19 @@ def _quantile(name: str, a: ArrayLike, q: ArrayLike, axis: Any, method: str, kee
                               axis=-1, mode="clip")  # fmt: skip
     elif method == "midpoint":
         out = lax.mul(lax.add(lo_val, hi_val), convert(0.5, dtype))
+    elif method == "inverted_cdf":
+        out, bad_weight = _inverted_cdf(a, weights, qs, count)
     else:
         frac = lax.sub(pos, low)
         out = lax.add(lax.mul(lo_val, lax.sub(convert(1, dtype), frac)), lax.mul(hi_val, frac))
     if not ignore_nan:  # any NaN makes the whole quantile NaN, as in NumPy
         any_nan = lax.reduce_or(nan, (len(rest),))
-        any_nan = lax.broadcast_in_dim(any_nan, rest + (m,), tuple(range(len(rest))))
-        out = lax.select_n(any_nan, out, lax.broadcast_in_dim(convert(np.nan, dtype), rest + (m,), ()))
+        make_nan = lax.broadcast_in_dim(any_nan, rest + (m,), tuple(range(len(rest))))
     else:
-        empty = lax.eq(count, convert(0, dtype))
-        out = lax.select_n(empty, out, lax.broadcast_in_dim(convert(np.nan, dtype), rest + (m,), ()))
+        make_nan = lax.eq(count, convert(0, dtype))
+    if bad_weight is not None:  # a negative or NaN weight makes the quantile NaN
+        make_nan = lax.bitwise_or(make_nan, bad_weight)
+    out = lax.select_n(make_nan, out, lax.broadcast_in_dim(convert(np.nan, dtype), rest + (m,), ()))
     if keepdims:
         rest = tuple(1 if i in axes else s for i, s in enumerate(aval.shape))
     out = lax.transpose(out, (len(get_aval(out).shape) - 1,) + tuple(range(len(get_aval(out).shape) - 1)))
@@ -94,23 +161,18 @@ def _quantile(name: str, a: ArrayLike, q: ArrayLike, axis: Any, method: str, kee
 
 def quantile(a: ArrayLike, q: ArrayLike, axis: Any = None, out: None = None, overwrite_input: bool = False,
              method: str = "linear", keepdims: bool = False, *, weights: ArrayLike | None = None) -> ArrayLike:  # fmt: skip
-    """The q-th quantiles (q in [0, 1]) of the elements over the given axes."""
+    """The q-th quantiles (q in [0, 1]) of the elements over the given axes; weights (one per
+    element, or per element of the reduced axes) go with method 'inverted_cdf'."""
     _no_out("quantile", out)
-    _no_weights("quantile", weights)
-    return _quantile("quantile", a, q, axis, method, keepdims, ignore_nan=False)
+    return _quantile("quantile", a, q, axis, method, keepdims, ignore_nan=False, weights=weights)
 
 
 def nanquantile(a: ArrayLike, q: ArrayLike, axis: Any = None, out: None = None, overwrite_input: bool = False,
                 method: str = "linear", keepdims: bool = False, *, weights: ArrayLike | None = None) -> ArrayLike:  # fmt: skip
-    """The q-th quantiles (q in [0, 1]) of the elements over the given axes, ignoring NaNs."""
+    """The q-th quantiles (q in [0, 1]) of the elements over the given axes, ignoring NaNs;
+    weights go with method 'inverted_cdf', as in quantile."""
     _no_out("nanquantile", out)
-    _no_weights("nanquantile", weights)
-    return _quantile("nanquantile", a, q, axis, method, keepdims, ignore_nan=True)
-
-
-def _no_weights(name: str, weights: Any) -> None:
-    if weights is not None:
-        raise NotImplementedError(f"didax.numpy.{name} does not support weights.")
+    return _quantile("nanquantile", a, q, axis, method, keepdims, ignore_nan=True, weights=weights)
 
 
 def _percent(q: ArrayLike) -> ArrayLike:
