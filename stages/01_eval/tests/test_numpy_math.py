@@ -188,3 +188,31 @@ def test_weights_join_the_dtype_of_the_data():
     with didax.enable_x64():
         got = jnp.quantile(x.astype(np.float32), 0.5, method="inverted_cdf", weights=np.ones(6))
         assert got.dtype == np.float64 and not got.weak_type
+
+
+# --- complex logaddexp -----------------------------------------------------------------------------
+
+
+def test_complex_logaddexp_is_the_principal_log_of_the_sum():
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-30, 30, 500) + 1j * rng.uniform(-1, 1, 500)  # |Im(x - y)| < 2: no cancellation
+    y = rng.uniform(-30, 30, 500) + 1j * rng.uniform(-1, 1, 500)
+    with didax.enable_x64():
+        got = np.asarray(jnp.logaddexp(x, y))
+        got2 = np.asarray(jnp.logaddexp2(x, y))
+    assert got.dtype == np.complex128
+    np.testing.assert_allclose(got, np.log(np.exp(x) + np.exp(y)), rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(got2, np.log2(2**x + 2**y), rtol=1e-13, atol=1e-13)
+
+
+def test_complex_logaddexp_turns_the_imaginary_part_into_the_principal_range():
+    # log1p(exp(.)) adds up to pi to Im(big): the result is brought back into [-pi, pi).
+    x = np.array([3 + 3j, -2 - 3j, 1e4 + 1j], np.complex64)
+    y = np.array([3 + 3j, -2.5 + 3.1j, 0j], np.complex64)
+    got = np.asarray(jnp.logaddexp(x, y))
+    with np.errstate(over="ignore"):
+        want = np.log(np.exp(x.astype(complex)) + np.exp(y.astype(complex)))
+    want[2] = x[2]  # exp(1e4) overflows the oracle; the result is x
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert np.all(np.abs(got.imag) <= np.pi)
+    assert jnp.logaddexp(1j, 2.0).weak_type and not jnp.logaddexp(np.float32(1), 2j).weak_type
