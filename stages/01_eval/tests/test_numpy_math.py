@@ -1,5 +1,6 @@
-"""didax.numpy's Bessel function i0 and Kaiser window, einsum's diagonals, weighted quantiles and
-complex logaddexp, against NumPy (and Python's decimal module for I0)."""
+"""didax.numpy's Bessel function i0 and Kaiser window, einsum's diagonals, weighted quantiles,
+complex logaddexp, cov, corrcoef, gradient and unwrap, against NumPy (and Python's decimal module
+for I0)."""
 
 import decimal
 
@@ -216,3 +217,90 @@ def test_complex_logaddexp_turns_the_imaginary_part_into_the_principal_range():
     np.testing.assert_allclose(got, want, rtol=1e-6)
     assert np.all(np.abs(got.imag) <= np.pi)
     assert jnp.logaddexp(1j, 2.0).weak_type and not jnp.logaddexp(np.float32(1), 2j).weak_type
+
+
+# --- cov, corrcoef, gradient, unwrap ---------------------------------------------------------------
+
+X = np.array([[1.0, 2, 4, 7, 3], [0, 1, 0, 3, 2], [2, 2, 5, 1, -1]])
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"rowvar": False},
+        {"bias": True},
+        {"ddof": 2},
+        {"fweights": np.array([1, 2, 1, 1, 3])},
+        {"aweights": np.array([0.5, 1, 2, 1, 0.25])},
+        {"fweights": np.array([1, 2, 1, 1, 3]), "aweights": np.array([0.5, 1, 2, 1, 0.25])},
+        {"aweights": np.array([0.5, 1, 2, 1, 0.25]), "ddof": 0},
+    ],
+    ids=lambda kwargs: ",".join(kwargs) or "plain",
+)
+def test_cov_and_corrcoef_match_numpy(kwargs):
+    with didax.enable_x64():
+        got = jnp.cov(X, **kwargs)
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(np.asarray(got), np.cov(X, **kwargs), rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(jnp.cov(X[0], X[2])), np.cov(X[0], X[2]), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jnp.corrcoef(X)), np.corrcoef(X), rtol=1e-6)
+    got = jnp.corrcoef(X, rowvar=False)
+    np.testing.assert_allclose(np.asarray(got), np.corrcoef(X, rowvar=False), rtol=1e-5)
+    z = X + 1j * X[::-1]
+    np.testing.assert_allclose(np.asarray(jnp.cov(z)), np.cov(z), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jnp.corrcoef(z)), np.corrcoef(z), rtol=1e-6, atol=1e-7)
+
+
+def test_cov_edge_cases_and_errors():
+    assert jnp.cov(X[0]).shape == () and jnp.corrcoef(X[0]).shape == ()
+    assert float(jnp.corrcoef(X[0])) == 1.0 and np.isnan(float(jnp.corrcoef(np.ones(3))))  # 0 / 0
+    assert jnp.cov(np.ones((0, 3))).shape == (0, 0)
+    assert np.isnan(np.asarray(jnp.cov(np.ones((2, 0), np.float32)))).all()
+    assert jnp.cov(X.astype(np.int32)).dtype == np.float32
+    assert jnp.cov(X, dtype=np.float16).dtype == np.float16
+    with pytest.raises(ValueError, match="at most 2 dimensions"):
+        jnp.cov(np.ones((2, 2, 2)))
+    with pytest.raises(TypeError, match="fweights must be integer"):
+        jnp.cov(X, fweights=np.ones(5))
+    with pytest.raises(RuntimeError, match="incompatible numbers of samples"):
+        jnp.cov(X, aweights=np.ones(4))
+    with pytest.raises(ValueError, match="float or complex"):
+        jnp.cov(X, dtype=np.int32)
+
+
+def test_gradient_matches_numpy():
+    f = X**2
+    with didax.enable_x64():
+        for got, want in zip(jnp.gradient(f), np.gradient(f)):
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-14)
+        for got, want in zip(jnp.gradient(f, 2.0, 0.5), np.gradient(f, 2.0, 0.5)):
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-14)
+        coordinates = (np.array([0.0, 1, 3]), np.array([0.0, 0.5, 2, 2.5, 4]))
+        for got, want in zip(jnp.gradient(f, *coordinates), np.gradient(f, *coordinates)):
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-13)
+        got = jnp.gradient(f, axis=-1)
+        np.testing.assert_allclose(np.asarray(got), np.gradient(f, axis=-1), rtol=1e-14)
+    assert jnp.gradient(np.array([1, 4, 9, 16])).dtype == np.float32
+    assert jnp.gradient(f, axis=()) == []
+    with pytest.raises(NotImplementedError, match="edge_order"):
+        jnp.gradient(f, edge_order=1)
+    with pytest.raises(ValueError, match="at least 2 elements"):
+        jnp.gradient(np.ones(1))
+    with pytest.raises(TypeError, match="3 spacing arguments for 2 axes"):
+        jnp.gradient(f, 1.0, 2.0, 3.0)
+
+
+def test_unwrap_matches_numpy():
+    rng = np.random.default_rng(3)
+    p = np.cumsum(rng.uniform(-4, 4, (3, 20)), axis=1)
+    with didax.enable_x64():
+        for kwargs in [{}, {"axis": 0}, {"discont": 4.0}, {"period": 5.0}, {"period": 5.0, "discont": 1.0}]:
+            got = jnp.unwrap(p, **kwargs)
+            np.testing.assert_allclose(np.asarray(got), np.unwrap(p, **kwargs), rtol=1e-13)
+        steps = np.array([0, 3, 6, 1, -3, 5, 9, 2])
+        np.testing.assert_array_equal(np.asarray(jnp.unwrap(steps, period=4)), np.unwrap(steps, period=4))
+    assert jnp.unwrap(np.array([0, 3, 6])).dtype == np.float32  # the period, 2 pi, is a float
+    assert jnp.unwrap(np.zeros((2, 0))).shape == (2, 0)
+    with pytest.raises(ValueError, match="complex"):
+        jnp.unwrap(np.zeros(3, np.complex64))

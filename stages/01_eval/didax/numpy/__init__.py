@@ -341,8 +341,11 @@ from .reductions import (  # noqa: E402
 )
 from .statistics import (  # noqa: E402
     average,
+    corrcoef,
+    cov,
     diff,
     ediff1d,
+    gradient,
     median,
     nanmedian,
     nanpercentile,
@@ -350,6 +353,7 @@ from .statistics import (  # noqa: E402
     percentile,
     quantile,
     trapezoid,
+    unwrap,
 )
 from . import linalg  # noqa: E402
 from .products import (  # noqa: E402
