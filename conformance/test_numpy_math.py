@@ -503,6 +503,101 @@ def test_diff_and_trapezoid_match_numpy(impl: Impl, flags, data: st.DataObject) 
     assert_values(got, want, want_dtype, atol=64 * RTOL[want_dtype.name] * max(x.size, 1))
 
 
+COV_VALUES = Domain(-5, 5, grid=0.5)  # on a grid: a variance is 0 or not small, never a rounding error
+
+
+@given(data=st.data())
+def test_cov_matches_numpy(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    dt = data.draw(S.dtypes((np.dtype("int32"), np.dtype("float32"), np.dtype("float64"))), label="dtype")
+    shape = data.draw(st.tuples(st.integers(1, 3), st.integers(3, 6)), label="shape")
+    rowvar = data.draw(st.booleans(), label="rowvar")
+    x = data.draw(S.arrays(dt, shape if rowvar else shape[::-1], COV_VALUES), label="x")
+    kwargs: dict = {"rowvar": rowvar}
+    if data.draw(st.booleans(), label="fweights?"):
+        kwargs["fweights"] = data.draw(S.arrays(np.dtype("int32"), shape[1:], Domain(1, 3)), label="fweights")
+    if data.draw(st.booleans(), label="aweights?"):
+        kwargs["aweights"] = data.draw(S.arrays(np.dtype("float32"), shape[1:], Domain(0.5, 2, grid=0.25)),
+                                       label="aweights")  # fmt: skip
+    if data.draw(st.booleans(), label="ddof?"):
+        kwargs["ddof"] = data.draw(st.integers(0, 2), label="ddof")
+    show_call(f"jnp.cov(x, **{kwargs!r})", x=x)
+    got = impl.numpy.cov(x, **kwargs)
+    weights = [kwargs[k].dtype for k in ("fweights", "aweights") if k in kwargs]
+    want_dtype = dr.promote(dr.inexact(dr.canonicalize(dt, x64), x64), *weights, x64=x64)
+    assert_dtype(got, want_dtype, weak=False)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # "degrees of freedom <= 0": inf or nan, as in JAX
+        want = np.cov(wide(x), **{k: wide(v) if k.endswith("weights") else v for k, v in kwargs.items()})
+    atol = 64 * RTOL[want_dtype.name] * 25 * shape[1] * 3  # sums of n products of values up to 5, weighted
+    assert_values(got, want, want_dtype, atol=atol)
+
+
+@given(data=st.data())
+def test_corrcoef_matches_numpy(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    dt = data.draw(S.dtypes((np.dtype("int32"), np.dtype("float32"), np.dtype("float64"))), label="dtype")
+    x = data.draw(S.arrays(dt, st.tuples(st.integers(1, 3), st.integers(2, 6)), COV_VALUES), label="x")
+    show_call("jnp.corrcoef(x)", x=x)
+    got = impl.numpy.corrcoef(x)
+    want_dtype = dr.inexact(dr.canonicalize(dt, x64), x64)
+    assert_dtype(got, want_dtype, weak=False)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a constant row: 0 / 0 is nan, as in JAX
+        want = np.corrcoef(wide(x))
+    assert_values(got, want, want_dtype, atol=64 * RTOL[want_dtype.name])
+
+
+@given(data=st.data())
+def test_gradient_matches_numpy(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    dt = data.draw(S.dtypes((np.dtype("int32"), np.dtype("float32"), np.dtype("float64"))), label="dtype")
+    x = data.draw(S.arrays(dt, S.shapes(min_dims=1, max_dims=3, min_side=2), S.SMALL), label="x")
+    axis = data.draw(st.none() | st.integers(-x.ndim, x.ndim - 1), label="axis")
+    spacing: tuple = ()
+    kind = data.draw(st.sampled_from(["none", "scalar", "coordinates"]), label="spacing")
+    if kind == "scalar":
+        spacing = (data.draw(st.sampled_from([0.5, 2.0, 3]), label="h"),)
+    elif kind == "coordinates" and axis is not None:  # one axis: its increasing coordinates
+        steps = S.arrays(np.dtype("float64"), (x.shape[axis],), Domain(0.25, 2, grid=0.25))
+        spacing = (np.cumsum(data.draw(steps, label="steps")),)
+    show_call(f"jnp.gradient(x, *spacing, axis={axis})", x=x, spacing=spacing)
+    got = impl.numpy.gradient(x, *spacing, axis=axis)
+    # f and the spacings are promoted together (an int32 f with a Python float spacing: weak floats)
+    want_dtype = dr.inexact(dr.dtype_of(dr.join(*(dr.operand_code(v, x64) for v in (x, *spacing))), x64), x64)
+    weak = dr.weak_result("elementwise", x, *spacing, x64=x64)
+    want = np.gradient(wide(x), *spacing, axis=axis)
+    got, want = (list(got), list(want)) if isinstance(want, (list, tuple)) else ([got], [want])
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert_dtype(g, want_dtype, weak=weak)
+        assert_values(g, w, want_dtype, atol=64 * RTOL[want_dtype.name] * 10)
+
+
+@given(data=st.data())
+def test_unwrap_matches_numpy(impl: Impl, flags, data: st.DataObject) -> None:
+    """Values on a grid of 1/4: with the default period 2 pi no step lies on a boundary, where
+    float32 and NumPy's float64 could decide differently; with period 4 the boundaries are exact."""
+    x64 = draw_x64(data, flags)
+    dt = data.draw(S.dtypes((np.dtype("float32"), np.dtype("float64"))), label="dtype")
+    p = data.draw(S.arrays(dt, S.shapes(min_dims=1, max_dims=2), Domain(-10, 10, grid=0.25)), label="p")
+    axis = data.draw(st.integers(-p.ndim, p.ndim - 1), label="axis")
+    kwargs = data.draw(st.sampled_from([{}, {"period": 4.0}, {"discont": 5.0}]), label="kwargs")
+    show_call(f"jnp.unwrap(p, axis={axis}, **{kwargs!r})", p=p)
+    got = impl.numpy.unwrap(p, axis=axis, **kwargs)
+    want_dtype = dr.canonicalize(dt, x64)
+    assert_dtype(got, want_dtype, weak=False)
+    want = np.unwrap(wide(p), axis=axis, **kwargs)
+    assert_values(got, want, want_dtype, atol=64 * RTOL[want_dtype.name] * max(p.size, 1))
+
+
+def test_integer_unwrap_keeps_its_dtype(impl: Impl) -> None:
+    p = np.array([0, 3, 6, 1, -3, 5, 9, 2], np.int32)
+    got = impl.numpy.unwrap(p, period=4)
+    assert_dtype(got, np.dtype("int32"), weak=False)
+    assert_values(got, np.unwrap(p, period=4), np.dtype("int32"))
+
+
 def test_average_with_weights_and_returned(impl: Impl) -> None:
     jnp = impl.numpy
     x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
