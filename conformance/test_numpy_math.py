@@ -9,6 +9,7 @@ dtype JAX's rules give, and dtype_rules (never NumPy) gives the expected result 
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -380,9 +381,37 @@ def test_quantile_matches_numpy(impl: Impl, flags, name: str, method: str, data:
     show_call(f"jnp.{name}(x, q, axis={axis!r}, method={method!r}, keepdims={keepdims})", x=x, q=q)
     got = getattr(impl.numpy, name)(x, q, axis=axis, method=method, keepdims=keepdims)
     assert_dtype(got, np.dtype("float32"), weak=False)
-    with np.errstate(all="ignore"):
-        want = getattr(np, name)(wide(x), wide(q), axis=axis, method=method, keepdims=keepdims)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "All-NaN slice": NaN, as in JAX
+        if method == "nearest":
+            want = _jax_nearest(name, wide(x), wide(q) / scale, axis, keepdims)
+        else:
+            want = getattr(np, name)(wide(x), wide(q), axis=axis, method=method, keepdims=keepdims)
     assert_values(got, want, np.dtype("float32"), atol=1e-5)
+
+
+def _jax_nearest(name: str, x: np.ndarray, q: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+    """JAX's method='nearest': the lower neighbour unless the rank q * (n - 1) is more than halfway
+    to the next (NumPy rounds a halfway rank to even; test_quantile_nearest_takes_the_lower_...)."""
+    quantile = np.nanquantile if name.startswith("nan") else np.quantile
+    lower = quantile(x, q, axis=axis, method="lower", keepdims=keepdims)
+    higher = quantile(x, q, axis=axis, method="higher", keepdims=keepdims)
+    count = np.sum(~np.isnan(x) if name.startswith("nan") else np.ones_like(x), axis=axis, keepdims=keepdims)
+    rank = q.reshape(q.shape + (1,) * np.ndim(count)) * np.maximum(count - 1, 0)
+    return np.where(rank - np.floor(rank) > 0.5, higher, lower)
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("n", [2, 3, 4, 6, 8])
+def test_quantile_nearest_takes_the_lower_neighbour_at_a_tie(impl: Impl, name: str, n: int) -> None:
+    """Where q * (n - 1) falls halfway between two ranks, JAX's method='nearest' takes the lower
+    one (NumPy rounds the rank half to even): the oracle is NumPy's 'lower' there."""
+    x = np.arange(1, n + 1, dtype=np.float32)[::-1].copy()
+    q = (np.arange(n - 1, dtype=np.float32) + 0.5) / (n - 1)  # every halfway rank
+    show_call(f"jnp.{name}(x, q, method='nearest')", x=x, q=q)
+    got = getattr(impl.numpy, name)(x, q, method="nearest")
+    assert_dtype(got, np.dtype("float32"), weak=False)
+    assert_values(got, np.quantile(x, q, method="lower"), np.dtype("float32"))
 
 
 @pytest.mark.parametrize("name", ["quantile", "percentile", "nanquantile", "nanpercentile"])

@@ -143,9 +143,8 @@ def _quantile(name: str, a: ArrayLike, q: ArrayLike, axis: Any, method: str, kee
         out = lo_val
     elif method == "higher":
         out = hi_val
-    elif method == "nearest":
-        out = take_along_axis(a, convert(lax.round(pos, lax.RoundingMethod.TO_NEAREST_EVEN), index_dtype),
-                              axis=-1, mode="clip")  # fmt: skip
+    elif method == "nearest":  # JAX takes the lower neighbour at a tie (NumPy the even one)
+        out = lax.select_n(lax.gt(lax.sub(pos, low), convert(0.5, dtype)), lo_val, hi_val)
     elif method == "midpoint":
         out = lax.mul(lax.add(lo_val, hi_val), convert(0.5, dtype))
     elif method == "inverted_cdf":
