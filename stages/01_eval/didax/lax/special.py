@@ -1,5 +1,5 @@
-"""Special functions as lax primitives: erf, erfc, erf_inv, lgamma and digamma. Stage 01 introduced
-them.
+"""Special functions as lax primitives: erf, erfc, erf_inv, lgamma, digamma, polygamma, the Hurwitz
+zeta function and bessel_i1e. Stage 01 introduced them.
 
 NumPy has none of them, so their evaluation rules are written here, vectorized over whole arrays.
 Each is computed in float64 and rounded once to the operand's dtype, so float32 and the 16-bit
