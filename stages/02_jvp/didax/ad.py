@@ -462,6 +462,27 @@ defjvp(
     lambda t, ans, x: lax.mul(t, lax.mul(_const(x, math.sqrt(math.pi) / 2), lax.exp(lax.square(ans)))),
 )
 defjvp(lax.lgamma_p, lambda t, ans, x: lax.mul(t, lax.digamma(x)))
+defjvp(lax.digamma_p, lambda t, ans, x: lax.mul(t, lax.polygamma(_const(x, 1), x)))
+
+
+def _polygamma_dm(t: Any, ans: Any, m: Any, x: Any) -> Any:
+    raise ValueError("polygamma gradient with respect to m is not supported")  # the order is an integer
+
+
+defjvp(lax.polygamma_p, _polygamma_dm, lambda t, ans, m, x: lax.mul(t, lax.polygamma(lax.add(m, _const(m, 1)), x)))
+defjvp(lax.bessel_i0e_p, lambda t, ans, x: lax.mul(t, lax.sub(lax.bessel_i1e(x), lax.mul(lax.sign(x), ans))))
+
+
+def _bessel_i1e_dx(t: Any, ans: Any, x: Any) -> Any:
+    """d/dx e^-|x| I1(x) = i0e(x) - i1e(x) (sign(x) + 1/x); 1/2 at x = 0, where 1/x would be inf."""
+    eps = _const(x, dtypes.finfo(get_aval(x).dtype).eps)
+    not_tiny = lax.gt(lax.abs(x), eps)
+    safe_x = _where(not_tiny, x, eps)
+    slope = lax.sub(lax.bessel_i0e(safe_x), lax.mul(ans, lax.add(lax.sign(safe_x), lax.div(_const(x, 1), safe_x))))
+    return lax.mul(t, _where(not_tiny, slope, _const(x, 0.5)))
+
+
+defjvp(lax.bessel_i1e_p, _bessel_i1e_dx)
 
 # --- piecewise constant and integer-valued: zero tangents --------------------------------------
 
@@ -474,7 +495,7 @@ for _prim in (
     lax.argmax_p, lax.argmin_p, lax.reduce_and_p, lax.reduce_or_p, lax.reduce_xor_p, lax.iota_p,
 ):  # fmt: skip
     defzero(_prim)
-# nextafter has no rule, as in JAX: differentiating it raises NotImplementedError.
+# nextafter and zeta have no rule, as in JAX: differentiating them raises NotImplementedError.
 
 # --- structure: linear in the operands -------------------------------------------------------
 

@@ -200,8 +200,17 @@ def test_a_primitive_without_a_rule_raises_naming_it():
         didax.jvp(lambda x: lax.nextafter(x, x + 1), (1.0,), (1.0,))
 
 
+def test_polygamma_is_not_differentiable_in_its_order_as_in_jax():
+    with pytest.raises(ValueError, match="polygamma gradient with respect to m is not supported"):
+        didax.jvp(lambda m: lax.polygamma(m, 2.0), (1.0,), (1.0,))
+
+
+def test_bessel_i1e_slope_at_zero_is_one_half(x64):
+    assert float(deriv(lax.bessel_i1e)(0.0)) == 0.5
+
+
 def test_every_primitive_has_a_rule_but_those_the_chapter_lists():
-    assert missing_rules() == ["digamma", "nextafter"]
+    assert missing_rules() == ["nextafter", "zeta"]
     assert all(callable(rule) for rule in jvp_rules.values())
 
 
@@ -218,6 +227,8 @@ CASES: dict[str, tuple[Callable, tuple]] = {
     "inverse trig": (lambda a: jnp.arcsin(a) + jnp.arccos(a) + jnp.arctan(a) + jnp.arctanh(a), (X,)),
     "hyperbolic": (lambda a: jnp.sinh(a) + jnp.cosh(a) + jnp.tanh(a) + jnp.arcsinh(a) + jnp.arccosh(a + 1), (X,)),
     "special": (lambda a: lax.erf(a) + lax.erfc(a) + lax.erf_inv(a) + lax.lgamma(a) + lax.logistic(a), (X,)),
+    "gamma family": (lambda a: lax.digamma(a) + lax.polygamma(2.0, a + 1) + lax.lgamma(a + 3), (X,)),
+    "bessel": (lambda a: lax.bessel_i0e(a * 4 - 2) + lax.bessel_i1e(a * 4 - 2) + jnp.i0(a), (X,)),
     "powers": (lambda a, b: a**b + a**3 + lax.rsqrt(a) + jnp.cbrt(a) + lax.integer_pow(a, -2), (X, Y)),
     "div rem atan2": (lambda a, b: a / b + jnp.fmod(a * 5, b) + jnp.arctan2(a, b), (X, Y)),
     "max min clamp": (lambda a, b: jnp.maximum(a, b) * jnp.minimum(a, b) + lax.clamp(0.3, a, 0.6), (X, Y)),
@@ -254,7 +265,7 @@ def test_rules_agree_with_central_differences(name, x64):
     np.testing.assert_allclose(np.asarray(tangent), central_difference(f, xs, ts), rtol=2e-6, atol=2e-6)
 
 
-@pytest.mark.parametrize("name", ["sin cos tan", "powers", "reductions", "cumulative", "scatter set"])
+@pytest.mark.parametrize("name", ["sin cos tan", "powers", "gamma family", "reductions", "cumulative", "scatter set"])
 def test_second_derivatives_agree_with_differences_of_first(name, x64):
     f, xs = CASES[name]
     ts = tuple(RNG.normal(size=x.shape) for x in xs)
