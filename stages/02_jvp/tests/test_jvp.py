@@ -195,6 +195,11 @@ def test_has_aux_returns_the_auxiliary_output_undifferentiated():
     assert float(aux["x"]) == 0.0 and not isinstance(aux["x"], didax.core.Tracer)
 
 
+def test_has_aux_passes_leaves_that_are_not_arrays_through_unchanged():
+    _, _, aux = didax.jvp(lambda x: (jnp.sin(x), {"note": "kept", "count": 3}), (0.0,), (1.0,), has_aux=True)
+    assert aux == {"note": "kept", "count": 3}
+
+
 def test_a_primitive_without_a_rule_raises_naming_it():
     with pytest.raises(NotImplementedError, match="Differentiation rule for 'nextafter' not implemented"):
         didax.jvp(lambda x: lax.nextafter(x, x + 1), (1.0,), (1.0,))
