@@ -320,7 +320,9 @@ defjvp(
 defjvp(lax.square_p, lambda t, ans, x: lax.mul(t, lax.mul(_const(x, 2), x)))
 defjvp(
     lax.integer_pow_p,
-    lambda t, ans, x, *, y: None if y == 0 else lax.mul(t, lax.mul(_const(x, y), lax.integer_pow(x, y - 1))),
+    lambda t, ans, x, *, y: (  # x ** 0 is 1 everywhere, even at x = 0: its derivative is 0
+        _zeros_like(t) if y == 0 else lax.mul(t, lax.mul(_const(x, y), lax.integer_pow(x, y - 1)))
+    ),
 )
 
 

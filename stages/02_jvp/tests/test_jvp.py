@@ -163,6 +163,13 @@ def test_stop_gradient_has_a_zero_derivative():
     assert float(deriv(lambda x: lax.stop_gradient(x) ** 2 + x)(3.0)) == 1.0
 
 
+def test_the_zeroth_power_has_a_zero_derivative():
+    primal, tangent = didax.jvp(lambda x: lax.integer_pow(x, 0), (jnp.arange(3.0),), (jnp.ones(3),))
+    assert np.array_equal(np.asarray(primal), [1.0, 1.0, 1.0])
+    assert np.array_equal(np.asarray(tangent), [0.0, 0.0, 0.0])
+    assert float(deriv(lambda x: x**0)(0.0)) == 0.0
+
+
 # --- jvp's arguments, as JAX checks them --------------------------------------------------------
 
 
