@@ -940,26 +940,36 @@ def _plot_growth(ax: Any, growth: dict[str, list[tuple[int, float]]]) -> None:
 
 def primitives_json() -> dict[str, Any]:
     """Every Primitive in the `didax` on sys.path: its name, the lax module that declares it, and
-    the rule tables (any module-level dict keyed by primitives, such as a later stage's jvp_rules)
-    that hold a rule for it."""
+    the rule tables (any module-level dict keyed by primitives, such as stage 02's `ad.jvp_rules`)
+    with, for each primitive that has a rule there, the function that made the rule (the rule
+    itself, or the helper whose inner function it is: `defjvp`, `deflinear`, ...)."""
     import pkgutil
 
     import didax
     from didax import core
 
-    tables: dict[str, set[str]] = {}
+    tables: dict[str, dict[str, str]] = {}
+    seen: set[int] = set()  # a table imported into a second module is still one table
     for info in pkgutil.walk_packages(didax.__path__, "didax."):
         module = importlib.import_module(info.name)
         for attr, value in vars(module).items():
-            if isinstance(value, dict) and value and all(isinstance(k, core.Primitive) for k in value):
-                tables[f"{info.name.removeprefix('didax.')}.{attr}"] = {k.name for k in value}
+            is_table = isinstance(value, dict) and value and all(isinstance(k, core.Primitive) for k in value)
+            if is_table and id(value) not in seen:
+                seen.add(id(value))
+                tables[f"{info.name.removeprefix('didax.')}.{attr}"] = {k.name: _maker(r) for k, r in value.items()}
     prims = {}
     for module_name in sorted(m.name for m in pkgutil.walk_packages(didax.lax.__path__, "didax.lax.")):
         for value in vars(importlib.import_module(module_name)).values():
             if isinstance(value, core.Primitive) and value.name not in prims:
                 prims[value.name] = {"module": module_name.removeprefix("didax."),
                                      "results": "several" if value.multiple_results else "one"}
-    return {"primitives": prims, "tables": {t: sorted(n) for t, n in sorted(tables.items())}}
+    return {"primitives": prims, "tables": {t: dict(sorted(r.items())) for t, r in sorted(tables.items())}}
+
+
+def _maker(rule: Any) -> str:
+    """The function a rule comes from: `defjvp` for `defjvp.<locals>.rule`, else its own name."""
+    name = getattr(rule, "__qualname__", None) or type(rule).__name__
+    return name.split(".<locals>")[0]
 
 
 def stage_primitives(stage: str, root: Path = ROOT) -> dict[str, Any]:
@@ -973,21 +983,53 @@ def stage_primitives(stage: str, root: Path = ROOT) -> dict[str, Any]:
     return json.loads(result.stdout)
 
 
+# The interpreters' rule tables, each under the stage that adds it: {module.attribute: (stage, the
+# column's heading)}. A chapter's table has a column for every rule table its own stage's package
+# holds, read from that package, so the column says which rules exist in that stage. A table not
+# declared here still gets a column, headed by its name.
+RULE_TABLES: dict[str, tuple[str, str]] = {
+    "ad.jvp_rules": ("02_jvp", "JVP rule"),
+}
+
+NO_RULE = "**no rule**"
+
+
+def _rule_columns(tables: dict[str, dict[str, str]]) -> list[tuple[str, str]]:
+    """(table, heading) for each rule table, those of earlier stages first."""
+    known = sorted((t for t in tables if t in RULE_TABLES), key=lambda t: (RULE_TABLES[t][0], t))
+    return ([(t, f"{RULE_TABLES[t][1]} (`{t}`)") for t in known]
+            + [(t, f"`{t}`") for t in sorted(tables) if t not in RULE_TABLES])
+
+
 def primitives_markdown(stage: str, root: Path = ROOT) -> str:
     """The chapter's table of primitives: one row each, grouped by the lax module declaring it, a
-    column for evaluation (every primitive has it) and one per rule table the stage has."""
+    column for evaluation (every primitive has it) and one per rule table of the stage (its
+    interpreters' rules, read from the stage's own package): each cell names the function that made
+    the rule, or says that there is none; then, per table, the primitives it lacks."""
     data = stage_primitives(stage, root)
     prims, tables = data["primitives"], data["tables"]
-    columns = ["evaluation"] + [t.rpartition(".")[2] for t in tables]
-    out = [f"{len(prims)} primitives, read from `stages/{stage}/didax/lax` when this page was built. "
-           "Every one has an evaluation rule (its NumPy implementation with its abstract evaluation)"
-           + ("; the other columns are the rule tables of the interpreters this stage has." if tables
-              else "; later stages add a column for each interpreter's rule table."), "",
-           "| primitive | declared in | results | " + " | ".join(columns) + " |",
-           "|---|---|---|" + "---|" * len(columns)]
+    columns = _rule_columns(tables)
+    intro = (f"{len(prims)} primitives, read from `stages/{stage}/didax/lax` when this page was built. "
+             "Every one has an evaluation rule (its NumPy implementation with its abstract evaluation)")
+    if columns:
+        intro += ("; each other column is the rule table of one of the stage's interpreters, read from "
+                  f"`stages/{stage}/didax` too: a cell names the function that made the primitive's rule "
+                  f"(the rule itself, or the helper that built it), or says {NO_RULE}.")
+    else:
+        intro += "; later stages add a column for each interpreter's rule table."
+    header = ["primitive", "declared in", "results", "evaluation", *(h for _, h in columns)]
+    out = [intro, "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for name, info in sorted(prims.items(), key=lambda item: (item[1]["module"], item[0])):
-        marks = ["yes"] + ["yes" if name in names else "—" for names in tables.values()]
+        marks = ["yes"] + [f"`{tables[t][name]}`" if name in tables[t] else NO_RULE for t, _ in columns]
         out.append(f"| `{name}` | `{info['module']}` | {info['results']} | " + " | ".join(marks) + " |")
+    for table, _ in columns:
+        missing = [f"`{m}`" for m in sorted(set(prims) - set(tables[table]))]
+        have = f"{len(prims) - len(missing)} of the {len(prims)} primitives have a rule in `{table}`"
+        if not missing:
+            out += ["", f"{have}: every one."]
+        else:
+            listed = missing[0] if len(missing) == 1 else ", ".join(missing[:-1]) + " and " + missing[-1]
+            out += ["", f"{have}; {listed} {'has' if len(missing) == 1 else 'have'} none."]
     return "\n".join(out) + "\n"
 
 
