@@ -275,7 +275,9 @@ def definition_lines(path: Path, names: str) -> tuple[int, int]:
     """The 1-based inclusive line range of a top-level definition in a Python file.
 
     `names` is a function, class or assigned name (`bind`, `EvalTrace`, `add_p`), a method
-    (`Primitive.bind`), or a range of consecutive top-level statements (`add_p..ge_p`).
+    (`Primitive.bind`), a registration written as a call or a subscript assignment
+    (`defjvp(lax.sin_p)`, `jvp_rules[lax.sort_p]`: the statement with that call and first argument,
+    or that target), or a range of consecutive top-level statements (`add_p..ge_p`).
     Decorators and the docstring are part of the range.
     """
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
@@ -290,7 +292,7 @@ def definition_lines(path: Path, names: str) -> tuple[int, int]:
 
 def _node_range(tree: ast.Module, name: str, path: Path) -> tuple[int, int]:
     scope: list[ast.stmt] = tree.body
-    parts = name.split(".")
+    parts = re.split(r"\.(?![^(\[]*[)\]])", name)  # a dot inside (...) or [...] does not split
     node: ast.stmt | None = None
     for part in parts:
         node = next((n for n in scope if part in _defined_names(n)), None)
@@ -307,9 +309,13 @@ def _defined_names(node: ast.stmt) -> set[str]:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return {node.name}
     if isinstance(node, ast.Assign):
-        return {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        names = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        return names | {ast.unparse(t) for t in node.targets if isinstance(t, ast.Subscript)}
     if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
         return {node.target.id}
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):  # a registration: defjvp(lax.sin_p, ...)
+        call = node.value
+        return {f"{ast.unparse(call.func)}({ast.unparse(call.args[0]) if call.args else ''})"}
     return set()
 
 

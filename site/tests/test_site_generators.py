@@ -244,6 +244,18 @@ def test_the_conformance_page_shows_each_stages_mutation_score(tmp_path):
     assert "**" in sitegen.mutation_markdown()  # the committed reports are shown
 
 
+def test_registrations_and_subscript_assignments_are_named_definitions(tmp_path: Path):
+    path = tmp_path / "ad.py"
+    path.write_text("jvp_rules = {}\n\n\ndefjvp(lax.sin_p, lambda t: t)\ndefjvp(\n    lax.cos_p,\n    lambda t: t,\n)\n"
+                    "deflinear(lax.neg_p)\njvp_rules[lax.sort_p] = _sort_jvp\n\n\ndef after():\n    pass\n")
+    assert sitegen.definition_lines(path, "defjvp(lax.cos_p)") == (5, 8)
+    assert sitegen.definition_lines(path, "defjvp(lax.sin_p)..deflinear(lax.neg_p)") == (4, 9)
+    assert sitegen.definition_lines(path, "jvp_rules[lax.sort_p]..after") == (10, 14)
+    assert sitegen.definition_lines(path, "jvp_rules") == (1, 1)
+    with pytest.raises(sitegen.SiteError, match=r"no top-level definition named 'defjvp\(lax.tan_p\)'"):
+        sitegen.definition_lines(path, "defjvp(lax.tan_p)")
+
+
 def make_package(root: Path, name: str, files: dict[str, str]) -> None:
     """A stage whose `didax` is the given files (a made-up package, just enough to be read)."""
     for rel, text in files.items():
