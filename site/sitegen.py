@@ -823,11 +823,21 @@ def _benchmark_table(table: dict[str, Any]) -> list[str]:
     return out + [""]
 
 
-def benchmarks_markdown(results: Path = BENCHMARKS, plots: dict[str, str] | None = None) -> str:
+def benchmarks_markdown(results: Path = BENCHMARKS, plots: dict[str, str] | None = None,
+                        only: str = "", page_uri: str = "performance.md") -> str:
     """A section per results file: when and where it was measured, its plot if one was drawn
     (`plots` maps a file's stem to the plot's URL), and its tables. A file the benchmark runner did
-    not write is shown as a table of its records, or as it is."""
-    files = benchmark_files(results)
+    not write is shown as a table of its records, or as it is. `only` keeps the files whose name
+    starts with it (`02_jvp-jvp`, or a stage: `02_jvp`), for a chapter showing its own suite;
+    `page_uri` is the page's source path, for the link to the performance page."""
+    files = [f for f in benchmark_files(results) if f.stem.startswith(only)]
+    if not files and only:
+        stage, _, suite = only.partition("-")
+        wanted = f"{only}.json" if suite else f"{only}-*.json"
+        link = posixpath.relpath("performance.md", posixpath.dirname(page_uri) or ".")
+        return (f"**No results for `{only}` yet.** `python -m benchmarks.run --stage {stage}` times this stage "
+                f"beside real JAX and writes `{_shown_path(results)}/{wanted}`, which this section shows once "
+                f"it is committed; the [performance page]({link}) has every suite's results.\n")
     if not files:
         return NO_BENCHMARKS + "\n"
     out = []
@@ -916,12 +926,16 @@ def benchmark_growth(data: Any) -> dict[str, list[tuple[int, float]]]:
     return {impl: sorted(points) for impl, points in growth.items() if len(points) > 1}
 
 
+# One colour per implementation in every plot, whichever implementations a suite has.
+PLOT_COLOURS = {"numpy": "C0", "didax": "C1", "jax": "C2"}
+
+
 def _plot_bars(ax: Any, series: dict[str, dict[str, float]]) -> None:
     cases = list(dict.fromkeys(case for per_impl in series.values() for case in per_impl))
     width = 0.8 / len(series)
     for j, (impl, per_case) in enumerate(series.items()):
         ax.bar([i + j * width for i in range(len(cases))], [per_case.get(c, 0.0) * 1e6 for c in cases],
-               width, label=impl)
+               width, label=impl, color=PLOT_COLOURS.get(impl))
     ax.set_xticks([i + 0.4 - width / 2 for i in range(len(cases))], cases, rotation=30, ha="right")
     ax.set_ylabel("µs per call (log scale)")
     ax.set_yscale("log")
@@ -931,7 +945,7 @@ def _plot_bars(ax: Any, series: dict[str, dict[str, float]]) -> None:
 
 def _plot_growth(ax: Any, growth: dict[str, list[tuple[int, float]]]) -> None:
     for impl, points in growth.items():
-        ax.plot([n for n, _ in points], [us for _, us in points], marker="o", label=impl)
+        ax.plot([n for n, _ in points], [us for _, us in points], marker="o", label=impl, color=PLOT_COLOURS.get(impl))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("operations in the program")

@@ -313,3 +313,40 @@ def test_the_jvp_chapter_shows_which_primitives_have_a_jvp_rule():
     assert {name for name, row in rows.items() if row.endswith("| **no rule** |")} == set(missing)
     assert "JVP rule (`ad.jvp_rules`)" in table
     assert "<!-- didax:primitives -->" in (SITE / "docs" / "stages" / "02_jvp.md").read_text()
+
+
+def jvp_results() -> dict:
+    """A results file as the benchmark runner writes it for the jvp suite: NumPy has no jvp."""
+    def timing(us: float) -> dict:
+        return {"min_us": us, "median_us": us, "calls": 10, "repeats": 3}
+
+    cases = [{"case": "jvp(sin)", "ops": 1, "numpy": None, "didax": timing(60.0), "jax": timing(600.0)}]
+    cases += [{"case": f"jvp chain ×{n}", "ops": n, "numpy": None, "didax": timing(20.0 * n), "jax": timing(300.0 * n)}
+              for n in (100, 1000)]
+    return {"title": "Stage 02_jvp: eager forward mode (jvp)", "measured": "Measured on 2030-01-02 on a test machine.",
+            "legend": "Microseconds per call.", "meta": {"implementations": ["numpy", "didax", "jax"]}, "cases": cases,
+            "tables": [{"title": None, "columns": ["case", "NumPy µs", "didax µs", "JAX µs"],
+                        "rows": [["`jvp(sin)`", "—", "60", "600"]]}]}
+
+
+def test_a_chapter_shows_its_own_suite_and_says_when_it_has_no_results(tmp_path: Path):
+    (tmp_path / "01_eval-eager.json").write_text(json.dumps({"title": "Stage 01_eval: eager dispatch", "cases": []}))
+    (tmp_path / "02_jvp-jvp.json").write_text(json.dumps(jvp_results()))
+    everything = sitegen.benchmarks_markdown(tmp_path)
+    assert "### Stage 01_eval: eager dispatch" in everything and "### Stage 02_jvp: eager forward mode" in everything
+    mine = sitegen.benchmarks_markdown(tmp_path, only="02_jvp-jvp", page_uri="stages/02_jvp.md")
+    assert "### Stage 02_jvp: eager forward mode" in mine and "Stage 01_eval" not in mine
+    assert "| `jvp(sin)` | — | 60 | 600 |" in mine
+    none = sitegen.benchmarks_markdown(tmp_path, only="03_vmap", page_uri="stages/03_vmap.md")
+    assert "No results for `03_vmap` yet" in none and "--stage 03_vmap" in none and "03_vmap-*.json" in none
+    assert "[performance page](../performance.md)" in none and not re.search(r"\d+(\.\d+)? ?µs", none)
+
+
+def test_a_suite_without_numpy_is_plotted_with_the_implementations_it_has(tmp_path: Path):
+    (tmp_path / "02_jvp-jvp.json").write_text(json.dumps(jvp_results()))
+    data = jvp_results()
+    assert set(sitegen.benchmark_series(data)) == {"didax", "jax"}
+    assert sitegen.benchmark_growth(data)["didax"] == [(100, 20.0), (1000, 20.0)]
+    png = sitegen.benchmark_plot(tmp_path / "02_jvp-jvp.json")
+    assert png is not None and png.startswith(b"\x89PNG")
+
