@@ -111,10 +111,11 @@ def test_internal_links_and_anchors_resolve(built_site: Path):
 
 
 def _copy_site(tmp_path: Path) -> Path:
-    """The site in a scratch repository whose stages/ is the real one."""
+    """The site in a scratch repository whose stages/ and scripts/ are the real ones."""
     copy = tmp_path / "site"
     shutil.copytree(SITE, copy, ignore=shutil.ignore_patterns("site", "tests", "__pycache__"))
     (tmp_path / "stages").symlink_to(ROOT / "stages")
+    (tmp_path / "scripts").symlink_to(ROOT / "scripts")  # the chapters' diffs are read by scripts/stages.py
     return copy
 
 
