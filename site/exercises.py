@@ -39,7 +39,7 @@ DEFAULT_INTO = ROOT / "build" / "exercises"
 class ExerciseSet:
     name: str
     summary: str
-    functions: tuple[str, ...]  # "path/in/stage.py:function" or "path:Class.method"
+    functions: tuple[str, ...]  # "path/in/stage.py:function", "path:Class.method" or "path:outer.inner"
     tests: tuple[str, ...]  # the stage's tests that pin these functions, run first by `check`
     # What each function must do, errors and their exact messages included: `make` writes it into
     # the copy above the stub, `list` prints it, and the chapter shows it.
