@@ -282,3 +282,21 @@ def test_check_passes_other_correct_answers_to_the_jvp_sets(tmp_path: Path):
     assert result.returncode == 0, result.stdout[-3000:]
     assert "exercises: 7 of 7 solved; every test of the stage passes" in result.stdout
 
+
+def test_a_written_inner_function_is_tried_alone_with_the_model_answers(tmp_path: Path):
+    """check blames the right function of a set of inner rules: the trial copy keeps the learner's
+    defzero.rule and takes the stage's code for the other functions of the set."""
+    copy = tmp_path / "jvp"
+    assert make("02_jvp", copy, "--set", "rules").returncode == 0
+    answer_in_place(copy, "didax/ad.py", "defzero.rule", "return 'mine'\n")
+    functions = list(exercises.exercise_set("02_jvp", "rules").functions)
+    trial = exercises.with_model_answers(copy, ROOT / "stages" / "02_jvp", "didax/ad.py:defzero.rule", functions,
+                                         tmp_path / "trial")
+    source = (trial / "didax" / "ad.py").read_text()
+    assert "return 'mine'" in source and "exercise: write the body" not in source
+    model = (ROOT / "stages" / "02_jvp" / "didax" / "ad.py").read_text()
+    for name in ["defjvp.rule", "_sum_terms", "deflinear.rule"]:
+        mine_fn = exercises.find_function(ast.parse(source), name)
+        model_fn = exercises.find_function(ast.parse(model), name)
+        assert ast.unparse(mine_fn) == ast.unparse(model_fn), name
+
