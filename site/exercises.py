@@ -39,7 +39,7 @@ DEFAULT_INTO = ROOT / "build" / "exercises"
 class ExerciseSet:
     name: str
     summary: str
-    functions: tuple[str, ...]  # "path/in/stage.py:function" or "path:Class.method"
+    functions: tuple[str, ...]  # "path/in/stage.py:function", "path:Class.method" or "path:outer.inner"
     tests: tuple[str, ...]  # the stage's tests that pin these functions, run first by `check`
     # What each function must do, errors and their exact messages included: `make` writes it into
     # the copy above the stub, `list` prints it, and the chapter shows it.
@@ -140,6 +140,117 @@ EXERCISES: dict[str, list[ExerciseSet]] = {
                                 "is_leaf, leaves) append every leaf to it, and take the treedef it returns.",
                 "tree_unflatten": "Return treedef.unflatten(leaves); the PyTreeDef checks the number of "
                                   "leaves (\"Too few leaves for PyTreeDef; expected 2, got 1\").",
+            },
+        ),
+    ],
+    "02_jvp": [
+        ExerciseSet(
+            "interpreter",
+            "the JVP interpreter: values as (primal, tangent) pairs, one rule call per primitive",
+            ("didax/ad.py:JVPTrace.pure", "didax/ad.py:JVPTrace.process_primitive",
+             "didax/ad.py:JVPTracer.full_lower"),
+            ("tests/test_jvp.py",),
+            {
+                "pure": "Box a constant: return JVPTracer(self, val, Zero.like(val)), a pair whose tangent is a "
+                        "symbolic zero. (The class sets lift = pure: to this level, a tracer of a lower level "
+                        "is a constant too.)",
+                "process_primitive": "primals and tangents are the tracers' .primal and .tangent. When every "
+                                     "tangent is a Zero, return primitive.bind(*primals, **params): there is "
+                                     "nothing to differentiate. Otherwise rule = jvp_rules.get(primitive); with "
+                                     "none, raise NotImplementedError(f\"Differentiation rule for "
+                                     "'{primitive.name}' not implemented\"). primal_out, tangent_out = "
+                                     "rule(primals, tangents, **params); return JVPTracer(self, primal_out, "
+                                     "tangent_out), or, when primitive.multiple_results, a list of JVPTracers, "
+                                     "one per (primal, tangent) pair.",
+                "full_lower": "When self.tangent is a Zero (type(self.tangent) is Zero), return self.primal: a "
+                              "value with a zero tangent needs no tracer of this level, and what is done with "
+                              "it next goes to the levels below. Otherwise return self.",
+            },
+        ),
+        ExerciseSet(
+            "zeros",
+            "symbolic zeros and float0: a zero tangent is a type, made into numbers only when needed",
+            ("didax/ad.py:tangent_aval", "didax/ad.py:Zero.like", "didax/ad.py:instantiate"),
+            ("tests/test_jvp.py",),
+            {
+                "tangent_aval": "Return ShapedArray(aval.shape, dtype, aval.weak_type), with dtype aval.dtype "
+                                "when it is inexact (dtypes.is_inexact: floating or complex), and float0 "
+                                "otherwise (integers and booleans).",
+                "like": "Return the zero tangent of primal: a Zero holding tangent_aval of its abstract value "
+                        "(get_aval(primal)).",
+                "instantiate": "A tangent that is not a Zero comes back as it is. A Zero of dtype float0 becomes "
+                               "np.zeros(aval.shape, float0), a NumPy array (as in JAX). Any other Zero becomes "
+                               "an array of zeros of its shape, dtype and weak type, made with lax primitives "
+                               "(e.g. the scalar Array(np.zeros((), aval.dtype), aval.weak_type) broadcast with "
+                               "lax.broadcast_in_dim).",
+            },
+        ),
+        ExerciseSet(
+            "rules",
+            "the rules that defjvp, deflinear and defzero make (sin, mul, exp, reduce_sum, comparisons)",
+            ("didax/ad.py:defjvp.rule", "didax/ad.py:_sum_terms", "didax/ad.py:deflinear.rule",
+             "didax/ad.py:defzero.rule"),
+            ("tests/test_jvp.py",),
+            {
+                "defjvp.rule": "ans = prim.bind(*primals, **params). Walk fns and tangents together: an operand "
+                               "whose fn is None, or whose tangent is a Zero, adds nothing; any other adds the "
+                               "term fn(t, ans, *primals, **params). Return (ans, _sum_terms(terms, ans)).",
+                "_sum_terms": "With no terms, return Zero.like(ans). Otherwise add the terms with lax.add and "
+                              "return the total broadcast to ans's shape (_broadcast_to(total, "
+                              "get_aval(ans).shape)): the term of a scalar operand may be a scalar.",
+                "deflinear.rule": "A linear primitive maps tangents as it maps primals: return "
+                                  "(prim.bind(*primals, **params), prim.bind(*tangents, **params)), each tangent "
+                                  "made real with instantiate first.",
+                "defzero.rule": "The output does not move when the operands do: ans = prim.bind(*primals, "
+                                "**params); return (ans, Zero.like(ans)), or (ans, [Zero.like(a) for a in ans]) "
+                                "when prim.multiple_results.",
+            },
+        ),
+        ExerciseSet(
+            "elementwise",
+            "the tangent terms of pow, abs, max and min (the signature defjvp gives them)",
+            ("didax/ad.py:_pow_dx", "didax/ad.py:_pow_dy", "didax/ad.py:_abs_jvp", "didax/ad.py:_balanced_eq"),
+            ("tests/test_jvp.py",),
+            {
+                "_pow_dx": "x's term of x ** y: t * y * x ** (y - 1). For an inexact y (dtypes.is_inexact), "
+                           "lax.mul(t, lax.mul(y, lax.pow(x, lax.sub(y, _const(y, 1))))). For an integer y, "
+                           "convert y to x's dtype for the product (lax.convert_element_type), keep the integer "
+                           "y - 1 as the exponent, and give 0 where y == 0 (x ** 0 is flat, even at x = 0): "
+                           "_where(lax.eq(y, _const(y, 0)), zeros, slope).",
+                "_pow_dy": "y's term: t * log(x) * x ** y, i.e. lax.mul(t, lax.mul(lax.log(safe_x), ans)), where "
+                           "safe_x is x with every 0 replaced by 1 (as JAX does: 0 ** y stays flat in y, and no "
+                           "log(0) appears).",
+                "_abs_jvp": "A real x: t where x >= 0, else -t (_where(lax.ge(x, _const(x, 0)), t, lax.neg(t))). "
+                            "A complex x: Re(conj(x) * t) / |x|, i.e. (real(x) * real(t) + imag(x) * imag(t)) / "
+                            "ans, with ans (which is |x|) replaced by 1 where it is 0.",
+                "_balanced_eq": "x's share of the tangent of max(x, other) or min(x, other), whose result is "
+                                "ans: 1 where x equals ans and other does not, 1/2 where both equal ans (a tie "
+                                "splits the tangent), 0 where x is not the result; in ans's dtype (_const, "
+                                "_where).",
+            },
+        ),
+        ExerciseSet(
+            "reductions",
+            "reduce_max's tie rule and reduce_prod's product of the others",
+            ("didax/ad.py:_reduce_chooser_jvp.rule", "didax/ad.py:_reduce_prod_jvp",
+             "didax/ad.py:_exclusive_cumprod"),
+            ("tests/test_jvp.py",),
+            {
+                "_reduce_chooser_jvp.rule": "reduce_max and reduce_min: ans = prim.bind(x, axes=axes). The "
+                                            "entries of x equal to their result (x compared with ans broadcast "
+                                            "back along the reduced axes) share the tangent equally: return ans "
+                                            "and the sum over axes of t times the 0/1 weights of those entries, "
+                                            "divided by the sum of the weights.",
+                "_reduce_prod_jvp": "d(x1 * ... * xn) is the sum over i of t_i times the product of the other "
+                                    "entries. ans = lax.reduce_prod_p.bind(x, axes=axes); with nothing to reduce "
+                                    "(n == 0) the tangent is Zero.like(ans). Otherwise move the reduced axes last "
+                                    "and flatten them into one axis of length n (x, and instantiate(t)); the "
+                                    "product of the others is _exclusive_cumprod from the front times "
+                                    "_exclusive_cumprod from the back (exact where x has zeros, unlike ans / x); "
+                                    "multiply it by the tangents and sum that axis.",
+                "_exclusive_cumprod": "The product of the entries strictly before each one along axis (strictly "
+                                      "after it when reverse): the inclusive lax.cumprod, shifted one place along "
+                                      "axis with a 1 coming in (lax.slice_in_dim, then lax.pad with _const(x, 1)).",
             },
         ),
     ],

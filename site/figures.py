@@ -374,6 +374,114 @@ def _draw_pytree(data: dict[str, Any]) -> Any:
     return g
 
 
+# ----------------------------------------------------------------------------------------------
+# Forward mode: the (primal, tangent) pairs of a real jvp, operation by operation
+
+
+JVP_PROGRAM = "jnp.sin(x) * x + 2.0"
+JVP_POINT = (3.0, 1.0)  # the primal and the tangent of x
+
+
+@probe("jvp-pairs")
+def _probe_jvp_pairs() -> dict[str, Any]:
+    """Run jvp of JVP_PROGRAM with JVPTrace.process_primitive wrapped: for each primitive the JVP
+    interpreter gets, the (primal, tangent) pairs in and out, where each input came from, and the
+    primitives its rule applied one level down."""
+    import numpy as np
+
+    import didax
+    import didax.numpy as jnp
+    from didax import ad, core
+
+    def short(v: Any) -> str:
+        if type(v) is ad.Zero:
+            return "Zero"
+        number = float(np.asarray(v))
+        return f"{number:.1f}" if number.is_integer() else f"{number:.4g}"
+
+    events: list[dict[str, Any]] = []
+    made_by: dict[int, str] = {}  # id(tracer) -> the node that made it
+    alive: list[Any] = []  # every tracer seen stays alive, so that no id is reused
+    running: list[dict[str, Any]] = []  # the events whose rule is running, innermost last
+    process, bind_with_trace = ad.JVPTrace.process_primitive, core.Primitive.bind_with_trace
+
+    def recording_process(self: Any, primitive: Any, tracers: Any, params: Any) -> Any:
+        event = {"prim": primitive.name, "level": self.main.level, "rule": [],
+                 "inputs": [{"from": made_by.get(id(t)), "primal": short(t.primal), "tangent": short(t.tangent)}
+                            for t in tracers]}
+        alive.extend(tracers)
+        events.append(event)
+        running.append(event)
+        try:
+            out = process(self, primitive, tracers, params)
+        finally:
+            running.pop()
+        made_by[id(out)] = f"op{len(events) - 1}"
+        alive.append(out)
+        event["out"] = {"primal": short(out.primal), "tangent": short(out.tangent)}
+        return out
+
+    def recording_bind(self: Any, trace: Any, args: Any, params: Any) -> Any:
+        out = bind_with_trace(self, trace, args, params)
+        if running and trace.main.level < running[-1]["level"]:
+            running[-1]["rule"].append(f"{self.name}({', '.join(short(a) for a in args)}) = {short(out)}")
+        return out
+
+    def program(x: Any) -> Any:
+        made_by[id(x)] = "x"
+        alive.append(x)
+        return eval(JVP_PROGRAM, {"jnp": jnp, "x": x})
+
+    ad.JVPTrace.process_primitive = recording_process  # type: ignore[method-assign]
+    core.Primitive.bind_with_trace = recording_bind  # type: ignore[method-assign]
+    try:
+        primal, tangent = didax.jvp(program, (JVP_POINT[0],), (JVP_POINT[1],))
+    finally:
+        ad.JVPTrace.process_primitive = process  # type: ignore[method-assign]
+        core.Primitive.bind_with_trace = bind_with_trace  # type: ignore[method-assign]
+    return {"program": JVP_PROGRAM, "input": {"primal": short(JVP_POINT[0]), "tangent": short(JVP_POINT[1])},
+            "events": events, "result": {"primal": short(primal), "tangent": short(tangent)}}
+
+
+def _pair_label(pair: dict[str, str]) -> str:
+    return f"({pair['primal']}, {pair['tangent']})"
+
+
+@drawing("jvp-pairs", f"`jvp(lambda x: {JVP_PROGRAM}, ({JVP_POINT[0]},), ({JVP_POINT[1]},))`, recorded: "
+         "every value travels as a (primal, tangent) pair; each box is one call of the JVP interpreter's "
+         "process_primitive at level 1, with the primitives its rule applied at level 0 on plain arrays. "
+         "The constant 2.0 enters as a pair whose tangent is a symbolic Zero, so the add rule has only "
+         "one tangent term and adds nothing")
+def _draw_jvp_pairs(data: dict[str, Any]) -> Any:
+    g = _digraph("jvp_pairs", rankdir="TB", nodesep="0.5", ranksep="0.3")
+    g.attr("node", shape="box", style="rounded,filled", fillcolor="white", fontname=MONO, fontsize="10",
+           margin="0.1,0.05")
+    g.attr("edge", fontname=MONO, fontsize="10", fontcolor=INK, color=ACCENT, penwidth="1.3")
+    pair = data["input"]
+    g.node("x", f"x\nprimal {pair['primal']}\ntangent {pair['tangent']}", fillcolor="#fef3c7")
+    for i, e in enumerate(data["events"]):
+        rows = [f'<tr><td><font color="{ACCENT}"><b>{html.escape(e["prim"])}</b></font></td></tr>',
+                f'<tr><td><font color="{MUTED}" point-size="9">process_primitive at level {e["level"]};</font></td></tr>',
+                f'<tr><td><font color="{MUTED}" point-size="9">its rule applies, at level {e["level"] - 1}:</font></td></tr>']
+        rows += [f'<tr><td align="left">{html.escape(op)}</td></tr>' for op in e["rule"]]
+        g.node(f"op{i}", f'<<table border="0" cellspacing="0" cellpadding="1">{"".join(rows)}</table>>',
+               fillcolor=FILL, color=ACCENT)
+        for j, inp in enumerate(e["inputs"]):
+            source = inp["from"]
+            if source is None:  # a constant, boxed by JVPTrace.pure with a symbolic zero tangent
+                source = f"const{i}_{j}"
+                g.node(source, f"constant\n{inp['primal']}", style="rounded,dashed,filled", fillcolor="#fff7ed",
+                       color=WEAK, fontcolor=WEAK)
+            zero = inp["tangent"] == "Zero"
+            g.edge(source, f"op{i}", label=_pair_label(inp), color=WEAK if zero else ACCENT,
+                   fontcolor=WEAK if zero else INK, style="dashed" if zero else "solid")
+    last = f"op{len(data['events']) - 1}" if data["events"] else "x"
+    result = data["result"]
+    g.node("out", f"jvp returns\nprimal {result['primal']}\ntangent {result['tangent']}", fillcolor="#fef3c7")
+    g.edge(last, "out", label=_pair_label(result))
+    return g
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "probe":
         json.dump(PROBES[sys.argv[2]](), sys.stdout)

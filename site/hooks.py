@@ -13,7 +13,7 @@ the hook is ever missing):
     <!-- didax:figure NAME -->             a picture drawn with Graphviz from the page's stage (figures.py)
     <!-- didax:exercises [STAGE] -->        the stage's exercise sets, what each function must do
     <!-- didax:conformance -->             the latest conformance matrix
-    <!-- didax:benchmarks -->              the latest benchmark results
+    <!-- didax:benchmarks [PREFIX] -->     the latest benchmark results (those of one suite or stage)
 
 An unknown or broken marker stops the build with a message naming the page.
 """
@@ -107,5 +107,5 @@ def _generate(kind: str, arg: str, page: Any) -> str:
     if kind == "benchmarks":
         depth = page.file.src_uri.count("/")
         plots = {stem: "../" * depth + uri for stem, uri in _plots.items()}
-        return sitegen.benchmarks_markdown(plots=plots)
+        return sitegen.benchmarks_markdown(plots=plots, only=arg, page_uri=page.file.src_uri)
     raise sitegen.SiteError(f"unknown generated part {kind!r}")

@@ -275,7 +275,9 @@ def definition_lines(path: Path, names: str) -> tuple[int, int]:
     """The 1-based inclusive line range of a top-level definition in a Python file.
 
     `names` is a function, class or assigned name (`bind`, `EvalTrace`, `add_p`), a method
-    (`Primitive.bind`), or a range of consecutive top-level statements (`add_p..ge_p`).
+    (`Primitive.bind`), a registration written as a call or a subscript assignment
+    (`defjvp(lax.sin_p)`, `jvp_rules[lax.sort_p]`: the statement with that call and first argument,
+    or that target), or a range of consecutive top-level statements (`add_p..ge_p`).
     Decorators and the docstring are part of the range.
     """
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
@@ -290,7 +292,7 @@ def definition_lines(path: Path, names: str) -> tuple[int, int]:
 
 def _node_range(tree: ast.Module, name: str, path: Path) -> tuple[int, int]:
     scope: list[ast.stmt] = tree.body
-    parts = name.split(".")
+    parts = re.split(r"\.(?![^(\[]*[)\]])", name)  # a dot inside (...) or [...] does not split
     node: ast.stmt | None = None
     for part in parts:
         node = next((n for n in scope if part in _defined_names(n)), None)
@@ -307,9 +309,13 @@ def _defined_names(node: ast.stmt) -> set[str]:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return {node.name}
     if isinstance(node, ast.Assign):
-        return {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        names = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        return names | {ast.unparse(t) for t in node.targets if isinstance(t, ast.Subscript)}
     if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
         return {node.target.id}
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):  # a registration: defjvp(lax.sin_p, ...)
+        call = node.value
+        return {f"{ast.unparse(call.func)}({ast.unparse(call.args[0]) if call.args else ''})"}
     return set()
 
 
@@ -818,11 +824,21 @@ def _benchmark_table(table: dict[str, Any]) -> list[str]:
     return out + [""]
 
 
-def benchmarks_markdown(results: Path = BENCHMARKS, plots: dict[str, str] | None = None) -> str:
+def benchmarks_markdown(results: Path = BENCHMARKS, plots: dict[str, str] | None = None,
+                        only: str = "", page_uri: str = "performance.md") -> str:
     """A section per results file: when and where it was measured, its plot if one was drawn
     (`plots` maps a file's stem to the plot's URL), and its tables. A file the benchmark runner did
-    not write is shown as a table of its records, or as it is."""
-    files = benchmark_files(results)
+    not write is shown as a table of its records, or as it is. `only` keeps the files whose name
+    starts with it (`02_jvp-jvp`, or a stage: `02_jvp`), for a chapter showing its own suite;
+    `page_uri` is the page's source path, for the link to the performance page."""
+    files = [f for f in benchmark_files(results) if f.stem.startswith(only)]
+    if not files and only:
+        stage, _, suite = only.partition("-")
+        wanted = f"{only}.json" if suite else f"{only}-*.json"
+        link = posixpath.relpath("performance.md", posixpath.dirname(page_uri) or ".")
+        return (f"**No results for `{only}` yet.** `python -m benchmarks.run --stage {stage}` times this stage "
+                f"beside real JAX and writes `{_shown_path(results)}/{wanted}`, which this section shows once "
+                f"it is committed; the [performance page]({link}) has every suite's results.\n")
     if not files:
         return NO_BENCHMARKS + "\n"
     out = []
@@ -911,12 +927,16 @@ def benchmark_growth(data: Any) -> dict[str, list[tuple[int, float]]]:
     return {impl: sorted(points) for impl, points in growth.items() if len(points) > 1}
 
 
+# One colour per implementation in every plot, whichever implementations a suite has.
+PLOT_COLOURS = {"numpy": "C0", "didax": "C1", "jax": "C2"}
+
+
 def _plot_bars(ax: Any, series: dict[str, dict[str, float]]) -> None:
     cases = list(dict.fromkeys(case for per_impl in series.values() for case in per_impl))
     width = 0.8 / len(series)
     for j, (impl, per_case) in enumerate(series.items()):
         ax.bar([i + j * width for i in range(len(cases))], [per_case.get(c, 0.0) * 1e6 for c in cases],
-               width, label=impl)
+               width, label=impl, color=PLOT_COLOURS.get(impl))
     ax.set_xticks([i + 0.4 - width / 2 for i in range(len(cases))], cases, rotation=30, ha="right")
     ax.set_ylabel("µs per call (log scale)")
     ax.set_yscale("log")
@@ -926,7 +946,7 @@ def _plot_bars(ax: Any, series: dict[str, dict[str, float]]) -> None:
 
 def _plot_growth(ax: Any, growth: dict[str, list[tuple[int, float]]]) -> None:
     for impl, points in growth.items():
-        ax.plot([n for n, _ in points], [us for _, us in points], marker="o", label=impl)
+        ax.plot([n for n, _ in points], [us for _, us in points], marker="o", label=impl, color=PLOT_COLOURS.get(impl))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("operations in the program")
@@ -941,26 +961,36 @@ def _plot_growth(ax: Any, growth: dict[str, list[tuple[int, float]]]) -> None:
 
 def primitives_json() -> dict[str, Any]:
     """Every Primitive in the `didax` on sys.path: its name, the lax module that declares it, and
-    the rule tables (any module-level dict keyed by primitives, such as a later stage's jvp_rules)
-    that hold a rule for it."""
+    the rule tables (any module-level dict keyed by primitives, such as stage 02's `ad.jvp_rules`)
+    with, for each primitive that has a rule there, the function that made the rule (the rule
+    itself, or the helper whose inner function it is: `defjvp`, `deflinear`, ...)."""
     import pkgutil
 
     import didax
     from didax import core
 
-    tables: dict[str, set[str]] = {}
+    tables: dict[str, dict[str, str]] = {}
+    seen: set[int] = set()  # a table imported into a second module is still one table
     for info in pkgutil.walk_packages(didax.__path__, "didax."):
         module = importlib.import_module(info.name)
         for attr, value in vars(module).items():
-            if isinstance(value, dict) and value and all(isinstance(k, core.Primitive) for k in value):
-                tables[f"{info.name.removeprefix('didax.')}.{attr}"] = {k.name for k in value}
+            is_table = isinstance(value, dict) and value and all(isinstance(k, core.Primitive) for k in value)
+            if is_table and id(value) not in seen:
+                seen.add(id(value))
+                tables[f"{info.name.removeprefix('didax.')}.{attr}"] = {k.name: _maker(r) for k, r in value.items()}
     prims = {}
     for module_name in sorted(m.name for m in pkgutil.walk_packages(didax.lax.__path__, "didax.lax.")):
         for value in vars(importlib.import_module(module_name)).values():
             if isinstance(value, core.Primitive) and value.name not in prims:
                 prims[value.name] = {"module": module_name.removeprefix("didax."),
                                      "results": "several" if value.multiple_results else "one"}
-    return {"primitives": prims, "tables": {t: sorted(n) for t, n in sorted(tables.items())}}
+    return {"primitives": prims, "tables": {t: dict(sorted(r.items())) for t, r in sorted(tables.items())}}
+
+
+def _maker(rule: Any) -> str:
+    """The function a rule comes from: `defjvp` for `defjvp.<locals>.rule`, else its own name."""
+    name = getattr(rule, "__qualname__", None) or type(rule).__name__
+    return name.split(".<locals>")[0]
 
 
 def stage_primitives(stage: str, root: Path = ROOT) -> dict[str, Any]:
@@ -974,21 +1004,53 @@ def stage_primitives(stage: str, root: Path = ROOT) -> dict[str, Any]:
     return json.loads(result.stdout)
 
 
+# The interpreters' rule tables, each under the stage that adds it: {module.attribute: (stage, the
+# column's heading)}. A chapter's table has a column for every rule table its own stage's package
+# holds, read from that package, so the column says which rules exist in that stage. A table not
+# declared here still gets a column, headed by its name.
+RULE_TABLES: dict[str, tuple[str, str]] = {
+    "ad.jvp_rules": ("02_jvp", "JVP rule"),
+}
+
+NO_RULE = "**no rule**"
+
+
+def _rule_columns(tables: dict[str, dict[str, str]]) -> list[tuple[str, str]]:
+    """(table, heading) for each rule table, those of earlier stages first."""
+    known = sorted((t for t in tables if t in RULE_TABLES), key=lambda t: (RULE_TABLES[t][0], t))
+    return ([(t, f"{RULE_TABLES[t][1]} (`{t}`)") for t in known]
+            + [(t, f"`{t}`") for t in sorted(tables) if t not in RULE_TABLES])
+
+
 def primitives_markdown(stage: str, root: Path = ROOT) -> str:
     """The chapter's table of primitives: one row each, grouped by the lax module declaring it, a
-    column for evaluation (every primitive has it) and one per rule table the stage has."""
+    column for evaluation (every primitive has it) and one per rule table of the stage (its
+    interpreters' rules, read from the stage's own package): each cell names the function that made
+    the rule, or says that there is none; then, per table, the primitives it lacks."""
     data = stage_primitives(stage, root)
     prims, tables = data["primitives"], data["tables"]
-    columns = ["evaluation"] + [t.rpartition(".")[2] for t in tables]
-    out = [f"{len(prims)} primitives, read from `stages/{stage}/didax/lax` when this page was built. "
-           "Every one has an evaluation rule (its NumPy implementation with its abstract evaluation)"
-           + ("; the other columns are the rule tables of the interpreters this stage has." if tables
-              else "; later stages add a column for each interpreter's rule table."), "",
-           "| primitive | declared in | results | " + " | ".join(columns) + " |",
-           "|---|---|---|" + "---|" * len(columns)]
+    columns = _rule_columns(tables)
+    intro = (f"{len(prims)} primitives, read from `stages/{stage}/didax/lax` when this page was built. "
+             "Every one has an evaluation rule (its NumPy implementation with its abstract evaluation)")
+    if columns:
+        intro += ("; each other column is the rule table of one of the stage's interpreters, read from "
+                  f"`stages/{stage}/didax` too: a cell names the function that made the primitive's rule "
+                  f"(the rule itself, or the helper that built it), or says {NO_RULE}.")
+    else:
+        intro += "; later stages add a column for each interpreter's rule table."
+    header = ["primitive", "declared in", "results", "evaluation", *(h for _, h in columns)]
+    out = [intro, "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for name, info in sorted(prims.items(), key=lambda item: (item[1]["module"], item[0])):
-        marks = ["yes"] + ["yes" if name in names else "—" for names in tables.values()]
+        marks = ["yes"] + [f"`{tables[t][name]}`" if name in tables[t] else NO_RULE for t, _ in columns]
         out.append(f"| `{name}` | `{info['module']}` | {info['results']} | " + " | ".join(marks) + " |")
+    for table, _ in columns:
+        missing = [f"`{m}`" for m in sorted(set(prims) - set(tables[table]))]
+        have = f"{len(prims) - len(missing)} of the {len(prims)} primitives have a rule in `{table}`"
+        if not missing:
+            out += ["", f"{have}: every one."]
+        else:
+            listed = missing[0] if len(missing) == 1 else ", ".join(missing[:-1]) + " and " + missing[-1]
+            out += ["", f"{have}; {listed} {'has' if len(missing) == 1 else 'have'} none."]
     return "\n".join(out) + "\n"
 
 

@@ -20,7 +20,8 @@ import sitegen  # noqa: E402
 def test_strict_build_writes_every_page(built_site: Path):
     for page in ["index.html", "getting-started/index.html", "course/index.html",
                  "stages/01_eval/index.html", "conformance/index.html", "performance/index.html",
-                 "reference/01_eval/index.html", "search/search_index.json"]:
+                 "reference/01_eval/index.html", "stages/02_jvp/index.html", "reference/02_jvp/index.html",
+                 "search/search_index.json"]:
         assert (built_site / page).is_file(), page
 
 
@@ -63,6 +64,19 @@ def test_generated_parts_are_in_the_pages(built_site: Path):
     for name in ["promote_types", "tree_flatten", "reduce_sum", "enable_x64", "ShapedArray"]:
         assert f"<code>{name}</code>" in api, name
     assert " object at 0x" not in api  # the page is the same on every build
+
+
+def test_the_jvp_chapter_has_its_generated_parts(built_site: Path):
+    chapter = (built_site / "stages/02_jvp/index.html").read_text()
+    text = re.sub(r"<[^>]+>", "", chapter)
+    assert "recorded in stages/02_jvp/LESSON.diff" in text and "Lesson size:" in text
+    for definition in ["class JVPTracer(", "class JVPTrace(", "def jvp(", "def defjvp(", "def _scatter_jvp("]:
+        assert re.search(rf"^\d*{re.escape(definition)}", text, re.M), definition
+    assert re.search(r"^\d*defjvp\(lax\.sin_p, lambda t, ans, x: lax\.mul\(t, lax\.cos\(x\)\)\)", text, re.M)
+    assert 'id="figure-jvp-pairs"' in chapter
+    assert "JVP rule (ad.jvp_rules)" in text and "<strong>no rule</strong>" in chapter
+    assert chapter.count('class="note didax-exercise"') == 5
+    assert "didax:source" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
 
 
 class _Links(html.parser.HTMLParser):
@@ -111,10 +125,11 @@ def test_internal_links_and_anchors_resolve(built_site: Path):
 
 
 def _copy_site(tmp_path: Path) -> Path:
-    """The site in a scratch repository whose stages/ is the real one."""
+    """The site in a scratch repository whose stages/ and scripts/ are the real ones."""
     copy = tmp_path / "site"
     shutil.copytree(SITE, copy, ignore=shutil.ignore_patterns("site", "tests", "__pycache__"))
     (tmp_path / "stages").symlink_to(ROOT / "stages")
+    (tmp_path / "scripts").symlink_to(ROOT / "scripts")  # the chapters' diffs are read by scripts/stages.py
     return copy
 
 

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -138,7 +139,10 @@ def test_check_of_a_missing_folder_is_a_one_line_error(tmp_path: Path):
 def test_every_exercise_function_says_what_it_must_do():
     for stage, sets in exercises.EXERCISES.items():
         for ex in sets:
-            names = {spec.rpartition(":")[2].rpartition(".")[2] for spec in ex.functions}
+            # Keyed by the function's own name, or by its qualified name where that name alone would
+            # be ambiguous (the inner `rule` of defjvp, deflinear and defzero).
+            qualnames = [spec.rpartition(":")[2] for spec in ex.functions]
+            names = {q if q in ex.expects else q.rpartition(".")[2] for q in qualnames}
             assert names == set(ex.expects), f"{stage} {ex.name}: expectations for {set(ex.expects)}, not {names}"
             assert ex.tests and all((ROOT / "stages" / stage / t).exists() for t in ex.tests)
 
@@ -208,3 +212,91 @@ def test_check_of_a_fresh_copy_is_short_and_says_nothing_is_written(tmp_path: Pa
     assert len(result.stdout.splitlines()) < 80, result.stdout
     for fn in exercises.exercise_set("01_eval", "bind").functions:
         assert re.search(rf"not written yet +{re.escape(fn)}", result.stdout)
+
+
+# A learner's own answers to stage 02's zeros and rules sets, each written differently from the
+# stage's code: inner functions (defjvp.rule) are answered in place, at their own indentation.
+JVP_ANSWERS = {
+    "tangent_aval": """
+        if not dtypes.is_inexact(aval.dtype):
+            return ShapedArray(aval.shape, float0, aval.weak_type)
+        return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+    """,
+    "Zero.like": """
+        aval = get_aval(primal)
+        return Zero(tangent_aval(aval))
+    """,
+    "instantiate": """
+        if not isinstance(tangent, Zero):
+            return tangent
+        shape, dtype = tangent.aval.shape, tangent.aval.dtype
+        if dtype == float0:
+            return np.zeros(shape, dtype=float0)
+        return lax.full(shape, Array(np.zeros((), dtype), tangent.aval.weak_type))
+    """,
+    "defjvp.rule": """
+        ans = prim.bind(*primals, **params)
+        terms = []
+        for fn, t in zip(fns, tangents):
+            if fn is not None and not isinstance(t, Zero):
+                terms.append(fn(t, ans, *primals, **params))
+        return ans, _sum_terms(terms, ans)
+    """,
+    "_sum_terms": """
+        import functools
+
+        if len(terms) == 0:
+            return Zero.like(ans)
+        total = functools.reduce(lax.add, terms)
+        shape = get_aval(ans).shape
+        return total if get_aval(total).shape == shape else lax.broadcast_in_dim(total, shape, ())
+    """,
+    "deflinear.rule": """
+        real = [instantiate(t) for t in tangents]
+        return prim.bind(*primals, **params), prim.bind(*real, **params)
+    """,
+    "defzero.rule": """
+        ans = prim.bind(*primals, **params)
+        return ans, ([Zero.like(a) for a in ans] if prim.multiple_results else Zero.like(ans))
+    """,
+}
+
+
+def answer_in_place(copy: Path, rel: str, qualname: str, body: str) -> None:
+    """Replace the stub of `qualname` by `body`, indented as the stub is."""
+    path = copy / rel
+    text = path.read_text()
+    stub = re.search(rf"^( *)raise NotImplementedError\('exercise: write the body of {re.escape(qualname)} "
+                     rf"\({re.escape(rel)}\)'\)\n", text, re.M)
+    assert stub, f"no stub for {qualname} in {rel}"
+    lines = textwrap.indent(textwrap.dedent(body).strip("\n") + "\n", stub.group(1))
+    path.write_text(text[:stub.start()] + lines + text[stub.end():])
+
+
+def test_check_passes_other_correct_answers_to_the_jvp_sets(tmp_path: Path):
+    copy = tmp_path / "jvp"
+    assert make("02_jvp", copy, "--set", "zeros", "--set", "rules").returncode == 0
+    for qualname, body in JVP_ANSWERS.items():
+        answer_in_place(copy, "didax/ad.py", qualname, body)
+    result = exercises_cli("check", str(copy))
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "exercises: 7 of 7 solved; every test of the stage passes" in result.stdout
+
+
+def test_a_written_inner_function_is_tried_alone_with_the_model_answers(tmp_path: Path):
+    """check blames the right function of a set of inner rules: the trial copy keeps the learner's
+    defzero.rule and takes the stage's code for the other functions of the set."""
+    copy = tmp_path / "jvp"
+    assert make("02_jvp", copy, "--set", "rules").returncode == 0
+    answer_in_place(copy, "didax/ad.py", "defzero.rule", "return 'mine'\n")
+    functions = list(exercises.exercise_set("02_jvp", "rules").functions)
+    trial = exercises.with_model_answers(copy, ROOT / "stages" / "02_jvp", "didax/ad.py:defzero.rule", functions,
+                                         tmp_path / "trial")
+    source = (trial / "didax" / "ad.py").read_text()
+    assert "return 'mine'" in source and "exercise: write the body" not in source
+    model = (ROOT / "stages" / "02_jvp" / "didax" / "ad.py").read_text()
+    for name in ["defjvp.rule", "_sum_terms", "deflinear.rule"]:
+        mine_fn = exercises.find_function(ast.parse(source), name)
+        model_fn = exercises.find_function(ast.parse(model), name)
+        assert ast.unparse(mine_fn) == ast.unparse(model_fn), name
+

@@ -1,8 +1,10 @@
 """The pictures are drawn from the stage's code at build time: the lattice from dtypes.py's
-tables, the dispatch from a recorded run through bind, the pytree from a real tree_flatten."""
+tables, the dispatch from a recorded run through bind, the pytree from a real tree_flatten, the
+(primal, tangent) pairs from a recorded jvp."""
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import subprocess
@@ -52,18 +54,47 @@ def test_the_pytree_figure_shows_the_real_treedef_and_leaves():
     assert "PyTreeDef" in svg and "tree_unflatten" in svg
 
 
+def chapter_figures() -> dict[str, str]:
+    """{figure: the stage of the chapter that shows it}, read from the chapters' markers."""
+    found = {}
+    for chapter in sorted((SITE / "docs" / "stages").glob("*.md")):
+        text = chapter.read_text()
+        stage = re.match(r"---\nstage: (\w+)\n", text).group(1)
+        for name in re.findall(r"^<!-- didax:figure ([\w-]+) -->$", text, re.M):
+            found.setdefault(name, stage)
+    return found
+
+
 def test_ids_are_unique_per_figure_and_the_svg_scales():
-    svgs = [figures.render_svg(name, "01_eval") for name in figures.DRAWINGS]
+    svgs = [figures.render_svg(name, stage) for name, stage in chapter_figures().items()]
     ids = [i for svg in svgs for i in re.findall(r'\bid="([^"]+)"', svg)]
     assert len(ids) == len(set(ids))
     assert all(svg.startswith("<svg") and 'style="max-width:' in svg for svg in svgs)
 
 
-def test_every_probe_has_a_drawing_and_the_chapter_uses_them():
+def test_every_probe_has_a_drawing_and_a_chapter_uses_each():
     assert set(figures.PROBES) == set(figures.DRAWINGS)
-    chapter = (SITE / "docs" / "stages" / "01_eval.md").read_text()
-    for name in figures.DRAWINGS:
-        assert f"<!-- didax:figure {name} -->" in chapter
+    assert set(chapter_figures()) == set(figures.DRAWINGS)
+    assert chapter_figures()["jvp-pairs"] == "02_jvp" and chapter_figures()["trace-stack"] == "01_eval"
+
+
+def test_the_jvp_pairs_figure_is_a_recorded_jvp():
+    data = figures.probe_data("jvp-pairs", "02_jvp")
+    assert data["program"] == figures.JVP_PROGRAM == "jnp.sin(x) * x + 2.0"
+    events = data["events"]
+    assert [(e["prim"], e["level"]) for e in events] == [("sin", 1), ("mul", 1), ("add", 1)]
+    # Where each input came from: x, the result of an earlier operation, or a constant.
+    assert [[i["from"] for i in e["inputs"]] for e in events] == [["x"], ["op0", "x"], ["op1", None]]
+    assert events[2]["inputs"][1] == {"from": None, "primal": "2.0", "tangent": "Zero"}
+    assert events[0]["out"] == {"primal": "0.1411", "tangent": "-0.99"}  # (sin 3, cos 3)
+    assert events[0]["rule"] == ["sin(3.0) = 0.1411", "cos(3.0) = -0.99", "mul(1.0, -0.99) = -0.99"]
+    assert events[2]["rule"] == ["add(0.4234, 2.0) = 2.423"]  # the Zero tangent adds nothing
+    # d/dx (sin(x) * x + 2) = cos(x) * x + sin(x), at 3
+    assert float(data["result"]["tangent"]) == pytest.approx(3 * math.cos(3.0) + math.sin(3.0), abs=1e-3)
+    svg = figures.render_svg("jvp-pairs", "02_jvp")
+    assert "process_primitive at level 1" in svg and "(2.0, Zero)" in svg and "jvp returns" in svg
+    # x into sin and mul, sin into mul, mul and the constant into add, add into the result
+    assert svg.count('class="edge"') == 6
 
 
 def test_unknown_figures_and_a_missing_dot_are_clear_errors(monkeypatch: pytest.MonkeyPatch):
@@ -74,7 +105,7 @@ def test_unknown_figures_and_a_missing_dot_are_clear_errors(monkeypatch: pytest.
         figures.render_svg("lattice", "01_eval")
 
 
-def test_the_built_chapter_has_its_pictures(built_site: Path):
-    chapter = (built_site / "stages" / "01_eval" / "index.html").read_text()
-    for name in figures.DRAWINGS:
-        assert f'<figure class="didax-figure" id="figure-{name}"><svg' in chapter
+def test_the_built_chapters_have_their_pictures(built_site: Path):
+    for name, stage in chapter_figures().items():
+        chapter = (built_site / "stages" / stage / "index.html").read_text()
+        assert f'<figure class="didax-figure" id="figure-{name}"><svg' in chapter, (name, stage)

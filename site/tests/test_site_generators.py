@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -272,3 +275,111 @@ def test_the_conformance_page_shows_each_stages_mutation_score(tmp_path):
     assert "| `01_eval` | 5 | 3 | 1 | 1 | 0 | **75.0 %** |" in table
     assert "No mutation results" in sitegen.mutation_markdown(tmp_path / "empty")
     assert "**" in sitegen.mutation_markdown()  # the committed reports are shown
+
+
+def test_registrations_and_subscript_assignments_are_named_definitions(tmp_path: Path):
+    path = tmp_path / "ad.py"
+    path.write_text("jvp_rules = {}\n\n\ndefjvp(lax.sin_p, lambda t: t)\ndefjvp(\n    lax.cos_p,\n    lambda t: t,\n)\n"
+                    "deflinear(lax.neg_p)\njvp_rules[lax.sort_p] = _sort_jvp\n\n\ndef after():\n    pass\n")
+    assert sitegen.definition_lines(path, "defjvp(lax.cos_p)") == (5, 8)
+    assert sitegen.definition_lines(path, "defjvp(lax.sin_p)..deflinear(lax.neg_p)") == (4, 9)
+    assert sitegen.definition_lines(path, "jvp_rules[lax.sort_p]..after") == (10, 14)
+    assert sitegen.definition_lines(path, "jvp_rules") == (1, 1)
+    with pytest.raises(sitegen.SiteError, match=r"no top-level definition named 'defjvp\(lax.tan_p\)'"):
+        sitegen.definition_lines(path, "defjvp(lax.tan_p)")
+
+
+def make_package(root: Path, name: str, files: dict[str, str]) -> None:
+    """A stage whose `didax` is the given files (a made-up package, just enough to be read)."""
+    for rel, text in files.items():
+        path = root / "stages" / name / "didax" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+FAKE_CORE = """class Primitive:
+    def __init__(self, name, multiple_results=False):
+        self.name, self.multiple_results = name, multiple_results
+
+    def __hash__(self):
+        return id(self)
+"""
+FAKE_LAX = {"__init__.py": "from . import core, lax\n", "core.py": FAKE_CORE,
+            "lax/__init__.py": "from .ops import *\n",
+            "lax/ops.py": "from ..core import Primitive\n\nsin_p = Primitive('sin')\nsort_p = Primitive('sort', True)\n"
+                          "nextafter_p = Primitive('nextafter')\n"}
+
+
+def test_each_rule_table_of_a_stage_is_a_column_read_from_that_stage(tmp_path: Path):
+    make_package(tmp_path, "01_a", FAKE_LAX)
+    make_package(tmp_path, "02_b", {**FAKE_LAX, "__init__.py": "from . import ad, batching, core, lax\n",
+                                    "ad.py": "from .lax import sin_p, sort_p\n\njvp_rules = {}\n\n\n"
+                                             "def defjvp(p):\n    def rule(*a):\n        pass\n    jvp_rules[p] = rule\n\n\n"
+                                             "def _sort_jvp(*a):\n    pass\n\n\ndefjvp(sin_p)\njvp_rules[sort_p] = _sort_jvp\n",
+                                    "batching.py": "from .ad import jvp_rules\nfrom .lax import sin_p\n\n"
+                                                   "batchers = {sin_p: len}\n"})
+    data = sitegen.stage_primitives("02_b", tmp_path)
+    assert data["tables"] == {"ad.jvp_rules": {"sin": "defjvp", "sort": "_sort_jvp"}, "batching.batchers": {"sin": "len"}}
+    table = sitegen.primitives_markdown("02_b", tmp_path)
+    assert "| primitive | declared in | results | evaluation | JVP rule (`ad.jvp_rules`) | `batching.batchers` |" in table
+    assert "| `sin` | `lax.ops` | one | yes | `defjvp` | `len` |" in table
+    assert "| `sort` | `lax.ops` | several | yes | `_sort_jvp` | **no rule** |" in table
+    assert "| `nextafter` | `lax.ops` | one | yes | **no rule** | **no rule** |" in table
+    assert "2 of the 3 primitives have a rule in `ad.jvp_rules`; `nextafter` has none." in table
+    assert "1 of the 3 primitives have a rule in `batching.batchers`; `nextafter` and `sort` have none." in table
+    first = sitegen.primitives_markdown("01_a", tmp_path)
+    assert "| primitive | declared in | results | evaluation |\n" in first and "no rule" not in first
+
+
+def test_the_jvp_chapter_shows_which_primitives_have_a_jvp_rule():
+    data = sitegen.stage_primitives("02_jvp")
+    rules = data["tables"]["ad.jvp_rules"]
+    missing = json.loads(subprocess.run(
+        [sys.executable, "-c", "import json, didax.ad; print(json.dumps(didax.ad.missing_rules()))"],
+        cwd=sitegen.ROOT / "stages" / "02_jvp", env={**os.environ, "PYTHONPATH": str(sitegen.ROOT / "stages" / "02_jvp")},
+        capture_output=True, text=True, check=True).stdout)
+    assert "nextafter" in missing and set(data["primitives"]) - set(rules) == set(missing)
+    assert rules["sin"] == "defjvp" and rules["reduce_sum"] == "deflinear" and rules["eq"] == "defzero"
+    table = sitegen.primitives_markdown("02_jvp")
+    rows = {line.split("|")[1].strip(" `"): line for line in table.splitlines() if line.startswith("| `")}
+    assert len(rows) == len(data["primitives"])
+    assert {name for name, row in rows.items() if row.endswith("| **no rule** |")} == set(missing)
+    assert "JVP rule (`ad.jvp_rules`)" in table
+    assert "<!-- didax:primitives -->" in (SITE / "docs" / "stages" / "02_jvp.md").read_text()
+
+
+def jvp_results() -> dict:
+    """A results file as the benchmark runner writes it for the jvp suite: NumPy has no jvp."""
+    def timing(us: float) -> dict:
+        return {"min_us": us, "median_us": us, "calls": 10, "repeats": 3}
+
+    cases = [{"case": "jvp(sin)", "ops": 1, "numpy": None, "didax": timing(60.0), "jax": timing(600.0)}]
+    cases += [{"case": f"jvp chain ×{n}", "ops": n, "numpy": None, "didax": timing(20.0 * n), "jax": timing(300.0 * n)}
+              for n in (100, 1000)]
+    return {"title": "Stage 02_jvp: eager forward mode (jvp)", "measured": "Measured on 2030-01-02 on a test machine.",
+            "legend": "Microseconds per call.", "meta": {"implementations": ["numpy", "didax", "jax"]}, "cases": cases,
+            "tables": [{"title": None, "columns": ["case", "NumPy µs", "didax µs", "JAX µs"],
+                        "rows": [["`jvp(sin)`", "—", "60", "600"]]}]}
+
+
+def test_a_chapter_shows_its_own_suite_and_says_when_it_has_no_results(tmp_path: Path):
+    (tmp_path / "01_eval-eager.json").write_text(json.dumps({"title": "Stage 01_eval: eager dispatch", "cases": []}))
+    (tmp_path / "02_jvp-jvp.json").write_text(json.dumps(jvp_results()))
+    everything = sitegen.benchmarks_markdown(tmp_path)
+    assert "### Stage 01_eval: eager dispatch" in everything and "### Stage 02_jvp: eager forward mode" in everything
+    mine = sitegen.benchmarks_markdown(tmp_path, only="02_jvp-jvp", page_uri="stages/02_jvp.md")
+    assert "### Stage 02_jvp: eager forward mode" in mine and "Stage 01_eval" not in mine
+    assert "| `jvp(sin)` | — | 60 | 600 |" in mine
+    none = sitegen.benchmarks_markdown(tmp_path, only="03_vmap", page_uri="stages/03_vmap.md")
+    assert "No results for `03_vmap` yet" in none and "--stage 03_vmap" in none and "03_vmap-*.json" in none
+    assert "[performance page](../performance.md)" in none and not re.search(r"\d+(\.\d+)? ?µs", none)
+
+
+def test_a_suite_without_numpy_is_plotted_with_the_implementations_it_has(tmp_path: Path):
+    (tmp_path / "02_jvp-jvp.json").write_text(json.dumps(jvp_results()))
+    data = jvp_results()
+    assert set(sitegen.benchmark_series(data)) == {"didax", "jax"}
+    assert sitegen.benchmark_growth(data)["didax"] == [(100, 20.0), (1000, 20.0)]
+    png = sitegen.benchmark_plot(tmp_path / "02_jvp-jvp.json")
+    assert png is not None and png.startswith(b"\x89PNG")
+

@@ -153,7 +153,7 @@ def jvp(
         pairs = [_primal_and_tangent(trace, x) for x in out_flat]
         if has_aux:
             aux_flat, aux_tree = tree_flatten(aux)
-            aux = tree_unflatten(aux_tree, [_primal_and_tangent(trace, x)[0] for x in aux_flat])
+            aux = tree_unflatten(aux_tree, [_undifferentiated(main, x) for x in aux_flat])
     primals_out = tree_unflatten(out_tree, [p for p, _ in pairs])
     tangents_out = tree_unflatten(out_tree, [instantiate(t) for _, t in pairs])
     return (primals_out, tangents_out, aux) if has_aux else (primals_out, tangents_out)
@@ -162,6 +162,12 @@ def jvp(
 def _primal_and_tangent(trace: JVPTrace, x: Any) -> tuple[Any, Any]:
     tracer = full_raise(trace, x)
     return tracer.primal, tracer.tangent
+
+
+def _undifferentiated(main: Any, x: Any) -> Any:
+    """An auxiliary result: a tracer of this jvp gives its primal; any other leaf (a lower level's
+    tracer, a string, a count) comes back as it is, as in JAX."""
+    return x.primal if isinstance(x, JVPTracer) and x._trace.main is main else x
 
 
 def _split_aux(out: Any) -> tuple[Any, Any]:
@@ -314,7 +320,9 @@ defjvp(
 defjvp(lax.square_p, lambda t, ans, x: lax.mul(t, lax.mul(_const(x, 2), x)))
 defjvp(
     lax.integer_pow_p,
-    lambda t, ans, x, *, y: None if y == 0 else lax.mul(t, lax.mul(_const(x, y), lax.integer_pow(x, y - 1))),
+    lambda t, ans, x, *, y: (  # x ** 0 is 1 everywhere, even at x = 0: its derivative is 0
+        _zeros_like(t) if y == 0 else lax.mul(t, lax.mul(_const(x, y), lax.integer_pow(x, y - 1)))
+    ),
 )
 
 

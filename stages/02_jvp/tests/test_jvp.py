@@ -163,6 +163,13 @@ def test_stop_gradient_has_a_zero_derivative():
     assert float(deriv(lambda x: lax.stop_gradient(x) ** 2 + x)(3.0)) == 1.0
 
 
+def test_the_zeroth_power_has_a_zero_derivative():
+    primal, tangent = didax.jvp(lambda x: lax.integer_pow(x, 0), (jnp.arange(3.0),), (jnp.ones(3),))
+    assert np.array_equal(np.asarray(primal), [1.0, 1.0, 1.0])
+    assert np.array_equal(np.asarray(tangent), [0.0, 0.0, 0.0])
+    assert float(deriv(lambda x: x**0)(0.0)) == 0.0
+
+
 # --- jvp's arguments, as JAX checks them --------------------------------------------------------
 
 
@@ -193,6 +200,11 @@ def test_has_aux_returns_the_auxiliary_output_undifferentiated():
     primal, tangent, aux = didax.jvp(lambda x: (jnp.sin(x), {"x": x}), (0.0,), (1.0,), has_aux=True)
     assert float(primal) == 0.0 and float(tangent) == 1.0
     assert float(aux["x"]) == 0.0 and not isinstance(aux["x"], didax.core.Tracer)
+
+
+def test_has_aux_passes_leaves_that_are_not_arrays_through_unchanged():
+    _, _, aux = didax.jvp(lambda x: (jnp.sin(x), {"note": "kept", "count": 3}), (0.0,), (1.0,), has_aux=True)
+    assert aux == {"note": "kept", "count": 3}
 
 
 def test_a_primitive_without_a_rule_raises_naming_it():
