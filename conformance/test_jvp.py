@@ -130,6 +130,9 @@ CASES = [
     case("add", "lax.add(x, y)", x=(M,), y=(M,)), case("sub", "lax.sub(x, y)", x=(M,), y=(M,)),
     case("mul", "lax.mul(x, y)", x=(M,), y=(M,)),
     case("mul_by_a_constant", "lax.mul(x, np.full((2, 3), 1.5))", x=(M,)),
+    # lax broadcasts a rank-0 operand: the tangent still has the output's shape
+    case("add_a_scalar_to_a_constant", "lax.add(np.full((2, 3), 1.5), s)", s=((),)),
+    case("mul_by_a_scalar", "lax.mul(x, s)", x=(M,), s=((),)),
     case("div", "lax.div(x, y)", x=(M,), y=(M, Domain(0.5, 4))),
     case("div_of_a_constant", "lax.div(np.full((2, 3), 2.0), y)", y=(M, AWAY_FROM_0)),
     case("rem", "lax.rem(x, y)", off_integer_quotients, x=(M, Domain(-4, 4)), y=(M, Domain(-2, 2, min_abs=0.5))),
@@ -594,19 +597,25 @@ def test_tangents_where_the_derivative_is_a_convention(impl: Impl, flags, body: 
 
 
 def test_outputs_that_do_not_depend_on_the_inputs_have_zero_tangents(impl: Impl, flags) -> None:
-    """Constants, stop_gradient, values computed from constants alone, integer results: zero
-    tangents of the output's shape and tangent dtype, and a primal that is the plain value."""
+    """Constants, stop_gradient, values computed from constants alone (even by a primitive that has
+    no derivative, nextafter), integer results: zero tangents of the output's shape and tangent
+    dtype, and a primal that is the plain value."""
     flags("jax_enable_x64", True)
     x, t = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, 3.0])
     source = ("f = lambda x: (jnp.zeros((2, 3)), lax.stop_gradient(x), jnp.sin(jnp.arange(3.0)) * 2.0, "
-              "x * jnp.zeros(3), jnp.argmax(x), jnp.ones((2, 1), np.float32))")  # fmt: skip
+              "x * jnp.zeros(3), jnp.argmax(x), jnp.ones((2, 1), np.float32), lax.nextafter(jnp.ones(3), jnp.zeros(3)))")  # fmt: skip
     show_call(f"{source}\njax.jvp(f, (x,), (t,))", x=x, t=t)
     f = _compile(source, impl)
     primals_out, tangents_out = _namespace(impl)["jax"].jvp(f, (x,), (t,))
     plain = f(x)
+    ones, zeros = np.ones(3), np.zeros(3)
+    weak = [weak_result("creation"), weak_result("elementwise", x), weak_result("elementwise", ones, 2.0),
+            weak_result("elementwise", x, zeros), weak_result("index"), weak_result("creation"),
+            weak_result("elementwise", ones, zeros)]  # fmt: skip
+    assert len(primals_out) == len(tangents_out) == len(weak)
     for k, (p, tangent, want) in enumerate(zip(primals_out, tangents_out, plain)):
         dt = np.dtype(want.dtype)
-        assert_dtype(p, dt, f"primal {k}", weak=None if k == 4 else weak_result("creation"))
+        assert_dtype(p, dt, f"primal {k}", weak=weak[k])
         assert_values(p, np.asarray(want), dt)
         if dt.kind == "f":
             assert_dtype(tangent, dt, f"tangent {k}", weak=None)  # weak types of tangents: see derivatives.py
