@@ -15,6 +15,7 @@ shows it as the reproducing program. Shrinking goes toward short chains on the l
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -94,9 +95,14 @@ Op = Callable[[st.DrawFn, list[Value]], "tuple[str, Shape] | None"]
 def _operand(
     draw: st.DrawFn, pool: list[Value], fits: Callable[[Value], bool] = lambda v: True
 ) -> Value | None:
-    """A value of the pool that fits, the most recent first (so shrinking keeps chains)."""
+    """A value of the pool that fits: three times in four the most recent one, so that steps chain
+    into deep compositions; else any, the most recent first (where shrinking goes)."""
     candidates = [v for v in reversed(pool) if fits(v)]
-    return draw(st.sampled_from(candidates), label="operand") if candidates else None
+    if not candidates:
+        return None
+    if draw(st.integers(0, 3), label="any operand") == 0:
+        return draw(st.sampled_from(candidates), label="operand")
+    return candidates[0]
 
 
 def _broadcast(a: Shape, b: Shape) -> Shape | None:
@@ -264,7 +270,7 @@ OPS: tuple[Op, ...] = (
 @st.composite
 def programs(draw: st.DrawFn, min_steps: int = 5, max_steps: int = 8) -> Program:
     """A program ``f(p)`` of ``min_steps`` to ``max_steps`` operations over a drawn pytree ``p``; it
-    returns a pytree holding the last value and maybe others."""
+    returns a pytree of the last value and of every other value that no step reads."""
     inputs, pool, lines = draw(_inputs())
     steps = draw(st.integers(min_steps, max_steps), label="steps")
     for k in range(steps):
@@ -276,10 +282,11 @@ def programs(draw: st.DrawFn, min_steps: int = 5, max_steps: int = 8) -> Program
         value = Value(f"v{k}", tuple(shape))
         lines.append(f"{value.name} = {expr}")
         pool.append(value)
+    # Every step is checked: the values no later step reads are outputs too.
     last = pool[-1].name
-    other = draw(st.sampled_from([v.name for v in pool[:-1]]), label="second output")
-    out = draw(
-        st.sampled_from([last, f"({last}, {other})", f"{{'y': {last}, 'more': [{other}]}}"]), label="output"
-    )
+    read = {name for line in lines for name in re.findall(r"\b[vx]\d+\b", line.split(" = ", 1)[1])}
+    unread = ", ".join(v.name for v in pool[len(pool) - steps : -1] if v.name not in read)
+    forms = [f"({last}, [{unread}])", f"{{'y': {last}, 'more': [{unread}]}}"] if unread else [last, f"[{last}]"]
+    out = draw(st.sampled_from(forms), label="output")
     source = "def f(p):\n" + "".join(f"    {line}\n" for line in lines) + f"    return {out}\n"
     return Program(source, inputs, steps)
