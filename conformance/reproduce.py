@@ -144,6 +144,8 @@ def literal(value: Any) -> str:
 
 
 def _array_literal(value: np.ndarray) -> str:
+    if value.dtype.names == ("float0",):  # the tangents of integers: no values, only a shape
+        return f"np.zeros({value.shape!r}, dtype=jax.dtypes.float0)"
     dtype = _dtype_expr(value.dtype)
     if value.size == 0:
         return f"np.zeros({value.shape!r}, dtype={dtype})"

@@ -55,6 +55,21 @@ def test_the_catalogue_is_large_and_applies_cleanly() -> None:
         compile(source, mutant.file, "exec")
 
 
+def test_stage_02s_catalogue_is_stage_01s_and_its_own_and_applies_cleanly() -> None:
+    """Stage 02 is stage 01 plus ad.py: every stage-01 mutant applies to it too, then its jvp mutants."""
+    from conformance.meta.mutants_02_jvp import JVP_MUTANTS
+
+    catalogue = load_catalogue("02_jvp")
+    stage_dir = STAGES_DIR / "02_jvp"
+    assert [m.id for m in catalogue] == [m.id for m in CATALOGUE] + [m.id for m in JVP_MUTANTS]
+    assert len(JVP_MUTANTS) >= 25 and all(m.areas == ("jvp",) for m in JVP_MUTANTS)
+    stale = {m.id: reason for m in catalogue if (reason := staleness(m, stage_dir)) is not None}
+    assert not stale, stale
+    for mutant in JVP_MUTANTS:
+        source = (stage_dir / mutant.file).read_text().replace(mutant.find, mutant.replace, 1)
+        compile(source, mutant.file, "exec")
+
+
 def test_a_mutant_is_a_copy_with_one_edit(tmp_path: Path) -> None:
     mutant = BY_ID["lax.pad.interior_after_the_last"]
     make_mutant(mutant, STAGE_DIR, tmp_path)
@@ -67,6 +82,17 @@ def test_a_mutant_is_a_copy_with_one_edit(tmp_path: Path) -> None:
 @pytest.mark.parametrize("mutant_id", CI_SAMPLE)
 def test_the_suite_kills_the_sample(mutant_id: str) -> None:
     outcome = run_mutant(BY_ID[mutant_id], STAGE_DIR, timeout_s=120, quick=True)
+    assert outcome.status == KILLED, f"{outcome.status}: {outcome.detail}\n{' '.join(outcome.command)}"
+
+
+# Stage 02: a wrong rule found by finite differences, and perturbation confusion found by nesting.
+CI_SAMPLE_02 = ["jvp.tanh.one_plus_square", "jvp.nesting.traces_compared_by_type"]
+
+
+@pytest.mark.parametrize("mutant_id", CI_SAMPLE_02)
+def test_the_jvp_area_kills_the_stage_02_sample(mutant_id: str) -> None:
+    mutant = {m.id: m for m in load_catalogue("02_jvp")}[mutant_id]
+    outcome = run_mutant(mutant, STAGES_DIR / "02_jvp", timeout_s=120, quick=True)
     assert outcome.status == KILLED, f"{outcome.status}: {outcome.detail}\n{' '.join(outcome.command)}"
 
 

@@ -160,6 +160,8 @@ def jvp(
 
 
 def _primal_and_tangent(trace: JVPTrace, x: Any) -> tuple[Any, Any]:
+    if _is_float0(x):  # a float0 value (an integer's tangent, in a nested jvp) is a constant
+        return x, Zero(ShapedArray(np.shape(x), float0))
     tracer = full_raise(trace, x)
     return tracer.primal, tracer.tangent
 
@@ -199,8 +201,11 @@ def _check_jvp_args(primals: Any, tangents: Any) -> tuple[list[Any], Any, list[A
 
 
 def _check_pair(primal: Any, tangent: Any) -> tuple[Any, Any]:
-    primal = primal if isinstance(primal, Tracer) else to_array(primal)
-    p_aval = get_aval(primal)
+    if _is_float0(primal):  # an integer's tangent, given as a primal to an outer jvp: stays as it is
+        p_aval = ShapedArray(np.shape(primal), float0)
+    else:
+        primal = primal if isinstance(primal, Tracer) else to_array(primal)
+        p_aval = get_aval(primal)
     expected = tangent_aval(p_aval).dtype
     if _is_float0(tangent):
         t_shape, t_dtype = np.shape(tangent), float0

@@ -1,0 +1,235 @@
+"""The oracle of the jvp area: derivatives checked against central finite differences.
+
+The design is JAX's ``check_jvp``/``check_grads`` (jax._src.public_test_util), written anew here:
+evaluate the function at ``x + eps * v`` and ``x - eps * v`` for one random direction ``v`` (eps =
+1e-4), divide the difference by ``2 * eps``, and compare with the JVP along ``v``, within a tolerance
+per dtype that grows with the number of elements compared. Second order checks the JVP of
+``(x, v) -> jvp(f, x, v)`` the same way. The function is evaluated by the implementation under test:
+its values are checked against NumPy by the other areas, its derivatives here.
+
+Inputs are NumPy arrays in float64 (x64 on): in 64 bits the finite difference is good to about 1e-8
+for the smooth functions tested, so a tolerance of 1e-5 leaves no room for a wrong rule, which is
+off by a term of order one. Integer and boolean inputs get float0 tangents, and so do integer and
+boolean outputs: their tangent is compared by dtype and shape only.
+
+Pytrees here are what the suite builds: tuples, lists and dicts (sorted keys) of arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from conformance.checks import RTOL, assert_dtype, assert_values, is_weak, result_dtype, show_call, wide
+from conformance.dtype_rules import is_weak_input
+
+EPS = 1e-4
+
+# Fraction allowed, absolutely and relatively, per element compared, by the dtype of the result (the
+# magnitudes of JAX's default gradient tolerances). The suite computes derivatives in float64 and
+# complex128; the others are here for implementations tested in lower precision.
+GRAD_TOL = {
+    "bfloat16": 1e-1,
+    "float16": 1e-2,
+    "float32": 2e-3,
+    "float64": 1e-5,
+    "complex64": 2e-3,
+    "complex128": 1e-5,
+}
+
+# --- pytrees of the suite's own making -------------------------------------------------------------
+
+
+def leaves(tree: Any) -> list[Any]:
+    """The leaves of a tree of tuples, lists, dicts (entries in sorted key order) and Nones."""
+    if isinstance(tree, (tuple, list)):
+        return [leaf for child in tree for leaf in leaves(child)]
+    if isinstance(tree, dict):
+        return [leaf for key in sorted(tree) for leaf in leaves(tree[key])]
+    return [] if tree is None else [tree]  # None is an empty node, as in JAX
+
+
+def structure(tree: Any) -> str:
+    """The tree's shape as text, ``(*, [*], {'a': *})``: containers and keys, leaves as ``*``."""
+    if isinstance(tree, tuple):
+        return "(" + ", ".join(map(structure, tree)) + (",)" if len(tree) == 1 else ")")
+    if isinstance(tree, list):
+        return "[" + ", ".join(map(structure, tree)) + "]"
+    if isinstance(tree, dict):
+        return "{" + ", ".join(f"{key!r}: {structure(tree[key])}" for key in sorted(tree)) + "}"
+    return "None" if tree is None else "*"
+
+
+def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any) -> Any:
+    """``fn`` applied leaf by leaf to trees of the same structure, keeping the first one's containers."""
+    if isinstance(tree, (tuple, list)):
+        mapped = [tree_map(fn, *children) for children in zip(tree, *rest)]
+        return type(tree)(mapped)
+    if isinstance(tree, dict):
+        return {key: tree_map(fn, tree[key], *(r[key] for r in rest)) for key in tree}
+    return fn(tree, *rest)
+
+
+# --- tangents --------------------------------------------------------------------------------------
+
+
+def float0_dtype() -> np.dtype:
+    """JAX's float0, the dtype of the tangents of integers and booleans: a zero-sized void field.
+    The same NumPy dtype in every implementation (didax.dtypes.float0 == jax.dtypes.float0)."""
+    return np.dtype([("float0", np.void, 0)])
+
+
+def is_differentiable(dt: np.dtype) -> bool:
+    return np.dtype(dt).kind in "fc"
+
+
+def tangent_dtype(dt: np.dtype) -> np.dtype:
+    """The dtype of a tangent of a value of dtype ``dt``."""
+    return np.dtype(dt) if is_differentiable(dt) else float0_dtype()
+
+
+def zero_tangent(x: Any) -> np.ndarray:
+    """The zero tangent of ``x``: zeros of its dtype, or float0 zeros for integers and booleans."""
+    dt = result_dtype(np.asarray(x) if not hasattr(x, "dtype") else x)
+    return np.zeros(np.shape(x), tangent_dtype(dt))
+
+
+def random_tangents(primals: Any, rng: np.random.Generator) -> Any:
+    """A random direction: standard normal entries for every float and complex leaf (complex ones in
+    both parts), float0 zeros for the others."""
+
+    def draw(x: Any) -> np.ndarray:
+        x = np.asarray(x)
+        if not is_differentiable(x.dtype):
+            return zero_tangent(x)
+        v = rng.standard_normal(x.shape)
+        if x.dtype.kind == "c":
+            v = v + 1j * rng.standard_normal(x.shape)
+        return v.astype(x.dtype)
+
+    return tree_map(draw, primals)
+
+
+def numerical_jvp(fun: Callable[..., Any], primals: tuple, tangents: tuple, eps: float = EPS) -> list[Any]:
+    """Central differences of ``fun`` at ``primals`` along ``tangents``, one entry per output leaf
+    (None for an integer or boolean output, whose tangent is float0)."""
+
+    def shift(sign: float) -> tuple:
+        def move(x: Any, t: Any) -> Any:
+            x = np.asarray(x)
+            return x + np.asarray(sign * eps, x.dtype) * t if is_differentiable(x.dtype) else x
+
+        return tree_map(move, primals, tangents)
+
+    ups, downs = leaves(fun(*shift(1.0))), leaves(fun(*shift(-1.0)))
+    out = []
+    for up, down in zip(ups, downs):
+        up, down = np.asarray(up), np.asarray(down)
+        if not is_differentiable(up.dtype):
+            out.append(None)
+            continue
+        wide = np.complex128 if up.dtype.kind == "c" else np.float64
+        with np.errstate(invalid="ignore"):  # inf - inf: both sides overflowed alike
+            diff = np.where(up == down, 0, up.astype(wide) - down.astype(wide))
+        out.append(diff / (2 * eps))
+    return out
+
+
+# --- the checks ------------------------------------------------------------------------------------
+
+
+def assert_derivative(got: Any, want: np.ndarray, dt: np.dtype, what: str) -> None:
+    """``got`` within GRAD_TOL[dt] of ``want`` absolutely and relatively, per element compared."""
+    tol = GRAD_TOL[np.dtype(dt).name] * max(1, np.size(want))
+    try:
+        assert_values(got, want, np.dtype(dt), atol=tol * (1 + np.abs(want)))
+    except AssertionError as err:
+        raise AssertionError(f"{what}: JVP and finite differences differ\n{err}") from None
+
+
+def _weak(x: Any) -> bool:
+    """Whether a plain result is weakly typed: an array's flag, or a Python scalar's kind."""
+    if hasattr(x, "aval") or hasattr(x, "weak_type"):
+        return is_weak(x)
+    return is_weak_input(x)
+
+
+def check_jvp(
+    jvp: Callable[..., Any],
+    fun: Callable[..., Any],
+    primals: tuple,
+    tangents: tuple,
+    *,
+    primal_types: bool = True,
+) -> None:
+    """``jvp(fun, primals, tangents)`` against ``fun(*primals)`` and finite differences.
+
+    Primal outputs: the same tree, values, dtypes and (with ``primal_types``) weak types as the plain
+    call. Tangent outputs: the same tree, each leaf with its primal's shape and tangent dtype, and
+    values matching central differences."""
+    primals_out, tangents_out = jvp(fun, primals, tangents)
+    plain = fun(*primals)
+    assert structure(primals_out) == structure(plain), (
+        f"primal output tree {structure(primals_out)}, expected {structure(plain)}"
+    )
+    assert structure(tangents_out) == structure(plain), (
+        f"tangent output tree {structure(tangents_out)}, expected {structure(plain)}"
+    )
+    expected = numerical_jvp(fun, primals, tangents)
+    for i, (p, want_p, t, want_t) in enumerate(
+        zip(leaves(primals_out), leaves(plain), leaves(tangents_out), expected)
+    ):
+        dt = result_dtype(np.asarray(want_p) if not hasattr(want_p, "dtype") else want_p)
+        # The primal under jvp is the plain call's result, weak type included.
+        assert_dtype(p, dt, f"primal output {i}", weak=_weak(want_p) if primal_types else None)
+        if dt != float0_dtype():  # float0 primals (the inner tangents of a second-order check) hold no values
+            assert_values(p, wide(np.asarray(want_p)), dt, atol=RTOL.get(dt.name, 0.0))
+        # A tangent's weak type is left to the implementation: JAX's comes from however its rules
+        # build the tangent (jvp of `x + 0.0` at a weak 1.0 with a strong np.float64 tangent gives
+        # a weak tangent; didax gives a strong one), and no program can rely on it. Its dtype is
+        # fixed: the primal's, float0 for integers and booleans.
+        assert_dtype(t, tangent_dtype(dt), f"tangent output {i}", weak=None)
+        assert np.shape(t) == np.shape(want_p), (
+            f"tangent output {i} has shape {np.shape(t)}, expected {np.shape(want_p)}"
+        )
+        if want_t is not None:
+            assert_derivative(t, want_t, dt, f"tangent output {i}")
+
+
+def check_derivatives(
+    jax: Any, fun: Callable[..., Any], primals: tuple, rng: np.random.Generator, *, source: str,
+    values: dict[str, Any], order: int = 2,
+) -> None:  # fmt: skip
+    """First-order (and with ``order=2`` second-order) JVPs of ``fun`` at ``primals`` against finite
+    differences, along random directions. ``source`` defines ``f`` in terms of ``values`` (the inputs,
+    as they are named in ``primals``' text) for the reproducing program: ``primals`` is written
+    ``(x, y)`` when ``values`` holds ``x`` and ``y``."""
+    names = list(values)
+    tangents = random_tangents(primals, rng)
+    tnames = [f"t{n}" for n in names]
+    call = f"{source}\njax.jvp(f, {_tuple(names)}, {_tuple(tnames)})"
+    show_call(call, **values, **dict(zip(tnames, tangents)))
+    check_jvp(jax.jvp, fun, primals, tangents)
+    if order < 2:
+        return
+
+    # Second order: the JVP of (primals, tangents) -> jvp(fun, primals, tangents).
+    def g(p: tuple, t: tuple) -> Any:
+        return jax.jvp(fun, p, t)
+
+    outer = (primals, tangents)
+    outer_tangents = random_tangents(outer, rng)
+    unames, snames = [f"u{n}" for n in names], [f"s{n}" for n in names]
+    call = (f"{source}\ng = lambda primals, tangents: jax.jvp(f, primals, tangents)\n"
+            f"jax.jvp(g, ({_tuple(names)}, {_tuple(tnames)}), ({_tuple(unames)}, {_tuple(snames)}))")  # fmt: skip
+    shown = {**values, **dict(zip(tnames, tangents)), **dict(zip(unames, outer_tangents[0])),
+             **dict(zip(snames, outer_tangents[1]))}  # fmt: skip
+    show_call(call, **shown)
+    # The inner tangents are outputs of g: their weak types are the implementation's (see above).
+    check_jvp(jax.jvp, g, outer, outer_tangents, primal_types=False)
+
+
+def _tuple(names: list[str]) -> str:
+    return f"({names[0]},)" if len(names) == 1 else f"({', '.join(names)})"
