@@ -744,7 +744,7 @@ MUTANTS: list[Mutant] = [
         'scatter_min_p = _scatter_primitive("scatter-min", np.minimum, ANY)',
         'scatter_min_p = _scatter_primitive("scatter-min", np.fmin, ANY)', NUMPY + LAX,
         "scatter_min (x.at[i].min) ignores NaN (NumPy's fmin) instead of propagating it, as lax.min does",
-        keyword="scatter or at_",
+        keyword="scatter or at_min",
     ),
     # --- sort and top_k (lax/sorting.py) ----------------------------------------------------------
     Mutant(
@@ -876,7 +876,7 @@ MUTANTS: list[Mutant] = [
         'out_dtype = dtypes.default_dtype("f") if dtype is None else dtypes.check_user_dtype(dtype, "tri")',
         NUMPY,
         "tri without a dtype gives the default float (float64 with x64 on) instead of float32, as JAX does",
-        keyword="tri",
+        keyword="index_grids",
     ),
     Mutant(
         "numpy.meshgrid.defaults_to_ij", STRUCTURE,
