@@ -132,9 +132,40 @@ def capabilities_of(module: ModuleType) -> frozenset[str]:
 
 
 def _load_jax() -> Impl:
+    """The reference row `jax` is the release the lock file pins; any other release (an older one in
+    its own virtualenv, see other_jax.py) is a row of its own, `jax-<version>`, so that it never
+    overwrites the reference's results."""
     import jax
 
-    return wrap(jax, "jax", "jax", f"real JAX {jax.__version__}, the reference", ("import jax",))
+    version, reference = jax.__version__, reference_jax_version()
+    if reference is None or version == reference:
+        return wrap(jax, "jax", "jax", f"real JAX {version}, the reference", ("import jax",))
+    import jaxlib
+    import numpy
+
+    where = _shown_path(Path(sys.prefix))
+    description = (f"real JAX {version} (jaxlib {jaxlib.__version__}, NumPy {numpy.__version__}) in "
+                   f"{where}, {_older_or_newer(version, reference)} the reference {reference}")
+    return wrap(jax, f"jax-{version}", "jax", description,
+                (f"# with {where}/bin/python, which has JAX {version}", "import jax"))
+
+
+def reference_jax_version(lock: Path = REPO_ROOT / "requirements" / "lock.txt") -> str | None:
+    """The JAX release the lock file pins (the reference row `jax`); None where there is no lock file
+    (the suite installed as a distribution elsewhere), and then any JAX is `jax`."""
+    try:
+        text = lock.read_text()
+    except OSError:
+        return None
+    found = re.search(r"^jax==(\S+)\s*$", text, re.MULTILINE)
+    return found.group(1) if found else None
+
+
+def _older_or_newer(version: str, reference: str) -> str:
+    def key(v: str) -> tuple[int, ...]:
+        return tuple(int(part) for part in re.findall(r"\d+", v))
+
+    return "an older release than" if key(version) < key(reference) else "a newer release than"
 
 
 def _load_stage(stage: str) -> Impl:

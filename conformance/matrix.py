@@ -29,6 +29,8 @@ OUTPUTS = ("matrix.json",)
 PUBLISHED_KINDS = ("stage", "jax", "reference")
 SHORT = {"passed": "passed", "failed": "failed", "missing": "missing", "not_applicable": "n/a",
          "skipped": "skipped"}  # fmt: skip
+# Real JAX: the reference release `jax`, and other releases run by other_jax.py, `jax-<version>`.
+JAX_ROW = re.compile(r"jax(-\d+(\.\d+)+)?")
 FAILURES_SHOWN = 2  # per implementation and function
 REASON_CHARS = 1200
 
@@ -49,14 +51,19 @@ def load_results(directory: Path) -> dict[str, dict]:
 
 
 def kind_of(data: dict) -> str:
-    """The file's kind; files from before kinds were recorded: stages by their name, then jax."""
+    """The file's kind; files from before kinds were recorded: stages by their name, then jax (the
+    reference, or another release: `jax-0.4.38`)."""
     impl = str(data["impl"])
-    return str(data.get("kind") or ("stage" if re.fullmatch(r"\d\d_\w+", impl) else "jax" if impl == "jax" else "module"))
+    if data.get("kind"):
+        return str(data["kind"])
+    return "stage" if re.fullmatch(r"\d\d_\w+", impl) else "jax" if JAX_ROW.fullmatch(impl) else "module"
 
 
-def order(impl: str, data: dict) -> tuple[int, str]:
-    """Stages first (in order), then jax, then the reference adapters, then anything else."""
-    return ({"stage": 0, "jax": 1, "reference": 2}.get(kind_of(data), 3), impl)
+def order(impl: str, data: dict) -> tuple[int, list]:
+    """Stages first (in order), then jax (the reference, then other releases, oldest first), then the
+    reference adapters, then anything else."""
+    natural = [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", impl)]
+    return ({"stage": 0, "jax": 1, "reference": 2}.get(kind_of(data), 3), natural)
 
 
 def ordered(results: dict[str, dict]) -> list[tuple[str, dict]]:

@@ -1,8 +1,9 @@
-"""More of jax.lax against oracles: the special functions (erf, erfc, erf_inv, lgamma, digamma, against
-Python's math module and references written here), rounding, nextafter, clamp, the bitwise and
-cumulative reductions, sort and top_k, the bit operations (shifts, population_count, clz,
-bitcast_convert_type, against Python's integers), and the helpers jax.lax builds from primitives
-(full, full_like, collapse, slice_in_dim, index_in_dim and the dynamic *_in_dim family)."""
+"""More of jax.lax against oracles: the special functions (erf, erfc, erf_inv, lgamma, digamma, zeta,
+polygamma, bessel_i0e, bessel_i1e, against Python's math module and references written here),
+rounding, nextafter, clamp, the bitwise and cumulative reductions, sort and top_k, the bit
+operations (shifts, population_count, clz, bitcast_convert_type, against Python's integers), and
+the helpers jax.lax builds from primitives (full, full_like, collapse, slice_in_dim, index_in_dim
+and the dynamic *_in_dim family)."""
 
 from __future__ import annotations
 
@@ -83,6 +84,18 @@ def erf_inv_reference(x: float) -> float:
     return math.copysign(y, x)
 
 
+def bessel_i0e_reference(x: float) -> float:
+    """exp(-|x|) I0(x) from the power series sum_k (x^2/4)^k / (k!)^2, whose terms are all positive,
+    summed with math.fsum. The largest term is near k = |x|/2; by k = 2|x| + 40 they are below 1e-20
+    of the sum."""
+    if math.isnan(x):
+        return math.nan
+    t, terms = x * x / 4, [1.0]
+    for k in range(1, int(2 * abs(x)) + 40):
+        terms.append(terms[-1] * t / (k * k))
+    return math.fsum(terms) * math.exp(-abs(x))
+
+
 def elementwise(fn: Callable[[float], float]) -> Callable[[np.ndarray], np.ndarray]:
     """A float64 oracle applying a Python function to every element."""
     return np.vectorize(lambda v: fn(float(v)), otypes=[np.float64])
@@ -94,6 +107,7 @@ SPECIAL = {
     "erf_inv": (elementwise(erf_inv_reference), Domain(-0.99, 0.99)),
     "lgamma": (elementwise(lgamma_reference), Domain(-10, 20)),
     "digamma": (elementwise(digamma_reference), Domain(-10, 20)),
+    "bessel_i0e": (elementwise(bessel_i0e_reference), Domain(-30, 30)),
 }
 
 
@@ -128,6 +142,141 @@ def test_special_functions_at_their_poles_and_limits(impl: Impl, x64: bool, dtyp
     np.testing.assert_allclose(run("lgamma", [1, 2, 0.5]), [0, 0, math.log(math.pi) / 2], atol=1e-6)
     np.testing.assert_array_equal(np.isnan(run("digamma", [0, -1, -3, 1])), [True, True, True, False])
     np.testing.assert_allclose(run("digamma", [1, 0.5]), [-EULER_GAMMA, -EULER_GAMMA - 2 * math.log(2)], rtol=1e-6)
+    np.testing.assert_array_equal(run("bessel_i0e", [inf, -inf, nan])[:2], [0, 0])
+    assert np.isnan(run("bessel_i0e", [nan])).all()
+    np.testing.assert_allclose(run("bessel_i0e", [0, -0.0]), [1, 1], rtol=1e-6)  # XLA's float32: 1.0000001
+
+
+def test_bessel_i0e_is_a_primitive_of_that_name(impl: Impl) -> None:
+    """jnp.i0 is exp(|x|) times this primitive, so later stages owe rules for it alone; bound
+    directly, it computes what its wrapper does."""
+    prim = impl.lax.bessel_i0e_p
+    assert prim.name == "bessel_i0e"
+    x = np.array([0.5, -3.0, 40.0], np.float32)
+    assert_values(prim.bind(x), to_numpy(impl.lax.bessel_i0e(x)), np.dtype("float32"))
+
+
+# --- zeta, polygamma and bessel_i1e --------------------------------------------------------------
+
+
+def zeta_reference(s: float, q: float) -> tuple[float, float]:
+    """zeta(s, q) = sum_k (q + k)^-s in float64, and the sum of the terms' sizes (the scale of the
+    rounding error: for q < 0 and odd s, terms of both signs cancel). The first 1000 terms summed
+    exactly (fsum), the rest as the integral of t^-s from a = q + 999.5 (the midpoint rule) with its
+    first correction f'(a)/24 = -s/24 a^(-s-1); what that leaves out is below 1e-13 of the tail for
+    s <= 12."""
+    terms = (q + np.arange(1000.0)) ** -s
+    a = q + 999.5
+    tail = a ** (1 - s) / (s - 1) - s / 24 * a ** (-s - 1)
+    return math.fsum([*terms, tail]), math.fsum([*np.abs(terms), tail])
+
+
+def polygamma_reference(m: float, x: float) -> tuple[float, float]:
+    """psi^(m)(x) = (-1)^(m+1) m! zeta(m + 1, x) for m >= 1, digamma for m = 0; and its scale (for
+    digamma 1 + |psi(x)|: near its zeros XLA's error is absolute, as in the test of lax.digamma)."""
+    if m == 0:
+        value = digamma_reference(x)
+        return value, 1 + abs(value)
+    value, scale = zeta_reference(m + 1, x)
+    return (-1) ** (m + 1) * math.factorial(int(m)) * value, math.factorial(int(m)) * scale
+
+
+def i1e_reference(x: float) -> float:
+    """e^-|x| I1(x) from the power series (x/2) sum_k (x^2/4)^k / (k! (k+1)!): positive terms,
+    summed exactly (fsum) until they no longer count."""
+    ax, terms = abs(x), [abs(x) / 2]
+    k = 0
+    while terms[-1] > 1e-18 * terms[0] or k < ax:
+        k += 1
+        terms.append(terms[-1] * ax * ax / (4 * k * (k + 1)))
+    return math.copysign(math.fsum(terms) * math.exp(-ax), x)
+
+
+def off_the_poles(x: np.ndarray, distance: float) -> np.ndarray:
+    """x, with values within `distance` of 0, -1, -2, ... moved away by 2 * distance (rounded to x's
+    dtype, which moves them by at most a few hundredths more on the drawn ranges)."""
+    near = (x <= distance) & (np.abs(wide(x) - np.round(wide(x))) < distance)
+    return np.where(near, wide(x) + 2 * distance, wide(x)).astype(x.dtype)
+
+
+def reference_with_scale(fn: Callable[[float, float], tuple[float, float]], a: np.ndarray, b: np.ndarray) -> tuple:
+    pairs = [fn(float(u), float(v)) for u, v in zip(wide(a).ravel(), wide(b).ravel())]
+    value = np.array([p[0] for p in pairs], np.float64).reshape(a.shape)
+    scale = np.array([p[1] for p in pairs], np.float64).reshape(a.shape)
+    return value, scale
+
+
+@given(data=st.data())
+def test_zeta_matches_reference(impl: Impl, flags, data: st.DataObject) -> None:
+    """The Hurwitz zeta function for s in [1.1, 12], q in [0.5, 20] (all terms positive); and for an
+    integer s and q in [-5, 0) off the poles, where the error is measured against the terms' size."""
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(data.draw(S.dtypes(S.FLOATING), label="dtype"), x64)
+    shape = data.draw(S.shapes(min_side=0), label="shape")
+    if data.draw(st.booleans(), label="q < 0"):
+        s = data.draw(S.arrays(dt, shape, Domain(2, 8, grid=1.0)), label="s")
+        q = off_the_poles(data.draw(S.arrays(dt, shape, Domain(-5, -0.05)), label="q"), 0.05)
+    else:
+        s = data.draw(S.arrays(dt, shape, Domain(1.1, 12)), label="s")
+        q = data.draw(S.arrays(dt, shape, Domain(0.5, 20)), label="q")
+    show_call("lax.zeta(s, q)", s=s, q=q)
+    got = impl.lax.zeta(s, q)
+    assert_dtype(got, dt, weak=dr.weak_result("elementwise", s, q, x64=True))
+    want, scale = reference_with_scale(zeta_reference, s, q)
+    assert_values(got, want, dt, atol=RTOL[dt.name] * scale)
+
+
+@given(data=st.data())
+def test_polygamma_matches_reference(impl: Impl, flags, data: st.DataObject) -> None:
+    """m = 0 (digamma) to 4, x in [-5, 15] at least 0.25 away from the poles; within RTOL of the
+    terms' size, since psi^(m) has zeros between the poles for even m."""
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(data.draw(S.dtypes(S.FLOATING), label="dtype"), x64)
+    shape = data.draw(S.shapes(min_side=0), label="shape")
+    m = data.draw(S.arrays(dt, shape, Domain(0, 4, grid=1.0)), label="m")
+    x = off_the_poles(data.draw(S.arrays(dt, shape, Domain(-5, 15)), label="x"), 0.25)
+    show_call("lax.polygamma(m, x)", m=m, x=x)
+    got = impl.lax.polygamma(m, x)
+    assert_dtype(got, dt, weak=dr.weak_result("elementwise", m, x, x64=True))
+    want, scale = reference_with_scale(polygamma_reference, m, x)
+    assert_values(got, want, dt, atol=RTOL[dt.name] * scale)
+
+
+@given(data=st.data())
+def test_bessel_i1e_matches_reference(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    x = draw_array(data, x64, (S.FLOATING,), S.shapes(min_side=0), Domain(-50, 50))
+    show_call("lax.bessel_i1e(x)", x=x)
+    got = impl.lax.bessel_i1e(x)
+    assert_dtype(got, x.dtype, weak=dr.weak_result("elementwise", x))
+    assert_values(got, elementwise(i1e_reference)(wide(x)), x.dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_zeta_polygamma_and_bessel_i1e_at_their_poles_and_limits(impl: Impl, x64: bool, dtype: str) -> None:
+    dt = dr.canonicalize(np.dtype(dtype), x64)
+    inf, nan = math.inf, math.nan
+
+    def run(name: str, *columns: list[float]) -> np.ndarray:
+        got = getattr(impl.lax, name)(*(np.array(c, dt) for c in columns))
+        assert_dtype(got, dt, weak=dr.weak_result("elementwise", dt))
+        return to_numpy(got).astype(np.float64)
+
+    # zeta: nan for s < 1, inf for s = 1; at q = 0, -1, ..., -inf, inf for an even integer s (also
+    # s <= 0) and nan otherwise; nan for q < 0 and a non-integer s, for nan, for s = inf or q = inf.
+    s = [0.5, 1.0, 1.0, 2.0, 3.0, 2.0, 0.0, -2.0, 2.5, 2.0, inf, nan, 2.0, 2.0]
+    q = [1.0, 5.0, nan, 0.0, -1.0, -3.0, -2.0, -2.0, -0.5, -inf, 1.0, 1.0, inf, nan]
+    want = [nan, inf, inf, inf, nan, inf, inf, inf, nan, inf, nan, nan, nan, nan]
+    np.testing.assert_array_equal(run("zeta", s, q), want)
+    # polygamma: nan unless m is a natural number; m = 0 is digamma; at the poles inf for odd m,
+    # nan for even m (digamma's poles are nan); nan at x = inf for m >= 1.
+    m = [0.5, -1.0, nan, 1.0, 2.0, 1.0, 0.0, 0.0, 1.0, 3.0]
+    x = [1.0, 1.0, 1.0, -2.0, -2.0, -inf, -1.0, inf, inf, 0.0]
+    want = [nan, nan, nan, inf, nan, inf, nan, inf, nan, inf]
+    np.testing.assert_array_equal(run("polygamma", m, x), want)
+    got = run("bessel_i1e", [inf, -inf, 0.0, -0.0, nan])
+    np.testing.assert_array_equal(got, [0.0, -0.0, 0.0, -0.0, nan])
+    np.testing.assert_array_equal(np.signbit(got[:4]), [False, True, False, True])
 
 
 # --- rounding, is_finite, nextafter, clamp -------------------------------------------------------
@@ -215,6 +364,9 @@ WEAK_CASES: dict[str, Callable[[Any], Any]] = {
     "round(2.5)": lambda lax: lax.round(2.5),
     "erf(0.5)": lambda lax: lax.erf(0.5),
     "lgamma(3.0)": lambda lax: lax.lgamma(3.0),
+    "zeta(2.0, 1.5)": lambda lax: lax.zeta(2.0, 1.5),
+    "polygamma(1.0, 1.5)": lambda lax: lax.polygamma(1.0, 1.5),
+    "bessel_i1e(1.0)": lambda lax: lax.bessel_i1e(1.0),
     "is_finite(1.0)": lambda lax: lax.is_finite(1.0),
     "square(3)": lambda lax: lax.square(3),
     "atan2(1.0, 2.0)": lambda lax: lax.atan2(1.0, 2.0),
@@ -227,6 +379,7 @@ WEAK_CASES: dict[str, Callable[[Any], Any]] = {
 }
 STRONG_CASES: dict[str, Callable[[Any], Any]] = {
     "clamp(float32, 2.0, 1.0)": lambda lax: lax.clamp(np.float32(0), 2.0, 1.0),
+    "zeta(float32, 1.5)": lambda lax: lax.zeta(np.float32(2), 1.5),
     "reduce_and(weak)": lambda lax: lax.reduce_and(lax.broadcast(3, (2,)), (0,)),
     "reduce_xor(weak)": lambda lax: lax.reduce_xor(lax.broadcast(3, (2,)), (0,)),
     "sort_key_val values": lambda lax: lax.sort_key_val(lax.broadcast(2.0, (3,)), np.arange(3))[1],
@@ -595,6 +748,9 @@ def test_dynamic_update_slice_in_dim_and_dynamic_update_index_in_dim(
 BAD_CALLS = {
     "floor of an integer": (TypeError, lambda lax, x: lax.floor(np.ones(3, np.int32))),
     "erf of a complex": (TypeError, lambda lax, x: lax.erf(np.ones(3, np.complex64))),
+    "zeta of integers": (TypeError, lambda lax, x: lax.zeta(np.int32(2), np.int32(1))),
+    "polygamma of mixed dtypes": (TypeError, lambda lax, x: lax.polygamma(np.float16(1), x)),
+    "bessel_i1e of a complex": (TypeError, lambda lax, x: lax.bessel_i1e(np.ones(3, np.complex64))),
     "clamp bounds of another shape": (TypeError, lambda lax, x: lax.clamp(np.zeros(2, np.float32), x, np.float32(1))),
     "clamp of mixed dtypes": (TypeError, lambda lax, x: lax.clamp(np.int32(0), x, np.float32(1))),
     "reduce_or of floats": (TypeError, lambda lax, x: lax.reduce_or(x, (0,))),

@@ -1,6 +1,7 @@
 """jax.nn and jax.scipy.special: activations, softmax, logsumexp, one_hot and standardize against
-NumPy formulas in float64 (values and dtypes), special functions against Python's math module, and
-jax.nn.initializers against JAX's numbers recorded in data/nn_initializers.json."""
+NumPy formulas in float64 (values and dtypes), special functions against Python's math module and
+closed forms (with their argument promotion), and jax.nn.initializers against JAX's numbers
+recorded in data/nn_initializers.json."""
 
 from __future__ import annotations
 
@@ -13,9 +14,15 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from conformance import dtype_rules as dr
+from conformance import strategies as S
+from conformance.checks import assert_dtype, draw_x64, show_call
 from conformance.impl import Impl
 from conformance.random_cases import decode
+from conformance.strategies import Domain
 
 pytestmark = [pytest.mark.area("nn"), pytest.mark.requires("eval")]
 
@@ -219,6 +226,14 @@ def digamma_oracle(x: float) -> float:
     return acc + math.log(x) - 0.5 / x - series
 
 
+def i1_oracle(x: float, scaled: bool = False) -> float:
+    """I1(x), the mean of exp(x cos t) cos t over a period; the trapezoidal rule on 64 points is
+    exact to rounding for |x| <= 10 (its error is about I_63(x)). With ``scaled``, exp(-|x|) I1(x)."""
+    t = 2 * np.pi * np.arange(64) / 64
+    shift = abs(x) if scaled else 0.0
+    return float(np.mean(np.exp(x * np.cos(t) - shift) * np.cos(t)))
+
+
 SPECIALS: list[tuple[str, Callable[[Any, Any], Any], Callable[[float], float], np.ndarray]] = [
     ("erf", lambda s, x: s.erf(x), math.erf, SPECIAL_POINTS),
     ("erfc", lambda s, x: s.erfc(x), math.erfc, SPECIAL_POINTS),
@@ -226,6 +241,8 @@ SPECIALS: list[tuple[str, Callable[[Any, Any], Any], Callable[[float], float], n
     ("digamma", lambda s, x: s.digamma(x), digamma_oracle, POSITIVE),
     ("expit", lambda s, x: s.expit(x), lambda v: 1 / (1 + math.exp(-v)), SPECIAL_POINTS),
     ("logit", lambda s, x: s.logit(x), lambda v: math.log(v / (1 - v)), np.array([0.01, 0.2, 0.5, 0.9])),
+    ("i1e", lambda s, x: s.i1e(x), lambda v: i1_oracle(v, scaled=True), SPECIAL_POINTS),
+    ("i1", lambda s, x: s.i1(x), i1_oracle, SPECIAL_POINTS),
 ]
 
 
@@ -247,6 +264,74 @@ def test_erfinv_inverts_erf(special: Any, f64: None) -> None:
     x = np.asarray(special.erfinv(y))
     assert x.dtype == np.float64
     np.testing.assert_allclose(np_erf(x), y, rtol=1e-12, atol=1e-14)
+
+
+ZETA_3 = 1.2020569031595942  # Apery's constant
+
+# (function, arguments, closed form): zeta(s, 1/2) = (2^s - 1) zeta(s), psi'(1) = zeta(2), ...
+ZETA_AND_POLYGAMMA = [
+    ("zeta", (2, 1), math.pi**2 / 6),
+    ("zeta", (4.0, 0.5), math.pi**4 / 6),
+    ("zeta", (3.0, np.array([1.0, 2.0])), np.array([ZETA_3, ZETA_3 - 1])),
+    ("polygamma", (0, 1.0), -0.5772156649015329),
+    ("polygamma", (1, 0.5), math.pi**2 / 2),
+    ("polygamma", (np.array([2, 3]), 1), np.array([-2 * ZETA_3, math.pi**4 / 15])),
+]
+
+
+@pytest.mark.parametrize("name,args,want", ZETA_AND_POLYGAMMA, ids=[f"{c[0]}{i}" for i, c in enumerate(ZETA_AND_POLYGAMMA)])
+def test_zeta_and_polygamma_match_closed_forms_in_float64(name: str, args: tuple, want: Any, special: Any, f64: None) -> None:
+    close(getattr(special, name)(*args), np.asarray(want, np.float64), rtol=1e-13, atol=0)
+
+
+def special_operand(data: st.DataObject, label: str, groups: tuple, domain: Domain, shape: tuple) -> Any:
+    """A Python int or float (weak), or a NumPy array of one of the groups' dtypes (strong)."""
+    kind = data.draw(st.sampled_from(["int", "float", "array"]), label=f"{label} kind")
+    if kind == "int":
+        return data.draw(st.integers(math.ceil(domain.low), math.floor(domain.high)), label=label)
+    if kind == "float":
+        return data.draw(st.floats(domain.low, domain.high), label=label)
+    dt = data.draw(S.dtypes(*groups), label=f"{label} dtype")
+    return data.draw(S.arrays(dt, shape, domain), label=label)
+
+
+@pytest.mark.parametrize("name", ["zeta", "polygamma", "i1e", "i1"])
+@given(data=st.data())
+def test_special_functions_promote_their_arguments_to_inexact(
+    name: str, special: Any, flags: Callable[[str, object], None], data: st.DataObject
+) -> None:
+    """The arguments are promoted together (JAX's table) and then to an inexact type, as
+    promote_args_inexact does; polygamma's n must have an integer type (a Python int will do)."""
+    x64 = draw_x64(data, flags)
+    shape = data.draw(S.shapes(max_dims=1), label="shape")  # of the operands that are arrays
+    real = (S.INTEGER, S.FLOATING)
+    if name == "polygamma":
+        n = special_operand(data, "n", (S.INTEGER,), Domain(0, 3), shape)
+        n = int(n) if isinstance(n, float) else n  # n may not be a float
+        operands = [n, special_operand(data, "x", real, Domain(1, 8), shape)]
+    elif name == "zeta":
+        operands = [special_operand(data, "x", real, Domain(2, 6), shape), special_operand(data, "q", real, Domain(1, 8), shape)]
+    else:
+        operands = [special_operand(data, "x", (S.BOOL, *real), Domain(-8, 8), shape)]
+    names = ["n", "x"] if name == "polygamma" else ["x", "q"][: len(operands)]
+    show_call(f"jax.scipy.special.{name}({', '.join(names)})", **dict(zip(names, operands)))
+    got = getattr(special, name)(*operands)
+    joined = dr.join(*(dr.operand_code(op, x64) for op in operands))
+    want = dr.inexact(dr.dtype_of(joined, x64), x64)
+    assert_dtype(got, want, weak=dr.weak_result("elementwise", *operands, x64=x64))
+
+
+def test_zeta_and_polygamma_refuse_what_jax_refuses(special: Any) -> None:
+    with pytest.raises(NotImplementedError):
+        special.zeta(2.0)  # the Riemann zeta function (q=None)
+    with pytest.raises(ValueError):
+        special.polygamma(1.0, 2.0)  # n must have an integer type
+    with pytest.raises(ValueError):
+        special.polygamma(np.array([True]), 2.0)
+    with pytest.raises(ValueError):
+        special.polygamma(1, np.complex64(2))
+    with pytest.raises(TypeError):
+        special.zeta(np.complex64(2), 1.0)
 
 
 def test_xlogy_and_xlog1py_are_zero_where_x_is_zero(special: Any, f64: None) -> None:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from conformance import dtype_rules as dr
 from conformance import strategies as S
 from conformance.checks import (
+    RTOL,
     assert_dtype,
     assert_rearranged,
     assert_values,
@@ -310,6 +311,20 @@ def test_vander_and_windows(impl: Impl, flags, data: st.DataObject) -> None:
         dt = dr.dtype_of("f*", x64)
         assert_dtype(got, dt, weak=dr.weak_result("creation"))
         assert_values(got, getattr(np, name)(n), dt, atol=1e-6)
+
+
+@given(data=st.data())
+def test_kaiser_window(impl: Impl, flags, data: st.DataObject) -> None:
+    """The window is in the default float type. beta is a Python number here: JAX takes I0(beta) in
+    beta's own dtype, so a float32 beta would give a float64 window only float32's precision."""
+    x64 = draw_x64(data, flags)
+    n = data.draw(st.integers(0, 9), label="M")
+    beta = data.draw(st.one_of(st.integers(-12, 12), st.floats(-12, 12)), label="beta")
+    show_call(f"jnp.kaiser({n}, {beta!r})")
+    got = impl.numpy.kaiser(n, beta)
+    dt = dr.dtype_of("f*", x64)
+    assert_dtype(got, dt, weak=dr.weak_result("creation"))
+    assert_values(got, np.kaiser(n, beta), dt, atol=RTOL[dt.name])
 
 
 # --- sorting and searching ------------------------------------------------------------------------

@@ -8,6 +8,9 @@ dtype JAX's rules give, and dtype_rules (never NumPy) gives the expected result 
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import assume, given
@@ -63,6 +66,11 @@ def _rint(x: np.ndarray) -> np.ndarray:
     return np.rint(x)
 
 
+def _i0(x: np.ndarray) -> np.ndarray:
+    """NumPy's I0 of the (already rounded) input, in float64: np.i0 knows no bfloat16."""
+    return np.i0(x.astype(np.float64))
+
+
 UNARY = [
     unary("arccos", np.arccos, S.ALL, compute=dr.inexact, domain=UNIT),
     unary("arcsin", np.arcsin, S.ALL, compute=dr.inexact, domain=UNIT),
@@ -94,6 +102,7 @@ UNARY = [
     unary("rad2deg", np.rad2deg, S.REAL, compute=dr.inexact),
     unary("degrees", np.degrees, S.REAL, compute=dr.inexact),
     unary("sinc", np.sinc, S.REAL, compute=dr.inexact, domain=S.GRID),
+    unary("i0", _i0, S.REAL, compute=dr.inexact, domain=Domain(-10, 10)),  # I0(10) = 2816 fits float16
     unary("fabs", np.fabs, S.REAL, compute=dr.inexact),
     unary("isnan", np.isnan, S.ALL, result=boolean),
     unary("isinf", np.isinf, S.ALL, result=boolean),
@@ -160,6 +169,45 @@ def test_binary_math_function_matches_numpy(impl: Impl, flags, op: Op, data: st.
         assume(compute.name != "bfloat16")  # NumPy has no nextafter for it
     show_call(f"jnp.{op.name}(x, y)", x=x, y=y)
     check(impl, op, x64, [x, y])
+
+
+def _complex_array(data: st.DataObject, dt: np.dtype, shape: tuple, label: str) -> np.ndarray:
+    """Real parts in [-10, 10], imaginary parts in [-1, 1]: two operands then differ by less than 2
+    in angle, so exp(x) + exp(y) never nearly cancels (where its log is ill-conditioned)."""
+    real_dt = np.dtype(np.float32 if dt == np.complex64 else np.float64)
+    re = data.draw(S.arrays(real_dt, shape, Domain(-10, 10)), label=f"{label}.real")
+    im = data.draw(S.arrays(real_dt, shape, Domain(-1, 1)), label=f"{label}.imag")
+    z = re.astype(dt)
+    z.imag = im
+    return z
+
+
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+@given(data=st.data())
+def test_complex_logaddexp_is_the_log_of_the_sum(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    dts = [data.draw(S.dtypes(S.COMPLEX), label=f"dtype {i}") for i in range(2)]
+    shape = data.draw(S.shapes(min_side=0), label="shape")
+    x, y = (_complex_array(data, dt, shape, label) for dt, label in zip(dts, "xy"))
+    show_call(f"jnp.{name}(x, y)", x=x, y=y)
+    got = getattr(impl.numpy, name)(x, y)
+    want_dtype = dr.promote(*dts, x64=x64)
+    assert_dtype(got, want_dtype, weak=False)
+    x, y = wide(x.astype(want_dtype)), wide(y.astype(want_dtype))
+    want = np.log(np.exp(x) + np.exp(y)) if name == "logaddexp" else np.log2(2**x + 2**y)
+    assert_values(got, want, want_dtype, atol=16 * RTOL[want_dtype.name])  # |result| may be near 0
+
+
+def test_complex_logaddexp_stays_on_the_principal_branch(impl: Impl) -> None:
+    """Near the negative real axis the sum's angle passes pi: the result's imaginary part turns to
+    the other end of the principal range (-pi, pi] (JAX's [-pi, pi) differs only at -pi itself)."""
+    x = np.array([3j, 1 + 3j, -3j], np.complex64)
+    y = np.array([-2.9j, -0.5 - 2.9j, 2.9j], np.complex64)
+    got = impl.numpy.logaddexp(x, y)
+    assert_dtype(got, np.dtype("complex64"), weak=False)
+    want = np.log(np.exp(wide(x)) + np.exp(wide(y)))
+    assert_values(got, want, np.dtype("complex64"), atol=1e-5)
+    assert_weak(impl.numpy.logaddexp(1j, 2.0), True, "logaddexp of Python scalars")
 
 
 @pytest.mark.parametrize("name", ["frexp", "modf", "divmod"])
@@ -316,7 +364,7 @@ def test_statistic_matches_numpy(impl: Impl, flags, name: str, data: st.DataObje
 
 
 @pytest.mark.parametrize("name", ["quantile", "percentile", "nanquantile", "nanpercentile"])
-@pytest.mark.parametrize("method", ["linear", "lower", "higher", "nearest", "midpoint"])
+@pytest.mark.parametrize("method", ["linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf"])
 @given(data=st.data())
 def test_quantile_matches_numpy(impl: Impl, flags, name: str, method: str, data: st.DataObject) -> None:
     draw_x64(data, flags)
@@ -333,9 +381,85 @@ def test_quantile_matches_numpy(impl: Impl, flags, name: str, method: str, data:
     show_call(f"jnp.{name}(x, q, axis={axis!r}, method={method!r}, keepdims={keepdims})", x=x, q=q)
     got = getattr(impl.numpy, name)(x, q, axis=axis, method=method, keepdims=keepdims)
     assert_dtype(got, np.dtype("float32"), weak=False)
-    with np.errstate(all="ignore"):
-        want = getattr(np, name)(wide(x), wide(q), axis=axis, method=method, keepdims=keepdims)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "All-NaN slice": NaN, as in JAX
+        if method == "nearest":
+            want = _jax_nearest(name, wide(x), wide(q) / scale, axis, keepdims)
+        else:
+            want = getattr(np, name)(wide(x), wide(q), axis=axis, method=method, keepdims=keepdims)
     assert_values(got, want, np.dtype("float32"), atol=1e-5)
+
+
+def _jax_nearest(name: str, x: np.ndarray, q: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+    """JAX's method='nearest': the lower neighbour unless the rank q * (n - 1) is more than halfway
+    to the next (NumPy rounds a halfway rank to even; test_quantile_nearest_takes_the_lower_...)."""
+    quantile = np.nanquantile if name.startswith("nan") else np.quantile
+    lower = quantile(x, q, axis=axis, method="lower", keepdims=keepdims)
+    higher = quantile(x, q, axis=axis, method="higher", keepdims=keepdims)
+    count = np.sum(~np.isnan(x) if name.startswith("nan") else np.ones_like(x), axis=axis, keepdims=keepdims)
+    rank = q.reshape(q.shape + (1,) * np.ndim(count)) * np.maximum(count - 1, 0)
+    return np.where(rank - np.floor(rank) > 0.5, higher, lower)
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("n", [2, 3, 4, 6, 8])
+def test_quantile_nearest_takes_the_lower_neighbour_at_a_tie(impl: Impl, name: str, n: int) -> None:
+    """Where q * (n - 1) falls halfway between two ranks, JAX's method='nearest' takes the lower
+    one (NumPy rounds the rank half to even): the oracle is NumPy's 'lower' there."""
+    x = np.arange(1, n + 1, dtype=np.float32)[::-1].copy()
+    q = (np.arange(n - 1, dtype=np.float32) + 0.5) / (n - 1)  # every halfway rank
+    show_call(f"jnp.{name}(x, q, method='nearest')", x=x, q=q)
+    got = getattr(impl.numpy, name)(x, q, method="nearest")
+    assert_dtype(got, np.dtype("float32"), weak=False)
+    assert_values(got, np.quantile(x, q, method="lower"), np.dtype("float32"))
+
+
+@pytest.mark.parametrize("name", ["quantile", "percentile", "nanquantile", "nanpercentile"])
+@given(data=st.data())
+def test_weighted_quantile_matches_numpy(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    """weights= goes with method 'inverted_cdf' (JAX 0.10.2 and NumPy take it with no other), one
+    per element of x. Weights are whole numbers from 1 up and q a multiple of 1/16, so q times the
+    total weight is exact and meets a running sum exactly where it does in NumPy's float64; zero
+    weights are left out (at q = 0 NumPy skips them, JAX does not)."""
+    draw_x64(data, flags)
+    x = data.draw(S.arrays(np.dtype("float32"), S.shapes(min_dims=1, min_side=1), S.SMALL), label="x")
+    if name.startswith("nan"):
+        x = _with_nans(data, x)
+    w_dtype = data.draw(S.dtypes((np.dtype("float32"), np.dtype("int8"), np.dtype("int32"))), label="w dtype")
+    w = data.draw(S.arrays(w_dtype, x.shape, Domain(1, 4, grid=1.0)), label="weights")
+    scale = 100 if "percent" in name else 1
+    q = data.draw(S.arrays(np.dtype("float32"), S.shapes(max_dims=1), Domain(0, 1, grid=1 / 16)), label="q")
+    q = q * scale
+    axis = data.draw(S.axes(x.ndim), label="axis")
+    keepdims = data.draw(st.booleans(), label="keepdims")
+    call = f"jnp.{name}(x, q, axis={axis!r}, method='inverted_cdf', keepdims={keepdims}, weights=w)"
+    show_call(call, x=x, q=q, w=w)
+    got = getattr(impl.numpy, name)(x, q, axis=axis, method="inverted_cdf", keepdims=keepdims, weights=w)
+    assert_dtype(got, np.dtype("float32"), weak=False)  # float32 joined with the weights' dtype
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "All-NaN slice": NaN, as in JAX
+        want = getattr(np, name)(
+            wide(x), wide(q), axis=axis, method="inverted_cdf", keepdims=keepdims, weights=wide(w)
+        )
+    assert_values(got, want, np.dtype("float32"))
+
+
+def test_quantile_weights_need_inverted_cdf_and_a_fitting_shape(impl: Impl) -> None:
+    jnp = impl.numpy
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with pytest.raises(NotImplementedError):
+        jnp.quantile(x, 0.5, axis=1, weights=np.ones(3, np.float32))  # method 'linear'
+    with pytest.raises(ValueError):
+        jnp.quantile(x, 0.5, method="inverted_cdf", weights=np.ones(3, np.float32))  # axis=None
+    with pytest.raises(ValueError):
+        jnp.quantile(x, 0.5, axis=0, method="inverted_cdf", weights=np.ones(3, np.float32))
+    # One weight per element of the reduced axis, and a negative weight makes the result NaN.
+    got = jnp.quantile(x, 0.5, axis=1, method="inverted_cdf", weights=np.array([1, 1, 5], np.float32))
+    assert_dtype(got, np.dtype("float32"), weak=False)
+    assert_values(got, np.array([2.0, 5.0]), np.dtype("float32"))
+    w = np.array([[1, -1, 1], [1, 1, 1]], np.float32)
+    got = jnp.quantile(x, 0.5, axis=1, method="inverted_cdf", weights=w)
+    assert_values(got, np.array([np.nan, 4.0]), np.dtype("float32"))
 
 
 @pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "mean", "all", "any"])
@@ -408,6 +532,101 @@ def test_diff_and_trapezoid_match_numpy(impl: Impl, flags, data: st.DataObject) 
     assert_values(got, want, want_dtype, atol=64 * RTOL[want_dtype.name] * max(x.size, 1))
 
 
+COV_VALUES = Domain(-5, 5, grid=0.5)  # on a grid: a variance is 0 or not small, never a rounding error
+
+
+@given(data=st.data())
+def test_cov_matches_numpy(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    dt = data.draw(S.dtypes((np.dtype("int32"), np.dtype("float32"), np.dtype("float64"))), label="dtype")
+    shape = data.draw(st.tuples(st.integers(1, 3), st.integers(3, 6)), label="shape")
+    rowvar = data.draw(st.booleans(), label="rowvar")
+    x = data.draw(S.arrays(dt, shape if rowvar else shape[::-1], COV_VALUES), label="x")
+    kwargs: dict = {"rowvar": rowvar}
+    if data.draw(st.booleans(), label="fweights?"):
+        kwargs["fweights"] = data.draw(S.arrays(np.dtype("int32"), shape[1:], Domain(1, 3)), label="fweights")
+    if data.draw(st.booleans(), label="aweights?"):
+        kwargs["aweights"] = data.draw(S.arrays(np.dtype("float32"), shape[1:], Domain(0.5, 2, grid=0.25)),
+                                       label="aweights")  # fmt: skip
+    if data.draw(st.booleans(), label="ddof?"):
+        kwargs["ddof"] = data.draw(st.integers(0, 2), label="ddof")
+    show_call(f"jnp.cov(x, **{kwargs!r})", x=x)
+    got = impl.numpy.cov(x, **kwargs)
+    weights = [kwargs[k].dtype for k in ("fweights", "aweights") if k in kwargs]
+    want_dtype = dr.promote(dr.inexact(dr.canonicalize(dt, x64), x64), *weights, x64=x64)
+    assert_dtype(got, want_dtype, weak=False)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # "degrees of freedom <= 0": inf or nan, as in JAX
+        want = np.cov(wide(x), **{k: wide(v) if k.endswith("weights") else v for k, v in kwargs.items()})
+    atol = 64 * RTOL[want_dtype.name] * 25 * shape[1] * 3  # sums of n products of values up to 5, weighted
+    assert_values(got, want, want_dtype, atol=atol)
+
+
+@given(data=st.data())
+def test_corrcoef_matches_numpy(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    dt = data.draw(S.dtypes((np.dtype("int32"), np.dtype("float32"), np.dtype("float64"))), label="dtype")
+    x = data.draw(S.arrays(dt, st.tuples(st.integers(1, 3), st.integers(2, 6)), COV_VALUES), label="x")
+    show_call("jnp.corrcoef(x)", x=x)
+    got = impl.numpy.corrcoef(x)
+    want_dtype = dr.inexact(dr.canonicalize(dt, x64), x64)
+    assert_dtype(got, want_dtype, weak=False)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a constant row: 0 / 0 is nan, as in JAX
+        want = np.corrcoef(wide(x))
+    assert_values(got, want, want_dtype, atol=64 * RTOL[want_dtype.name])
+
+
+@given(data=st.data())
+def test_gradient_matches_numpy(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    dt = data.draw(S.dtypes((np.dtype("int32"), np.dtype("float32"), np.dtype("float64"))), label="dtype")
+    x = data.draw(S.arrays(dt, S.shapes(min_dims=1, max_dims=3, min_side=2), S.SMALL), label="x")
+    axis = data.draw(st.none() | st.integers(-x.ndim, x.ndim - 1), label="axis")
+    spacing: tuple = ()
+    kind = data.draw(st.sampled_from(["none", "scalar", "coordinates"]), label="spacing")
+    if kind == "scalar":
+        spacing = (data.draw(st.sampled_from([0.5, 2.0, 3]), label="h"),)
+    elif kind == "coordinates" and axis is not None:  # one axis: its increasing coordinates
+        steps = S.arrays(np.dtype("float64"), (x.shape[axis],), Domain(0.25, 2, grid=0.25))
+        spacing = (np.cumsum(data.draw(steps, label="steps")),)
+    show_call(f"jnp.gradient(x, *spacing, axis={axis})", x=x, spacing=spacing)
+    got = impl.numpy.gradient(x, *spacing, axis=axis)
+    # f and the spacings are promoted together (an int32 f with a Python float spacing: weak floats)
+    want_dtype = dr.inexact(dr.dtype_of(dr.join(*(dr.operand_code(v, x64) for v in (x, *spacing))), x64), x64)
+    weak = dr.weak_result("elementwise", x, *spacing, x64=x64)
+    want = np.gradient(wide(x), *spacing, axis=axis)
+    got, want = (list(got), list(want)) if isinstance(want, (list, tuple)) else ([got], [want])
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert_dtype(g, want_dtype, weak=weak)
+        assert_values(g, w, want_dtype, atol=64 * RTOL[want_dtype.name] * 10)
+
+
+@given(data=st.data())
+def test_unwrap_matches_numpy(impl: Impl, flags, data: st.DataObject) -> None:
+    """Values on a grid of 1/4: with the default period 2 pi no step lies on a boundary, where
+    float32 and NumPy's float64 could decide differently; with period 4 the boundaries are exact."""
+    x64 = draw_x64(data, flags)
+    dt = data.draw(S.dtypes((np.dtype("float32"), np.dtype("float64"))), label="dtype")
+    p = data.draw(S.arrays(dt, S.shapes(min_dims=1, max_dims=2), Domain(-10, 10, grid=0.25)), label="p")
+    axis = data.draw(st.integers(-p.ndim, p.ndim - 1), label="axis")
+    kwargs = data.draw(st.sampled_from([{}, {"period": 4.0}, {"discont": 5.0}]), label="kwargs")
+    show_call(f"jnp.unwrap(p, axis={axis}, **{kwargs!r})", p=p)
+    got = impl.numpy.unwrap(p, axis=axis, **kwargs)
+    want_dtype = dr.canonicalize(dt, x64)
+    assert_dtype(got, want_dtype, weak=False)
+    want = np.unwrap(wide(p), axis=axis, **kwargs)
+    assert_values(got, want, want_dtype, atol=64 * RTOL[want_dtype.name] * max(p.size, 1))
+
+
+def test_integer_unwrap_keeps_its_dtype(impl: Impl) -> None:
+    p = np.array([0, 3, 6, 1, -3, 5, 9, 2], np.int32)
+    got = impl.numpy.unwrap(p, period=4)
+    assert_dtype(got, np.dtype("int32"), weak=False)
+    assert_values(got, np.unwrap(p, period=4), np.dtype("int32"))
+
+
 def test_average_with_weights_and_returned(impl: Impl) -> None:
     jnp = impl.numpy
     x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
@@ -436,6 +655,13 @@ EINSUM_CASES = [
     ("i,j->ij", [(4,), (3,)]),
     ("ij,ij->i", [(3, 4), (3, 4)]),
     ("ab,bc,cd,de->ae", [(2, 3), (3, 4), (4, 2), (2, 3)]),
+    # a label repeated within one operand: its diagonal
+    ("ii->i", [(3, 3)]),
+    ("ii", [(4, 4)]),
+    ("iij->j", [(3, 3, 2)]),
+    ("iji->ij", [(3, 2, 3)]),
+    ("ii,ij->j", [(3, 3), (3, 4)]),
+    ("ij,jj,jk->ik", [(2, 3), (3, 3), (3, 4)]),
 ]
 
 

@@ -696,7 +696,8 @@ def conformance_markdown(results: Path | list[Path] | None = None) -> str:
                         "adapter): " + ", ".join(f"`{o}`" for o in others) + ".", ""]
         elif rows is not None:
             stages = set(stage_names())
-            kept_rows = {i: r for i, r in rows.items() if i in stages or i == "jax" or not stages}
+            jax_row = _conformance_matrix_module().JAX_ROW  # the reference `jax` and `jax-<version>`
+            kept_rows = {i: r for i, r in rows.items() if i in stages or jax_row.fullmatch(i) or not stages}
             out += [_matrix_table(kept_rows), ""]
         else:
             text = md.read_text(encoding="utf-8").strip()

@@ -210,6 +210,39 @@ def test_conformance_page_says_what_each_row_is_and_links_failures_by_function(t
     assert "| exercise-01_eval |" not in md and "`exercise-01_eval`" in md
 
 
+def test_conformance_matrix_shows_another_jax_release_after_the_reference(tmp_path: Path):
+    areas = {"pytrees": {"passed": 40, "failed": 10, "missing": 3, "not_applicable": 0, "skipped": 0}}
+    rows = {"jax": "real JAX 0.10.2, the reference",
+            "jax-0.4.38": "real JAX 0.4.38 (jaxlib 0.4.38, NumPy 2.4.6) in build/venv-jax-0.4.38",
+            "numpy-adapter": "NumPy behind a thin adapter"}  # fmt: skip
+    for impl, description in rows.items():
+        kind = "reference" if impl == "numpy-adapter" else "jax"
+        data = {"impl": impl, "kind": kind, "description": description, "areas": areas, "tests": []}
+        (tmp_path / f"{impl}.json").write_text(json.dumps(data))
+    md = sitegen.conformance_markdown(tmp_path)
+    assert "| jax-0.4.38 | real JAX 0.4.38 (jaxlib 0.4.38, NumPy 2.4.6) in build/venv-jax-0.4.38 |" in md
+    assert "| jax-0.4.38 | 40 passed / 10 failed / 3 missing / 0 n/a |" in md
+    assert md.index("| jax |") < md.index("| jax-0.4.38 |") < md.index("| numpy-adapter |")
+    assert "not part of this matrix" not in md
+
+
+def test_conformance_page_says_what_each_committed_row_is():
+    """Every row committed under conformance/results/ is named on the conformance page (the stages
+    by their bullet), and one of them is a JAX release other than the reference."""
+    committed = {path.stem: json.loads(path.read_text()) for path in
+                 (sitegen.ROOT / "conformance" / "results").glob("*.json") if path.name != "matrix.json"}  # fmt: skip
+    page = (SITE / "docs" / "conformance.md").read_text()
+    other_releases = [impl for impl, data in committed.items() if data["kind"] == "jax" and impl != "jax"]
+    assert other_releases, "the matrix has a JAX release other than the reference (conformance.other_jax)"
+    for impl, data in committed.items():
+        named = f"`{impl}`" in page or (data["kind"] == "stage" and "the stages" in page)
+        assert named, f"site/docs/conformance.md does not say what the row {impl} is"
+    for impl in other_releases:
+        version = impl.removeprefix("jax-")
+        assert f"NumPy {committed[impl]['description'].split('NumPy ')[1].split(')')[0]}" in page, impl
+        assert f"conformance.other_jax {version}" in page
+
+
 def test_the_performance_page_plots_each_case_and_the_growth_of_cost():
     results = sorted((sitegen.ROOT / "benchmarks" / "results").glob("*.json"))
     assert results, "benchmarks/results holds the committed figures"

@@ -184,6 +184,10 @@ from .slicing import (
 )
 from .sorting import sort, sort_key_val, sort_p, top_k, top_k_p
 from .special import (
+    bessel_i0e,
+    bessel_i0e_p,
+    bessel_i1e,
+    bessel_i1e_p,
     digamma,
     digamma_p,
     erf,
@@ -194,6 +198,10 @@ from .special import (
     erfc_p,
     lgamma,
     lgamma_p,
+    polygamma,
+    polygamma_p,
+    zeta,
+    zeta_p,
 )
 from .structural import (
     broadcast,

@@ -1,5 +1,5 @@
-"""Special functions as lax primitives: erf, erfc, erf_inv, lgamma and digamma. Stage 01 introduced
-them.
+"""Special functions as lax primitives: erf, erfc, erf_inv, lgamma, digamma, polygamma, the Hurwitz
+zeta function, bessel_i0e and bessel_i1e. Stage 01 introduced them.
 
 NumPy has none of them, so their evaluation rules are written here, vectorized over whole arrays.
 Each is computed in float64 and rounded once to the operand's dtype, so float32 and the 16-bit
@@ -13,11 +13,12 @@ equation (reflection, recurrence) to move an argument to where a series works.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from .elementwise import unop
+from .elementwise import binop, unop
 from .standard import FLOATING
 from .xla_float32 import erf_f32, erf_inv_f32
 
@@ -176,6 +177,44 @@ def digamma_f64(x: np.ndarray) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------------------------
+# bessel_i0e(x) = exp(-|x|) I0(x), the scaled modified Bessel function of order 0: I0 itself
+# overflows beyond |x| = 713, the scaled one never does. Up to |x| = 20 the power series of I0, whose
+# terms are all positive (no cancellation), times exp(-|x|); beyond, the asymptotic series, whose
+# terms shrink until k ~ 2|x|: at |x| = 20 the 30th is below 1e-17. Both within 2e-15 relative.
+
+_I0E_SERIES_UP_TO = 20.0
+_I0E_SERIES_TERMS = 40  # at |x| = 20 the 36th term is 2e-18 of the sum
+_I0E_ASYMPTOTIC_TERMS = 30
+
+
+def _i0_series(ax: np.ndarray) -> np.ndarray:
+    """I0(x) = sum_k (x^2/4)^k / (k!)^2, by Horner's rule from the last (smallest) term."""
+    t = ax * ax / 4
+    total = np.ones_like(ax)
+    for k in range(_I0E_SERIES_TERMS, 0, -1):
+        total = 1 + total * (t / (k * k))
+    return total
+
+
+def _i0e_asymptotic(ax: np.ndarray) -> np.ndarray:
+    """exp(-x) I0(x) ~ 1/sqrt(2 pi x) sum_k ((2k-1)!!)^2 / (k! (8x)^k), for large x (0 at inf)."""
+    u = 1 / (8 * ax)
+    total = np.ones_like(ax)
+    for k in range(_I0E_ASYMPTOTIC_TERMS, 0, -1):
+        total = 1 + total * ((2 * k - 1) ** 2 * u / k)
+    return total / np.sqrt(2 * np.pi * ax)
+
+
+def bessel_i0e_f64(x: np.ndarray) -> np.ndarray:
+    """exp(-|x|) I0(x) on a float64 array: even, 1 at 0, 0 at +-inf, nan at nan."""
+    ax = np.abs(x)
+    small = ax <= _I0E_SERIES_UP_TO
+    series = _i0_series(np.where(small, ax, 0.0)) * np.exp(-np.where(small, ax, 0.0))
+    # (the asymptotic branch gets a harmless stand-in where the series is used, and vice versa)
+    return np.where(small, series, _i0e_asymptotic(np.where(small, 2 * _I0E_SERIES_UP_TO, ax)))
+
+
+# ----------------------------------------------------------------------------------------------
 # The primitives: float operands only, computed in float64 and rounded to the operand's dtype.
 
 
@@ -208,6 +247,7 @@ erfc_p = unop("erfc", in_float64(erfc_f64), (FLOATING,))
 erf_inv_p = unop("erf_inv", like_xla(erf_inv_f64, erf_inv_f32), (FLOATING,))
 lgamma_p = unop("lgamma", in_float64(lgamma_f64), (FLOATING,))
 digamma_p = unop("digamma", in_float64(digamma_f64), (FLOATING,))
+bessel_i0e_p = unop("bessel_i0e", in_float64(bessel_i0e_f64), (FLOATING,))
 
 
 def erf(x: Any) -> Any:
@@ -233,3 +273,151 @@ def lgamma(x: Any) -> Any:
 def digamma(x: Any) -> Any:
     """The digamma function, the derivative of lgamma."""
     return digamma_p.bind(x)
+
+
+def bessel_i0e(x: Any) -> Any:
+    """The exponentially scaled modified Bessel function of order 0, exp(-|x|) I0(x)."""
+    return bessel_i0e_p.bind(x)
+
+
+# ----------------------------------------------------------------------------------------------
+# zeta and polygamma. The Hurwitz zeta function zeta(s, q) = sum_k (q + k)^-s: the first terms
+# summed directly, the rest by the Euler-Maclaurin formula; polygamma(m, x) is
+# (-1)^(m+1) m! zeta(m + 1, x). Special values (the poles, s < 1, infinite arguments) are XLA's.
+
+_DIRECT_TERMS = 12  # the Euler-Maclaurin tail starts at a = q + 12, where its series converges fast
+# Bernoulli numbers B2, B4, ..., B24 as exact fractions, and the tail's coefficients B_2j / (2j)!.
+# With a >= 12 the first term left out is below 3e-21 of zeta(s, q) for every q > 0 and s up to
+# 1000 (below 3e-16 up to s = 1e8): where s is large, the direct terms outweigh the tail.
+_BERNOULLI_TO_24 = ("1/6", "-1/30", "1/42", "-1/30", "5/66", "-691/2730", "7/6", "-3617/510",
+                    "43867/798", "-174611/330", "854513/138", "-236364091/2730")
+_EULER_MACLAURIN = tuple(float(Fraction(b) / math.factorial(2 * j)) for j, b in enumerate(_BERNOULLI_TO_24, 1))
+
+
+def _zeta_positive(s: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """zeta(s, q) for finite s > 1 and q > 0."""
+    a = q + _DIRECT_TERMS
+    # The tail sum_{k >= 0} (a + k)^-s = a^(1-s)/(s-1) + a^-s/2 + sum_j c_j s(s+1)...(s+2j-2) a^(-s-2j+1),
+    # its corrections by Horner's rule in 1/a^2.
+    corrections = np.zeros_like(a)
+    for j in range(len(_EULER_MACLAURIN), 1, -1):
+        corrections = (s + 2 * j - 3) * (s + 2 * j - 2) / (a * a) * (_EULER_MACLAURIN[j - 1] + corrections)
+    corrections = s / a * (_EULER_MACLAURIN[0] + corrections)
+    a_power = np.power(a, -s)
+    # Where a^-s underflows the corrections do not count, but for a huge s their factor may overflow.
+    tail = np.power(a, 1 - s) / (s - 1) + np.where(a_power == 0, 0.0, a_power * (0.5 + corrections))
+    for k in range(_DIRECT_TERMS - 1, -1, -1):  # the smallest terms first
+        tail = tail + np.power(q + k, -s)
+    return tail
+
+
+def zeta_f64(s: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """zeta(s, q) on float64 arrays, for s > 1; for q < 0 only where s is an integer, as in XLA."""
+    out = _zeta_positive(np.where(np.isfinite(s) & (s > 1), s, 2.0), np.where(q > 0, q, 1.0))
+    if np.any(q < 0):  # three more sums: skipped when no q needs them
+        out = np.where(q < 0, _zeta_negative(s, q), out)
+    out = np.where(np.isfinite(s) & np.isfinite(q), out, np.nan)  # XLA's nan for zeta(inf, q) and q = inf
+    # XLA's special values, in XLA's order (each overrides the ones before).
+    integer_s = s == np.floor(s)
+    out = np.where(s < 1, np.nan, out)
+    out = np.where((q <= 0) & ~integer_s, np.nan, out)
+    pole = (q <= 0) & (q == np.floor(q))  # -inf included
+    even_s = integer_s & (np.fmod(s, 2) == 0)
+    out = np.where(pole, np.where(even_s, np.inf, np.nan), out)
+    return np.where(s == 1, np.inf, out)  # the harmonic series
+
+
+def _zeta_negative(s: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """zeta(s, q) for an integer s > 1 and a q < 0 not an integer, by three sums instead of a term per
+    unit of |q|. With f = q - floor(q) in (0, 1), the terms with q + k > 0 sum to zeta(s, f); those
+    with q + k < 0 are (f - j)^-s = (-1)^s (j - f)^-s for j = 1, ..., -floor(q), which sum to
+    (-1)^s (zeta(s, 1 - f) - zeta(s, 1 - q)). The terms at f and 1 - f are added first: for an odd s
+    they cancel (exactly when f = 1/2), and what is left must not be lost beside them."""
+    s = np.where(np.isfinite(s) & (s > 1), s, 2.0)
+    q = np.where((q < 0) & np.isfinite(q), q, -0.5)
+    f = q - np.floor(q)  # exact
+    g = np.where(q > -1, -q, 1 - f)  # 1 - f, exact also for a tiny |q|, where f = 1 + q rounds
+    sign = np.where(np.fmod(s, 2) == 0, 1.0, -1.0)
+    return (_zeta_positive(s, f) + sign * _zeta_positive(s, g)) - sign * _zeta_positive(s, 1 - q)
+
+
+# m! for m = 0, ..., 170 (each rounded once from the exact integer); inf beyond.
+_FACTORIALS = np.array([float(math.factorial(m)) for m in range(171)] + [np.inf])
+
+
+def polygamma_f64(m: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The m-th derivative of digamma on float64 arrays; nan unless m is a natural number."""
+    natural = (m >= 0) & (m == np.floor(m))  # false for nan; true for inf, which zeta makes nan
+    factorial = _FACTORIALS[np.minimum(np.where(natural, m, 0), 171).astype(np.int64)]
+    sign = np.where(np.fmod(m, 2) == 1, 1.0, -1.0)  # (-1)^(m+1)
+    out = sign * factorial * zeta_f64(m + 1, x)
+    out = np.where(m == 0, digamma_f64(x), out)
+    return np.where(natural, out, np.nan)
+
+
+def in_float64_binary(fn: Any) -> Any:
+    """Two-operand ``fn`` computed in float64 and rounded back to the operands' dtype."""
+    def numpy_fn(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return fn(x.astype(np.float64), y.astype(np.float64)).astype(x.dtype)
+
+    numpy_fn.__name__ = fn.__name__
+    return numpy_fn
+
+
+zeta_p = binop("zeta", in_float64_binary(zeta_f64), (FLOATING,))
+polygamma_p = binop("polygamma", in_float64_binary(polygamma_f64), (FLOATING,))
+
+
+def zeta(x: Any, q: Any) -> Any:
+    """The Hurwitz zeta function, the sum over k >= 0 of (q + k)^-x."""
+    return zeta_p.bind(x, q)
+
+
+def polygamma(m: Any, x: Any) -> Any:
+    """The m-th derivative of digamma, for a natural number m given as a float."""
+    return polygamma_p.bind(m, x)
+
+
+# ----------------------------------------------------------------------------------------------
+# bessel_i1e: e^-|x| I1(x), the exponentially scaled modified Bessel function of order 1. A power
+# series (all terms positive) up to |x| = 20, the asymptotic series beyond (its 30th term is below
+# 3e-18 there); I1 is odd.
+
+_I1_SERIES_TO = 20.0
+_I1_SERIES_TERMS = 40  # the series' terms fall below 1e-18 of its sum at |x| = 20 after 35
+_I1_ASYMPTOTIC_TERMS = 30
+
+
+def _i1e_series(x: np.ndarray) -> np.ndarray:
+    """e^-x I1(x) = e^-x (x/2) sum_k (x^2/4)^k / (k! (k+1)!), summed by Horner's rule."""
+    y = x * x / 4
+    total = np.ones_like(x)
+    for k in range(_I1_SERIES_TERMS, 0, -1):
+        total = 1 + total * (y / (k * (k + 1)))
+    return x / 2 * total * np.exp(-x)
+
+
+def _i1e_asymptotic(x: np.ndarray) -> np.ndarray:
+    """e^-x I1(x) ~ (2 pi x)^-1/2 sum_k t_k for large x > 0: t_0 = 1, and each term is the one
+    before times (2k-3)(2k+1) / (8kx); the exponentially small rest is below e^-2x."""
+    total = np.ones_like(x)
+    for k in range(_I1_ASYMPTOTIC_TERMS, 0, -1):
+        total = 1 + total * ((2 * k - 3) * (2 * k + 1) / (8 * k * x))
+    return total / np.sqrt(2 * np.pi * x)
+
+
+def bessel_i1e_f64(x: np.ndarray) -> np.ndarray:
+    """e^-|x| I1(x) on a float64 array: 0 at +-inf (with x's sign), nan for nan."""
+    ax = np.abs(x)
+    near = ax <= _I1_SERIES_TO
+    series = _i1e_series(np.where(near, ax, 0.0))
+    asymptotic = _i1e_asymptotic(np.where(near, _I1_SERIES_TO, ax))
+    return np.copysign(np.where(near, series, asymptotic), x)  # odd; keeps -0.0 and nan
+
+
+bessel_i1e_p = unop("bessel_i1e", in_float64(bessel_i1e_f64), (FLOATING,))
+
+
+def bessel_i1e(x: Any) -> Any:
+    """The exponentially scaled modified Bessel function of order 1, e^-|x| I1(x)."""
+    return bessel_i1e_p.bind(x)

@@ -181,6 +181,7 @@ from .structure import (  # noqa: E402
     index_exp,
     indices,
     ix_,
+    kaiser,
     logspace,
     meshgrid,
     mgrid,
@@ -282,6 +283,7 @@ from .ufuncs import (  # noqa: E402
     gcd,
     heaviside,
     hypot,
+    i0,
     imag,
     iscomplex,
     iscomplexobj,
@@ -339,8 +341,11 @@ from .reductions import (  # noqa: E402
 )
 from .statistics import (  # noqa: E402
     average,
+    corrcoef,
+    cov,
     diff,
     ediff1d,
+    gradient,
     median,
     nanmedian,
     nanpercentile,
@@ -348,6 +353,7 @@ from .statistics import (  # noqa: E402
     percentile,
     quantile,
     trapezoid,
+    unwrap,
 )
 from . import linalg  # noqa: E402
 from .products import (  # noqa: E402

@@ -233,16 +233,34 @@ def _greedy_path(labels: list[str], output: str, sizes: dict[str, int]) -> list[
     return path
 
 
+def _add_up(x: ArrayLike, axes: tuple[int, ...]) -> ArrayLike:
+    """The sum over ``axes``; for bools, as in JAX's einsum, an or."""
+    return lax.reduce_or(x, axes) if get_aval(x).dtype == np.bool_ else lax.reduce_sum(x, axes)
+
+
+def _take_diagonals(x: ArrayLike, term: str) -> tuple[ArrayLike, str]:
+    """A label repeated within one operand ('ii->i') reads its diagonal. As JAX does: zero what is
+    off the diagonal (a select, so an inf or a nan there does no harm), then sum the repeated axes
+    away but one: the sum adds only zeros."""
+    for c in dict.fromkeys(term):
+        axes = [i for i, d in enumerate(term) if d == c]
+        if len(axes) < 2:
+            continue
+        shape = get_aval(x).shape
+        index = [lax.broadcasted_iota(np.dtype(np.int32), shape, i) for i in axes]
+        on_diagonal = lax.eq(index[0], index[1])
+        for other in index[2:]:
+            on_diagonal = lax.bitwise_and(on_diagonal, lax.eq(index[0], other))
+        x = _add_up(lax.select_n(on_diagonal, lax.full_like(x, 0), x), tuple(axes[1:]))
+        term = "".join(d for i, d in enumerate(term) if i not in axes[1:])
+    return x, term
+
+
 def _sum_out(x: ArrayLike, term: str, keep: set[str]) -> tuple[ArrayLike, str]:
-    """Sum over the labels nobody else needs, and take diagonals of repeated labels."""
-    for c in set(term):
-        if term.count(c) > 1:
-            raise NotImplementedError(
-                "einsum with a label repeated within one operand (a diagonal) is not implemented."
-            )
+    """Sum over the labels nobody else needs."""
     gone = tuple(i for i, c in enumerate(term) if c not in keep)
     if gone:
-        x = lax.reduce_sum(x, gone)
+        x = _add_up(x, gone)
         term = "".join(c for c in term if c in keep)
     return x, term
 
@@ -313,11 +331,14 @@ def einsum(subscripts: str, /, *operands: ArrayLike, out: None = None, optimize:
     for c in output:
         if c not in sizes:
             raise ValueError(f"einsum: output label {c!r} appears in no input.")
+        if output.count(c) > 1:
+            raise ValueError(f"einsum: output label {c!r} appears more than once in the output.")
+    terms = [_take_diagonals(x, term) for x, term in zip(arrays, labels)]
+    labels = [term for _, term in terms]
     if optimize is False or optimize == "none" or len(arrays) < 3:
         path = [(0, 1)] * (len(arrays) - 1)
     else:
         path = _greedy_path(labels, output, sizes)
-    terms = list(zip(arrays, labels))
     for i, j in path:
         (a, ta), (b, tb) = terms[i], terms[j]
         rest = set(output).union(*(t for k, (_, t) in enumerate(terms) if k not in (i, j)))

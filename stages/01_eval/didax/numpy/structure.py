@@ -490,6 +490,21 @@ def bartlett(M: int) -> ArrayLike:
     return lax.sub(convert(1, dt), lax.abs(lax.div(lax.sub(n, half), half)))
 
 
+def kaiser(M: int, beta: ArrayLike) -> ArrayLike:
+    """The Kaiser window of M points: I0(beta sqrt(1 - r^2)) / I0(beta), r running from -1 to 1."""
+    check_arraylike("kaiser", beta)
+    M, n = _window_positions("kaiser", M)
+    dt = dtypes.default_dtype("f")
+    if M <= 1:
+        return convert(broadcast_to(convert(1, dt), (builtins.max(M, 0),)), dt)
+    half = convert((M - 1) / 2.0, dt)
+    r = lax.div(lax.sub(n, half), half)
+    root = lax.sqrt(lax.sub(convert(1, dt), lax.integer_pow(r, 2)))
+    # As JAX does: the numerator in the default float, I0(beta) in beta's own dtype, then converted.
+    beta = as_array(beta)
+    return ufuncs.divide(ufuncs.i0(ufuncs.multiply(convert(beta, dt), root)), convert(ufuncs.i0(beta), dt))
+
+
 # ----------------------------------------------------------------------------------------------
 # trim_zeros: the result's length depends on the values, which must be known.
 

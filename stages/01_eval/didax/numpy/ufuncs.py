@@ -450,8 +450,11 @@ def _real_floats(name: str, *args: ArrayLike) -> list[ArrayLike]:
 
 
 def logaddexp(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
-    """log(exp(x1) + exp(x2)), elementwise, without overflow."""
-    x1, x2 = _real_floats("logaddexp", x1, x2)
+    """log(exp(x1) + exp(x2)), elementwise, without overflow; complex numbers too."""
+    a, b = broadcast_all("logaddexp", *promote_args_inexact("logaddexp", x1, x2))
+    if get_aval(a).dtype.kind == "c":
+        return _weak_if_all_weak(_complex_logaddexp(a, b, lax.exp, 1.0), x1, x2)
+    x1, x2 = a, b
     big = lax.max(x1, x2)
     delta = lax.sub(x1, x2)
     out = lax.add(big, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
@@ -459,8 +462,27 @@ def logaddexp(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
 
 
 def logaddexp2(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
-    """log2(2**x1 + 2**x2), elementwise, without overflow."""
-    return _weak_if_all_weak(_logaddexp2(*_real_floats("logaddexp2", x1, x2)), x1, x2)
+    """log2(2**x1 + 2**x2), elementwise, without overflow; complex numbers too."""
+    a, b = broadcast_all("logaddexp2", *promote_args_inexact("logaddexp2", x1, x2))
+    if get_aval(a).dtype.kind == "c":
+        return _weak_if_all_weak(_complex_logaddexp(a, b, lax.exp2, 1 / np.log(2)), x1, x2)
+    return _weak_if_all_weak(_logaddexp2(a, b), x1, x2)
+
+
+def _complex_logaddexp(x1: ArrayLike, x2: ArrayLike, exp: Any, scale: float) -> ArrayLike:
+    """JAX's complex logaddexp (exp = lax.exp, scale 1) and logaddexp2 (lax.exp2, 1/log(2)): the
+    larger operand (real parts first) plus scale * log1p(exp(other - larger)), its imaginary part
+    then brought into [-pi, pi) * scale, the principal branch (the sum may have turned past it)."""
+    dtype = get_aval(x1).dtype
+    big = lax.max(x1, x2)
+    other = lax.sub(lax.add(x1, x2), lax.mul(big, convert(2, dtype)))  # the smaller one, minus big
+    out = lax.add(big, lax.mul(convert(scale, dtype), lax.log1p(exp(other))))
+    re, im = lax.real(out), lax.imag(out)
+    real = get_aval(im).dtype
+    half_turn, turn = convert(np.pi * scale, real), convert(2 * np.pi * scale, real)
+    im = lax.rem(lax.add(im, half_turn), turn)  # in (-turn, turn): rem keeps the sign of its dividend
+    im = lax.sub(lax.select_n(lax.lt(im, convert(0, real)), im, lax.add(im, turn)), half_turn)
+    return lax.add(convert(re, dtype), lax.mul(convert(im, dtype), convert(1j, dtype)))
 
 
 def _logaddexp2(x1: ArrayLike, x2: ArrayLike) -> ArrayLike:
@@ -690,6 +712,19 @@ def sinc(x: ArrayLike, /) -> ArrayLike:
     zero = lax.eq(x, _constant_like(x, 0))
     pi_x = lax.mul(lax.select_n(zero, x, _filled_like(x, 1)), convert(np.pi, aval.dtype, aval.weak_type))
     return lax.select_n(zero, lax.div(lax.sin(pi_x), pi_x), _filled_like(x, 1))
+
+
+def i0(x: ArrayLike) -> ArrayLike:
+    """The modified Bessel function of the first kind of order 0, elementwise, for real x.
+
+    As in JAX, exp(|x|) times lax.bessel_i0e(|x|): the scaled function is the primitive, so later
+    stages need rules for it alone. (exp(|x|) overflows a little before I0 does.)"""
+    (x,) = promote_args_inexact("i0", x)
+    dtype = get_aval(x).dtype
+    if dtype.kind == "c":
+        raise ValueError(f"Unsupported input type to didax.numpy.i0: {dtype}. I0 takes real numbers only.")
+    ax = lax.abs(x)
+    return lax.mul(lax.exp(ax), lax.bessel_i0e(ax))
 
 
 def heaviside(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
