@@ -202,6 +202,29 @@ def test_at_combining_updates_accumulate_over_repeated_indices(
     assert_values(got, want, dt)
 
 
+@pytest.mark.parametrize(("method", "ufunc"), [("min", np.minimum), ("max", np.maximum)], ids=["min", "max"])
+@given(data=st.data())
+def test_at_min_and_max_propagate_nan(impl: Impl, flags, method: str, ufunc: np.ufunc, data: st.DataObject) -> None:
+    """As lax.min and lax.max do: a NaN in the array or among the updates of a position wins there
+    (NumPy's fmin and fmax would drop it). The first update is always NaN."""
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.FLOATING], S.shapes(min_dims=1, max_dims=1), S.TIES), label="x")
+    dt = dr.canonicalize(x.dtype, x64)
+    size = x.shape[0]
+    idx = data.draw(hnp.arrays(np.int32, st.integers(1, 6), elements=st.integers(0, size - 1)), label="idx")
+    values = data.draw(S.arrays(x.dtype, idx.shape, S.TIES), label="values")
+    x[data.draw(hnp.arrays(np.bool_, x.shape), label="NaN in x")] = np.nan
+    values[data.draw(hnp.arrays(np.bool_, idx.shape), label="NaN among the updates")] = np.nan
+    values[0] = np.nan
+    show_call(f"jnp.asarray(x).at[idx].{method}(values)", x=x, idx=idx, values=values)
+    got = getattr(impl.numpy.asarray(x).at[idx], method)(values)
+    want = wide(x.astype(dt))
+    with np.errstate(invalid="ignore"):  # NumPy warns of the NaNs it propagates
+        ufunc.at(want, idx, wide(values.astype(dt)))
+    assert_dtype(got, dt, weak=dr.weak_result("elementwise", x))
+    assert_values(got, want, dt)
+
+
 @given(data=st.data())
 def test_at_add_and_set_with_mixed_indices(impl: Impl, flags, data: st.DataObject) -> None:
     """Scatter through the same index forms as reading: against np.add.at, and a scalar set."""

@@ -1,8 +1,9 @@
 """More of jax.lax against oracles: the special functions (erf, erfc, erf_inv, lgamma, digamma, zeta,
 polygamma, bessel_i0e, bessel_i1e, against Python's math module and references written here),
-rounding, nextafter, clamp, the bitwise and cumulative reductions, sort and top_k, and the helpers
-jax.lax builds from primitives (full, full_like, collapse, slice_in_dim, index_in_dim and the
-dynamic *_in_dim family)."""
+rounding, nextafter, clamp, the bitwise and cumulative reductions, sort and top_k, the bit
+operations (shifts, population_count, clz, bitcast_convert_type, against Python's integers), and
+the helpers jax.lax builds from primitives (full, full_like, collapse, slice_in_dim, index_in_dim
+and the dynamic *_in_dim family)."""
 
 from __future__ import annotations
 
@@ -522,6 +523,92 @@ def test_top_k_orders_floats_totally(impl: Impl) -> None:
     np.testing.assert_array_equal(to_numpy(index), [2, 5, 6, 0, 8, 1, 9, 7, 4, 3])
 
 
+# --- bit operations: against Python's integers ----------------------------------------------------------
+
+BITS = Domain(-(2.0**63), 2.0**64)  # every bit pattern of every integer type (clipped to the type)
+
+
+def unsigned_ints(x: np.ndarray) -> list[int]:
+    """Each element's bits, as a Python int in [0, 2**width)."""
+    return [int(v) for v in np.ascontiguousarray(x).view(f"u{x.dtype.itemsize}").ravel()]
+
+
+def from_unsigned_ints(values: list[int], like: np.ndarray) -> np.ndarray:
+    """Bit patterns (Python ints in [0, 2**width)) as an array of `like`'s dtype and shape."""
+    return np.array(values, dtype=f"u{like.dtype.itemsize}").reshape(like.shape).view(like.dtype)
+
+
+def shift_reference(name: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """XLA's shifts: the amount is read as unsigned (-1 is huge), and an amount of at least the bit
+    width shifts every bit out: 0, or copies of the sign bit for an arithmetic right shift."""
+    width = 8 * x.dtype.itemsize
+    out = []
+    for bits, amount in zip(unsigned_ints(x), unsigned_ints(y)):
+        if name == "shift_left":
+            out.append((bits << amount) % 2**width if amount < width else 0)
+        elif name == "shift_right_logical":
+            out.append(bits >> amount if amount < width else 0)
+        else:  # arithmetic: as a signed number, which Python's >> shifts with the sign coming in
+            signed = bits - 2**width if bits >> (width - 1) else bits
+            out.append((signed >> min(amount, width - 1)) % 2**width)
+    return from_unsigned_ints(out, x)
+
+
+@pytest.mark.parametrize("name", ["shift_left", "shift_right_logical", "shift_right_arithmetic"])
+@given(data=st.data())
+def test_shifts(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    """Any bit pattern, shifted by amounts in range, beyond the bit width, and negative."""
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(data.draw(S.dtypes(S.INTEGER), label="dtype"), x64)
+    shape = data.draw(S.shapes(min_side=0), label="shape")
+    x = data.draw(S.arrays(dt, shape, BITS), label="x")
+    y = data.draw(S.arrays(dt, shape, Domain(-2, 8 * dt.itemsize + 2)), label="y")
+    show_call(f"lax.{name}(x, y)", x=x, y=y)
+    got = getattr(impl.lax, name)(x, y)
+    assert_dtype(got, dt, weak=dr.weak_result("elementwise", x, y))
+    assert_values(got, shift_reference(name, x, y), dt)
+
+
+@pytest.mark.parametrize("name", ["population_count", "clz"])
+@given(data=st.data())
+def test_population_count_and_clz(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    """The bits set, and the zero bits above the highest set one, of the two's-complement bits; in
+    the operand's dtype."""
+    x64 = draw_x64(data, flags)
+    x = draw_array(data, x64, (S.INTEGER,), S.shapes(min_side=0), BITS)
+    show_call(f"lax.{name}(x)", x=x)
+    got = getattr(impl.lax, name)(x)
+    width = 8 * x.dtype.itemsize
+    count = (lambda b: bin(b).count("1")) if name == "population_count" else (lambda b: width - b.bit_length())
+    assert_dtype(got, x.dtype, weak=dr.weak_result("elementwise", x))
+    assert_values(got, np.array([count(b) for b in unsigned_ints(x)], np.int64).reshape(x.shape), x.dtype)
+
+
+@given(data=st.data())
+def test_bitcast_convert_type(impl: Impl, flags, data: st.DataObject) -> None:
+    """The same bytes read as another type. A narrower type adds a last axis holding the pieces of
+    each element in memory order (least significant first on the little-endian machines JAX runs
+    on); a wider one consumes a last axis of exactly that many pieces."""
+    x64 = draw_x64(data, flags)
+    old, new = (dr.canonicalize(data.draw(S.dtypes(S.INTEGER, S.FLOATING), label=n), x64) for n in ("dtype", "new"))
+    shape = data.draw(S.shapes(), label="shape")
+    if new.itemsize > old.itemsize:
+        shape += (new.itemsize // old.itemsize,)
+    x = data.draw(S.arrays(old, shape, BITS if old.kind in "iu" else S.DEFAULT), label="x")
+    show_call(f"lax.bitcast_convert_type(x, np.dtype({new.name!r}))", x=x)
+    got = impl.lax.bitcast_convert_type(x, new)
+    contiguous = np.ascontiguousarray(x)
+    if new.itemsize < old.itemsize:
+        want = contiguous.reshape(x.shape + (1,)).view(new)  # (*shape, old size // new size)
+    elif new.itemsize > old.itemsize:
+        want = contiguous.view(new).reshape(x.shape[:-1])
+    else:
+        want = contiguous.view(new)
+    assert_dtype(got, new, weak=dr.weak_result("convert"))
+    unsigned = f"u{new.itemsize}"
+    np.testing.assert_array_equal(np.ascontiguousarray(to_numpy(got)).view(unsigned), want.view(unsigned))
+
+
 # --- helpers built from primitives ------------------------------------------------------------------
 
 
@@ -584,11 +671,15 @@ def test_slice_in_dim_and_index_in_dim(impl: Impl, flags, data: st.DataObject) -
     assert_rearranged(got, x[along(axis % x.ndim, slice(start, limit, stride))])
 
     index = data.draw(st.integers(-n, n - 1), label="index")
-    keepdims = data.draw(st.booleans(), label="keepdims")
-    show_call(f"lax.index_in_dim(x, {index}, {axis}, keepdims={keepdims})", x=x)
-    got = impl.lax.index_in_dim(x, index, axis, keepdims)
+    keepdims = data.draw(st.sampled_from([None, True, False]), label="keepdims")  # None: the default, True
+    if keepdims is None:
+        show_call(f"lax.index_in_dim(x, {index}, {axis})", x=x)
+        got = impl.lax.index_in_dim(x, index, axis)
+    else:
+        show_call(f"lax.index_in_dim(x, {index}, {axis}, keepdims={keepdims})", x=x)
+        got = impl.lax.index_in_dim(x, index, axis, keepdims)
     picked = x[along(axis % x.ndim, slice(index % n, index % n + 1))]
-    assert_rearranged(got, picked if keepdims else np.squeeze(picked, axis))
+    assert_rearranged(got, picked if keepdims is not False else np.squeeze(picked, axis))
 
 
 def clamped_start(start: int, size: int, n: int) -> int:

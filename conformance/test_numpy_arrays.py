@@ -19,6 +19,7 @@ from conformance.checks import (
     assert_weak,
     show_call,
     to_numpy,
+    wide,
 )
 from conformance.impl import Impl
 from conformance.strategies import Domain
@@ -255,9 +256,12 @@ def test_size_shape_ndim_isscalar(impl: Impl) -> None:
 def test_diagonal_diag_tril_triu(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
     x = draw_array(data, shape=S.shapes(min_dims=2, max_dims=3))
-    k = data.draw(st.integers(-4, 4), label="k")
+    k = data.draw(st.integers(-x.shape[0], x.shape[-1]), label="k")  # every diagonal, and an empty one each side
     show_call(f"jnp.diagonal(x, {k}, 0, -1); jnp.tril(x, {k}); jnp.triu(x, {k})", x=x)
     assert_rearranged(impl.numpy.diagonal(x, k, 0, -1), np.diagonal(x, k, 0, -1), x64)
+    positions = np.arange(x.size, dtype=np.int32).reshape(x.shape)  # drawn values often repeat; these do not
+    show_call(f"jnp.diagonal(positions, {k}, 0, -1)", positions=positions)
+    assert_rearranged(impl.numpy.diagonal(positions, k, 0, -1), np.diagonal(positions, k, 0, -1), x64)
     assert_rearranged(impl.numpy.tril(x, k), np.tril(x, k), x64)
     assert_rearranged(impl.numpy.triu(x, k), np.triu(x, k), x64)
     v = x[0, 0] if x.ndim == 3 else x[0]
@@ -277,6 +281,8 @@ def test_index_grids(impl: Impl, flags, data: st.DataObject) -> None:
                           x64)
     assert_rearranged(jnp.indices((n, m)), np.indices((n, m), dtype=canonical_int(x64)), x64)
     a, b = np.arange(n), np.arange(m, dtype=np.float32)
+    assert_all_rearranged(jnp.meshgrid(a, b), [g.astype(np.float32 if g.dtype == np.float32 else canonical_int(x64))
+                                                for g in np.meshgrid(a, b)], x64)  # indexing="xy" by default
     for indexing in ("xy", "ij"):
         for sparse in (False, True):
             assert_all_rearranged(jnp.meshgrid(a, b, indexing=indexing, sparse=sparse),
@@ -430,6 +436,22 @@ def test_unique(impl: Impl, flags, data: st.DataObject) -> None:
 
 
 @given(data=st.data())
+def test_unique_nans(impl: Impl, flags, data: st.DataObject) -> None:
+    """unique's default equal_nan=True makes all NaNs one value, sorted last (as in NumPy); with
+    equal_nan=False each NaN is a value of its own."""
+    x64 = draw_x64(data, flags)
+    x = draw_array(data, [S.FLOATING], S.shapes(min_dims=1, max_dims=2), domain=S.TIES)
+    x = np.where(data.draw(S.arrays(np.dtype(bool), x.shape), label="NaN"), np.nan, x).astype(x.dtype)
+    show_call("jnp.unique(x, return_counts=True)", x=x)
+    values, counts = np.unique(wide(x), return_counts=True)  # (NumPy finds no NaNs among bfloat16s)
+    got = impl.numpy.unique(x, return_counts=True)
+    assert_all_rearranged(got, [values.astype(x.dtype), counts.astype(canonical_int(x64))], x64)
+    show_call("jnp.unique(x, equal_nan=False)", x=x)
+    got = impl.numpy.unique(x, equal_nan=False)
+    assert_rearranged(got, np.unique(wide(x), equal_nan=False).astype(x.dtype), x64)
+
+
+@given(data=st.data())
 def test_unique_along_an_axis(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
     x = draw_array(data, [S.INTEGER], S.shapes(min_dims=1, max_dims=3), domain=Domain(0, 1, grid=1.0))
@@ -470,12 +492,17 @@ def test_isclose_allclose_array_equal(impl: Impl, flags, data: st.DataObject) ->
         specials = np.array([np.nan, np.inf, -np.inf, 0.0], dt)
         a = np.where(data.draw(S.arrays(np.dtype(bool), (4,)), label="special a"), specials, a)
         b = np.where(data.draw(S.arrays(np.dtype(bool), (4,)), label="special b"), specials, b)
+    # Tolerances that matter on the TIES grid: |a - b| <= atol + rtol * |b| is not symmetric in a and b.
+    # (For integers JAX compares exactly, whatever the tolerances; NumPy does not, so they keep theirs.)
+    tol = dict(rtol=data.draw(st.sampled_from([1e-05, 0.5]), label="rtol"),
+               atol=data.draw(st.sampled_from([1e-08, 0.25]), label="atol")) if dt.kind == "f" else {}
     for equal_nan in (False, True):
-        show_call(f"jnp.isclose(a, b, equal_nan={equal_nan})", a=a, b=b)
-        got = impl.numpy.isclose(a, b, equal_nan=equal_nan)
+        show_call(f"jnp.isclose(a, b, **{tol}, equal_nan={equal_nan})", a=a, b=b)
+        got = impl.numpy.isclose(a, b, **tol, equal_nan=equal_nan)
         assert_dtype(got, np.dtype(bool), weak=False)
-        assert_values(got, np.isclose(a, b, equal_nan=equal_nan), np.dtype(bool))
-        assert bool(impl.numpy.allclose(a, b, equal_nan=equal_nan)) == np.allclose(a, b, equal_nan=equal_nan)
+        assert_values(got, np.isclose(a, b, **tol, equal_nan=equal_nan), np.dtype(bool))
+        assert bool(impl.numpy.allclose(a, b, **tol, equal_nan=equal_nan)) == np.allclose(a, b, **tol,
+                                                                                         equal_nan=equal_nan)
         assert bool(impl.numpy.array_equal(a, b, equal_nan=equal_nan)) == np.array_equal(a, b, equal_nan=equal_nan)
     assert bool(impl.numpy.array_equiv(a, a[:1])) == np.array_equiv(a, a[:1])
 

@@ -765,6 +765,11 @@ def test_searchsorted_digitize_and_bincount_match_numpy(impl: Impl, flags, data:
     got = jnp.bincount(counts, length=8)
     assert_dtype(got, dr.default_int(x64), weak=False)
     assert_values(got, np.bincount(counts, minlength=8), dr.default_int(x64))
+    minlength = data.draw(st.integers(0, 10), label="minlength")
+    show_call(f"jnp.bincount(x, minlength={minlength})", x=counts)
+    got = jnp.bincount(counts, minlength=minlength)  # no length: the known input says it
+    assert_dtype(got, dr.default_int(x64), weak=False)
+    assert_values(got, np.bincount(counts, minlength=minlength), dr.default_int(x64))
 
 
 def test_histogram_interp_convolve_and_polyval_match_numpy(impl: Impl) -> None:

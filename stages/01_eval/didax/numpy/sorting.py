@@ -345,7 +345,7 @@ def _first_of_runs(s: ArrayLike, equal_nan: bool) -> ArrayLike:
         return lax.convert_element_type(s, np.bool_)
     prev, cur = lax.slice(s, (0,), (n - 1,)), lax.slice(s, (1,), (n,))
     differs = lax.ne(prev, cur)
-    if equal_nan and get_aval(s).dtype.kind in "fc":
+    if equal_nan and dtypes.is_inexact(get_aval(s).dtype):  # bfloat16 too (its NumPy kind is "V")
         both_nan = lax.bitwise_and(lax.ne(prev, prev), lax.ne(cur, cur))
         differs = lax.bitwise_and(differs, lax.bitwise_not(both_nan))
     return lax.concatenate([broadcast_to(np.bool_(True), (1,)), differs], 0)
