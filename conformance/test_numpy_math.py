@@ -381,6 +381,7 @@ STATISTICS = {
     "ptp": (np.ptp, same, S.INTEGER + FLOAT, True),
     "var": (np.var, _inexact_rule, S.REAL, True),
     "std": (np.std, _inexact_rule, S.REAL, True),
+    "nanstd": (np.nanstd, _inexact_rule, FLOAT, True),
     "nansum": (np.nansum, dr.sum_dtype, S.ALL, True),
     "nanmax": (np.nanmax, same, S.INTEGER + FLOAT, True),
     "nanmin": (np.nanmin, same, S.INTEGER + FLOAT, True),
@@ -403,6 +404,7 @@ def _with_nans(data: st.DataObject, x: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("name", list(STATISTICS))
+@pytest.mark.filterwarnings("ignore:Degrees of freedom:RuntimeWarning")  # NumPy's, for a row of NaNs and ddof
 @given(data=st.data())
 def test_statistic_matches_numpy(impl: Impl, flags, name: str, data: st.DataObject) -> None:
     oracle, rule, dtypes, tuple_axis = STATISTICS[name]
@@ -417,7 +419,7 @@ def test_statistic_matches_numpy(impl: Impl, flags, name: str, data: st.DataObje
     axis = data.draw(S.axes(x.ndim, allow_tuple=tuple_axis), label="axis")
     keepdims = data.draw(st.booleans(), label="keepdims")
     kwargs = {"axis": axis, "keepdims": keepdims}
-    if name in ("var", "std", "nanvar"):
+    if name in ("var", "std", "nanvar", "nanstd"):
         kwargs["ddof"] = data.draw(st.integers(0, 1), label="ddof")
         count = x.size if axis is None else int(np.prod([x.shape[a] for a in np.atleast_1d(axis)]))
         assume(count > kwargs["ddof"])
