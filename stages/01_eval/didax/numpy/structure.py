@@ -20,7 +20,7 @@ from . import ufuncs
 from .creation import arange, array, eye, linspace, zeros_like
 from .manipulation import atleast_1d, broadcast_arrays
 from .shapes import concatenate, moveaxis, ravel, reshape
-from .util import ArrayLike, as_array, broadcast_to, canonicalize_axis, check_arraylike, convert
+from .util import ArrayLike, as_array, broadcast_to, canonicalize_axes, canonicalize_axis, check_arraylike, convert
 
 
 def _index_array(values: Any) -> ArrayLike:
@@ -362,7 +362,12 @@ def ix_(*args: ArrayLike) -> tuple[ArrayLike, ...]:
         a = as_array(a)
         if get_aval(a).ndim != 1:
             raise ValueError(f"Arguments to didax.numpy.ix_ must be 1-dimensional, got shape {get_aval(a).shape}")
+        if get_aval(a).dtype == np.bool_:  # NumPy takes a mask's nonzero positions; JAX does not
+            raise NotImplementedError("Boolean arguments to didax.numpy.ix_ are not implemented; "
+                                      "pass jnp.nonzero(mask)[0] instead.")
         size = get_aval(a).shape[0]
+        if size == 0:  # an empty index is an integer one, whatever its dtype (as in NumPy and JAX)
+            a = _index_array(np.zeros(0))
         out.append(lax.reshape(a, tuple(size if j == i else 1 for j in range(n))))
     return tuple(out)
 
@@ -510,26 +515,41 @@ def kaiser(M: int, beta: ArrayLike) -> ArrayLike:
 
 
 def trim_zeros(filt: ArrayLike, trim: str = "fb", axis: int | Sequence[int] | None = None) -> ArrayLike:
-    """``filt`` without its leading ('f') and/or trailing ('b') zeros; the input must be known."""
+    """``filt`` without its leading ('f') and/or trailing ('b') zeros along each axis of ``axis``
+    (every axis by default): the smallest box that keeps every nonzero entry. Its shape depends on
+    the values, which must be known."""
     check_arraylike("trim_zeros", filt)
     x = as_array(filt)
-    if get_aval(x).ndim != 1 or axis is not None:
-        raise NotImplementedError("didax.numpy.trim_zeros takes a 1-d array and axis=None.")
-    n = get_aval(x).shape[0]
-    nonzero = lax.ne(x, convert(0, get_aval(x).dtype))
-    if n == 0:
-        return x
-    first = to_concrete_value(lax.argmax(nonzero, 0, np.int32))
-    last = to_concrete_value(lax.argmax(lax.rev(nonzero, (0,)), 0, np.int32))
-    any_nonzero = to_concrete_value(lax.reduce_or(nonzero, (0,)))
-    if first is None or last is None or any_nonzero is None:
-        raise ConcretizationTypeError(filt, "The problem arose with didax.numpy.trim_zeros: the length "
-                                            "of its result depends on the values.\n")
-    if not bool(any_nonzero):
-        return lax.slice(x, (0,), (0,))
-    lo = int(first) if "f" in trim.lower() else 0
-    hi = n - int(last) if "b" in trim.lower() else n
-    return lax.slice(x, (lo,), (hi,))
+    aval = get_aval(x)
+    trim = trim.lower()
+    if "f" not in trim and "b" not in trim:
+        return x  # nothing asked for (JAX's reading; NumPy raises)
+    nonzero = lax.ne(x, convert(0, aval.dtype))
+    starts, limits = [0] * aval.ndim, list(aval.shape)
+    for ax in canonicalize_axes(axis, aval.ndim):
+        # Along `ax`: the positions holding a nonzero entry anywhere in the rest of the array.
+        others = tuple(a for a in range(aval.ndim) if a != ax)
+        ends = _known_ends(lax.reduce_or(nonzero, others) if others else nonzero, filt)
+        if ends is None:  # no nonzero entry at all: nothing is kept
+            starts[ax] = limits[ax] = 0
+            continue
+        starts[ax] = ends[0] if "f" in trim else 0
+        limits[ax] = ends[1] + 1 if "b" in trim else aval.shape[ax]
+    return lax.slice(x, tuple(starts), tuple(limits))
+
+
+def _known_ends(mask: ArrayLike, culprit: ArrayLike) -> tuple[int, int] | None:
+    """The first and last True of a known 1-d mask, or None where it has none."""
+    any_true = to_concrete_value(lax.reduce_or(mask, (0,)))
+    if any_true is None:
+        raise ConcretizationTypeError(culprit, "The problem arose with didax.numpy.trim_zeros: the shape "
+                                               "of its result depends on the values.\n")
+    if not bool(any_true):
+        return None
+    n = get_aval(mask).shape[0]
+    first = to_concrete_value(lax.argmax(mask, 0, np.int32))
+    from_end = to_concrete_value(lax.argmax(lax.rev(mask, (0,)), 0, np.int32))
+    return int(first), n - 1 - int(from_end)
 
 
 _unused = (broadcast_arrays,)
