@@ -12,6 +12,38 @@ def values(x) -> list:
     return np.asarray(x).tolist()
 
 
+def test_linspace_takes_array_bounds_and_an_axis():
+    """One range per element of the broadcast bounds, laid along the new axis (here the last)."""
+    got = jnp.linspace(np.array([0.0, 1.0]), np.array([[1.0], [3.0]]), 3, axis=-1)
+    assert got.shape == (2, 2, 3)
+    assert values(got) == [[[0.0, 0.5, 1.0], [1.0, 1.0, 1.0]], [[0.0, 1.5, 3.0], [1.0, 2.0, 3.0]]]
+    assert jnp.linspace(np.zeros(2), 1.0, 0, axis=1).shape == (2, 0)
+    out, step = jnp.linspace(np.zeros(2), np.array([1.0, 2.0]), 3, retstep=True, axis=1)
+    assert values(out) == [[0.0, 0.5, 1.0], [0.0, 1.0, 2.0]] and values(step) == [0.5, 1.0]
+
+
+def test_geomspace_and_logspace_take_array_bounds_and_an_axis():
+    got = jnp.geomspace(np.array([1.0, -2.0]), np.array([8.0, -16.0]), 4, axis=-1)
+    np.testing.assert_allclose(np.asarray(got), [[1, 2, 4, 8], [-2, -4, -8, -16]], rtol=1e-6)
+    got = jnp.logspace(np.array([0.0, 1.0]), 3.0, 3, base=2.0, axis=1)
+    np.testing.assert_allclose(np.asarray(got), [[1, 2.828427, 8], [2, 4, 8]], rtol=1e-6)
+
+
+def test_geomspace_follows_the_complex_logarithm_and_gives_nan_for_zero():
+    """JAX's formula: start's sign times a logspace of log10(bound / sign), so complex bounds rotate,
+    and a zero bound is nan (NumPy raises a ValueError there)."""
+    got = np.asarray(jnp.geomspace(-1, 1j, 3))
+    np.testing.assert_allclose(got, [-1, -np.sqrt(0.5) + np.sqrt(0.5) * 1j, 1j], atol=1e-6)
+    assert np.isnan(np.asarray(jnp.geomspace(0.0, 1.0, 3))).all()
+
+
+def test_geomspace_computes_in_the_inexact_type_of_its_dtype():
+    """float16 in float16; an integer dtype in float32, then truncated (JAX gives [2, 4, 8, 15, 31]
+    for this one: XLA's pow rounds 10 ** log10(2) up to 2, NumPy's down to 1.9999999)."""
+    assert jnp.geomspace(1, 1000, 4, dtype=jnp.float16).dtype == np.float16
+    assert values(jnp.geomspace(2, 32, 5, dtype=jnp.int32))[3:] == [15, 31]  # 16 and 32 come out as 15.99..
+
+
 X = np.array([[0, 0, 0], [0, 1, 0], [0, 0, 2], [0, 0, 0]], np.int8)
 
 

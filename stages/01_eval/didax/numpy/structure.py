@@ -382,52 +382,43 @@ def fromfunction(function: Callable[..., Any], shape: Any, *, dtype: Any = float
 # Geometric ranges
 
 
+def _space_dtypes(name: str, start: ArrayLike, stop: ArrayLike, dtype: Any) -> tuple[np.dtype, np.dtype]:
+    """The result dtype (``dtype``, else the bounds' type made inexact) and the inexact one the
+    values are computed in (a float16 result is computed in float16, as in JAX)."""
+    if dtype is None:
+        out = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtypes.result_type(start, stop)))
+    else:
+        out = dtypes.check_user_dtype(dtype, name)
+    return out, dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(out))
+
+
 def logspace(
     start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True, base: ArrayLike = 10.0,
     dtype: Any = None, axis: int = 0,
 ) -> ArrayLike:
-    """``base`` raised to ``num`` evenly spaced exponents from start to stop."""
+    """``base`` raised to ``num`` evenly spaced exponents from start to stop (see linspace)."""
     check_arraylike("logspace", start, stop, base)
-    compute = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtypes.result_type(start, stop)))
-    exponents = linspace(start, stop, num, endpoint=endpoint, dtype=compute, axis=axis)
-    out = ufuncs.power(convert(as_array(base), compute), exponents)
-    return _as_result(out, dtype, "logspace")
-
-
-def _as_result(out: ArrayLike, dtype: Any, name: str) -> ArrayLike:
-    if dtype is None:
-        return out
-    dt = dtypes.check_user_dtype(dtype, name)
-    if dt.kind in "iu":
-        out = ufuncs.floor_toward_minus_inf(out)
-    return convert(out, dt)
+    out_dtype, compute = _space_dtypes("logspace", start, stop, dtype)
+    exponents = linspace(convert(start, compute), convert(stop, compute), num, endpoint=endpoint, axis=axis)
+    return convert(ufuncs.power(base, exponents), out_dtype)  # an integer dtype truncates, as in JAX
 
 
 def geomspace(
     start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True, dtype: Any = None, axis: int = 0
 ) -> ArrayLike:
-    """``num`` values from start to stop, evenly spaced on a log scale (a geometric progression)."""
+    """``num`` values from start to stop, evenly spaced on a log scale (a geometric progression).
+
+    As JAX computes it: start's sign times a logspace between the log10s of start and stop divided by
+    that sign. So complex bounds rotate along the way, and a zero bound (or bounds of opposite signs)
+    gives nan rather than NumPy's ValueError."""
     check_arraylike("geomspace", start, stop)
-    compute = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtypes.result_type(start, stop)))
-    start_c, stop_c = convert(as_array(start), compute), convert(as_array(stop), compute)
-    known = to_concrete_value(start_c), to_concrete_value(stop_c)
-    if known[0] is not None and (np.any(known[0] == 0) or np.any(known[1] == 0)):
-        raise ValueError("Geometric sequence cannot include zero")
-    # Work with magnitudes; a negative start and stop give a negative sequence.
-    sign = ufuncs.sign(start_c)
-    lo, hi = ufuncs.log(lax.abs(start_c)), ufuncs.log(lax.abs(stop_c))
-    exponents = linspace(lo, hi, num, endpoint=endpoint, dtype=compute, axis=axis)
-    out = lax.mul(sign, ufuncs.exp(exponents))
-    if num > 0:  # the ends exactly
-        pieces = [lax.reshape(start_c, (1,))]
-        last = num - 1 if endpoint else num
-        if last > 1 or (last == 1 and not endpoint):
-            pieces.append(lax.slice(out, (1,), (last,)))
-        if endpoint and num > 1:
-            pieces.append(lax.reshape(stop_c, (1,)))
-        out = lax.concatenate(pieces, 0) if len(pieces) > 1 else pieces[0]
-        out = out if get_aval(out).shape == (num,) else lax.slice(out, (0,), (num,))
-    return _as_result(out, dtype, "geomspace")
+    out_dtype, compute = _space_dtypes("geomspace", start, stop, dtype)
+    start, stop = convert(as_array(start), compute), convert(as_array(stop), compute)
+    sign = ufuncs.sign(start)
+    magnitudes = logspace(ufuncs.log10(ufuncs.true_divide(start, sign)), ufuncs.log10(ufuncs.true_divide(stop, sign)),
+                          num, endpoint=endpoint, dtype=compute)  # fmt: skip
+    out = ufuncs.multiply(sign, magnitudes)  # along axis 0, where sign broadcasts against each row
+    return convert(moveaxis(out, 0, axis), out_dtype)
 
 
 # ----------------------------------------------------------------------------------------------
