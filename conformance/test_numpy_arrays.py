@@ -12,6 +12,7 @@ from conformance import dtype_rules as dr
 from conformance import strategies as S
 from conformance.checks import (
     RTOL,
+    as_operand,
     assert_dtype,
     assert_rearranged,
     assert_values,
@@ -23,6 +24,7 @@ from conformance.checks import (
 )
 from conformance.impl import Impl
 from conformance.strategies import Domain
+from conformance.test_numpy_math import _with_nans as with_nans
 
 pytestmark = [pytest.mark.area("numpy"), pytest.mark.requires("eval")]
 
@@ -42,6 +44,11 @@ def assert_all_rearranged(got, want, x64: bool) -> None:
 
 def canonical_int(x64: bool) -> np.dtype:
     return dr.dtype_of("i*", x64)
+
+
+def as_index(arrays, x64: bool) -> list[np.ndarray]:
+    """NumPy's index arrays (intp) as JAX's: the default int."""
+    return [a.astype(canonical_int(x64)) for a in arrays]
 
 
 # --- ranks, splitting, stacking ------------------------------------------------------------------
@@ -226,6 +233,17 @@ def test_resize_append_insert_delete(impl: Impl, flags, data: st.DataObject) -> 
 
 
 @given(data=st.data())
+def test_trim_zeros(impl: Impl, flags, data: st.DataObject) -> None:
+    """The smallest box holding every nonzero entry, cut on the axes given (all by default)."""
+    x64 = draw_x64(data, flags)
+    x = draw_array(data, shape=S.shapes(max_dims=3), domain=Domain(-1, 1, grid=1.0))  # many zeros
+    trim = data.draw(st.sampled_from(["f", "b", "fb"]), label="trim")
+    axis = data.draw(S.axes(x.ndim), label="axis")
+    show_call(f"jnp.trim_zeros(x, {trim!r}, axis={axis!r})", x=x)
+    assert_rearranged(impl.numpy.trim_zeros(x, trim, axis=axis), np.trim_zeros(x, trim, axis=axis), x64)
+
+
+@given(data=st.data())
 def test_ravel_multi_index_and_unravel_index(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
     dims = data.draw(S.shapes(min_dims=1, max_dims=3), label="dims")
@@ -292,6 +310,60 @@ def test_index_grids(impl: Impl, flags, data: st.DataObject) -> None:
     assert_rearranged(jnp.r_[0:n, 7, np.arange(m)], np.r_[0:n, 7, np.arange(m)].astype(canonical_int(x64)), x64)
 
 
+@given(data=st.data())
+def test_indices_of_diagonals_and_triangles(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    n, ndim = data.draw(st.integers(0, 4), label="n"), data.draw(st.integers(1, 3), label="ndim")
+    jnp = impl.numpy
+    show_call(f"jnp.diag_indices({n}, {ndim}); jnp.diag_indices_from(jnp.zeros({(n,) * max(ndim, 2)}))")
+    assert_all_rearranged(jnp.diag_indices(n, ndim), as_index(np.diag_indices(n, ndim), x64), x64)
+    square = np.zeros((n,) * max(ndim, 2), np.float32)
+    assert_all_rearranged(jnp.diag_indices_from(square), as_index(np.diag_indices_from(square), x64), x64)
+    x = draw_array(data, shape=S.shapes(min_dims=2, max_dims=2, min_side=0))
+    k = data.draw(st.integers(-4, 4), label="k")
+    show_call(f"jnp.tril_indices_from(x, {k}); jnp.triu_indices_from(x, {k})", x=x)
+    assert_all_rearranged(jnp.tril_indices_from(x, k), as_index(np.tril_indices_from(x, k), x64), x64)
+    assert_all_rearranged(jnp.triu_indices_from(x, k), as_index(np.triu_indices_from(x, k), x64), x64)
+
+
+@given(data=st.data())
+def test_open_grids_and_ix(impl: Impl, flags, data: st.DataObject) -> None:
+    """ogrid's integer slices give default ints, and all are floats once a step is complex (a count);
+    ix_ keeps each index array's dtype (an empty one is a default int) and indexes as NumPy's does."""
+    x64 = draw_x64(data, flags)
+    bounds = st.tuples(st.integers(-3, 3), st.integers(-3, 3), st.integers(-2, 2).filter(bool))
+    start, stop, step = data.draw(bounds, label="start, stop, step")
+    count = data.draw(st.integers(1, 4), label="count")
+    show_call(f"jnp.ogrid[{start}:{stop}:{step}]; jnp.ogrid[{start}:{stop}:{step}, {start}:{stop}:{count}j]")
+    assert_rearranged(impl.numpy.ogrid[start:stop:step], np.ogrid[start:stop:step], x64)  # int64, canonicalized
+    assert_all_rearranged(impl.numpy.ogrid[start:stop:step, start:stop:count * 1j],
+                          np.ogrid[start:stop:step, start:stop:count * 1j], x64)
+    x = draw_array(data, shape=S.shapes(min_dims=1, max_dims=3))
+    index = [data.draw(S.index_arrays(side, (data.draw(st.integers(0, 3), label="length"),)), label=f"ix {i}")
+             for i, side in enumerate(x.shape)]
+    index = [i.astype(i.dtype if i.dtype.kind == "i" else np.int32) for i in index]  # NumPy's ix_ takes no negative uint
+    show_call("jnp.ix_(*index); jnp.asarray(x)[jnp.ix_(*index)]", x=x, index=index)
+    grid = impl.numpy.ix_(*index)
+    want = [w if w.size else w.astype(canonical_int(x64)) for w in np.ix_(*index)]  # NumPy keeps int8 & co.
+    assert_all_rearranged(grid, want, x64)
+    assert_rearranged(impl.numpy.asarray(x)[grid], x[np.ix_(*index)], x64)
+
+
+@given(data=st.data())
+def test_c_joins_columns(impl: Impl, flags, data: st.DataObject) -> None:
+    """c_ stacks 1-d arrays as columns and joins n-d ones on their last axis, promoting dtypes."""
+    x64 = draw_x64(data, flags)
+    shape = list(data.draw(S.shapes(min_dims=1, max_dims=3), label="shape"))
+    a = draw_array(data, shape=tuple(shape), label="a")
+    shape[-1] = data.draw(st.integers(1, 3), label="b's last side") if len(shape) > 1 else shape[-1]
+    b = draw_array(data, shape=tuple(shape), label="b")
+    show_call("jnp.c_[a, b]", a=a, b=b)
+    got = impl.numpy.c_[a, b]
+    want_dtype = dr.promote(a.dtype, b.dtype, x64=x64)
+    assert_dtype(got, want_dtype, weak=dr.weak_result("elementwise", a, b, x64=x64))
+    assert_values(got, np.c_[as_operand(a, want_dtype), as_operand(b, want_dtype)], want_dtype)
+
+
 def test_fill_diagonal_returns_a_new_array(impl: Impl) -> None:
     got = impl.numpy.fill_diagonal(np.zeros((5, 3), np.float32), np.array([1.0, 2.0], np.float32), inplace=False)
     want = np.zeros((5, 3), np.float32)
@@ -345,6 +417,26 @@ def test_sort_and_argsort(impl: Impl, flags, data: st.DataObject) -> None:
     down = flat.shape[ax] - 1 - down  # descending and stable: ties keep their order
     assert_rearranged(impl.numpy.argsort(x, axis=axis, descending=True), down.astype(canonical_int(x64)), x64)
     assert_rearranged(impl.numpy.sort(x, axis=axis, descending=True), np.flip(np.sort(flat, axis=ax), ax), x64)
+
+
+def complex_dtype(dt: np.dtype, x64: bool) -> np.dtype:
+    """sort_complex's result: the complex type of the inexact one (int32 is float32, so complex64)."""
+    inexact = dr.inexact(dr.canonicalize(dt, x64), x64)
+    if inexact.kind == "c":
+        return inexact
+    return dr.canonicalize("complex128" if inexact == np.float64 else "complex64", x64)
+
+
+@given(data=st.data())
+def test_sort_complex(impl: Impl, flags, data: st.DataObject) -> None:
+    """Sorted along the last axis, by real part and then imaginary part, as complex numbers."""
+    x64 = draw_x64(data, flags)
+    x = draw_array(data, shape=S.shapes(min_dims=1), domain=S.TIES)
+    show_call("jnp.sort_complex(x)", x=x)
+    got = impl.numpy.sort_complex(x)
+    want_dtype = complex_dtype(x.dtype, x64)
+    assert_dtype(got, want_dtype, weak=dr.weak_result("elementwise", x))
+    assert_values(got, np.sort_complex(wide(x)), want_dtype)
 
 
 @given(data=st.data())
@@ -463,6 +555,28 @@ def test_unique_along_an_axis(impl: Impl, flags, data: st.DataObject) -> None:
     got = impl.numpy.unique(x, return_index=True, return_inverse=True, return_counts=True, axis=axis)
     assert_all_rearranged(got, [values, index.astype(idx_dt), inverse.ravel().astype(idx_dt),
                                 counts.astype(idx_dt)], x64)
+
+
+@given(data=st.data())
+def test_array_api_unique_functions(impl: Impl, flags, data: st.DataObject) -> None:
+    """unique_all, unique_inverse, unique_counts and unique_values: sorted, and (unlike jnp.unique)
+    every NaN is distinct: NumPy's unique with equal_nan=False."""
+    x64 = draw_x64(data, flags)
+    x = with_nans(data, draw_array(data, [ORDERED], S.shapes(max_dims=2), domain=S.TIES))
+    idx_dt = canonical_int(x64)
+    values, index, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True,
+                                               equal_nan=False)
+    index, inverse, counts = index.astype(idx_dt), inverse.reshape(x.shape).astype(idx_dt), counts.astype(idx_dt)
+    jnp = impl.numpy
+    show_call("jnp.unique_all(x); jnp.unique_inverse(x); jnp.unique_counts(x); jnp.unique_values(x)", x=x)
+    got = jnp.unique_all(x)
+    assert_all_rearranged([got.values, got.indices, got.inverse_indices, got.counts],
+                          [values, index, inverse, counts], x64)
+    got = jnp.unique_inverse(x)
+    assert_all_rearranged([got.values, got.inverse_indices], [values, inverse], x64)
+    got = jnp.unique_counts(x)
+    assert_all_rearranged([got.values, got.counts], [values, counts], x64)
+    assert_rearranged(jnp.unique_values(x), values, x64)
 
 
 @pytest.mark.parametrize("name", ["union1d", "intersect1d", "setdiff1d", "setxor1d"])
