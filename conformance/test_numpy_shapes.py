@@ -291,6 +291,9 @@ SHAPE_AXIS_CALLS = {
     "moveaxis source": lambda jnp, x, a: jnp.moveaxis(x, a, 0),
     "moveaxis destination": lambda jnp, x, a: jnp.moveaxis(x, 0, a),
     "swapaxes": lambda jnp, x, a: jnp.swapaxes(x, 0, a),
+    "rollaxis axis": lambda jnp, x, a: jnp.rollaxis(x, a),
+    "rollaxis start": lambda jnp, x, a: jnp.rollaxis(x, 0, a + (1 if a >= 0 else 0)),  # start may be ndim
+    "concat": lambda jnp, x, a: jnp.concat([x, x], axis=a),
     "take": lambda jnp, x, a: jnp.take(x, np.array([0]), axis=a),
 }
 
