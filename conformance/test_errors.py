@@ -325,6 +325,8 @@ MISUSES: list[Misuse] = [
     M("arange-string", lambda jnp, lax, tu: jnp.arange("abc"), TypeError),
     M("linspace-negative-num", lambda jnp, lax, tu: jnp.linspace(0, 1, -1), ValueError),
     M("linspace-float-num", lambda jnp, lax, tu: jnp.linspace(0, 1, 2.5), TypeError),
+    M("finfo-of-an-integer-type", lambda jnp, lax, tu: jnp.finfo(jnp.int32), ValueError),
+    M("iinfo-of-a-float-type", lambda jnp, lax, tu: jnp.iinfo(jnp.float32), ValueError),
     # --- indexing -------------------------------------------------------------------------------
     M("index-too-many", lambda jnp, lax, tu: jnp.ones(3)[0, 0], IndexError),
     M("index-scalar", lambda jnp, lax, tu: jnp.ones(())[0], IndexError),

@@ -637,6 +637,17 @@ def test_dtype_classes_and_issubdtype(impl: Impl, category: str, dtype: str) -> 
     assert jnp.issubdtype(getattr(jnp, "bool_" if dtype == "bool" else dtype), cls) == want
 
 
+@pytest.mark.parametrize("category", ["character", "flexible", "object_"])
+def test_non_numeric_type_classes(impl: Impl, category: str) -> None:
+    """jnp.character, flexible and object_ are NumPy's classes: str and bytes are characters (and
+    flexible, as void is), object is object_, and no array dtype is any of them (bfloat16 neither)."""
+    cls = getattr(impl.numpy, category)
+    assert repr(cls) == repr(getattr(np, category))
+    for dt in (np.str_, np.bytes_, np.void, np.object_, *S.ALL):
+        want = np.issubdtype(dt, getattr(np, category)) and dt != dr.dtype("bfloat16")
+        assert impl.numpy.issubdtype(dt, cls) == want, dt
+
+
 @pytest.mark.parametrize("kind", ["bool", "signed integer", "unsigned integer", "integral", "real floating",
                                   "complex floating", "numeric"])
 def test_isdtype(impl: Impl, kind: str) -> None:
