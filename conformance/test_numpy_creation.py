@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import ml_dtypes
@@ -230,20 +231,34 @@ def largest(*bounds: Any) -> float:
     return max(float(np.max(np.abs(b))) for b in bounds)
 
 
+def draw_range_options(data: st.DataObject, axis: int) -> dict[str, Any]:
+    """num, endpoint, dtype (None or inexact) and the axis, as keyword arguments."""
+    return {
+        "num": data.draw(st.integers(0, 6), label="num"),
+        "endpoint": data.draw(st.booleans(), label="endpoint"),
+        "dtype": data.draw(S.maybe_dtypes(S.INEXACT), label="dtype"),
+        "axis": axis,
+    }
+
+
+def check_range(impl: Impl, name: str, x64: bool, start: Any, stop: Any, options: dict[str, Any],
+                atol: Callable[[np.ndarray, np.dtype], Any]) -> None:  # fmt: skip
+    """jnp.<name>(start, stop, **options) against NumPy's (computed in float64), within `atol`."""
+    show_call(f"jnp.{name}(start, stop, **options)", start=start, stop=stop, options=options)
+    got = getattr(impl.numpy, name)(start, stop, **options)
+    want_dtype = expected(options["dtype"], dr.default_float(x64), x64)
+    assert_dtype(got, want_dtype, weak=dr.weak_result("creation"))
+    want = getattr(np, name)(start, stop, **{k: v for k, v in options.items() if k != "dtype"})
+    assert_values(got, want, want_dtype, atol=atol(want, want_dtype))
+
+
 @given(data=st.data())
 def test_linspace(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
     start, stop, axis = draw_ranges(data, S.GRID)
-    num = data.draw(st.integers(0, 6), label="num")
-    endpoint = data.draw(st.booleans(), label="endpoint")
-    dtype = data.draw(S.maybe_dtypes(S.INEXACT), label="dtype")
-    show_call(f"jnp.linspace(start, stop, {num}, endpoint={endpoint}, dtype={dtype!r}, axis={axis})",
-              start=start, stop=stop)  # fmt: skip
-    got = impl.numpy.linspace(start, stop, num, endpoint=endpoint, dtype=dtype, axis=axis)
-    want_dtype = expected(dtype, dr.default_float(x64), x64)
-    assert_dtype(got, want_dtype, weak=dr.weak_result("creation"))
-    want = np.linspace(start, stop, num, endpoint=endpoint, axis=axis)
-    assert_values(got, want, want_dtype, atol=RTOL[want_dtype.name] * largest(start, stop, 1.0))
+    options = draw_range_options(data, axis)
+    scale = largest(start, stop, 1.0)
+    check_range(impl, "linspace", x64, start, stop, options, lambda want, dt: RTOL[dt.name] * scale)
 
 
 def power_atol(want: np.ndarray, dt: np.dtype, log_base: float, exponents: float) -> np.ndarray:
@@ -256,38 +271,23 @@ def power_atol(want: np.ndarray, dt: np.dtype, log_base: float, exponents: float
 def test_logspace(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
     start, stop, axis = draw_ranges(data, Domain(-3, 3))
-    base = data.draw(st.sampled_from([10.0, 2.0, 0.5, float(np.e)]), label="base")
-    num = data.draw(st.integers(0, 6), label="num")
-    endpoint = data.draw(st.booleans(), label="endpoint")
-    dtype = data.draw(S.maybe_dtypes(S.INEXACT), label="dtype")
-    show_call(f"jnp.logspace(start, stop, {num}, endpoint={endpoint}, base={base}, dtype={dtype!r}, axis={axis})",
-              start=start, stop=stop)  # fmt: skip
-    got = impl.numpy.logspace(start, stop, num, endpoint=endpoint, base=base, dtype=dtype, axis=axis)
-    want_dtype = expected(dtype, dr.default_float(x64), x64)
-    assert_dtype(got, want_dtype, weak=dr.weak_result("creation"))
-    want = np.logspace(start, stop, num, endpoint=endpoint, base=base, axis=axis)
-    assert_values(got, want, want_dtype, atol=power_atol(want, want_dtype, np.log(base), largest(start, stop)))
+    options = draw_range_options(data, axis)
+    base = options["base"] = data.draw(st.sampled_from([10.0, 2.0, 0.5, float(np.e)]), label="base")
+    exponents = largest(start, stop)
+    check_range(impl, "logspace", x64, start, stop, options,
+                lambda want, dt: power_atol(want, dt, np.log(base), exponents))  # fmt: skip
 
 
 @given(data=st.data())
 def test_geomspace(impl: Impl, flags, data: st.DataObject) -> None:
     """Bounds of one sign: JAX gives nan for a zero bound or bounds of opposite signs, where NumPy
-    raises or keeps the ends."""
+    raises or keeps the ends. JAX raises 10 to exponents log10(|bound|): at most 2 in size here."""
     x64 = draw_x64(data, flags)
     start, stop, axis = draw_ranges(data, Domain(0.5, 100))
     sign = data.draw(st.sampled_from([1.0, -1.0]), label="sign")
-    start, stop = sign * start, sign * stop
-    num = data.draw(st.integers(0, 6), label="num")
-    endpoint = data.draw(st.booleans(), label="endpoint")
-    dtype = data.draw(S.maybe_dtypes(S.INEXACT), label="dtype")
-    show_call(f"jnp.geomspace(start, stop, {num}, endpoint={endpoint}, dtype={dtype!r}, axis={axis})",
-              start=start, stop=stop)  # fmt: skip
-    got = impl.numpy.geomspace(start, stop, num, endpoint=endpoint, dtype=dtype, axis=axis)
-    want_dtype = expected(dtype, dr.default_float(x64), x64)
-    assert_dtype(got, want_dtype, weak=dr.weak_result("creation"))
-    want = np.geomspace(start, stop, num, endpoint=endpoint, axis=axis)
-    # JAX raises 10 to exponents log10(|bound|), which lie in [log10(0.5), log10(100)]: at most 2 in size.
-    assert_values(got, want, want_dtype, atol=power_atol(want, want_dtype, np.log(10), 2.0))
+    options = draw_range_options(data, axis)
+    check_range(impl, "geomspace", x64, sign * start, sign * stop, options,
+                lambda want, dt: power_atol(want, dt, np.log(10), 2.0))  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -366,7 +366,8 @@ def test_fromfunction(impl: Impl, flags, data: st.DataObject) -> None:
         return sum(w * i for w, i in zip(weights, indices))
 
     kwargs = {} if dtype is None else {"dtype": dtype}
-    show_call(f"jnp.fromfunction(lambda *i: sum(w * j for w, j in zip({weights}, i)), {shape}, **{kwargs!r})")
+    show_call("jnp.fromfunction(lambda *i: sum(w * j for w, j in zip(weights, i)), shape, **kwargs)",
+              weights=weights, shape=shape, kwargs=kwargs)  # fmt: skip
     got = impl.numpy.fromfunction(function, shape, **kwargs)
     want_dtype = expected(dtype, dr.default_float(x64), x64)
     assert_dtype(got, want_dtype, weak=dr.weak_result("creation"))
