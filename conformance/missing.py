@@ -93,8 +93,15 @@ class Namespace:
         return f"<{label}: {getattr(module, '__name__', 'missing')}>"
 
 
+# The coverage recorder (coverage.py) wraps the proxies: it only passes a lookup on, so the caller
+# that counts is the one before it (hypothesis probing a `tu` fixture, say, is not a test asking).
+_RECORDER_FILE = str(SUITE_DIR / "coverage.py")
+
+
 def _asked_by_a_test(frame: FrameType) -> bool:
     """Whether a lookup comes from the suite's code or a test file (not from a library probing)."""
+    while frame.f_back is not None and frame.f_code.co_filename == _RECORDER_FILE:
+        frame = frame.f_back
     path = Path(frame.f_code.co_filename)
     return path.name.startswith(("test_", "conftest")) or path.resolve().parent == SUITE_DIR
 

@@ -34,6 +34,7 @@ def _key(r: Any, seed: int = 1701) -> Any:
 
 SEEDS = [0, 1, 42, -1, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**32 + 5, 2**40 + 7, -(2**40), 2**63 - 1]
 P5 = [0.1, 0.2, 0.3, 0.15, 0.25]
+WORDS = [[0, 7], [2**32 - 1, 12345]]  # two keys' uint32 words
 
 CASES: list[Case] = [
     *[Case(f"PRNGKey({s})", lambda r, s=s: r.PRNGKey(s)) for s in SEEDS],
@@ -105,6 +106,10 @@ CASES: list[Case] = [
     Case("gamma([0.5, 1, 2.5, 10], (3, 4))", lambda r: r.gamma(_key(r), np.array([0.5, 1.0, 2.5, 10.0], np.float32), (3, 4)), rtol=1e-5, atol=1e-6),
     Case("beta(2, 3, (8,))", lambda r: r.beta(_key(r), 2.0, 3.0, (8,)), rtol=1e-5, atol=1e-6),
     Case("dirichlet([1, 2, 3], (4,))", lambda r: r.dirichlet(_key(r), np.array([1.0, 2.0, 3.0], np.float32), (4,)), rtol=1e-5, atol=1e-6),
+    Case("loggamma([0.01, 0.5, 1, 3], (3, 4))", lambda r: r.loggamma(_key(r), np.array([0.01, 0.5, 1.0, 3.0], np.float32), (3, 4)), rtol=1e-5, atol=1e-6),
+    # A key wrapped from its words draws what the raw words draw.
+    Case("uniform(wrap_key_data(WORDS)[1], (8,))", lambda r: r.uniform(r.wrap_key_data(np.array(WORDS, np.uint32))[1], (8,))),
+    Case("key_data(split(wrap_key_data(WORDS)[0], 3))", lambda r: r.key_data(r.split(r.wrap_key_data(np.array(WORDS, np.uint32))[0], 3))),
 ]
 
 

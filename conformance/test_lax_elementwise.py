@@ -1,5 +1,7 @@
 """jax.lax elementwise primitives against NumPy. lax does not promote: operands share one dtype, and
-the result has that dtype (bool for comparisons). Also the errors lax raises on mixed inputs."""
+the result has that dtype (bool for comparisons). The bit-level primitives (shifts, bit counts,
+bitcast_convert_type) against Python loops over each element's bits. Also the errors lax raises on
+mixed inputs."""
 
 from __future__ import annotations
 
@@ -11,10 +13,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from conformance import dtype_rules as dr
 from conformance import strategies as S
-from conformance.checks import RTOL, assert_dtype, assert_values, draw_x64, show_call, wide
+from conformance.checks import RTOL, assert_dtype, assert_values, draw_x64, show_call, to_numpy, wide
 from conformance.impl import Impl
 from conformance.strategies import Domain
 
@@ -116,6 +119,7 @@ BINARY = [
     Prim("ge", np.greater_equal, ORDERED, (S.TIES, S.TIES), boolean=True),
     Prim("bitwise_and", np.bitwise_and, BITWISE, (S.WIDE, S.WIDE)),
     Prim("bitwise_or", np.bitwise_or, BITWISE, (S.WIDE, S.WIDE)),
+    Prim("bitwise_xor", np.bitwise_xor, BITWISE, (S.WIDE, S.WIDE)),
     Prim("atan2", np.arctan2, S.FLOATING, (S.DEFAULT, S.DEFAULT)),
 ]
 
@@ -225,6 +229,166 @@ def test_convert_element_type(impl: Impl, flags, data: st.DataObject) -> None:
     want_dtype = dr.canonicalize(new, x64)
     assert_dtype(got, want_dtype, weak=dr.weak_result("convert"))
     assert_values(got, x.astype(dr.canonicalize(source, x64)).astype(want_dtype), want_dtype)
+
+
+# --- bits: shifts, bit counts and bitcasts, against Python ints ---------------------------------------
+
+FULL = Domain(-(2**64), 2**64)  # every value of an integer dtype (elements() clips to its range)
+
+
+def bit_width(dt: np.dtype) -> int:
+    return 8 * dt.itemsize
+
+
+def bit_patterns(x: np.ndarray) -> list[int]:
+    """Each element's bits, read as a non-negative Python int."""
+    return [int(v) for v in np.asarray(x).view(f"u{x.dtype.itemsize}").ravel()]
+
+
+def from_bit_patterns(patterns: list[int], dt: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+    """Elements of dtype `dt` holding the given bits (the low bit_width(dt) of each)."""
+    low = [p % 2 ** bit_width(dt) for p in patterns]
+    return np.array(low, f"u{dt.itemsize}").view(dt).reshape(shape)
+
+
+def as_signed(pattern: int, width: int) -> int:
+    return pattern - 2**width if pattern >> (width - 1) else pattern
+
+
+def shift_reference(name: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """XLA's shifts, element by element: the amount is read as unsigned (so -1 is huge), and one of
+    at least the bit width shifts every bit out: 0, or for an arithmetic shift the sign bit
+    everywhere. Python's >> of a negative int is arithmetic."""
+    x, y = np.broadcast_arrays(x, y)
+    width = bit_width(x.dtype)
+    out = []
+    for bits, amount in zip(bit_patterns(x), bit_patterns(y)):
+        if name == "shift_left":
+            out.append(bits << amount if amount < width else 0)
+        elif name == "shift_right_logical":
+            out.append(bits >> amount if amount < width else 0)
+        else:
+            out.append(as_signed(bits, width) >> min(amount, width - 1))
+    return from_bit_patterns(out, x.dtype, x.shape)
+
+
+def shift_amounts(dt: np.dtype) -> st.SearchStrategy[int]:
+    """Amounts in and just around [0, bit width), negative ones, and any value of the dtype."""
+    info, width = np.iinfo(dt), bit_width(dt)
+    return st.one_of(st.integers(max(-width - 1, int(info.min)), width + 1), st.integers(int(info.min), int(info.max)))
+
+
+SHIFTS = ["shift_left", "shift_right_logical", "shift_right_arithmetic"]
+
+
+@pytest.mark.parametrize("name", SHIFTS)
+@given(data=st.data())
+def test_shift(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    """x and the amount y share one integer dtype; y has x's shape or is rank 0."""
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(data.draw(S.dtypes(S.INTEGER), label="dtype"), x64)
+    shape = data.draw(S.shapes(min_side=0), label="shape")
+    x = data.draw(S.arrays(dt, shape, FULL), label="x")
+    y = data.draw(hnp.arrays(dt, st.sampled_from([shape, ()]), elements=shift_amounts(dt)), label="y")
+    show_call(f"lax.{name}(x, y)", x=x, y=y)
+    got = getattr(impl.lax, name)(x, y)
+    assert_dtype(got, dt, weak=dr.weak_result("elementwise", x, y, x64=True))
+    assert_values(got, shift_reference(name, x, y), dt)
+
+
+def population_count_reference(x: np.ndarray) -> np.ndarray:
+    width = bit_width(x.dtype)
+    counts = [sum((bits >> i) & 1 for i in range(width)) for bits in bit_patterns(x)]
+    return np.array(counts, np.int64).reshape(x.shape)
+
+
+def clz_reference(x: np.ndarray) -> np.ndarray:
+    """Zero bits above the highest set one, counted from the top (the whole width for 0)."""
+    width = bit_width(x.dtype)
+
+    def leading_zeros(bits: int) -> int:
+        count = 0
+        while count < width and not (bits >> (width - 1 - count)) & 1:
+            count += 1
+        return count
+
+    return np.array([leading_zeros(b) for b in bit_patterns(x)], np.int64).reshape(x.shape)
+
+
+BIT_COUNTS = {"population_count": population_count_reference, "clz": clz_reference}
+
+
+@pytest.mark.parametrize("name", list(BIT_COUNTS))
+@given(data=st.data())
+def test_bit_count(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    """The count has the operand's integer dtype."""
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(data.draw(S.dtypes(S.INTEGER), label="dtype"), x64)
+    x = data.draw(S.arrays(dt, S.shapes(min_side=0), FULL), label="x")
+    show_call(f"lax.{name}(x)", x=x)
+    got = getattr(impl.lax, name)(x)
+    assert_dtype(got, dt, weak=dr.weak_result("elementwise", x))
+    assert_values(got, BIT_COUNTS[name](x), dt)
+
+
+def bitcast_reference(x: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """NumPy's view of the same bytes (little-endian, as XLA's CPU): the pieces of a narrower
+    dtype along a new last axis, or a last axis of pieces joined into one wider element."""
+    x = np.array(x, order="C")  # (np.ascontiguousarray would make a rank-0 array 1-D)
+    if new.itemsize > x.dtype.itemsize:
+        return x.view(new)[..., 0]
+    return x[..., None].view(new) if new.itemsize < x.dtype.itemsize else x.view(new)
+
+
+BITCASTABLE = S.INTEGER + S.FLOATING  # bool and complex only to their own dtype
+
+
+@given(data=st.data())
+def test_bitcast_convert_type(impl: Impl, flags, data: st.DataObject) -> None:
+    """Same width or not; new_dtype is canonicalized (float64 is float32 while x64 is off). A wider
+    dtype needs a last axis of exactly as many pieces. The bits must survive exactly (NaN
+    payloads and infinities included, from integer inputs)."""
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(data.draw(S.dtypes(BITCASTABLE), label="dtype"), x64)
+    new = data.draw(S.dtypes(BITCASTABLE), label="new_dtype")
+    want_dtype = dr.canonicalize(new, x64)
+    shape = data.draw(S.shapes(min_side=0), label="shape")
+    if want_dtype.itemsize > dt.itemsize:
+        shape = (*shape, want_dtype.itemsize // dt.itemsize)
+    x = data.draw(S.arrays(dt, shape, FULL if dt.kind in "iu" else S.DEFAULT), label="x")
+    show_call(f"lax.bitcast_convert_type(x, {new.name!r})", x=x)
+    got = impl.lax.bitcast_convert_type(x, new)
+    assert_dtype(got, want_dtype, weak=dr.weak_result("convert"))
+    want = bitcast_reference(x, want_dtype)
+    assert to_numpy(got).shape == want.shape, f"shape {to_numpy(got).shape}, expected {want.shape}"
+    assert bit_patterns(to_numpy(got)) == bit_patterns(want)
+
+
+BIT_ERRORS = {
+    "shift of mismatched dtypes": lambda lax: lax.shift_left(np.ones(2, np.int32), np.ones(2, np.int8)),
+    "shift of floats": lambda lax: lax.shift_right_logical(np.ones(2, np.float32), np.ones(2, np.float32)),
+    "shift of bools": lambda lax: lax.shift_right_arithmetic(np.ones(2, bool), np.ones(2, bool)),
+    "xor of mismatched dtypes": lambda lax: lax.bitwise_xor(np.ones(2, np.int8), np.ones(2, np.int16)),
+    "xor of floats": lambda lax: lax.bitwise_xor(np.ones(2, np.float32), np.ones(2, np.float32)),
+    "population_count of bools": lambda lax: lax.population_count(np.ones(2, bool)),
+    "clz of floats": lambda lax: lax.clz(np.ones(2, np.float32)),
+    "bitcast of bools": lambda lax: lax.bitcast_convert_type(np.ones(2, bool), np.uint8),
+    "bitcast of complex": lambda lax: lax.bitcast_convert_type(np.ones(2, np.complex64), np.float32),
+}
+
+
+@pytest.mark.parametrize("case", list(BIT_ERRORS))
+def test_bit_primitives_of_wrong_dtypes_raise_type_error(impl: Impl, case: str) -> None:
+    with pytest.raises(TypeError):
+        BIT_ERRORS[case](impl.lax)
+
+
+def test_bitcast_to_a_wider_dtype_needs_the_pieces_axis(impl: Impl) -> None:
+    """Four uint8 make one int32: a last axis of 3 (or a rank-0 operand) is a ValueError."""
+    with pytest.raises(ValueError):
+        impl.lax.bitcast_convert_type(np.ones(3, np.uint8), np.int32)
+    with pytest.raises(ValueError):
+        impl.lax.bitcast_convert_type(np.uint8(3), np.int32)
 
 
 # --- errors --------------------------------------------------------------------------------------

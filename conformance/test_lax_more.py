@@ -1,8 +1,9 @@
 """More of jax.lax against oracles: the special functions (erf, erfc, erf_inv, lgamma, digamma, zeta,
 polygamma, bessel_i0e, bessel_i1e, against Python's math module and references written here),
-rounding, nextafter, clamp, the bitwise and cumulative reductions, sort and top_k, and the helpers
-jax.lax builds from primitives (full, full_like, collapse, slice_in_dim, index_in_dim and the
-dynamic *_in_dim family)."""
+rounding, nextafter, clamp, the bitwise and cumulative reductions, sort and top_k, the bit
+operations (shifts, population_count, clz, bitcast_convert_type, against Python's integers), and
+the helpers jax.lax builds from primitives (full, full_like, collapse, slice_in_dim, index_in_dim
+and the dynamic *_in_dim family)."""
 
 from __future__ import annotations
 
@@ -584,11 +585,15 @@ def test_slice_in_dim_and_index_in_dim(impl: Impl, flags, data: st.DataObject) -
     assert_rearranged(got, x[along(axis % x.ndim, slice(start, limit, stride))])
 
     index = data.draw(st.integers(-n, n - 1), label="index")
-    keepdims = data.draw(st.booleans(), label="keepdims")
-    show_call(f"lax.index_in_dim(x, {index}, {axis}, keepdims={keepdims})", x=x)
-    got = impl.lax.index_in_dim(x, index, axis, keepdims)
+    keepdims = data.draw(st.sampled_from([None, True, False]), label="keepdims")  # None: the default, True
+    if keepdims is None:
+        show_call(f"lax.index_in_dim(x, {index}, {axis})", x=x)
+        got = impl.lax.index_in_dim(x, index, axis)
+    else:
+        show_call(f"lax.index_in_dim(x, {index}, {axis}, keepdims={keepdims})", x=x)
+        got = impl.lax.index_in_dim(x, index, axis, keepdims)
     picked = x[along(axis % x.ndim, slice(index % n, index % n + 1))]
-    assert_rearranged(got, picked if keepdims else np.squeeze(picked, axis))
+    assert_rearranged(got, picked if keepdims is not False else np.squeeze(picked, axis))
 
 
 def clamped_start(start: int, size: int, n: int) -> int:

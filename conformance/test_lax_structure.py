@@ -1,5 +1,5 @@
-"""jax.lax reductions, shape primitives, slicing, padding, dot_general, iota and cumsum against NumPy;
-and the error types lax raises for bad axes and shapes."""
+"""jax.lax reductions (sum, product, max, min), shape primitives, slicing, padding, dot_general, iota
+and cumsum against NumPy; and the error types lax raises for bad axes and shapes."""
 
 from __future__ import annotations
 
@@ -42,24 +42,35 @@ def draw_array(
 # --- reductions ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["reduce_sum", "reduce_max", "reduce_min"])
+ON_GRID = Domain(-4, 4, grid=0.5)
+
+# name: (NumPy oracle, dtype groups, shapes, domain). A product reduces at most 9 factors of at most 2
+# in size, so that float16 neither overflows nor loses the small ones, whatever the order.
+REDUCTIONS = {
+    "reduce_sum": (np.sum, NO_BOOL, S.shapes(min_side=0), ON_GRID),
+    "reduce_prod": (np.prod, NO_BOOL, S.shapes(min_side=0, max_dims=2, max_side=3), Domain(-2, 2, grid=0.5)),
+    "reduce_max": (np.max, ANY, S.shapes(min_side=1), ON_GRID),
+    "reduce_min": (np.min, ANY, S.shapes(min_side=1), ON_GRID),
+}
+
+
+@pytest.mark.parametrize("name", list(REDUCTIONS))
 @given(data=st.data())
 def test_reductions(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    """A sum or product of no elements is 0 or 1; floats may round at every step, in any order."""
+    numpy_fn, groups, shapes, domain = REDUCTIONS[name]
     x64 = draw_x64(data, flags)
-    groups = NO_BOOL if name == "reduce_sum" else ANY
-    x = draw_array(
-        data, x64, groups, S.shapes(min_side=0 if name == "reduce_sum" else 1), Domain(-4, 4, grid=0.5)
-    )
+    x = draw_array(data, x64, groups, shapes, domain)
     axes = data.draw(S.sorted_axes(x.ndim), label="axes")
     show_call(f"lax.{name}(x, {axes})", x=x)
     got = getattr(impl.lax, name)(x, axes)
-    numpy_fn = {"reduce_sum": np.sum, "reduce_max": np.max, "reduce_min": np.min}[name]
     assert_dtype(got, x.dtype, weak=dr.weak_result("elementwise", x))
     want = numpy_fn(wide(x), axis=axes)
     atol = 0.0
-    if name == "reduce_sum" and x.dtype.kind in "fc":
+    if name in ("reduce_sum", "reduce_prod") and x.dtype.kind in "fc":
         n = math.prod(x.shape[a] for a in axes)
-        atol = n * ulp_scale(x.dtype) * np.sum(np.abs(wide(x)), axis=axes)
+        scale = np.sum(np.abs(wide(x)), axis=axes) if name == "reduce_sum" else np.abs(want)
+        atol = n * ulp_scale(x.dtype) * scale
     assert_values(got, want, x.dtype, atol=atol)
 
 
@@ -425,6 +436,7 @@ def test_bad_arguments_raise_jaxs_error_type(impl: Impl, case: str) -> None:
 # name -> (call with axis `a`, the error class JAX raises for a negative axis, for one out of range)
 LAX_AXIS_CALLS = {
     "reduce_sum": (lambda lax, x, a: lax.reduce_sum(x, (a,)), ValueError, ValueError),
+    "reduce_prod": (lambda lax, x, a: lax.reduce_prod(x, (a,)), ValueError, ValueError),
     "reduce_max": (lambda lax, x, a: lax.reduce_max(x, (a,)), ValueError, ValueError),
     "reduce_min": (lambda lax, x, a: lax.reduce_min(x, (a,)), ValueError, ValueError),
     "argmax": (lambda lax, x, a: lax.argmax(x, a, np.int32), ValueError, ValueError),

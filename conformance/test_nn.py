@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from conformance import dtype_rules as dr
 from conformance import strategies as S
-from conformance.checks import assert_dtype, draw_x64, show_call
+from conformance.checks import RTOL, assert_dtype, assert_values, draw_x64, show_call, wide
 from conformance.impl import Impl
 from conformance.random_cases import decode
 from conformance.strategies import Domain
@@ -91,6 +91,8 @@ ACTIVATIONS: list[tuple[str, Callable[[Any, Any], Any], Callable[[np.ndarray], n
     ("mish", lambda nn, x: nn.mish(x), lambda x: x * np.tanh(np.log1p(np.exp(x)))),
     ("hard_sigmoid", lambda nn, x: nn.hard_sigmoid(x), lambda x: np.clip(x + 3, 0, 6) / 6),
     ("hard_silu", lambda nn, x: nn.hard_silu(x), lambda x: x * np.clip(x + 3, 0, 6) / 6),
+    ("hard_swish", lambda nn, x: nn.hard_swish(x), lambda x: x * np.clip(x + 3, 0, 6) / 6),
+    ("tanh", lambda nn, x: nn.tanh(x), np.tanh),
 ]
 
 
@@ -103,6 +105,29 @@ def test_activation_matches_numpy_in_float64(name: str, fn: Any, oracle: Any, nn
 def test_activation_keeps_float32(name: str, fn: Any, oracle: Any, nn: Any) -> None:
     x = X.astype(np.float32)
     close(fn(nn, x), oracle(X).astype(np.float32), rtol=2e-6, atol=1e-6)
+
+
+# name: (function of (nn, x), NumPy oracle, the Python scalars it meets x with). hard_swish is
+# x * relu6(x + 3.0) / 6: an integer or bool x meets a Python float, so the result is a weak float
+# (the promotion table's i* or b1 with f*); tanh is jnp.tanh: inexact, weak only for a weak input.
+DTYPE_RULES: dict[str, tuple[Callable[[Any, Any], Any], Callable[[np.ndarray], np.ndarray], tuple]] = {
+    "hard_swish": (lambda nn, x: nn.hard_swish(x), lambda x: x * np.clip(x + 3, 0, 6) / 6, (3.0,)),
+    "tanh": (lambda nn, x: nn.tanh(x), np.tanh, ()),
+}
+SOME_DTYPES = ["bool", "uint8", "int8", "int32", "int64", "bfloat16", "float16", "float32", "float64"]
+
+
+@pytest.mark.parametrize("dtype", SOME_DTYPES)
+@pytest.mark.parametrize("name", list(DTYPE_RULES))
+def test_activation_dtype_and_weak_type(name: str, dtype: str, nn: Any, x64: bool) -> None:
+    fn, oracle, scalars = DTYPE_RULES[name]
+    dt = dr.dtype(dtype)
+    x = (np.array([False, True]) if dt.kind == "b" else np.array([0, 1, 2, 5, 7]) if dt.kind in "iu" else X).astype(dt)
+    code = dr.join(*(dr.operand_code(v, x64) for v in (x, *scalars)))
+    want_dtype = dr.dtype_of(code, x64) if scalars else dr.inexact(dr.canonicalize(dt, x64), x64)
+    got = fn(nn, x)
+    assert_dtype(got, want_dtype, weak=dr.weak_result("elementwise", x, *scalars))
+    assert_values(got, oracle(wide(x).astype(np.float64)), want_dtype, atol=RTOL[want_dtype.name])
 
 
 def test_relu_keeps_integers_and_gelu_makes_them_float(nn: Any) -> None:

@@ -12,6 +12,7 @@ from conformance import dtype_rules as dr
 from conformance import strategies as S
 from conformance.checks import (
     RTOL,
+    as_operand,
     assert_dtype,
     assert_rearranged,
     assert_values,
@@ -19,9 +20,11 @@ from conformance.checks import (
     assert_weak,
     show_call,
     to_numpy,
+    wide,
 )
 from conformance.impl import Impl
 from conformance.strategies import Domain
+from conformance.test_numpy_math import _with_nans as with_nans
 
 pytestmark = [pytest.mark.area("numpy"), pytest.mark.requires("eval")]
 
@@ -41,6 +44,11 @@ def assert_all_rearranged(got, want, x64: bool) -> None:
 
 def canonical_int(x64: bool) -> np.dtype:
     return dr.dtype_of("i*", x64)
+
+
+def as_index(arrays, x64: bool) -> list[np.ndarray]:
+    """NumPy's index arrays (intp) as JAX's: the default int."""
+    return [a.astype(canonical_int(x64)) for a in arrays]
 
 
 # --- ranks, splitting, stacking ------------------------------------------------------------------
@@ -225,6 +233,17 @@ def test_resize_append_insert_delete(impl: Impl, flags, data: st.DataObject) -> 
 
 
 @given(data=st.data())
+def test_trim_zeros(impl: Impl, flags, data: st.DataObject) -> None:
+    """The smallest box holding every nonzero entry, cut on the axes given (all by default)."""
+    x64 = draw_x64(data, flags)
+    x = draw_array(data, shape=S.shapes(max_dims=3), domain=Domain(-1, 1, grid=1.0))  # many zeros
+    trim = data.draw(st.sampled_from(["f", "b", "fb"]), label="trim")
+    axis = data.draw(S.axes(x.ndim), label="axis")
+    show_call(f"jnp.trim_zeros(x, {trim!r}, axis={axis!r})", x=x)
+    assert_rearranged(impl.numpy.trim_zeros(x, trim, axis=axis), np.trim_zeros(x, trim, axis=axis), x64)
+
+
+@given(data=st.data())
 def test_ravel_multi_index_and_unravel_index(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
     dims = data.draw(S.shapes(min_dims=1, max_dims=3), label="dims")
@@ -255,9 +274,12 @@ def test_size_shape_ndim_isscalar(impl: Impl) -> None:
 def test_diagonal_diag_tril_triu(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
     x = draw_array(data, shape=S.shapes(min_dims=2, max_dims=3))
-    k = data.draw(st.integers(-4, 4), label="k")
+    k = data.draw(st.integers(-x.shape[0], x.shape[-1]), label="k")  # every diagonal, and an empty one each side
     show_call(f"jnp.diagonal(x, {k}, 0, -1); jnp.tril(x, {k}); jnp.triu(x, {k})", x=x)
     assert_rearranged(impl.numpy.diagonal(x, k, 0, -1), np.diagonal(x, k, 0, -1), x64)
+    positions = np.arange(x.size, dtype=np.int32).reshape(x.shape)  # drawn values often repeat; these do not
+    show_call(f"jnp.diagonal(positions, {k}, 0, -1)", positions=positions)
+    assert_rearranged(impl.numpy.diagonal(positions, k, 0, -1), np.diagonal(positions, k, 0, -1), x64)
     assert_rearranged(impl.numpy.tril(x, k), np.tril(x, k), x64)
     assert_rearranged(impl.numpy.triu(x, k), np.triu(x, k), x64)
     v = x[0, 0] if x.ndim == 3 else x[0]
@@ -277,6 +299,8 @@ def test_index_grids(impl: Impl, flags, data: st.DataObject) -> None:
                           x64)
     assert_rearranged(jnp.indices((n, m)), np.indices((n, m), dtype=canonical_int(x64)), x64)
     a, b = np.arange(n), np.arange(m, dtype=np.float32)
+    assert_all_rearranged(jnp.meshgrid(a, b), [g.astype(np.float32 if g.dtype == np.float32 else canonical_int(x64))
+                                                for g in np.meshgrid(a, b)], x64)  # indexing="xy" by default
     for indexing in ("xy", "ij"):
         for sparse in (False, True):
             assert_all_rearranged(jnp.meshgrid(a, b, indexing=indexing, sparse=sparse),
@@ -284,6 +308,60 @@ def test_index_grids(impl: Impl, flags, data: st.DataObject) -> None:
                                    for g in np.meshgrid(a, b, indexing=indexing, sparse=sparse)], x64)
     assert_rearranged(jnp.mgrid[0:n, 0:m], np.mgrid[0:n, 0:m].astype(canonical_int(x64)), x64)
     assert_rearranged(jnp.r_[0:n, 7, np.arange(m)], np.r_[0:n, 7, np.arange(m)].astype(canonical_int(x64)), x64)
+
+
+@given(data=st.data())
+def test_indices_of_diagonals_and_triangles(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    n, ndim = data.draw(st.integers(0, 4), label="n"), data.draw(st.integers(1, 3), label="ndim")
+    jnp = impl.numpy
+    show_call(f"jnp.diag_indices({n}, {ndim}); jnp.diag_indices_from(jnp.zeros({(n,) * max(ndim, 2)}))")
+    assert_all_rearranged(jnp.diag_indices(n, ndim), as_index(np.diag_indices(n, ndim), x64), x64)
+    square = np.zeros((n,) * max(ndim, 2), np.float32)
+    assert_all_rearranged(jnp.diag_indices_from(square), as_index(np.diag_indices_from(square), x64), x64)
+    x = draw_array(data, shape=S.shapes(min_dims=2, max_dims=2, min_side=0))
+    k = data.draw(st.integers(-4, 4), label="k")
+    show_call(f"jnp.tril_indices_from(x, {k}); jnp.triu_indices_from(x, {k})", x=x)
+    assert_all_rearranged(jnp.tril_indices_from(x, k), as_index(np.tril_indices_from(x, k), x64), x64)
+    assert_all_rearranged(jnp.triu_indices_from(x, k), as_index(np.triu_indices_from(x, k), x64), x64)
+
+
+@given(data=st.data())
+def test_open_grids_and_ix(impl: Impl, flags, data: st.DataObject) -> None:
+    """ogrid's integer slices give default ints, and all are floats once a step is complex (a count);
+    ix_ keeps each index array's dtype (an empty one is a default int) and indexes as NumPy's does."""
+    x64 = draw_x64(data, flags)
+    bounds = st.tuples(st.integers(-3, 3), st.integers(-3, 3), st.integers(-2, 2).filter(bool))
+    start, stop, step = data.draw(bounds, label="start, stop, step")
+    count = data.draw(st.integers(1, 4), label="count")
+    show_call(f"jnp.ogrid[{start}:{stop}:{step}]; jnp.ogrid[{start}:{stop}:{step}, {start}:{stop}:{count}j]")
+    assert_rearranged(impl.numpy.ogrid[start:stop:step], np.ogrid[start:stop:step], x64)  # int64, canonicalized
+    assert_all_rearranged(impl.numpy.ogrid[start:stop:step, start:stop:count * 1j],
+                          np.ogrid[start:stop:step, start:stop:count * 1j], x64)
+    x = draw_array(data, shape=S.shapes(min_dims=1, max_dims=3))
+    index = [data.draw(S.index_arrays(side, (data.draw(st.integers(0, 3), label="length"),)), label=f"ix {i}")
+             for i, side in enumerate(x.shape)]
+    index = [i.astype(i.dtype if i.dtype.kind == "i" else np.int32) for i in index]  # NumPy's ix_ takes no negative uint
+    show_call("jnp.ix_(*index); jnp.asarray(x)[jnp.ix_(*index)]", x=x, index=index)
+    grid = impl.numpy.ix_(*index)
+    want = [w if w.size else w.astype(canonical_int(x64)) for w in np.ix_(*index)]  # NumPy keeps int8 & co.
+    assert_all_rearranged(grid, want, x64)
+    assert_rearranged(impl.numpy.asarray(x)[grid], x[np.ix_(*index)], x64)
+
+
+@given(data=st.data())
+def test_c_joins_columns(impl: Impl, flags, data: st.DataObject) -> None:
+    """c_ stacks 1-d arrays as columns and joins n-d ones on their last axis, promoting dtypes."""
+    x64 = draw_x64(data, flags)
+    shape = list(data.draw(S.shapes(min_dims=1, max_dims=3), label="shape"))
+    a = draw_array(data, shape=tuple(shape), label="a")
+    shape[-1] = data.draw(st.integers(1, 3), label="b's last side") if len(shape) > 1 else shape[-1]
+    b = draw_array(data, shape=tuple(shape), label="b")
+    show_call("jnp.c_[a, b]", a=a, b=b)
+    got = impl.numpy.c_[a, b]
+    want_dtype = dr.promote(a.dtype, b.dtype, x64=x64)
+    assert_dtype(got, want_dtype, weak=dr.weak_result("elementwise", a, b, x64=x64))
+    assert_values(got, np.c_[as_operand(a, want_dtype), as_operand(b, want_dtype)], want_dtype)
 
 
 def test_fill_diagonal_returns_a_new_array(impl: Impl) -> None:
@@ -339,6 +417,26 @@ def test_sort_and_argsort(impl: Impl, flags, data: st.DataObject) -> None:
     down = flat.shape[ax] - 1 - down  # descending and stable: ties keep their order
     assert_rearranged(impl.numpy.argsort(x, axis=axis, descending=True), down.astype(canonical_int(x64)), x64)
     assert_rearranged(impl.numpy.sort(x, axis=axis, descending=True), np.flip(np.sort(flat, axis=ax), ax), x64)
+
+
+def complex_dtype(dt: np.dtype, x64: bool) -> np.dtype:
+    """sort_complex's result: the complex type of the inexact one (int32 is float32, so complex64)."""
+    inexact = dr.inexact(dr.canonicalize(dt, x64), x64)
+    if inexact.kind == "c":
+        return inexact
+    return dr.canonicalize("complex128" if inexact == np.float64 else "complex64", x64)
+
+
+@given(data=st.data())
+def test_sort_complex(impl: Impl, flags, data: st.DataObject) -> None:
+    """Sorted along the last axis, by real part and then imaginary part, as complex numbers."""
+    x64 = draw_x64(data, flags)
+    x = draw_array(data, shape=S.shapes(min_dims=1), domain=S.TIES)
+    show_call("jnp.sort_complex(x)", x=x)
+    got = impl.numpy.sort_complex(x)
+    want_dtype = complex_dtype(x.dtype, x64)
+    assert_dtype(got, want_dtype, weak=dr.weak_result("elementwise", x))
+    assert_values(got, np.sort_complex(wide(x)), want_dtype)
 
 
 @given(data=st.data())
@@ -430,6 +528,22 @@ def test_unique(impl: Impl, flags, data: st.DataObject) -> None:
 
 
 @given(data=st.data())
+def test_unique_nans(impl: Impl, flags, data: st.DataObject) -> None:
+    """unique's default equal_nan=True makes all NaNs one value, sorted last (as in NumPy); with
+    equal_nan=False each NaN is a value of its own."""
+    x64 = draw_x64(data, flags)
+    x = draw_array(data, [S.FLOATING], S.shapes(min_dims=1, max_dims=2), domain=S.TIES)
+    x = np.where(data.draw(S.arrays(np.dtype(bool), x.shape), label="NaN"), np.nan, x).astype(x.dtype)
+    show_call("jnp.unique(x, return_counts=True)", x=x)
+    values, counts = np.unique(wide(x), return_counts=True)  # (NumPy finds no NaNs among bfloat16s)
+    got = impl.numpy.unique(x, return_counts=True)
+    assert_all_rearranged(got, [values.astype(x.dtype), counts.astype(canonical_int(x64))], x64)
+    show_call("jnp.unique(x, equal_nan=False)", x=x)
+    got = impl.numpy.unique(x, equal_nan=False)
+    assert_rearranged(got, np.unique(wide(x), equal_nan=False).astype(x.dtype), x64)
+
+
+@given(data=st.data())
 def test_unique_along_an_axis(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
     x = draw_array(data, [S.INTEGER], S.shapes(min_dims=1, max_dims=3), domain=Domain(0, 1, grid=1.0))
@@ -441,6 +555,28 @@ def test_unique_along_an_axis(impl: Impl, flags, data: st.DataObject) -> None:
     got = impl.numpy.unique(x, return_index=True, return_inverse=True, return_counts=True, axis=axis)
     assert_all_rearranged(got, [values, index.astype(idx_dt), inverse.ravel().astype(idx_dt),
                                 counts.astype(idx_dt)], x64)
+
+
+@given(data=st.data())
+def test_array_api_unique_functions(impl: Impl, flags, data: st.DataObject) -> None:
+    """unique_all, unique_inverse, unique_counts and unique_values: sorted, and (unlike jnp.unique)
+    every NaN is distinct: NumPy's unique with equal_nan=False."""
+    x64 = draw_x64(data, flags)
+    x = with_nans(data, draw_array(data, [ORDERED], S.shapes(max_dims=2), domain=S.TIES))
+    idx_dt = canonical_int(x64)
+    values, index, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True,
+                                               equal_nan=False)
+    index, inverse, counts = index.astype(idx_dt), inverse.reshape(x.shape).astype(idx_dt), counts.astype(idx_dt)
+    jnp = impl.numpy
+    show_call("jnp.unique_all(x); jnp.unique_inverse(x); jnp.unique_counts(x); jnp.unique_values(x)", x=x)
+    got = jnp.unique_all(x)
+    assert_all_rearranged([got.values, got.indices, got.inverse_indices, got.counts],
+                          [values, index, inverse, counts], x64)
+    got = jnp.unique_inverse(x)
+    assert_all_rearranged([got.values, got.inverse_indices], [values, inverse], x64)
+    got = jnp.unique_counts(x)
+    assert_all_rearranged([got.values, got.counts], [values, counts], x64)
+    assert_rearranged(jnp.unique_values(x), values, x64)
 
 
 @pytest.mark.parametrize("name", ["union1d", "intersect1d", "setdiff1d", "setxor1d"])
@@ -470,12 +606,17 @@ def test_isclose_allclose_array_equal(impl: Impl, flags, data: st.DataObject) ->
         specials = np.array([np.nan, np.inf, -np.inf, 0.0], dt)
         a = np.where(data.draw(S.arrays(np.dtype(bool), (4,)), label="special a"), specials, a)
         b = np.where(data.draw(S.arrays(np.dtype(bool), (4,)), label="special b"), specials, b)
+    # Tolerances that matter on the TIES grid: |a - b| <= atol + rtol * |b| is not symmetric in a and b.
+    # (For integers JAX compares exactly, whatever the tolerances; NumPy does not, so they keep theirs.)
+    tol = dict(rtol=data.draw(st.sampled_from([1e-05, 0.5]), label="rtol"),
+               atol=data.draw(st.sampled_from([1e-08, 0.25]), label="atol")) if dt.kind == "f" else {}
     for equal_nan in (False, True):
-        show_call(f"jnp.isclose(a, b, equal_nan={equal_nan})", a=a, b=b)
-        got = impl.numpy.isclose(a, b, equal_nan=equal_nan)
+        show_call(f"jnp.isclose(a, b, **{tol}, equal_nan={equal_nan})", a=a, b=b)
+        got = impl.numpy.isclose(a, b, **tol, equal_nan=equal_nan)
         assert_dtype(got, np.dtype(bool), weak=False)
-        assert_values(got, np.isclose(a, b, equal_nan=equal_nan), np.dtype(bool))
-        assert bool(impl.numpy.allclose(a, b, equal_nan=equal_nan)) == np.allclose(a, b, equal_nan=equal_nan)
+        assert_values(got, np.isclose(a, b, **tol, equal_nan=equal_nan), np.dtype(bool))
+        assert bool(impl.numpy.allclose(a, b, **tol, equal_nan=equal_nan)) == np.allclose(a, b, **tol,
+                                                                                         equal_nan=equal_nan)
         assert bool(impl.numpy.array_equal(a, b, equal_nan=equal_nan)) == np.array_equal(a, b, equal_nan=equal_nan)
     assert bool(impl.numpy.array_equiv(a, a[:1])) == np.array_equiv(a, a[:1])
 
@@ -494,6 +635,17 @@ def test_dtype_classes_and_issubdtype(impl: Impl, category: str, dtype: str) -> 
         dtype == "bfloat16" and category in ("generic", "number", "inexact", "floating"))
     assert jnp.issubdtype(np.dtype(dtype), cls) == want
     assert jnp.issubdtype(getattr(jnp, "bool_" if dtype == "bool" else dtype), cls) == want
+
+
+@pytest.mark.parametrize("category", ["character", "flexible", "object_"])
+def test_non_numeric_type_classes(impl: Impl, category: str) -> None:
+    """jnp.character, flexible and object_ are NumPy's classes: str and bytes are characters (and
+    flexible, as void is), object is object_, and no array dtype is any of them (bfloat16 neither)."""
+    cls = getattr(impl.numpy, category)
+    assert repr(cls) == repr(getattr(np, category))
+    for dt in (np.str_, np.bytes_, np.void, np.object_, *S.ALL):
+        want = np.issubdtype(dt, getattr(np, category)) and dt != dr.dtype("bfloat16")
+        assert impl.numpy.issubdtype(dt, cls) == want, dt
 
 
 @pytest.mark.parametrize("kind", ["bool", "signed integer", "unsigned integer", "integral", "real floating",

@@ -1,10 +1,13 @@
-"""jax.numpy array creation against NumPy: array/asarray, zeros/ones/full and their _like forms,
-arange, linspace, eye, and the dtype names (jnp.float32, jnp.bfloat16, ...) used as `dtype=`."""
+"""jax.numpy array creation against NumPy: array/asarray/copy, zeros/ones/full and their _like forms
+(empty_like too), arange, linspace/logspace/geomspace, eye/identity, fromfunction; the dtype names
+(jnp.float32, jnp.bfloat16, jnp.int_, ...) used as `dtype=`, jnp.dtype, finfo/iinfo and the constants."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given
@@ -12,7 +15,7 @@ from hypothesis import strategies as st
 
 from conformance import dtype_rules as dr
 from conformance import strategies as S
-from conformance.checks import RTOL, assert_dtype, assert_values, assert_weak, draw_x64, show_call, wide
+from conformance.checks import RTOL, assert_dtype, assert_values, assert_weak, draw_x64, show_call, ulp_scale, wide
 from conformance.impl import Impl
 from conformance.strategies import Domain
 
@@ -95,6 +98,23 @@ def test_array_of_a_numpy_array_keeps_its_canonical_dtype(
     want_dtype = dr.canonicalize(x.dtype, x64)
     assert_dtype(got, want_dtype, weak=dr.weak_result("fill", x))
     assert_values(got, wide(x), want_dtype)
+    assert isinstance(got, impl.numpy.ndarray) and not isinstance(x, impl.numpy.ndarray)
+
+
+FILLS = st.one_of(st.booleans(), st.integers(0, 9), st.floats(-9, 9), st.complex_numbers(max_magnitude=9))
+
+
+@given(data=st.data())
+def test_copy_keeps_values_dtype_and_weak_type(impl: Impl, flags, data: st.DataObject) -> None:
+    """A copy of a NumPy array is strong; of a Python scalar, weak (a bool excepted)."""
+    x64 = draw_x64(data, flags)
+    x = data.draw(st.one_of(S.dtype_and_array([S.ALL], S.shapes(min_side=0)), FILLS), label="x")
+    show_call("jnp.copy(x)", x=x)
+    got = impl.numpy.copy(x)
+    want_dtype = dr.canonicalize(x.dtype, x64) if isinstance(x, np.ndarray) else python_default(x, x64)
+    assert_dtype(got, want_dtype, weak=dr.weak_result("fill", x))
+    assert_values(got, wide(np.asarray(x)), want_dtype)
+    assert isinstance(got, impl.numpy.ndarray)
 
 
 # --- zeros, ones, full and the _like forms ---------------------------------------------------------
@@ -111,9 +131,6 @@ def test_zeros_and_ones(impl: Impl, flags, name: str, data: st.DataObject) -> No
     want_dtype = expected(dtype, dr.default_float(x64), x64)
     assert_dtype(got, want_dtype, weak=dr.weak_result("creation"))
     assert_values(got, getattr(np, name)(shape), want_dtype)
-
-
-FILLS = st.one_of(st.booleans(), st.integers(0, 9), st.floats(-9, 9), st.complex_numbers(max_magnitude=9))
 
 
 @given(data=st.data())
@@ -146,22 +163,31 @@ def test_full_with_a_typed_fill_or_an_explicit_dtype(impl: Impl, flags, data: st
         assert_values(got, np.full(shape, wide(fill).astype(want_dtype)), want_dtype)
 
 
-@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "full_like"])
+LIKE = ["zeros_like", "ones_like", "full_like", "empty_like"]
+
+
+@pytest.mark.parametrize("name", LIKE)
 @given(data=st.data())
 def test_like_functions_copy_shape_and_dtype(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    """The prototype's dtype and shape, unless `dtype=` or `shape=` say otherwise."""
     x64 = draw_x64(data, flags)
     x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_side=0)), label="x")
     dtype = data.draw(S.maybe_dtypes(), label="dtype")
+    shape = data.draw(st.one_of(st.none(), S.shapes(min_side=0)), label="shape")
     fill = (data.draw(st.integers(0, 9), label="fill_value"),) if name == "full_like" else ()
-    show_call(f"jnp.{name}(x, {''.join(f'{f!r}, ' for f in fill)}dtype={dtype!r})", x=x)
-    got = getattr(impl.numpy, name)(x, *fill, dtype=dtype)
+    show_call(f"jnp.{name}(x, {''.join(f'{f!r}, ' for f in fill)}dtype={dtype!r}, shape={shape!r})", x=x)
+    got = getattr(impl.numpy, name)(x, *fill, dtype=dtype, shape=shape)
     want_dtype = expected(dtype, dr.canonicalize(x.dtype, x64), x64)
     assert_dtype(got, want_dtype, weak=dr.weak_result("convert") if dtype is not None else dr.weak_result("fill", x))
+    want_shape = x.shape if shape is None else shape
+    if name == "empty_like":  # its values are not specified (JAX's are zeros)
+        assert tuple(got.shape) == want_shape, f"shape {got.shape}, expected {want_shape}"
+        return
     value = {"zeros_like": 0, "ones_like": 1, "full_like": fill[0] if fill else None}[name]
-    assert_values(got, np.full(x.shape, value), want_dtype)
+    assert_values(got, np.full(want_shape, value), want_dtype)
 
 
-@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "full_like"])
+@pytest.mark.parametrize("name", LIKE)
 def test_like_functions_of_a_weak_scalar_are_weak(impl: Impl, name: str) -> None:
     """Without a dtype, the result is weakly typed when the input is; with a dtype it is strong."""
     like = getattr(impl.numpy, name)
@@ -190,19 +216,78 @@ def test_arange(impl: Impl, flags, data: st.DataObject) -> None:
     assert_values(got, np.arange(*args, dtype=np.float64 if floats else np.int64), want_dtype)
 
 
+def draw_ranges(data: st.DataObject, domain: Domain) -> tuple[Any, Any, int]:
+    """(start, stop, axis) for linspace & co.: two Python floats, or two float64 arrays of one shape
+    (a range for each element, laid along the new axis `axis`, which may be negative)."""
+    shape = data.draw(st.one_of(st.none(), S.shapes(max_dims=2, max_side=3)), label="bounds shape")
+    if shape is None:
+        start, stop = (data.draw(S.elements(np.dtype("float64"), domain), label=n) for n in ("start", "stop"))
+        return start, stop, 0
+    start, stop = (data.draw(S.arrays(np.dtype("float64"), shape, domain), label=n) for n in ("start", "stop"))
+    return start, stop, data.draw(st.integers(-len(shape) - 1, len(shape)), label="axis")
+
+
+def largest(*bounds: Any) -> float:
+    return max(float(np.max(np.abs(b))) for b in bounds)
+
+
+def draw_range_options(data: st.DataObject, axis: int) -> dict[str, Any]:
+    """num, endpoint, dtype (None or inexact) and the axis, as keyword arguments."""
+    return {
+        "num": data.draw(st.integers(0, 6), label="num"),
+        "endpoint": data.draw(st.booleans(), label="endpoint"),
+        "dtype": data.draw(S.maybe_dtypes(S.INEXACT), label="dtype"),
+        "axis": axis,
+    }
+
+
+def check_range(impl: Impl, name: str, x64: bool, start: Any, stop: Any, options: dict[str, Any],
+                atol: Callable[[np.ndarray, np.dtype], Any]) -> None:  # fmt: skip
+    """jnp.<name>(start, stop, **options) against NumPy's (computed in float64), within `atol`."""
+    show_call(f"jnp.{name}(start, stop, **options)", start=start, stop=stop, options=options)
+    got = getattr(impl.numpy, name)(start, stop, **options)
+    want_dtype = expected(options["dtype"], dr.default_float(x64), x64)
+    assert_dtype(got, want_dtype, weak=dr.weak_result("creation"))
+    want = getattr(np, name)(start, stop, **{k: v for k, v in options.items() if k != "dtype"})
+    assert_values(got, want, want_dtype, atol=atol(want, want_dtype))
+
+
 @given(data=st.data())
 def test_linspace(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
-    start, stop = (data.draw(S.elements(np.dtype("float64"), S.GRID), label=n) for n in ("start", "stop"))
-    num = data.draw(st.integers(0, 6), label="num")
-    endpoint = data.draw(st.booleans(), label="endpoint")
-    dtype = data.draw(S.maybe_dtypes(S.INEXACT), label="dtype")
-    show_call(f"jnp.linspace({start!r}, {stop!r}, {num}, endpoint={endpoint}, dtype={dtype!r})")
-    got = impl.numpy.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
-    want_dtype = expected(dtype, dr.default_float(x64), x64)
-    assert_dtype(got, want_dtype, weak=dr.weak_result("creation"))
-    want = np.linspace(start, stop, num, endpoint=endpoint)
-    assert_values(got, want, want_dtype, atol=RTOL[want_dtype.name] * max(abs(start), abs(stop), 1.0))
+    start, stop, axis = draw_ranges(data, S.GRID)
+    options = draw_range_options(data, axis)
+    scale = largest(start, stop, 1.0)
+    check_range(impl, "linspace", x64, start, stop, options, lambda want, dt: RTOL[dt.name] * scale)
+
+
+def power_atol(want: np.ndarray, dt: np.dtype, log_base: float, exponents: float) -> np.ndarray:
+    """base ** e computed in `dt`: e carries a rounding error of a few ulps of |e| (it comes from a
+    linspace, and for geomspace from log10), which grows relatively by ln(base) in the power."""
+    return 4 * ulp_scale(dt) * abs(log_base) * (1 + exponents) * np.abs(want)
+
+
+@given(data=st.data())
+def test_logspace(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    start, stop, axis = draw_ranges(data, Domain(-3, 3))
+    options = draw_range_options(data, axis)
+    base = options["base"] = data.draw(st.sampled_from([10.0, 2.0, 0.5, float(np.e)]), label="base")
+    exponents = largest(start, stop)
+    check_range(impl, "logspace", x64, start, stop, options,
+                lambda want, dt: power_atol(want, dt, np.log(base), exponents))  # fmt: skip
+
+
+@given(data=st.data())
+def test_geomspace(impl: Impl, flags, data: st.DataObject) -> None:
+    """Bounds of one sign: JAX gives nan for a zero bound or bounds of opposite signs, where NumPy
+    raises or keeps the ends. JAX raises 10 to exponents log10(|bound|): at most 2 in size here."""
+    x64 = draw_x64(data, flags)
+    start, stop, axis = draw_ranges(data, Domain(0.5, 100))
+    sign = data.draw(st.sampled_from([1.0, -1.0]), label="sign")
+    options = draw_range_options(data, axis)
+    check_range(impl, "geomspace", x64, sign * start, sign * stop, options,
+                lambda want, dt: power_atol(want, dt, np.log(10), 2.0))  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -261,24 +346,98 @@ def test_eye(impl: Impl, flags, data: st.DataObject) -> None:
     m = data.draw(st.one_of(st.none(), st.integers(0, 4)), label="M")
     k = data.draw(st.integers(-3, 3), label="k")
     dtype = data.draw(S.maybe_dtypes(), label="dtype")
-    show_call(f"jnp.eye({n}, {m}, k={k}, dtype={dtype!r})")
-    got = impl.numpy.eye(n, m, k=k, dtype=dtype)
+    show_call(f"jnp.eye({n}, {m}, k={k}, dtype={dtype!r}); jnp.identity({n}, dtype={dtype!r})")
+    want_dtype = expected(dtype, dr.default_float(x64), x64)
+    for got, want in [(impl.numpy.eye(n, m, k=k, dtype=dtype), np.eye(n, m, k=k)),
+                      (impl.numpy.identity(n, dtype=dtype), np.identity(n))]:  # fmt: skip
+        assert_dtype(got, want_dtype, weak=dr.weak_result("creation"))
+        assert_values(got, want, want_dtype)
+
+
+@given(data=st.data())
+def test_fromfunction(impl: Impl, flags, data: st.DataObject) -> None:
+    """The function is called once, with one index array per axis, of `dtype` (float by default)."""
+    x64 = draw_x64(data, flags)
+    shape = data.draw(S.shapes(min_dims=1, min_side=0), label="shape")
+    weights = data.draw(st.lists(st.integers(-3, 3), min_size=len(shape), max_size=len(shape)), label="weights")
+    dtype = data.draw(S.maybe_dtypes(S.SIGNED, S.FLOATING), label="dtype")
+
+    def function(*indices: Any) -> Any:
+        return sum(w * i for w, i in zip(weights, indices))
+
+    kwargs = {} if dtype is None else {"dtype": dtype}
+    show_call("jnp.fromfunction(lambda *i: sum(w * j for w, j in zip(weights, i)), shape, **kwargs)",
+              weights=weights, shape=shape, kwargs=kwargs)  # fmt: skip
+    got = impl.numpy.fromfunction(function, shape, **kwargs)
     want_dtype = expected(dtype, dr.default_float(x64), x64)
     assert_dtype(got, want_dtype, weak=dr.weak_result("creation"))
-    assert_values(got, np.eye(n, m, k=k), want_dtype)
+    assert_values(got, np.fromfunction(function, shape, dtype=np.float64), want_dtype)
 
 
 # --- dtype names ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", DTYPE_NAMES)
+# jnp's scalar types -> the dtype each stands for: one per dtype, and the aliases (jnp.bool is bool_;
+# int_, float_ and complex_ are the 64-bit types, canonicalized when used as a dtype while x64 is off)
+TYPE_NAMES = {"bool_" if n == "bool" else n: n for n in DTYPE_NAMES} | {
+    "bool": "bool", "int_": "int64", "float_": "float64", "complex_": "complex128"}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(TYPE_NAMES))
 def test_dtype_names_work_as_dtype_arguments(impl: Impl, x64: bool, name: str) -> None:
-    """jnp.int8, jnp.bfloat16, ... are accepted wherever a dtype is."""
-    jnp_type = getattr(impl.numpy, "bool_" if name == "bool" else name)
-    want = dr.canonicalize(name, x64)
-    assert_dtype(impl.numpy.zeros(2, dtype=jnp_type), want, "zeros(2, dtype=...)", weak=dr.weak_result("convert"))
-    assert_dtype(impl.numpy.asarray([1, 0], dtype=jnp_type), want, "asarray([1, 0], dtype=...)", weak=dr.weak_result("convert"))
-    assert_dtype(impl.numpy.ones(2, "int8").astype(jnp_type), want, "astype(...)", weak=dr.weak_result("convert"))
+    """jnp.int8, jnp.bfloat16, ... are accepted wherever a dtype is, and convert when called."""
+    jnp_type = getattr(impl.numpy, name)
+    assert impl.numpy.dtype(jnp_type) == dr.dtype(TYPE_NAMES[name])  # jnp.dtype is NumPy's: no canonicalizing
+    want = dr.canonicalize(TYPE_NAMES[name], x64)
+    convert = dr.weak_result("convert")
+    assert_dtype(impl.numpy.zeros(2, dtype=jnp_type), want, "zeros(2, dtype=...)", weak=convert)
+    assert_dtype(impl.numpy.asarray([1, 0], dtype=jnp_type), want, "asarray([1, 0], dtype=...)", weak=convert)
+    assert_dtype(impl.numpy.ones(2, "int8").astype(jnp_type), want, "astype(...)", weak=convert)
+    got = jnp_type([1, 0])
+    assert_dtype(got, want, f"jnp.{name}([1, 0])", weak=convert)
+    assert_values(got, np.array([1, 0]), want)
+
+
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+def test_dtype_is_numpys(impl: Impl, name: str) -> None:
+    """jnp.dtype builds NumPy's dtype objects, bfloat16 included, and array dtypes compare to them."""
+    assert impl.numpy.dtype(name) == dr.dtype(name)
+    assert isinstance(impl.numpy.dtype(name), np.dtype)
+    assert impl.numpy.zeros(2, name).dtype == impl.numpy.dtype(dr.canonicalize(name, False))
+
+
+FINFO = ["bits", "eps", "epsneg", "max", "min", "tiny", "smallest_normal", "resolution", "precision",
+         "nmant", "nexp", "maxexp", "minexp", "dtype"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", [d.name for d in S.INEXACT])
+def test_finfo_matches_numpys(impl: Impl, name: str) -> None:
+    """finfo of a type, a dtype or an array: a complex type is described by its real part's."""
+    want = ml_dtypes.finfo(dr.dtype(name))  # NumPy's finfo, and bfloat16's
+    for arg in (getattr(impl.numpy, name), dr.dtype(name), np.zeros(2, dr.dtype(name))):
+        got = impl.numpy.finfo(arg)
+        for attr in FINFO:
+            assert getattr(got, attr) == getattr(want, attr), f"finfo({arg!r}).{attr}"
+
+
+@pytest.mark.parametrize("name", [d.name for d in S.INTEGER])
+def test_iinfo_matches_numpys(impl: Impl, name: str) -> None:
+    want = np.iinfo(dr.dtype(name))
+    for arg in (getattr(impl.numpy, name), dr.dtype(name), np.zeros(2, dr.dtype(name))):
+        got = impl.numpy.iinfo(arg)
+        for attr in ("bits", "min", "max", "dtype"):
+            assert getattr(got, attr) == getattr(want, attr), f"iinfo({arg!r}).{attr}"
+
+
+@pytest.mark.parametrize("name", ["pi", "e", "inf", "nan"])
+def test_constants_are_numpys_python_floats(impl: Impl, x64: bool, name: str) -> None:
+    """So an array of one is a weak default float."""
+    value = getattr(impl.numpy, name)
+    want = getattr(np, name)
+    assert value == want or (np.isnan(value) and np.isnan(want))
+    got = impl.numpy.asarray(value)
+    assert_dtype(got, dr.default_float(x64), weak=dr.weak_result("fill", want))
+    assert_values(got, np.asarray(want), dr.default_float(x64))
 
 
 # --- a 64-bit dtype asked for while x64 is off ---------------------------------------------------

@@ -71,6 +71,20 @@ def _i0(x: np.ndarray) -> np.ndarray:
     return np.i0(x.astype(np.float64))
 
 
+def _positive(x: np.ndarray) -> np.ndarray:
+    """NumPy has no positive for bools; JAX hands them back unchanged."""
+    return x if x.dtype.kind == "b" else np.positive(x)
+
+
+def _uint8(dt: np.dtype, x64: bool) -> np.dtype:
+    return np.dtype("uint8")
+
+
+BITWISE = S.BOOL + S.INTEGER
+# Every value of the integer type (elements() clips the domain to it): all bits get exercised.
+ALL_BITS = Domain(-(2.0**63), 2.0**64)
+
+
 UNARY = [
     unary("arccos", np.arccos, S.ALL, compute=dr.inexact, domain=UNIT),
     unary("arcsin", np.arcsin, S.ALL, compute=dr.inexact, domain=UNIT),
@@ -124,7 +138,12 @@ UNARY = [
         result=lambda dt, x64: dr.real_dtype(dt),
     ),
     unary("nan_to_num", np.nan_to_num, S.ALL),
-    unary("bitwise_invert", np.invert, S.BOOL + S.INTEGER),
+    unary("bitwise_invert", np.invert, BITWISE, domain=ALL_BITS),
+    unary("invert", np.invert, BITWISE, domain=ALL_BITS),
+    unary("positive", _positive, S.ALL),
+    # The count is always uint8, whatever the input's typing (jnp.bitwise_count(3) is strong): the
+    # "convert" family. NumPy and JAX both count the bits of |x|.
+    Op("bitwise_count", np.bitwise_count, BITWISE, result=_uint8, domains=(ALL_BITS,), weak_family="convert"),
 ]
 
 BINARY = [
@@ -133,6 +152,8 @@ BINARY = [
     Op("logaddexp", np.logaddexp, S.REAL, compute=real_inexact),
     Op("logaddexp2", np.logaddexp2, S.REAL, compute=real_inexact),
     Op("copysign", np.copysign, S.REAL, compute=real_inexact, domains=(S.DEFAULT, S.NONZERO)),
+    Op("mod", np.remainder, NO_COMPLEX, compute=numeric, domains=(S.GRID, S.GRID_NONZERO)),
+    Op("bitwise_xor", np.bitwise_xor, BITWISE, domains=(ALL_BITS, ALL_BITS)),
     Op("fmod", np.fmod, NO_COMPLEX, compute=numeric, domains=(S.GRID, S.GRID_NONZERO)),
     Op("fmax", np.fmax, S.REAL, domains=(S.TIES, S.TIES)),
     Op("fmin", np.fmin, S.REAL, domains=(S.TIES, S.TIES)),
@@ -208,6 +229,54 @@ def test_complex_logaddexp_stays_on_the_principal_branch(impl: Impl) -> None:
     want = np.log(np.exp(wide(x)) + np.exp(wide(y)))
     assert_values(got, want, np.dtype("complex64"), atol=1e-5)
     assert_weak(impl.numpy.logaddexp(1j, 2.0), True, "logaddexp of Python scalars")
+
+
+# --- shifts ------------------------------------------------------------------------------------------
+
+# name -> whether it shifts left
+SHIFTS = {"left_shift": True, "bitwise_left_shift": True, "right_shift": False, "bitwise_right_shift": False}
+
+
+def shifted(x: np.ndarray, amount: np.ndarray, dt: np.dtype, left: bool) -> np.ndarray:
+    """NumPy's shift where 0 <= amount < the width of `dt`. Beyond it, XLA's rule (which JAX keeps,
+    and NumPy leaves to the C compiler): every bit is shifted out, giving 0, but a negative x shifted
+    right (arithmetically, for signed types) fills with its sign bit: -1. A negative amount counts as
+    a huge unsigned one."""
+    x, amount = as_operand(x, dt), as_operand(amount, dt)
+    in_range = (amount >= 0) & (amount < 8 * dt.itemsize)
+    amount = np.where(in_range, amount, 0).astype(amount.dtype)
+    if left:
+        return np.where(in_range, np.left_shift(x, amount), np.zeros_like(x))
+    return np.where(in_range, np.right_shift(x, amount), np.where(x < 0, -1, 0).astype(x.dtype))
+
+
+@pytest.mark.parametrize("name", list(SHIFTS))
+@given(data=st.data())
+def test_shift_matches_numpy_in_range_and_xla_beyond(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    """Integer shifts (bools count as int32); the amounts reach past the width of the promoted type."""
+    x64 = draw_x64(data, flags)
+    dtypes = tuple(data.draw(S.dtypes(BITWISE), label=f"dtype {v}") for v in ("x", "amount"))
+    promoted = dr.promote(*dtypes, x64=x64)
+    assume(promoted.kind in "biu")  # uint64 with a signed type promotes to a float: no shift
+    want_dtype = dr.numeric(promoted)
+    shape_x, shape_amount = data.draw(S.broadcastable_shapes(), label="shapes")
+    x = data.draw(S.arrays(dtypes[0], shape_x, ALL_BITS), label="x")
+    amount = data.draw(S.arrays(dtypes[1], shape_amount, Domain(-3, 8 * want_dtype.itemsize + 3)), label="amount")
+    show_call(f"jnp.{name}(x, amount)", x=x, amount=amount)
+    got = getattr(impl.numpy, name)(x, amount)
+    assert_dtype(got, want_dtype, weak=dr.weak_result("elementwise", x, amount, x64=x64))
+    assert_values(got, shifted(x, amount, want_dtype, SHIFTS[name]), want_dtype)
+
+
+@pytest.mark.parametrize(("args", "code"), [((1, 3), "i*"), ((True, 3), "i*"), ((np.int8(1), 9), "i1"),
+                                            ((np.uint8(200), 1), "u1"), ((np.bool_(True), np.bool_(True)), "i4")])
+def test_shift_of_python_scalars_is_weak(impl: Impl, x64: bool, args: tuple, code: str) -> None:
+    """Shifts promote like arithmetic: a Python int is weak; bool << bool computes in int32."""
+    want_dtype = dr.numeric(dr.dtype_of(code, x64))
+    for name, left in SHIFTS.items():
+        got = getattr(impl.numpy, name)(*args)
+        assert_dtype(got, want_dtype, name, weak=dr.is_weak_code(code))
+        assert_values(got, shifted(np.asarray(args[0]), np.asarray(args[1]), want_dtype, left), want_dtype)
 
 
 @pytest.mark.parametrize("name", ["frexp", "modf", "divmod"])
@@ -312,6 +381,7 @@ STATISTICS = {
     "ptp": (np.ptp, same, S.INTEGER + FLOAT, True),
     "var": (np.var, _inexact_rule, S.REAL, True),
     "std": (np.std, _inexact_rule, S.REAL, True),
+    "nanstd": (np.nanstd, _inexact_rule, FLOAT, True),
     "nansum": (np.nansum, dr.sum_dtype, S.ALL, True),
     "nanmax": (np.nanmax, same, S.INTEGER + FLOAT, True),
     "nanmin": (np.nanmin, same, S.INTEGER + FLOAT, True),
@@ -334,6 +404,7 @@ def _with_nans(data: st.DataObject, x: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("name", list(STATISTICS))
+@pytest.mark.filterwarnings("ignore:Degrees of freedom:RuntimeWarning")  # NumPy's, for a row of NaNs and ddof
 @given(data=st.data())
 def test_statistic_matches_numpy(impl: Impl, flags, name: str, data: st.DataObject) -> None:
     oracle, rule, dtypes, tuple_axis = STATISTICS[name]
@@ -348,7 +419,7 @@ def test_statistic_matches_numpy(impl: Impl, flags, name: str, data: st.DataObje
     axis = data.draw(S.axes(x.ndim, allow_tuple=tuple_axis), label="axis")
     keepdims = data.draw(st.booleans(), label="keepdims")
     kwargs = {"axis": axis, "keepdims": keepdims}
-    if name in ("var", "std", "nanvar"):
+    if name in ("var", "std", "nanvar", "nanstd"):
         kwargs["ddof"] = data.draw(st.integers(0, 1), label="ddof")
         count = x.size if axis is None else int(np.prod([x.shape[a] for a in np.atleast_1d(axis)]))
         assume(count > kwargs["ddof"])
@@ -765,6 +836,11 @@ def test_searchsorted_digitize_and_bincount_match_numpy(impl: Impl, flags, data:
     got = jnp.bincount(counts, length=8)
     assert_dtype(got, dr.default_int(x64), weak=False)
     assert_values(got, np.bincount(counts, minlength=8), dr.default_int(x64))
+    minlength = data.draw(st.integers(0, 10), label="minlength")
+    show_call(f"jnp.bincount(x, minlength={minlength})", x=counts)
+    got = jnp.bincount(counts, minlength=minlength)  # no length: the known input says it
+    assert_dtype(got, dr.default_int(x64), weak=False)
+    assert_values(got, np.bincount(counts, minlength=minlength), dr.default_int(x64))
 
 
 def test_histogram_interp_convolve_and_polyval_match_numpy(impl: Impl) -> None:

@@ -1,4 +1,4 @@
-"""jax.numpy reductions (sum, mean, max, min, prod, argmax, argmin) against NumPy, with every form of
+"""jax.numpy reductions (sum, mean, max, min, amax, amin, prod, nanprod, argmax, argmin) against NumPy, with every form of
 `axis` (None, int, negative int, tuple) and `keepdims`."""
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from conformance.checks import (
 )
 from conformance.impl import Impl
 from conformance.strategies import Domain
+from conformance.test_numpy_math import _with_nans as with_nans
 
 pytestmark = [pytest.mark.area("numpy"), pytest.mark.requires("eval")]
 
@@ -48,6 +49,7 @@ ACCUMULATING: dict[str, tuple[Callable[[np.dtype, bool], np.dtype], tuple, Domai
         0,
     ),  # |partial products| only grow: no overflow surprises
     "mean": (dr.inexact, S.ALL, S.DEFAULT, 1),
+    "nanprod": (dr.sum_dtype, S.ALL, Domain(-2, 2, grid=1.0), 0),  # some NaNs in float arrays: they count as 1
 }
 
 
@@ -58,6 +60,8 @@ def test_accumulating_reduction_matches_numpy(impl: Impl, flags, name: str, data
     x64 = draw_x64(data, flags)
     dt = data.draw(S.dtypes(dtypes), label="dtype")
     x = data.draw(S.arrays(dt, S.shapes(min_side=min_side), domain), label="x")
+    if name.startswith("nan"):
+        x = with_nans(data, x)
     axis = data.draw(S.axes(x.ndim), label="axis")
     keepdims = data.draw(st.booleans(), label="keepdims")
     show_call(f"jnp.{name}(x, axis={axis!r}, keepdims={keepdims})", x=x)
@@ -67,7 +71,7 @@ def test_accumulating_reduction_matches_numpy(impl: Impl, flags, name: str, data
     operand = as_operand(x, want_dtype)
     want = getattr(np, name)(operand, axis=axis, keepdims=keepdims)
     # Summing n terms in floating point errs by at most about n * eps * sum(|terms|).
-    scale = np.sum(np.abs(operand), axis=axis, keepdims=keepdims) if want_dtype.kind in "fc" else 0
+    scale = np.nansum(np.abs(operand), axis=axis, keepdims=keepdims) if want_dtype.kind in "fc" else 0
     n = max(reduced_count(x.shape, axis), 1)
     atol = (
         (n * ulp_scale(want_dtype) * scale / (n if name == "mean" else 1)) if want_dtype.kind in "fc" else 0
@@ -75,7 +79,7 @@ def test_accumulating_reduction_matches_numpy(impl: Impl, flags, name: str, data
     assert_values(got, want, want_dtype, atol=atol)
 
 
-@pytest.mark.parametrize("name", ["max", "min"])
+@pytest.mark.parametrize("name", ["max", "min", "amax", "amin"])
 @given(data=st.data())
 def test_max_min_match_numpy(impl: Impl, flags, name: str, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
@@ -123,6 +127,9 @@ ALL_REDUCTIONS = {
     "prod": (dr.sum_dtype, np.prod),
     "max": (lambda dt, x64: dt, np.max),
     "min": (lambda dt, x64: dt, np.min),
+    "amax": (lambda dt, x64: dt, np.amax),
+    "amin": (lambda dt, x64: dt, np.amin),
+    "nanprod": (dr.sum_dtype, np.nanprod),
     "mean": (dr.inexact, np.mean),
     "argmax": (lambda dt, x64: dr.index_dtype(x64), np.argmax),
     "argmin": (lambda dt, x64: dr.index_dtype(x64), np.argmin),
@@ -162,7 +169,7 @@ def test_mean_of_16_bit_floats_accumulates_in_float32(impl: Impl, dtype: str) ->
 # one or the other depending on the function (IndexError from argmax, argmin and mean), so either is
 # JAX's behaviour here.
 AXIS_ERROR = (ValueError, IndexError)
-AXIS_REDUCTIONS = ["sum", "prod", "max", "min", "mean", "argmax", "argmin"]
+AXIS_REDUCTIONS = ["sum", "prod", "nanprod", "max", "min", "amax", "amin", "mean", "argmax", "argmin"]
 
 
 @pytest.mark.parametrize("name", AXIS_REDUCTIONS)

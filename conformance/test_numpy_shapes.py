@@ -1,4 +1,5 @@
-"""jax.numpy products, shape manipulation, basic indexing and the array's own methods, against NumPy.
+"""jax.numpy products, shape manipulation, basic indexing (with s_, index_exp and newaxis) and the
+array's own methods, against NumPy.
 
 Shape functions get the implementation's arrays: jnp.reshape & co. hand a NumPy input back to NumPy's
 own method (so the result is a NumPy array), a quirk that this suite does not ask others to copy.
@@ -95,6 +96,17 @@ def test_transpose(impl: Impl, flags, data: st.DataObject) -> None:
 
 
 @given(data=st.data())
+def test_permute_dims_and_matrix_transpose(impl: Impl, flags, data: st.DataObject) -> None:
+    """permute_dims takes a permutation of (0, ..., ndim - 1): JAX refuses negative axes there."""
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_dims=2, min_side=0)), label="x")
+    axes = tuple(data.draw(st.permutations(range(x.ndim)), label="axes"))
+    show_call(f"jnp.permute_dims(x, {axes}); jnp.matrix_transpose(x)", x=x)
+    assert_rearranged(impl.numpy.permute_dims(x, axes), np.permute_dims(x, axes), x64=x64)
+    assert_rearranged(impl.numpy.matrix_transpose(x), np.matrix_transpose(x), x64=x64)
+
+
+@given(data=st.data())
 def test_swapaxes(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
     x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_dims=1)), label="x")
@@ -117,6 +129,17 @@ def test_moveaxis(impl: Impl, flags, data: st.DataObject) -> None:
     src, dst = (source[0], dest[0]) if count == 1 else (tuple(source), tuple(dest))
     show_call(f"jnp.moveaxis(jnp.asarray(x), {src}, {dst})", x=x)
     assert_rearranged(impl.numpy.moveaxis(impl.numpy.asarray(x), src, dst), np.moveaxis(x, src, dst), x64=x64)
+
+
+@given(data=st.data())
+def test_rollaxis(impl: Impl, flags, data: st.DataObject) -> None:
+    """The axis goes before position `start` of the original order; start may be ndim (the end)."""
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_dims=1)), label="x")
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
+    start = data.draw(st.integers(-x.ndim, x.ndim), label="start")
+    show_call(f"jnp.rollaxis(x, {axis}, {start})", x=x)
+    assert_rearranged(impl.numpy.rollaxis(x, axis, start), np.rollaxis(x, axis, start), x64=x64)
 
 
 @given(data=st.data())
@@ -151,8 +174,9 @@ def check_joined(got, numpy_fn, xs: list[np.ndarray], axis: int, x64: bool) -> N
     assert_values(got, numpy_fn([as_operand(x, want_dtype) for x in xs], axis=axis), want_dtype)
 
 
+@pytest.mark.parametrize("name", ["concatenate", "concat"])
 @given(data=st.data())
-def test_concatenate_promotes_like_the_table(impl: Impl, flags, data: st.DataObject) -> None:
+def test_concatenate_promotes_like_the_table(impl: Impl, flags, name: str, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
     base = list(data.draw(S.shapes(min_dims=1), label="shape"))
     axis = data.draw(st.integers(-len(base), len(base) - 1), label="axis")
@@ -160,8 +184,8 @@ def test_concatenate_promotes_like_the_table(impl: Impl, flags, data: st.DataObj
     shapes = [tuple(base[:axis % len(base)] + [data.draw(st.integers(0, 3))] + base[axis % len(base) + 1:])
               for _ in range(count)]  # fmt: skip
     xs = draw_operands(data, tuple(shapes))
-    show_call(f"jnp.concatenate(xs, axis={axis})", xs=xs)
-    check_joined(impl.numpy.concatenate(xs, axis=axis), np.concatenate, xs, axis, x64)
+    show_call(f"jnp.{name}(xs, axis={axis})", xs=xs)
+    check_joined(getattr(impl.numpy, name)(xs, axis=axis), np.concatenate, xs, axis, x64)
 
 
 @given(data=st.data())
@@ -189,6 +213,21 @@ def test_basic_indexing(impl: Impl, flags, data: st.DataObject) -> None:
 
 
 @given(data=st.data())
+def test_index_helpers_build_numpys_indices(impl: Impl, flags, data: st.DataObject) -> None:
+    """jnp.s_ and jnp.index_exp build the same index as NumPy's (index_exp always a tuple), which
+    then indexes alike; jnp.newaxis is None."""
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_side=1)), label="x")
+    index = data.draw(hnp.basic_indices(x.shape, allow_newaxis=True, allow_ellipsis=True), label="index")
+    jnp = impl.numpy
+    assert jnp.newaxis is None
+    assert jnp.s_[index] == np.s_[index]
+    assert jnp.index_exp[index] == np.index_exp[index]
+    show_call(f"jnp.asarray(x)[jnp.index_exp[{index!r}]][jnp.newaxis]", x=x)
+    assert_rearranged(jnp.asarray(x)[jnp.index_exp[index]][jnp.newaxis], x[index][np.newaxis], x64=x64)
+
+
+@given(data=st.data())
 def test_indexing_with_integer_scalar_arrays(impl: Impl, flags, data: st.DataObject) -> None:
     """An integer held in an array indexes like the integer: a negative one counts from the end."""
     x64 = draw_x64(data, flags)
@@ -213,14 +252,19 @@ def test_array_attributes(impl: Impl, flags, data: st.DataObject) -> None:
     assert_rearranged(a.T, x.T, x64=x64)
 
 
+@pytest.mark.parametrize("form", ["method", "function"])
 @given(data=st.data())
-def test_astype(impl: Impl, flags, data: st.DataObject) -> None:
+def test_astype(impl: Impl, flags, form: str, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
     x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_side=0), Domain(0, 10)), label="x")
     dtype = data.draw(S.dtypes(), label="dtype")
     assume(x.dtype.kind != "c" or dtype.kind == "c")  # complex -> real drops the imaginary part: not tested
-    show_call(f"jnp.asarray(x).astype({dtype.name!r})", x=x)
-    got = impl.numpy.asarray(x).astype(dtype)
+    if form == "method":
+        show_call(f"jnp.asarray(x).astype({dtype.name!r})", x=x)
+        got = impl.numpy.asarray(x).astype(dtype)
+    else:
+        show_call(f"jnp.astype(x, {dtype.name!r})", x=x)
+        got = impl.numpy.astype(x, dtype)
     want_dtype = dr.canonicalize(dtype, x64)
     assert_dtype(got, want_dtype, weak=dr.weak_result("convert"))
     assert_values(got, x.astype(want_dtype), want_dtype)
@@ -247,6 +291,9 @@ SHAPE_AXIS_CALLS = {
     "moveaxis source": lambda jnp, x, a: jnp.moveaxis(x, a, 0),
     "moveaxis destination": lambda jnp, x, a: jnp.moveaxis(x, 0, a),
     "swapaxes": lambda jnp, x, a: jnp.swapaxes(x, 0, a),
+    "rollaxis axis": lambda jnp, x, a: jnp.rollaxis(x, a),
+    "rollaxis start": lambda jnp, x, a: jnp.rollaxis(x, 0, a + (1 if a >= 0 else 0)),  # start may be ndim
+    "concat": lambda jnp, x, a: jnp.concat([x, x], axis=a),
     "take": lambda jnp, x, a: jnp.take(x, np.array([0]), axis=a),
 }
 

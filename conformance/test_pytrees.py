@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
+import itertools
+import typing
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -161,17 +163,44 @@ def reference_rebuild(tree: Any, leaves: Iterator) -> Any:
     node = children_of(tree)
     if node is None:
         return next(leaves)
-    kind = type(tree)
+    return with_children(tree, [reference_rebuild(c, leaves) for c in node[1]])
+
+
+def with_children(node: Any, children: list) -> Any:
+    """A node of `node`'s type and aux data (dict keys, tag) holding `children`, in flattening order."""
+    kind = type(node)
+    if node is None:
+        return None
     if kind is dict:
-        return {k: reference_rebuild(tree[k], leaves) for k in sorted(tree)}
+        return dict(zip(sorted(node), children))
     if kind is OrderedDict:
-        return OrderedDict((k, reference_rebuild(v, leaves)) for k, v in tree.items())
-    children = [reference_rebuild(c, leaves) for c in node[1]]
+        return OrderedDict(zip(node, children))
     if kind in (tuple, list):
         return kind(children)
     if kind is Box:
-        return Box(children, tree.tag)
+        return Box(children, node.tag)
     return kind(*children)  # Point and the two Specials
+
+
+def reference_one_level(tree: Any) -> list | None:
+    """A node's children in flattening order ([] for None), or None for a leaf."""
+    if tree is None:
+        return []
+    node = children_of(tree)
+    return None if node is None else node[1]
+
+
+def reference_aux(tree: Any) -> Any:
+    """A node's aux data: a dict's sorted keys, an OrderedDict's keys, the namedtuple class, a Box's
+    (tag,); None for the other nodes (the two Specials flatten to None)."""
+    kind = type(tree)
+    if kind is dict:
+        return tuple(sorted(tree))
+    if kind is OrderedDict:
+        return tuple(tree)
+    if kind is Box:
+        return (tree.tag,)
+    return Point if kind is Point else None
 
 
 def keyed_children_of(tree: Any) -> list[tuple[str, str, Any]] | None:
@@ -193,11 +222,14 @@ def keyed_children_of(tree: Any) -> list[tuple[str, str, Any]] | None:
     return [(f"[<flat index {i}>]", str(i), child) for i, child in enumerate(node[1])]
 
 
-def reference_paths(tree: Any) -> list[tuple[str, str, Any]]:
+def reference_paths(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[tuple[str, str, Any]]:
     """(keystr(path), keystr(path, simple=True, separator="/"), leaf) for each leaf, in order."""
     found: list[tuple[str, str, Any]] = []
 
     def walk(t: Any, path: str, simple: list[str]) -> None:
+        if is_leaf is not None and is_leaf(t):
+            found.append((path, "/".join(simple), t))
+            return
         if t is None:
             return
         children = keyed_children_of(t)
@@ -330,13 +362,20 @@ def test_treedefs_compare_by_structure(tu: Any, tree: Any) -> None:
 @given(tree=TREES)
 @with_regressions
 def test_flatten_with_path_gives_each_leaf_its_key_path(tu: Any, tree: Any) -> None:
-    show_call("tree_util.tree_flatten_with_path(tree)", tree=tree)
-    path_leaves, treedef = tu.tree_flatten_with_path(tree)
-    want = reference_paths(tree)
-    got = [(tu.keystr(path), tu.keystr(path, simple=True, separator="/")) for path, _ in path_leaves]
-    assert got == [(path, simple) for path, simple, _ in want]
-    assert_same_leaves([leaf for _, leaf in path_leaves], [leaf for _, _, leaf in want])
-    assert str(treedef) == f"PyTreeDef({reference_flatten(tree)[1]})"
+    """Each path is a KeyPath: a tuple of key entries. is_leaf stops the walk as in tree_flatten."""
+
+    def is_leaf(x: Any) -> bool:
+        return isinstance(x, list)
+
+    for stop in (None, is_leaf):
+        show_call(f"tree_util.tree_flatten_with_path(tree, is_leaf={stop and 'is_list'})", tree=tree)
+        path_leaves, treedef = tu.tree_flatten_with_path(tree, is_leaf=stop)
+        want = reference_paths(tree, stop)
+        assert all(type(path) is tuple for path, _ in path_leaves)
+        got = [(tu.keystr(path), tu.keystr(path, simple=True, separator="/")) for path, _ in path_leaves]
+        assert got == [(path, simple) for path, simple, _ in want]
+        assert_same_leaves([leaf for _, leaf in path_leaves], [leaf for _, _, leaf in want])
+        assert str(treedef) == f"PyTreeDef({reference_flatten(tree, stop)[1]})"
 
 
 @given(tree=TREES)
@@ -364,6 +403,150 @@ def test_tree_map_passes_is_leaf_on(tu: Any, tree: Any) -> None:
     assert got_structure == want_structure
     assert len(got_leaves) == len(want_leaves)
     assert all(t.values[0] is w for t, w in zip(got_leaves, want_leaves)), (got_leaves, want_leaves)
+
+
+# --- one level at a time, treedefs taken apart, and whole-tree helpers ------------------------------
+
+
+@given(tree=TREES)
+@with_regressions
+def test_flatten_one_level_gives_a_nodes_children_and_aux_data(tu: Any, tree: Any) -> None:
+    """The very children, in flattening order, and the aux data; with keys, each child's key entry
+    (as tree_flatten_with_path gives it). A leaf is a ValueError."""
+    children = reference_one_level(tree)
+    show_call("tree_util.flatten_one_level(tree), tree_util.flatten_one_level_with_keys(tree)", tree=tree)
+    if children is None:
+        for flatten in (tu.flatten_one_level, tu.flatten_one_level_with_keys):
+            with pytest.raises(ValueError):
+                flatten(tree)
+        return
+    got, aux = tu.flatten_one_level(tree)
+    assert_same_leaves(list(got), children)
+    assert aux == reference_aux(tree)
+    pairs, keyed_aux = tu.flatten_one_level_with_keys(tree)
+    assert_same_leaves([child for _, child in pairs], children)
+    assert keyed_aux == reference_aux(tree)
+    if type(tree) is Point:  # JAX 0.10.2 names every field here after the first one: only the kind is sure
+        assert all(isinstance(key, tu.GetAttrKey) for key, _ in pairs)
+    else:
+        assert [str(key) for key, _ in pairs] == [key for key, _, _ in keyed_children_of(tree) or []]
+
+
+@given(tree=TREES)
+@with_regressions
+def test_is_tree_node_says_whether_a_type_is_a_container(tu: Any, tree: Any) -> None:
+    """True for the types of built-in, registered and namedtuple nodes, and of None."""
+    show_call("tree_util.is_tree_node(type(tree))", tree=tree)
+    assert tu.is_tree_node(type(tree)) == (reference_one_level(tree) is not None)
+
+
+@given(tree=TREES)
+@with_regressions
+def test_treedef_children_and_treedef_is_leaf(tu: Any, tree: Any) -> None:
+    """treedef_children: the root's children's treedefs, in flattening order (none below a leaf or
+    None); treedef_is_leaf: the treedef is one node (a leaf, None or an empty container)."""
+    show_call("tree_util.treedef_children(tree_util.tree_structure(tree))", tree=tree)
+    treedef = tu.tree_structure(tree)
+    assert isinstance(treedef, tu.PyTreeDef)
+    children = reference_one_level(tree) or []
+    got = tu.treedef_children(treedef)
+    assert all(isinstance(child, tu.PyTreeDef) for child in got)
+    assert [str(child) for child in got] == [f"PyTreeDef({reference_flatten(c)[1]})" for c in children]
+    assert tu.treedef_is_leaf(treedef) == (not children)
+
+
+@given(trees=st.lists(TREES, max_size=3))
+def test_treedef_tuple_is_the_structure_of_a_tuple(tu: Any, trees: list) -> None:
+    show_call("tree_util.treedef_tuple([tree_util.tree_structure(t) for t in trees])", trees=trees)
+    got = tu.treedef_tuple([tu.tree_structure(t) for t in trees])
+    assert isinstance(got, tu.PyTreeDef)
+    assert got == tu.tree_structure(tuple(trees))
+    assert str(got) == f"PyTreeDef({reference_flatten(tuple(trees))[1]})"
+
+
+@given(tree=TREES)
+@with_regressions
+def test_all_leaves(tu: Any, tree: Any) -> None:
+    """True when tree_leaves would give the items back: leaves only, no None, no container. With
+    is_leaf, literally that (so is_leaf is asked about the list of items too)."""
+    leaves, _ = reference_flatten(tree)
+    show_call("tree_util.all_leaves([tree]), tree_util.all_leaves(tree_util.tree_leaves(tree))", tree=tree)
+    assert tu.all_leaves(leaves)
+    assert not tu.all_leaves([*leaves, None])
+    assert tu.all_leaves([tree]) == (reference_one_level(tree) is None)
+
+    def is_leaf(x: Any) -> bool:
+        return isinstance(x, tuple)
+
+    items = [tree, *leaves]
+    stopped = reference_flatten(items, is_leaf)[0]
+    want = len(stopped) == len(items) and all(a is b for a, b in zip(stopped, items))
+    assert tu.all_leaves(items, is_leaf=is_leaf) == want
+
+
+LEAF_VALUES = st.sampled_from([0, 1, 2.5, 0.0, True, False, "", "x"])
+
+
+@given(tree=TREES, data=st.data())
+def test_tree_all_is_all_over_the_leaves(tu: Any, tree: Any, data: st.DataObject) -> None:
+    count = len(reference_flatten(tree)[0])
+    values = data.draw(st.lists(LEAF_VALUES, min_size=count, max_size=count), label="leaf values")
+    tree = reference_rebuild(tree, iter(values))
+    show_call("tree_util.tree_all(tree)", tree=tree)
+    assert tu.tree_all(tree) == all(values)
+
+    def is_leaf(x: Any) -> bool:
+        return isinstance(x, list)  # a list leaf is true when it is not empty
+
+    assert tu.tree_all(tree, is_leaf=is_leaf) == all(reference_flatten(tree, is_leaf)[0])
+
+
+def prefix_and_broadcast(data: st.DataObject, tree: Any) -> tuple[Any, Any]:
+    """A prefix of `tree`, cut at drawn places (always at leaves) and a new leaf put there; and `tree`
+    with each of its leaves replaced by the prefix leaf above it (what tree_broadcast returns)."""
+    children = reference_one_level(tree)
+    if children is None or data.draw(st.booleans(), label="cut here"):
+        cut = Tag("prefix leaf")
+        return cut, reference_rebuild(tree, itertools.repeat(cut))
+    pairs = [prefix_and_broadcast(data, child) for child in children]
+    return with_children(tree, [p for p, _ in pairs]), with_children(tree, [b for _, b in pairs])
+
+
+@given(tree=TREES, data=st.data())
+def test_tree_broadcast_repeats_each_prefix_leaf_over_its_subtree(tu: Any, tree: Any, data: st.DataObject) -> None:
+    prefix, want = prefix_and_broadcast(data, tree)
+    show_call("tree_util.tree_broadcast(prefix, tree)", prefix=prefix, tree=tree)
+    got_leaves, got_structure = reference_flatten(tu.tree_broadcast(prefix, tree))
+    want_leaves, want_structure = reference_flatten(want)
+    assert got_structure == want_structure
+    assert_same_leaves(got_leaves, want_leaves)
+
+
+def halves(items: list) -> Any:
+    """The leaves paired up as JAX splits them: the first half (rounded down), then the rest."""
+    if len(items) == 1:
+        return items[0]
+    middle = len(items) // 2
+    return (halves(items[:middle]), halves(items[middle:]))
+
+
+@given(tree=TREES)
+@with_regressions
+def test_tree_reduce_associative_pairs_up_halves(tu: Any, tree: Any) -> None:
+    """With no leaves: the identity, or a TypeError without one."""
+    count = len(reference_flatten(tree)[0])
+    numbered = reference_rebuild(tree, itertools.count())
+    show_call("tree_util.tree_reduce_associative(lambda a, b: (a, b), numbered)", numbered=numbered)
+
+    def pair(a: Any, b: Any) -> tuple:
+        return (a, b)
+
+    if count:
+        assert tu.tree_reduce_associative(pair, numbered) == halves(list(range(count)))
+    else:
+        assert tu.tree_reduce_associative(pair, numbered, identity="none") == "none"
+        with pytest.raises(TypeError):
+            tu.tree_reduce_associative(pair, numbered)
 
 
 # --- fixed cases: leaf order, None, and the documentation's printed treedefs ---------------------
@@ -562,6 +745,13 @@ def test_key_entries_print_and_compare(tu: Any, name: str, arg: Any, printed: st
     others = [getattr(tu, n)(a) for n, a, _, _ in KEY_ENTRIES if n != name]
     assert all(entry != other for other in others)
     assert tu.keystr((entry,), simple=True) == str(arg)
+
+
+def test_key_path_is_a_tuple_of_key_entries(tu: Any) -> None:
+    """KeyEntry is a type variable (any key class, a user's own too); KeyPath is tuple[KeyEntry, ...]."""
+    assert isinstance(tu.KeyEntry, typing.TypeVar)
+    assert typing.get_origin(tu.KeyPath) is tuple
+    assert typing.get_args(tu.KeyPath) == (tu.KeyEntry, ...)
 
 
 def test_keystr_joins_with_a_separator(tu: Any) -> None:

@@ -75,6 +75,37 @@ def test_split_of_a_batch_of_keys_asks_for_vmap(random: Any) -> None:
         random.split(keys)
 
 
+# name: a draw from a key, as an array of numbers (keys as their words).
+FROM_A_KEY: dict[str, Callable[[Any, Any], Any]] = {
+    "bits": lambda r, k: r.bits(k, (4,)),
+    "uniform": lambda r, k: r.uniform(k, (4,)),
+    "normal": lambda r, k: r.normal(k, (4,)),
+    "split": lambda r, k: r.key_data(r.split(k, 3)),
+    "fold_in": lambda r, k: r.key_data(r.fold_in(k, 5)),
+}
+
+
+@pytest.mark.parametrize("name", list(FROM_A_KEY))
+def test_a_wrapped_key_draws_what_its_words_draw(name: str, random: Any) -> None:
+    """wrap_key_data makes keys from uint32 words (a batch of them here); key_data gives the words
+    back, and every key of the batch draws what its raw words do."""
+    words = np.array([[0, 7], [2**32 - 1, 12345], [42, 0]], np.uint32)
+    keys = random.wrap_key_data(words)
+    np.testing.assert_array_equal(np.asarray(random.key_data(keys)), words)
+    for i, raw in enumerate(words):
+        got, want = np.asarray(FROM_A_KEY[name](random, keys[i])), np.asarray(FROM_A_KEY[name](random, raw))
+        assert got.dtype == want.dtype and np.array_equal(got, want), (i, got, want)
+
+
+def test_wrap_key_data_round_trips_and_copies_the_words(random: Any) -> None:
+    words = np.asarray(random.key_data(random.key(7)))
+    np.testing.assert_array_equal(np.asarray(random.key_data(random.wrap_key_data(words))), words)
+    buf = np.array([3, 4], np.uint32)
+    key = random.wrap_key_data(buf)
+    buf[:] = 0  # the key holds its own copy of the words
+    np.testing.assert_array_equal(np.asarray(random.key_data(key)), [3, 4])
+
+
 def test_uniform_refuses_an_integer_dtype(random: Any) -> None:
     with pytest.raises(ValueError, match="float dtype"):
         random.uniform(random.PRNGKey(0), (), np.int32)
@@ -167,6 +198,15 @@ def test_gamma_samples_follow_the_distribution(a: float, random: Any) -> None:
     samples = np.asarray(random.gamma(random.PRNGKey(5), a, (300,)))  # rejection sampling: slow in eval
     assert (samples > 0).all()
     assert ks_statistic(samples, lambda x: regularized_lower_gamma(a, x)) < ks_threshold(samples.size)
+
+
+@pytest.mark.parametrize("a", [0.01, 3.0])
+def test_loggamma_samples_follow_the_distribution(a: float, random: Any) -> None:
+    """log of a Gamma(a) sample: P(X <= x) = P(a, e**x). With a = 0.01 about 40% of gamma's own float32
+    samples would underflow to 0; their logarithms must still be there."""
+    samples = np.asarray(random.loggamma(random.PRNGKey(7), a, (300,)))  # rejection sampling: slow in eval
+    assert np.isfinite(samples).all()
+    assert ks_statistic(samples, lambda x: regularized_lower_gamma(a, np.exp(x))) < ks_threshold(samples.size)
 
 
 def test_beta_samples_have_the_beta_moments(random: Any) -> None:

@@ -6,7 +6,11 @@ and names the conformance areas that should fail. Run them with
     python -m conformance.meta.mutate --stage 01_eval
 
 Grouped by what they break: type promotion, weak types, x64, axes and keepdims, reductions,
-broadcasting, indexing, lax rules, NumPy-versus-XLA semantics, error types, data safety, pytrees.
+broadcasting, indexing, lax rules, NumPy-versus-XLA semantics, error types, data safety, pytrees;
+then the modules added to stage 01 later: gather and scatter, sorting, bit operations, special
+functions, ``x.at[...]``, the numpy modules beyond the core (counting, rearranging, structured
+arrays, sorting and sets, comparisons, norms, products), didax.random, didax.nn and
+didax.scipy.special, didax.tree, and lax's composite helpers.
 A mutant that cannot be told apart from the original by any test says why in ``equivalent``.
 """
 
@@ -29,11 +33,32 @@ UFUNCS = "didax/numpy/ufuncs.py"
 NP_REDUCTIONS = "didax/numpy/reductions.py"
 CREATION = "didax/numpy/creation.py"
 INDEXING = "didax/numpy/indexing.py"
+SLICING = "didax/lax/slicing.py"
+SORTING = "didax/lax/sorting.py"
+BITWISE = "didax/lax/bitwise.py"
+SPECIAL = "didax/lax/special.py"
+XLA_FLOAT32 = "didax/lax/xla_float32.py"
+AT = "didax/numpy/at.py"
+COUNTING = "didax/numpy/counting.py"
+MANIPULATION = "didax/numpy/manipulation.py"
+STRUCTURE = "didax/numpy/structure.py"
+NP_SORTING = "didax/numpy/sorting.py"
+COMPARISON = "didax/numpy/comparison.py"
+LINALG = "didax/numpy/linalg.py"
+PRODUCTS = "didax/numpy/products.py"
+PRNG = "didax/random/prng.py"
+DISTRIBUTIONS = "didax/random/distributions.py"
+NN_FUNCTIONS = "didax/nn/functions.py"
+INITIALIZERS = "didax/nn/initializers.py"
+SCIPY_SPECIAL = "didax/scipy/special.py"
+TREE_MODULE = "didax/tree.py"
 
 PROMOTION = ("promotion",)
 NUMPY = ("numpy",)
 LAX = ("lax",)
 PYTREES = ("pytrees",)
+RANDOM = ("random",)
+NN = ("nn",)
 
 MUTANTS: list[Mutant] = [
     # --- type promotion: lattice edges, weak types, strict mode ----------------------------------
@@ -696,5 +721,335 @@ MUTANTS: list[Mutant] = [
         "return entry.unflatten(aux_data, tuple(children))", "return entry.unflatten(None, tuple(children))",
         PYTREES,
         "unflatten rebuilds nodes without their aux data (dict keys, namedtuple classes)",
+    ),
+    # --- gather and scatter (lax/slicing.py) -----------------------------------------------------
+    Mutant(
+        "lax.scatter.combining_is_buffered", SLICING,
+        "combine.at(view, reach.index, windows)  # unbuffered: repeated positions all count",
+        "view[reach.index] = combine(view[reach.index], windows)", LAX + NUMPY,
+        "scatter_add (and the other combining scatters) apply a buffered update: of several updates "
+        "at one position only the last counts",
+        keyword="scatter or at_combining",
+    ),
+    Mutant(
+        "lax.scatter.mode_none_clips", SLICING,
+        'if s == "clip":\n            return GatherScatterMode.CLIP',
+        'if s is None or s == "clip":\n            return GatherScatterMode.CLIP', NUMPY + LAX,
+        "mode=None is read as CLIP instead of FILL_OR_DROP: x.at[i].set(v) with i out of range writes "
+        "at the edge instead of dropping the update",
+        keyword="at_set or at_get or scatter or gather",
+    ),
+    Mutant(
+        "lax.scatter_min.ignores_nan", SLICING,
+        'scatter_min_p = _scatter_primitive("scatter-min", np.minimum, ANY)',
+        'scatter_min_p = _scatter_primitive("scatter-min", np.fmin, ANY)', NUMPY + LAX,
+        "scatter_min (x.at[i].min) ignores NaN (NumPy's fmin) instead of propagating it, as lax.min does",
+        keyword="scatter or at_min",
+    ),
+    # --- sort and top_k (lax/sorting.py) ----------------------------------------------------------
+    Mutant(
+        "lax.sort.last_key_primary", SORTING,
+        "order = np.lexsort(keys[::-1], axis=dimension)", "order = np.lexsort(keys, axis=dimension)",
+        LAX + NUMPY,
+        "sort with num_keys > 1 orders by the last key first (NumPy's lexsort convention) instead of the first",
+        keyword="sort",
+    ),
+    Mutant(
+        "lax.top_k.ties_to_the_higher_index", SORTING,
+        'order = np.argsort(~_total_order(x), axis=axis, kind="stable")',
+        'order = np.flip(np.argsort(_total_order(x), axis=axis, kind="stable"), axis=axis)', LAX,
+        "top_k sorts ascending and reads backwards: of equal values the one at the higher index comes first",
+        keyword="top_k",
+    ),
+    # --- bit operations (lax/bitwise.py) ----------------------------------------------------------
+    Mutant(
+        "lax.shift_right_arithmetic.big_shift_keeps_the_value", BITWISE,
+        "amount = np.where(_in_range(y, bits), y, bits - 1)", "amount = np.where(_in_range(y, bits), y, 0)", LAX,
+        "an arithmetic right shift by the bit width or more leaves x unchanged instead of filling every "
+        "bit with the sign",
+        keyword="shift",
+    ),
+    Mutant(
+        "lax.shift_right_logical.sign_bits_come_in", BITWISE,
+        "shifted = np.right_shift(ux, np.where(ok, y, 0).astype(ux.dtype))  # unsigned: zeros come in",
+        "shifted = np.right_shift(x, np.where(ok, y, 0).astype(x.dtype))", LAX,
+        "a logical right shift of a negative signed integer brings in copies of the sign bit instead of zeros",
+        keyword="shift",
+    ),
+    Mutant(
+        "lax.population_count.of_signed_counts_the_magnitude", BITWISE,
+        "return np.bitwise_count(_as_unsigned(x)).astype(x.dtype)", "return np.bitwise_count(x).astype(x.dtype)",
+        LAX,
+        "population_count of a negative signed integer counts the bits of its absolute value (NumPy's "
+        "bitwise_count) instead of its two's-complement bits",
+        keyword="population_count",
+    ),
+    Mutant(
+        "lax.bitcast.pieces_in_big_endian_order", BITWISE,
+        "out = contiguous.reshape(*x.shape, 1).view(new_dtype)",
+        "out = contiguous.reshape(*x.shape, 1).view(new_dtype)[..., ::-1]", LAX,
+        "bitcast_convert_type to a narrower type puts the pieces of each element most significant first "
+        "(XLA's order is the memory order, least significant first on little-endian machines)",
+        keyword="bitcast",
+    ),
+    # --- special functions (lax/special.py, lax/xla_float32.py) ------------------------------------
+    Mutant(
+        "lax.erfc.negative_side_not_reflected", SPECIAL,
+        "tail = np.where(x < 0, 2 - upper, upper)", "tail = upper", LAX + NN,
+        "erfc(x) for x <= -1.5 uses the continued fraction of erfc(|x|) without the reflection 2 - erfc(|x|)",
+        keyword="special",
+    ),
+    Mutant(
+        "lax.digamma.reflection_sign", SPECIAL,
+        "reflected = positive - np.pi / _tan_pi(x)", "reflected = positive + np.pi / _tan_pi(x)", LAX + NN,
+        "digamma's reflection formula for x < 1/2 adds pi / tan(pi x) instead of subtracting it",
+        keyword="special",
+    ),
+    Mutant(
+        "lax.erf.float32_not_clamped", XLA_FLOAT32,
+        "x = np.clip(x.astype(F32), F32(-_ERF_CLAMP), F32(_ERF_CLAMP))", "x = x.astype(F32)", LAX + NN,
+        "float32 erf evaluates its rational approximation beyond the clamp, where it falls back toward 0 "
+        "instead of staying at +-1",
+        keyword="special",
+    ),
+    # --- x.at[...] (numpy/at.py) ----------------------------------------------------------------------
+    Mutant(
+        "numpy.at.get_ignores_the_mode", AT,
+        "if mode in (None, GatherScatterMode.PROMISE_IN_BOUNDS) and wrap_negative_indices:",
+        "if wrap_negative_indices:", NUMPY,
+        "x.at[i].get(mode='fill') ignores the mode and clips, as x[i] does",
+        keyword="at_get",
+    ),
+    Mutant(
+        "numpy.at.safe_cast_ignores_weak_types", AT,
+        "return dtypes.result_type(values, dtype) == dtype", "return get_aval(values).dtype == dtype", NUMPY,
+        "x.at[i].set(1) on an int8 (or float32) array warns that the update cannot be cast safely: the "
+        "check compares dtypes and forgets that a Python scalar is weakly typed",
+        keyword="at_",
+    ),
+    # --- counting (numpy/counting.py) --------------------------------------------------------------
+    Mutant(
+        "numpy.searchsorted.sides_swapped", COUNTING,
+        'before = lax.lt(a_b, v_b) if side == "left" else lax.le(a_b, v_b)',
+        'before = lax.le(a_b, v_b) if side == "left" else lax.lt(a_b, v_b)', NUMPY,
+        "searchsorted's side='left' gives the index after equal entries and side='right' the one before",
+        keyword="searchsorted",
+    ),
+    Mutant(
+        "numpy.bincount.minlength_ignored", COUNTING,
+        "        length = int(np.maximum(length, minlength))\n", "", NUMPY,
+        "bincount ignores minlength when it has to find the length itself",
+        keyword="bincount",
+    ),
+    # --- rearranging (numpy/manipulation.py) -------------------------------------------------------------
+    Mutant(
+        "numpy.array_split.remainder_to_the_last_piece", MANIPULATION,
+        "cuts = [i * q + builtins.min(i, r) for i in range(1, parts)]", "cuts = [i * q for i in range(1, parts)]",
+        NUMPY,
+        "array_split puts the elements left over into the last piece instead of one more into each of "
+        "the first pieces",
+        keyword="split",
+    ),
+    Mutant(
+        "numpy.roll.wrong_direction", MANIPULATION,
+        "s = int(known) % n", "s = -int(known) % n", NUMPY,
+        "roll by a known shift moves the elements toward the front instead of toward the end",
+        keyword="roll",
+    ),
+    Mutant(
+        "numpy.pad.reflect_repeats_the_edge", MANIPULATION,
+        'if mode == "symmetric":\n        m = p % (2 * n)', 'if mode in ("symmetric", "reflect"):\n        m = p % (2 * n)',
+        NUMPY,
+        "pad(mode='reflect') repeats the edge element as mode='symmetric' does",
+        keyword="pad",
+    ),
+    # --- structured arrays (numpy/structure.py) ----------------------------------------------------------
+    Mutant(
+        "numpy.diagonal.negative_offset_starts_in_row_zero", STRUCTURE,
+        "start = offset if offset >= 0 else -offset * m", "start = offset if offset >= 0 else -offset", NUMPY,
+        "diagonal with a negative offset starts at column |offset| of the first row instead of row |offset|",
+        keyword="diagonal",
+    ),
+    Mutant(
+        "numpy.tri.float64_with_x64", STRUCTURE,
+        'out_dtype = np.dtype(np.float32) if dtype is None else dtypes.check_user_dtype(dtype, "tri")',
+        'out_dtype = dtypes.default_dtype("f") if dtype is None else dtypes.check_user_dtype(dtype, "tri")',
+        NUMPY,
+        "tri without a dtype gives the default float (float64 with x64 on) instead of float32, as JAX does",
+        keyword="index_grids",
+    ),
+    Mutant(
+        "numpy.meshgrid.defaults_to_ij", STRUCTURE,
+        'indexing: str = "xy") -> list[ArrayLike]:', 'indexing: str = "ij") -> list[ArrayLike]:', NUMPY,
+        "meshgrid's default indexing is 'ij' instead of 'xy' (the first two axes are not swapped)",
+        keyword="grids",
+    ),
+    # --- sorting and sets (numpy/sorting.py) ------------------------------------------------------------
+    Mutant(
+        "numpy.argsort.descending_ties_reversed", NP_SORTING,
+        "_, idx = lax.sort((lax.rev(a, (axis,)), lax.rev(iota, (axis,))), dimension=axis, is_stable=stable, "
+        "num_keys=1)",
+        "_, idx = lax.sort((a, iota), dimension=axis, is_stable=stable, num_keys=1)", NUMPY,
+        "argsort(descending=True) reverses an ascending sort, so equal values come out last-first "
+        "instead of in their original order",
+        keyword="sort",
+    ),
+    Mutant(
+        "numpy.lexsort.first_key_primary", NP_SORTING,
+        "out = lax.sort((*reversed(keys), iota)", "out = lax.sort((*keys, iota)", NUMPY,
+        "lexsort sorts by the first key first instead of the last",
+        keyword="lexsort",
+    ),
+    Mutant(
+        "numpy.unique.nans_distinct_by_default", NP_SORTING,
+        "axis: int | None = None, *, equal_nan: bool = True,", "axis: int | None = None, *, equal_nan: bool = False,",
+        NUMPY,
+        "unique's equal_nan defaults to False: every NaN is a distinct value (JAX's default is True)",
+        keyword="unique",
+    ),
+    # --- comparisons, norms, products, statistics ------------------------------------------------------
+    Mutant(
+        "numpy.isclose.tolerance_relative_to_a", COMPARISON,
+        "lax.add(atol, lax.mul(rtol, lax.abs(b)))", "lax.add(atol, lax.mul(rtol, lax.abs(a)))", NUMPY,
+        "isclose scales rtol by |a| instead of |b| (NumPy's isclose is not symmetric)",
+        keyword="isclose",
+    ),
+    Mutant(
+        "numpy.norm.matrix_one_and_inf_swapped", LINALG,
+        "sums = sum(absolute(x), axis=row, keepdims=True)", "sums = sum(absolute(x), axis=col, keepdims=True)",
+        NUMPY,
+        "the matrix 1-norm sums along the rows (the inf-norm's sums) instead of down the columns",
+        keyword="norm",
+    ),
+    Mutant(
+        "numpy.tensordot.int_axes_leading", PRODUCTS,
+        "a_axes, b_axes = tuple(range(a_ndim - n, a_ndim)), tuple(range(n))",
+        "a_axes, b_axes = tuple(range(n)), tuple(range(n))", NUMPY,
+        "tensordot(a, b, n) contracts a's first n axes instead of its last n",
+        keyword="tensor_products",
+    ),
+    Mutant(
+        "numpy.cross.middle_component_sign", PRODUCTS,
+        "c1 = subtract(multiply(a2, b0), multiply(a0, b2))", "c1 = subtract(multiply(a0, b2), multiply(a2, b0))",
+        NUMPY,
+        "the cross product's second component has the wrong sign",
+        keyword="tensor_products",
+    ),
+    Mutant(
+        "numpy.std.ddof_ignored", NP_REDUCTIONS,
+        "return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction))",
+        "return lax.sqrt(var(a, axis, dtype, out, 0, keepdims, where=where, mean=mean, correction=correction))",
+        NUMPY,
+        "std drops ddof on its way to var: std(x, ddof=1) is the population standard deviation",
+        keyword="statistic",
+    ),
+    # --- didax.random (random/prng.py, random/distributions.py) --------------------------------------------
+    Mutant(
+        "random.threefry.rotation_constant", PRNG,
+        "ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))", "ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 23))",
+        RANDOM,
+        "one of Threefry's rotation distances is 23 instead of 24",
+        keyword="jaxs_numbers",
+    ),
+    Mutant(
+        "random.threefry.key_words_swapped", PRNG,
+        "x0, x1 = lax.add(x0, ks[0]), lax.add(x1, ks[1])", "x0, x1 = lax.add(x0, ks[1]), lax.add(x1, ks[0])",
+        RANDOM,
+        "Threefry's first key injection adds the key's two words to the wrong counter words",
+        keyword="jaxs_numbers",
+    ),
+    Mutant(
+        "random.seed.low_word_first", PRNG,
+        "words = [lax.convert_element_type(w, UINT32) for w in (high, seed)]",
+        "words = [lax.convert_element_type(w, UINT32) for w in (seed, high)]", RANDOM,
+        "PRNGKey(seed) stores the seed's words as [lo, hi] instead of [hi, lo]",
+        keyword="jaxs_numbers",
+    ),
+    Mutant(
+        "random.fold_in.data_in_the_high_word", PRNG,
+        "x0, x1 = threefry2x32(k0, k1, u32(0), data)", "x0, x1 = threefry2x32(k0, k1, data, u32(0))", RANDOM,
+        "fold_in hashes the counter (data, 0) instead of (0, data)",
+        keyword="jaxs_numbers",
+    ),
+    Mutant(
+        "random.uniform.low_mantissa_bits", DISTRIBUTIONS,
+        "mantissa = lax.shift_right_logical(bits, const(rng_bits - finfo.nmant, uint))",
+        "mantissa = lax.bitwise_and(bits, const(2**finfo.nmant - 1, uint))", RANDOM,
+        "uniform fills the mantissa with the lowest random bits instead of the highest (same distribution, "
+        "other numbers than JAX's)",
+        keyword="jaxs_numbers",
+    ),
+    Mutant(
+        "random.normal.missing_sqrt2", DISTRIBUTIONS,
+        "return lax.mul(const(math.sqrt(2), dtype), lax.erf_inv(u))", "return lax.erf_inv(u)", RANDOM,
+        "normal forgets the factor sqrt(2): samples have standard deviation 1/sqrt(2)",
+    ),
+    Mutant(
+        "random.randint.key_halves_swapped", DISTRIBUTIONS,
+        "higher_bits, lower_bits = random_bits(k1, nbits, shape), random_bits(k2, nbits, shape)",
+        "higher_bits, lower_bits = random_bits(k2, nbits, shape), random_bits(k1, nbits, shape)", RANDOM,
+        "randint takes its high bits from the second split key and its low bits from the first",
+        keyword="jaxs_numbers",
+    ),
+    # --- didax.nn (nn/functions.py, nn/initializers.py), didax.scipy.special --------------------------
+    Mutant(
+        "nn.gelu.approximate_flag_inverted", NN_FUNCTIONS,
+        "    if approximate:\n        sqrt_2_over_pi", "    if not approximate:\n        sqrt_2_over_pi", NN,
+        "gelu uses the exact erfc form by default and the tanh approximation when approximate=False",
+        keyword="activation or gelu",
+    ),
+    Mutant(
+        "nn.one_hot.negative_axis_off_by_one", NN_FUNCTIONS,
+        "out_axis = canonicalize_axis(axis, aval.ndim + 1)", "out_axis = canonicalize_axis(axis, aval.ndim)", NN,
+        "one_hot counts a negative axis from the end of the input's axes instead of the result's",
+        keyword="one_hot",
+    ),
+    Mutant(
+        "nn.initializers.fans_ignore_the_batch_axes", INITIALIZERS,
+        "receptive_field = math.prod(shape) / in_size / out_size / batch_size",
+        "receptive_field = math.prod(shape) / in_size / out_size", NN,
+        "variance_scaling counts batch axes into the receptive field, so the fans grow with the batch size",
+        keyword="initializer",
+    ),
+    Mutant(
+        "nn.initializers.uniform_without_the_factor_3", INITIALIZERS,
+        "return random.uniform(key, shape, dtype, -1) * jnp.sqrt(3 * variance)",
+        "return random.uniform(key, shape, dtype, -1) * jnp.sqrt(variance)", NN,
+        "variance_scaling's uniform distribution spans [-sqrt(v), sqrt(v)), whose variance is v/3, not v",
+        keyword="initializer",
+    ),
+    Mutant(
+        "scipy.xlogy.naive_product", SCIPY_SPECIAL,
+        "return jnp.where(x_ok, lax.mul(safe_x, lax.log(safe_y)), jnp.zeros_like(x))",
+        "return lax.mul(x, lax.log(y))", NN,
+        "xlogy is x * log(y) with no special case: xlogy(0, 0) is NaN instead of 0",
+        keyword="xlogy",
+    ),
+    # --- didax.tree, and lax's composite helpers (lax/structural.py) ----------------------------------
+    Mutant(
+        "tree.static_field_not_marked", TREE_MODULE,
+        'metadata = {"static": True, **(kwargs.pop("metadata", None) or {})}',
+        'metadata = dict(kwargs.pop("metadata", None) or {})', PYTREES,
+        "didax.tree.static() makes a plain dataclass field: register_dataclass then treats it as data",
+    ),
+    Mutant(
+        "lax.slice_in_dim.negative_limit_not_wrapped", STRUCTURAL,
+        "start, limit = (start + size if start < 0 else start), (limit + size if limit < 0 else limit)",
+        "start, limit = (start + size if start < 0 else start), limit", LAX + NUMPY,
+        "slice_in_dim counts a negative start from the end but not a negative limit",
+        keyword="slice_in_dim",
+    ),
+    Mutant(
+        "lax.index_in_dim.keepdims_default_false", STRUCTURAL,
+        "def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True) -> Any:",
+        "def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = False) -> Any:", LAX,
+        "index_in_dim drops the indexed axis by default (JAX keeps it: keepdims=True)",
+        keyword="index_in_dim",
+    ),
+    Mutant(
+        "lax.full_like.drops_the_weak_type", STRUCTURAL,
+        "new_dtype, weak = aval.dtype, aval.weak_type", "new_dtype, weak = aval.dtype, False", LAX,
+        "lax.full_like of a weakly typed array gives a strongly typed result",
+        keyword="full",
     ),
 ]

@@ -42,6 +42,8 @@ CI_SAMPLE = [
     "xla.integer_division_by_zero_is_zero",
     "data.asarray_aliases_numpy",
     "pytrees.tree_map_ignores_is_leaf",
+    "random.threefry.rotation_constant",
+    "nn.gelu.approximate_flag_inverted",
 ]
 
 
