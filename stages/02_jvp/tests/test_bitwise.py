@@ -109,3 +109,13 @@ def test_array_operators_for_bits():
     assert values(jnp.array([5]) ^ 3) == [6]
     assert values(3 ^ jnp.array([5])) == [6]
     assert values(jnp.array([True]) ^ True) == [False]
+
+
+@pytest.mark.parametrize("shift", [jnp.left_shift, jnp.right_shift])
+def test_shifts_promote_before_making_booleans_int32(shift):
+    """As JAX: the operands are promoted first, so a bool shifted with uint8 (or by it) is uint8;
+    only when both are bools is the shift done in int32."""
+    assert shift(jnp.array([True]), jnp.array([1], jnp.uint8)).dtype == np.uint8
+    assert shift(jnp.array([3], jnp.int8), jnp.array([True])).dtype == np.int8
+    assert shift(jnp.array([True]), jnp.array([True])).dtype == np.int32
+    assert values(jnp.left_shift(jnp.array([True, False]), jnp.array([3, 3], jnp.uint8))) == [8, 0]

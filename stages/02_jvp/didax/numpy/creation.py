@@ -17,7 +17,7 @@ from ..array import Array, to_array
 from ..core import Tracer, canonicalize_value, get_aval, to_concrete_value
 from ..errors import ConcretizationTypeError
 from .ufuncs import add, floor_toward_minus_inf, multiply, subtract, true_divide
-from .util import ArrayLike, as_array, broadcast_to, check_arraylike, convert, promote_dtypes
+from .util import ArrayLike, as_array, broadcast_to, canonicalize_axis, check_arraylike, convert, promote_dtypes
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
@@ -256,20 +256,28 @@ def linspace(
     dtype: Any = None,
     axis: int = 0,
 ) -> Any:
-    """``num`` evenly spaced scalars from start to stop (``stop`` included when ``endpoint``)."""
+    """``num`` evenly spaced values from start to stop (``stop`` included when ``endpoint``). Array
+    bounds broadcast together and give one range per element, laid along the new axis ``axis``."""
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    if axis != 0 or get_aval(start).shape or get_aval(stop).shape:
-        raise NotImplementedError("didax.numpy.linspace takes scalar start and stop, and axis=0.")
     # The bounds' type, made inexact: NumPy scalars keep theirs (a float16 start gives float16).
     compute = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtypes.result_type(start, stop)))
     start, stop = convert(start, compute), convert(stop, compute)
+    bounds = np.broadcast_shapes(get_aval(start).shape, get_aval(stop).shape)
+    axis = canonicalize_axis(axis, len(bounds) + 1)
     divisions = num - 1 if endpoint else num
     step = true_divide(subtract(stop, start), max(divisions, 1))
-    out = add(start, multiply(lax.iota(compute, num), step))
+
+    def along(x: ArrayLike, size: int) -> ArrayLike:
+        """x (of the bounds' shape, once broadcast) repeated `size` times along the new axis."""
+        shape = (*bounds[:axis], size, *bounds[axis:])
+        return lax.broadcast_in_dim(broadcast_to(x, bounds), shape, tuple(d for d in range(len(shape)) if d != axis))
+
+    positions = lax.broadcasted_iota(compute, (*bounds[:axis], num, *bounds[axis:]), axis)
+    out = add(along(start, num), multiply(positions, along(step, num)))
     if endpoint and num > 1:  # make the last value exactly `stop`
-        out = lax.concatenate([lax.slice(out, (0,), (num - 1,)), lax.reshape(stop, (1,))], 0)
+        out = lax.concatenate([lax.slice_in_dim(out, 0, num - 1, axis=axis), along(stop, 1)], axis)
     out_dtype = dtypes.check_user_dtype(dtype, "linspace") if dtype is not None else compute
     if out_dtype.kind in "iu":  # NumPy rounds toward -inf when it makes integers
         out = floor_toward_minus_inf(out)

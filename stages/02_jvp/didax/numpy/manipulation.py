@@ -16,7 +16,7 @@ from .. import dtypes, lax
 from ..core import get_aval, to_concrete_value
 from ..errors import ConcretizationTypeError
 from .indexing import take
-from .shapes import concatenate, moveaxis, ravel, reshape, transpose
+from .shapes import concatenate, moveaxis, ravel, reshape
 from .util import (
     ArrayLike,
     as_array,
@@ -133,8 +133,10 @@ def iterable(y: Any) -> bool:
 
 
 def permute_dims(a: ArrayLike, /, axes: Sequence[int]) -> ArrayLike:
-    """The array API's transpose: the axes in the given order."""
-    return transpose(a, axes)
+    """The array API's transpose: the axes in the given order. As in JAX it is lax.transpose itself,
+    so `axes` must be a permutation of (0, ..., ndim - 1): negative axes are a TypeError."""
+    check_arraylike("permute_dims", a)
+    return lax.transpose(as_array(a), tuple(axes))
 
 
 def matrix_transpose(x: ArrayLike, /) -> ArrayLike:

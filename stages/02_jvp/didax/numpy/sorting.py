@@ -129,7 +129,11 @@ def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> ArrayLike:
 def sort_complex(a: ArrayLike) -> ArrayLike:
     """``a`` sorted (real part first, then imaginary) along its last axis, as complex numbers."""
     out = sort(a, axis=-1 if get_aval(as_array(a)).ndim else None)
-    dt = dtypes.canonicalize_dtype(np.result_type(get_aval(out).dtype, np.complex64))
+    # The complex type of the inexact one (as jnp.sin's): int32 gives complex64 even with x64 on,
+    # where NumPy's result_type would say complex128.
+    dt = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(get_aval(out).dtype))
+    if dt.kind != "c":  # float64 becomes complex128; every narrower float, complex64
+        dt = np.dtype(np.complex128 if dt == np.float64 else np.complex64)
     return convert(out, dt)
 
 
@@ -345,7 +349,7 @@ def _first_of_runs(s: ArrayLike, equal_nan: bool) -> ArrayLike:
         return lax.convert_element_type(s, np.bool_)
     prev, cur = lax.slice(s, (0,), (n - 1,)), lax.slice(s, (1,), (n,))
     differs = lax.ne(prev, cur)
-    if equal_nan and get_aval(s).dtype.kind in "fc":
+    if equal_nan and dtypes.is_inexact(get_aval(s).dtype):  # bfloat16 too (its NumPy kind is "V")
         both_nan = lax.bitwise_and(lax.ne(prev, prev), lax.ne(cur, cur))
         differs = lax.bitwise_and(differs, lax.bitwise_not(both_nan))
     return lax.concatenate([broadcast_to(np.bool_(True), (1,)), differs], 0)
@@ -442,25 +446,29 @@ def _unique_extras(outs: list, perm: ArrayLike, starts: ArrayLike, valid: ArrayL
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
+# The array API's unique_* functions count every NaN as distinct (equal_nan=False), as JAX and NumPy
+# do there; jnp.unique itself puts the NaNs together.
+
+
 def unique_values(x: ArrayLike, /, *, size: int | None = None, fill_value: Any = None) -> ArrayLike:
     """The array API's unique: the sorted distinct values."""
-    return unique(x, size=size, fill_value=fill_value)
+    return unique(x, equal_nan=False, size=size, fill_value=fill_value)
 
 
 def unique_counts(x: ArrayLike, /, *, size: int | None = None, fill_value: Any = None) -> _UniqueCountsResult:
     """The distinct values and how often each occurs."""
-    return _UniqueCountsResult(*unique(x, return_counts=True, size=size, fill_value=fill_value))
+    return _UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False, size=size, fill_value=fill_value))
 
 
 def unique_inverse(x: ArrayLike, /, *, size: int | None = None, fill_value: Any = None) -> _UniqueInverseResult:
     """The distinct values and, for each input entry, the index of its value among them."""
-    return _UniqueInverseResult(*unique(x, return_inverse=True, size=size, fill_value=fill_value))
+    return _UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False, size=size, fill_value=fill_value))
 
 
 def unique_all(x: ArrayLike, /, *, size: int | None = None, fill_value: Any = None) -> _UniqueAllResult:
     """The distinct values, first indices, inverse indices and counts."""
     return _UniqueAllResult(*unique(x, return_index=True, return_inverse=True, return_counts=True,
-                                    size=size, fill_value=fill_value))
+                                    equal_nan=False, size=size, fill_value=fill_value))
 
 
 # ----------------------------------------------------------------------------------------------

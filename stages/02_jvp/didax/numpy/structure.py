@@ -20,7 +20,7 @@ from . import ufuncs
 from .creation import arange, array, eye, linspace, zeros_like
 from .manipulation import atleast_1d, broadcast_arrays
 from .shapes import concatenate, moveaxis, ravel, reshape
-from .util import ArrayLike, as_array, broadcast_to, canonicalize_axis, check_arraylike, convert
+from .util import ArrayLike, as_array, broadcast_to, canonicalize_axes, canonicalize_axis, check_arraylike, convert
 
 
 def _index_array(values: Any) -> ArrayLike:
@@ -362,7 +362,12 @@ def ix_(*args: ArrayLike) -> tuple[ArrayLike, ...]:
         a = as_array(a)
         if get_aval(a).ndim != 1:
             raise ValueError(f"Arguments to didax.numpy.ix_ must be 1-dimensional, got shape {get_aval(a).shape}")
+        if get_aval(a).dtype == np.bool_:  # NumPy takes a mask's nonzero positions; JAX does not
+            raise NotImplementedError("Boolean arguments to didax.numpy.ix_ are not implemented; "
+                                      "pass jnp.nonzero(mask)[0] instead.")
         size = get_aval(a).shape[0]
+        if size == 0:  # an empty index is an integer one, whatever its dtype (as in NumPy and JAX)
+            a = _index_array(np.zeros(0))
         out.append(lax.reshape(a, tuple(size if j == i else 1 for j in range(n))))
     return tuple(out)
 
@@ -377,52 +382,43 @@ def fromfunction(function: Callable[..., Any], shape: Any, *, dtype: Any = float
 # Geometric ranges
 
 
+def _space_dtypes(name: str, start: ArrayLike, stop: ArrayLike, dtype: Any) -> tuple[np.dtype, np.dtype]:
+    """The result dtype (``dtype``, else the bounds' type made inexact) and the inexact one the
+    values are computed in (a float16 result is computed in float16, as in JAX)."""
+    if dtype is None:
+        out = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtypes.result_type(start, stop)))
+    else:
+        out = dtypes.check_user_dtype(dtype, name)
+    return out, dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(out))
+
+
 def logspace(
     start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True, base: ArrayLike = 10.0,
     dtype: Any = None, axis: int = 0,
 ) -> ArrayLike:
-    """``base`` raised to ``num`` evenly spaced exponents from start to stop."""
+    """``base`` raised to ``num`` evenly spaced exponents from start to stop (see linspace)."""
     check_arraylike("logspace", start, stop, base)
-    compute = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtypes.result_type(start, stop)))
-    exponents = linspace(start, stop, num, endpoint=endpoint, dtype=compute, axis=axis)
-    out = ufuncs.power(convert(as_array(base), compute), exponents)
-    return _as_result(out, dtype, "logspace")
-
-
-def _as_result(out: ArrayLike, dtype: Any, name: str) -> ArrayLike:
-    if dtype is None:
-        return out
-    dt = dtypes.check_user_dtype(dtype, name)
-    if dt.kind in "iu":
-        out = ufuncs.floor_toward_minus_inf(out)
-    return convert(out, dt)
+    out_dtype, compute = _space_dtypes("logspace", start, stop, dtype)
+    exponents = linspace(convert(start, compute), convert(stop, compute), num, endpoint=endpoint, axis=axis)
+    return convert(ufuncs.power(base, exponents), out_dtype)  # an integer dtype truncates, as in JAX
 
 
 def geomspace(
     start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True, dtype: Any = None, axis: int = 0
 ) -> ArrayLike:
-    """``num`` values from start to stop, evenly spaced on a log scale (a geometric progression)."""
+    """``num`` values from start to stop, evenly spaced on a log scale (a geometric progression).
+
+    As JAX computes it: start's sign times a logspace between the log10s of start and stop divided by
+    that sign. So complex bounds rotate along the way, and a zero bound (or bounds of opposite signs)
+    gives nan rather than NumPy's ValueError."""
     check_arraylike("geomspace", start, stop)
-    compute = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtypes.result_type(start, stop)))
-    start_c, stop_c = convert(as_array(start), compute), convert(as_array(stop), compute)
-    known = to_concrete_value(start_c), to_concrete_value(stop_c)
-    if known[0] is not None and (np.any(known[0] == 0) or np.any(known[1] == 0)):
-        raise ValueError("Geometric sequence cannot include zero")
-    # Work with magnitudes; a negative start and stop give a negative sequence.
-    sign = ufuncs.sign(start_c)
-    lo, hi = ufuncs.log(lax.abs(start_c)), ufuncs.log(lax.abs(stop_c))
-    exponents = linspace(lo, hi, num, endpoint=endpoint, dtype=compute, axis=axis)
-    out = lax.mul(sign, ufuncs.exp(exponents))
-    if num > 0:  # the ends exactly
-        pieces = [lax.reshape(start_c, (1,))]
-        last = num - 1 if endpoint else num
-        if last > 1 or (last == 1 and not endpoint):
-            pieces.append(lax.slice(out, (1,), (last,)))
-        if endpoint and num > 1:
-            pieces.append(lax.reshape(stop_c, (1,)))
-        out = lax.concatenate(pieces, 0) if len(pieces) > 1 else pieces[0]
-        out = out if get_aval(out).shape == (num,) else lax.slice(out, (0,), (num,))
-    return _as_result(out, dtype, "geomspace")
+    out_dtype, compute = _space_dtypes("geomspace", start, stop, dtype)
+    start, stop = convert(as_array(start), compute), convert(as_array(stop), compute)
+    sign = ufuncs.sign(start)
+    magnitudes = logspace(ufuncs.log10(ufuncs.true_divide(start, sign)), ufuncs.log10(ufuncs.true_divide(stop, sign)),
+                          num, endpoint=endpoint, dtype=compute)  # fmt: skip
+    out = ufuncs.multiply(sign, magnitudes)  # along axis 0, where sign broadcasts against each row
+    return convert(moveaxis(out, 0, axis), out_dtype)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -510,26 +506,41 @@ def kaiser(M: int, beta: ArrayLike) -> ArrayLike:
 
 
 def trim_zeros(filt: ArrayLike, trim: str = "fb", axis: int | Sequence[int] | None = None) -> ArrayLike:
-    """``filt`` without its leading ('f') and/or trailing ('b') zeros; the input must be known."""
+    """``filt`` without its leading ('f') and/or trailing ('b') zeros along each axis of ``axis``
+    (every axis by default): the smallest box that keeps every nonzero entry. Its shape depends on
+    the values, which must be known."""
     check_arraylike("trim_zeros", filt)
     x = as_array(filt)
-    if get_aval(x).ndim != 1 or axis is not None:
-        raise NotImplementedError("didax.numpy.trim_zeros takes a 1-d array and axis=None.")
-    n = get_aval(x).shape[0]
-    nonzero = lax.ne(x, convert(0, get_aval(x).dtype))
-    if n == 0:
-        return x
-    first = to_concrete_value(lax.argmax(nonzero, 0, np.int32))
-    last = to_concrete_value(lax.argmax(lax.rev(nonzero, (0,)), 0, np.int32))
-    any_nonzero = to_concrete_value(lax.reduce_or(nonzero, (0,)))
-    if first is None or last is None or any_nonzero is None:
-        raise ConcretizationTypeError(filt, "The problem arose with didax.numpy.trim_zeros: the length "
-                                            "of its result depends on the values.\n")
-    if not bool(any_nonzero):
-        return lax.slice(x, (0,), (0,))
-    lo = int(first) if "f" in trim.lower() else 0
-    hi = n - int(last) if "b" in trim.lower() else n
-    return lax.slice(x, (lo,), (hi,))
+    aval = get_aval(x)
+    trim = trim.lower()
+    if "f" not in trim and "b" not in trim:
+        return x  # nothing asked for (JAX's reading; NumPy raises)
+    nonzero = lax.ne(x, convert(0, aval.dtype))
+    starts, limits = [0] * aval.ndim, list(aval.shape)
+    for ax in canonicalize_axes(axis, aval.ndim):
+        # Along `ax`: the positions holding a nonzero entry anywhere in the rest of the array.
+        others = tuple(a for a in range(aval.ndim) if a != ax)
+        ends = _known_ends(lax.reduce_or(nonzero, others) if others else nonzero, filt)
+        if ends is None:  # no nonzero entry at all: nothing is kept
+            starts[ax] = limits[ax] = 0
+            continue
+        starts[ax] = ends[0] if "f" in trim else 0
+        limits[ax] = ends[1] + 1 if "b" in trim else aval.shape[ax]
+    return lax.slice(x, tuple(starts), tuple(limits))
+
+
+def _known_ends(mask: ArrayLike, culprit: ArrayLike) -> tuple[int, int] | None:
+    """The first and last True of a known 1-d mask, or None where it has none."""
+    any_true = to_concrete_value(lax.reduce_or(mask, (0,)))
+    if any_true is None:
+        raise ConcretizationTypeError(culprit, "The problem arose with didax.numpy.trim_zeros: the shape "
+                                               "of its result depends on the values.\n")
+    if not bool(any_true):
+        return None
+    n = get_aval(mask).shape[0]
+    first = to_concrete_value(lax.argmax(mask, 0, np.int32))
+    from_end = to_concrete_value(lax.argmax(lax.rev(mask, (0,)), 0, np.int32))
+    return int(first), n - 1 - int(from_end)
 
 
 _unused = (broadcast_arrays,)

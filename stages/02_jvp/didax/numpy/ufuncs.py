@@ -368,13 +368,14 @@ bitwise_xor = _binary_elementwise("bitwise_xor", lax.bitwise_xor)
 
 def left_shift(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
     """x shifted left by y bits, elementwise; a shift of the bit width or more gives 0."""
-    x, y = promote_args("left_shift", _bool_to_int(x), _bool_to_int(y))
+    # Promote first, then make bools int32: True << uint8 is uint8, only bool << bool is int32.
+    x, y = map(_bool_to_int, promote_args("left_shift", x, y))
     return lax.shift_left(x, y)
 
 
 def right_shift(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
     """x shifted right by y bits: arithmetic (sign-filling) for signed types, logical for unsigned."""
-    x, y = promote_args("right_shift", _bool_to_int(x), _bool_to_int(y))
+    x, y = map(_bool_to_int, promote_args("right_shift", x, y))  # as in left_shift
     if get_aval(x).dtype.kind == "u":
         return lax.shift_right_logical(x, y)
     return lax.shift_right_arithmetic(x, y)

@@ -26,7 +26,8 @@ i-th element (the row-major index, split into high and low words).
 
 Keys are raw ``uint32[2]`` arrays, as ``jax.random.PRNGKey`` makes them. JAX's ``key`` makes a
 *typed* key (dtype ``key<fry>``), which needs extended dtypes that stage 01 does not have; here
-``key`` returns the same raw ``uint32[2]``, and ``key_data``/``wrap_key_data`` pass it through.
+``key`` returns the same raw ``uint32[2]``, and ``key_data``/``wrap_key_data`` pass it through
+(as a didax array of its own).
 """
 
 from __future__ import annotations
@@ -146,11 +147,13 @@ def key_data(keys: Any) -> Any:
     aval = get_aval(keys)
     if aval.dtype != UINT32 or aval.shape[-1:] != (2,):
         raise TypeError(f"key_data expects uint32 key data of shape (..., 2), got {aval.str_short()}.")
-    return keys
+    # Always a didax array, never the caller's NumPy array itself: that one may be changed later,
+    # and a key (like every didax value) must not change with it. The conversion copies it.
+    return lax.convert_element_type(keys, UINT32)
 
 
 def wrap_key_data(key_bits_array: Any) -> Any:
-    """A key array from its uint32 words: with raw keys, the words themselves."""
+    """A key array from its uint32 words: with raw keys, (a didax array of) the words themselves."""
     return key_data(key_bits_array)
 
 
