@@ -52,6 +52,14 @@ settings.register_profile(
     "quick", derandomize=True, max_examples=5, deadline=None, print_blob=False, suppress_health_check=_QUIET,
     phases=(Phase.explicit, Phase.generate),
 )
+# For CI's runs on real JAX, the reference: the same derandomized draws, fewer of them. JAX compiles
+# every new shape and dtype each test draws, which makes 25 examples per test cost over half an
+# hour on two cores; eight still check each test's expectations against JAX, and the `full`
+# profile explores.
+settings.register_profile(
+    "ci-reference", derandomize=True, max_examples=8, deadline=None, print_blob=True,
+    suppress_health_check=_QUIET,
+)
 # hypothesis's own --hypothesis-profile option, applied later by its plugin, overrides this.
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
