@@ -317,7 +317,7 @@ JVP_MUTANTS: list[Mutant] = [
     Mutant(
         "jvp.has_aux.aux_keeps_tracers", AD,
         "            aux_flat, aux_tree = tree_flatten(aux)\n"
-        "            aux = tree_unflatten(aux_tree, [_primal_and_tangent(trace, x)[0] for x in aux_flat])\n",
+        "            aux = tree_unflatten(aux_tree, [_undifferentiated(main, x) for x in aux_flat])\n",
         "            pass\n",
         JVP, "has_aux hands back the auxiliary data as tracers of the finished jvp", keyword="has_aux",
     ),
