@@ -217,6 +217,11 @@ CASES = [
     scatter("scatter_mul", "CLIP", Arg((3, 1), Domain(0, 3), I32), unique=True, fix=unique_rows),
     scatter("scatter_mul", i=DUPLICATES, constant=True),  # repeated indices: JAX differentiates the operand only
     scatter("scatter_min", i=DUPLICATES, distinct=True), scatter("scatter_max", distinct=True),
+    # --- jax.nn, compositions of the above -----------------------------------------------------------
+    case("nn_silu", "jax.nn.silu(x)", x=(M,)), case("nn_gelu", "jax.nn.gelu(x)", x=(M,)),
+    case("nn_elu", "jax.nn.elu(x)", x=(M, AWAY_FROM_0)),
+    case("nn_softmax", "jax.nn.softmax(x, axis=-1)", x=(M,)),
+    case("nn_logsumexp", "jax.nn.logsumexp(x, axis=0)", x=(M,)),
 ]  # fmt: skip
 
 
