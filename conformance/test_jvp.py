@@ -219,6 +219,11 @@ CASES = [
     scatter("scatter_min", i=DUPLICATES, distinct=True), scatter("scatter_max", distinct=True),
     # --- jax.nn, compositions of the above -----------------------------------------------------------
     case("nn_silu", "jax.nn.silu(x)", x=(M,)), case("nn_gelu", "jax.nn.gelu(x)", x=(M,)),
+    # smooth everywhere, also where the two terms tie (x = 0 for softplus): ties are likely on the grid
+    case("nn_softplus", "jax.nn.softplus(x)", x=(M, S.TIES)),
+    case("nn_log_sigmoid", "jax.nn.log_sigmoid(x)", x=(M, S.TIES)),
+    case("logaddexp", "jnp.logaddexp(x, y)", x=(M, S.TIES), y=(M, S.TIES)),
+    case("logaddexp2", "jnp.logaddexp2(x, y)", x=(M, S.TIES), y=(M, S.TIES)),
     case("nn_elu", "jax.nn.elu(x)", x=(M, AWAY_FROM_0)),
     case("nn_softmax", "jax.nn.softmax(x, axis=-1)", x=(M,)),
     case("nn_logsumexp", "jax.nn.logsumexp(x, axis=0)", x=(M,)),
@@ -582,6 +587,11 @@ CONVENTIONS = [
      dict(x=np.array([1.0, 2.0, 3.0, 4.0])), np.array([1.0, 3.0])),
     ("where_at_its_switch", "jnp.where(x > 0, x, 0.0)", dict(x=np.array([0.0, 1.0])), dict(x=np.ones(2)),
      np.array([0.0, 1.0])),
+    # documented by jax.nn: relu'(0) = 0, relu6'(0) = relu6'(6) = 0
+    ("nn_relu_at_0_is_flat", "jax.nn.relu(x)", dict(x=np.array([0.0, 1.0, -1.0])), dict(x=T3),
+     np.array([0.0, 2.0, 0.0])),
+    ("nn_relu6_at_0_and_6_is_flat", "jax.nn.relu6(x)", dict(x=np.array([0.0, 6.0, 3.0])), dict(x=T3),
+     np.array([0.0, 0.0, 4.0])),
 ]  # fmt: skip
 
 
