@@ -217,6 +217,16 @@ CASES = [
     scatter("scatter_mul", "CLIP", Arg((3, 1), Domain(0, 3), I32), unique=True, fix=unique_rows),
     scatter("scatter_mul", i=DUPLICATES, constant=True),  # repeated indices: JAX differentiates the operand only
     scatter("scatter_min", i=DUPLICATES, distinct=True), scatter("scatter_max", distinct=True),
+    # --- jax.nn, compositions of the above -----------------------------------------------------------
+    case("nn_silu", "jax.nn.silu(x)", x=(M,)), case("nn_gelu", "jax.nn.gelu(x)", x=(M,)),
+    # smooth everywhere, also where the two terms tie (x = 0 for softplus): ties are likely on the grid
+    case("nn_softplus", "jax.nn.softplus(x)", x=(M, S.TIES)),
+    case("nn_log_sigmoid", "jax.nn.log_sigmoid(x)", x=(M, S.TIES)),
+    case("logaddexp", "jnp.logaddexp(x, y)", x=(M, S.TIES), y=(M, S.TIES)),
+    case("logaddexp2", "jnp.logaddexp2(x, y)", x=(M, S.TIES), y=(M, S.TIES)),
+    case("nn_elu", "jax.nn.elu(x)", x=(M, AWAY_FROM_0)),
+    case("nn_softmax", "jax.nn.softmax(x, axis=-1)", x=(M,)),
+    case("nn_logsumexp", "jax.nn.logsumexp(x, axis=0)", x=(M,)),
 ]  # fmt: skip
 
 
@@ -521,7 +531,7 @@ def test_python_control_flow_on_primals(impl: Impl, flags) -> None:
     for x, want in ((3.0, 2.0), (-3.0, 1.0)):
         show_call(f"{program}{d}deriv(f)({x})")
         assert_values(deriv(jax, f)(x), np.array(want), F64)
-    show_call(f"{program}{d}deriv(deriv(f))(3.0)")
+    show_call(f"{program}{d}deriv(deriv(lambda x: f(x) * x))(3.0)")  # 2 x**2 at 3: 4
     assert_values(deriv(jax, deriv(jax, lambda x: f(x) * x))(3.0), np.array(4.0), F64)
 
 
@@ -577,6 +587,11 @@ CONVENTIONS = [
      dict(x=np.array([1.0, 2.0, 3.0, 4.0])), np.array([1.0, 3.0])),
     ("where_at_its_switch", "jnp.where(x > 0, x, 0.0)", dict(x=np.array([0.0, 1.0])), dict(x=np.ones(2)),
      np.array([0.0, 1.0])),
+    # documented by jax.nn: relu'(0) = 0, relu6'(0) = relu6'(6) = 0
+    ("nn_relu_at_0_is_flat", "jax.nn.relu(x)", dict(x=np.array([0.0, 1.0, -1.0])), dict(x=T3),
+     np.array([0.0, 2.0, 0.0])),
+    ("nn_relu6_at_0_and_6_is_flat", "jax.nn.relu6(x)", dict(x=np.array([0.0, 6.0, 3.0])), dict(x=T3),
+     np.array([0.0, 0.0, 4.0])),
 ]  # fmt: skip
 
 
