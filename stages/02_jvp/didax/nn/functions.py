@@ -60,10 +60,7 @@ def _mean_keepdims(x: ArrayLike, axes: tuple[int, ...], where: ArrayLike | None)
 def _logaddexp(x1: ArrayLike, x2: ArrayLike) -> ArrayLike:
     """log(exp(x1) + exp(x2)) without overflow: the larger plus log1p(exp(-|difference|))."""
     x1, x2 = promote_inexact("logaddexp", x1, x2)
-    amax = lax.max(x1, x2)
-    delta = lax.sub(x1, x2)
-    return jnp.where(jnp.not_equal(delta, delta), lax.add(x1, x2),
-                     lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))))
+    return jnp.logaddexp(x1, x2)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -71,13 +68,17 @@ def _logaddexp(x1: ArrayLike, x2: ArrayLike) -> ArrayLike:
 
 
 def relu(x: ArrayLike) -> ArrayLike:
-    """Rectified linear unit: max(x, 0), in x's dtype."""
-    return jnp.maximum(x, 0)
+    """Rectified linear unit: max(x, 0), in x's dtype. Its derivative at 0 is 0, as JAX defines it
+    (stop_gradient, which changes no value, keeps the derivative of the flat part)."""
+    value = jnp.maximum(x, 0)
+    return jnp.where(jnp.greater(x, 0), value, lax.stop_gradient(value))
 
 
 def relu6(x: ArrayLike) -> ArrayLike:
-    """ReLU capped at 6: min(max(x, 0), 6)."""
-    return jnp.minimum(jnp.maximum(x, 0), 6.0)
+    """ReLU capped at 6: min(max(x, 0), 6); its derivative is 0 at both kinks, as in JAX."""
+    value = jnp.minimum(jnp.maximum(x, 0), 6.0)
+    inside = jnp.logical_and(jnp.greater(x, 0), jnp.less(x, 6))
+    return jnp.where(inside, value, lax.stop_gradient(value))
 
 
 def sigmoid(x: ArrayLike) -> ArrayLike:

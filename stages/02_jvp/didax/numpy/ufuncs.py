@@ -456,9 +456,12 @@ def logaddexp(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
     if get_aval(a).dtype.kind == "c":
         return _weak_if_all_weak(_complex_logaddexp(a, b, lax.exp, 1.0), x1, x2)
     x1, x2 = a, b
-    big = lax.max(x1, x2)
     delta = lax.sub(x1, x2)
-    out = lax.add(big, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
+    # The larger operand plus log1p(exp(-|delta|)), written per side so that at a tie the
+    # derivative (stage 02) splits evenly between x1 and x2, as JAX's does.
+    x1_larger = lax.add(x1, lax.log1p(lax.exp(lax.neg(delta))))
+    x2_larger = lax.add(x2, lax.log1p(lax.exp(delta)))
+    out = lax.select_n(lax.gt(delta, lax.full_like(delta, 0)), x2_larger, x1_larger)
     return lax.select_n(_isnan(delta), out, lax.add(x1, x2))  # equal infinities
 
 
