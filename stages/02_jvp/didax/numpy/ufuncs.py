@@ -455,14 +455,7 @@ def logaddexp(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
     a, b = broadcast_all("logaddexp", *promote_args_inexact("logaddexp", x1, x2))
     if get_aval(a).dtype.kind == "c":
         return _weak_if_all_weak(_complex_logaddexp(a, b, lax.exp, 1.0), x1, x2)
-    x1, x2 = a, b
-    delta = lax.sub(x1, x2)
-    # The larger operand plus log1p(exp(-|delta|)), written per side so that at a tie the
-    # derivative (stage 02) splits evenly between x1 and x2, as JAX's does.
-    x1_larger = lax.add(x1, lax.log1p(lax.exp(lax.neg(delta))))
-    x2_larger = lax.add(x2, lax.log1p(lax.exp(delta)))
-    out = lax.select_n(lax.gt(delta, lax.full_like(delta, 0)), x2_larger, x1_larger)
-    return lax.select_n(_isnan(delta), out, lax.add(x1, x2))  # equal infinities
+    return _larger_plus_log1p(a, b, lambda d: lax.log1p(lax.exp(d)))
 
 
 def logaddexp2(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
@@ -490,10 +483,18 @@ def _complex_logaddexp(x1: ArrayLike, x2: ArrayLike, exp: Any, scale: float) -> 
 
 
 def _logaddexp2(x1: ArrayLike, x2: ArrayLike) -> ArrayLike:
-    big = lax.max(x1, x2)
-    delta = lax.sub(x1, x2)
     ln2 = convert(np.log(2), get_aval(x1).dtype, get_aval(x1).weak_type)
-    out = lax.add(big, lax.div(lax.log1p(lax.exp2(lax.neg(lax.abs(delta)))), ln2))
+    return _larger_plus_log1p(x1, x2, lambda d: lax.div(lax.log1p(lax.exp2(d)), ln2))
+
+
+def _larger_plus_log1p(x1: ArrayLike, x2: ArrayLike, log1p_exp: Any) -> ArrayLike:
+    """logaddexp's real form: the larger operand plus log1p_exp(-|x1 - x2|). It is written per
+    side, so that at a tie the derivative (stage 02) splits evenly between x1 and x2, as JAX's
+    does; equal infinities give their sum."""
+    delta = lax.sub(x1, x2)
+    x1_larger = lax.add(x1, log1p_exp(lax.neg(delta)))
+    x2_larger = lax.add(x2, log1p_exp(delta))
+    out = lax.select_n(lax.gt(delta, lax.full_like(delta, 0)), x2_larger, x1_larger)
     return lax.select_n(_isnan(delta), out, lax.add(x1, x2))
 
 
