@@ -423,7 +423,7 @@ def test_statistic_matches_numpy(impl: Impl, flags, name: str, data: st.DataObje
         kwargs["ddof"] = data.draw(st.integers(0, 1), label="ddof")
         count = x.size if axis is None else int(np.prod([x.shape[a] for a in np.atleast_1d(axis)]))
         assume(count > kwargs["ddof"])
-    show_call(f"jnp.{name}(x, **{kwargs!r})", x=x)
+    show_call(f"jnp.{name}(x, **kwargs)", x=x, kwargs=kwargs)
     got = getattr(impl.numpy, name)(x, **kwargs)
     want_dtype = rule(dr.canonicalize(dt, x64), x64)
     assert_dtype(got, want_dtype, weak=False)
@@ -546,7 +546,7 @@ def test_reduction_with_where_and_initial(impl: Impl, flags, name: str, data: st
     if name == "mean":
         count = np.broadcast_to(where, x.shape).sum(axis=axis)
         assume(np.all(count > 0))
-    show_call(f"jnp.{name}(x, **{kwargs!r})", x=x)
+    show_call(f"jnp.{name}(x, **kwargs)", x=x, kwargs=kwargs)
     got = getattr(impl.numpy, name)(x, **kwargs)
     want = getattr(np, name)(wide(x), **kwargs)
     want_dtype = np.dtype(bool) if name in ("all", "any") else np.dtype("float32")
@@ -569,10 +569,12 @@ def test_running_reduction_matches_numpy(impl: Impl, flags, name: str, data: st.
         assume(x.ndim >= 1)
         axis = axis if x.ndim > 1 else data.draw(st.sampled_from([None, axis]), label="axis")
         include = data.draw(st.booleans(), label="include_initial")
+        show_call(f"jnp.{name}(x, axis=axis, include_initial=include)", x=x, axis=axis, include=include)
         got = getattr(impl.numpy, name)(x, axis=axis, include_initial=include)
         want = getattr(np, name)(wide(x), axis=axis, include_initial=include)
     else:
         axis = data.draw(st.sampled_from([None, axis]), label="axis")
+        show_call(f"jnp.{name}(x, axis=axis)", x=x, axis=axis)
         got = getattr(impl.numpy, name)(x, axis=axis)
         want = getattr(np, name)(wide(x), axis=axis)
     canonical = dr.canonicalize(dt, x64)
@@ -774,7 +776,9 @@ def test_tensor_products_match_numpy(impl: Impl, flags, data: st.DataObject) -> 
     a = data.draw(S.arrays(dt, (2, 3, 4), S.SMALL), label="a")
     b = data.draw(S.arrays(dt, (3, 4), S.SMALL), label="b")
     v = data.draw(S.arrays(dt, (4,), S.SMALL), label="v")
-    show_call("tensordot, inner, outer, kron, vdot, vecdot, matvec, vecmat, cross, trace", a=a, b=b, v=v)
+    show_call("jnp.tensordot(a, b), jnp.tensordot(a, b, axes=([1], [0])), jnp.inner(a, b), jnp.outer(b, v), "
+              "jnp.kron(b, v), jnp.vdot(b, b), jnp.vecdot(a, v), jnp.matvec(b, v), jnp.vecmat(v[:3], b), "
+              "jnp.cross(b[:, :3], b[:, 1:]), jnp.trace(a, offset=1, axis1=1, axis2=2)", a=a, b=b, v=v)  # fmt: skip
     jnp = impl.numpy
     want_dtype = dr.canonicalize(dt, x64)
     w = [as_operand(x, want_dtype) for x in (a, b, v)]

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from conformance import dtype_rules as dr
 from conformance.checks import assert_weak, show_call
 from conformance.impl import Impl
+from conformance.reproduce import Source, lambda_body
 
 pytestmark = [pytest.mark.area("promotion"), pytest.mark.requires("eval")]
 
@@ -43,6 +44,11 @@ def stored_code(code: str, x64: bool) -> str:
     return code if dr.is_weak_code(code) else dr.code_of(dr.dtype_of(code, x64))
 
 
+def expected(code: str, x64: bool) -> str:
+    """The result a code stands for, as a program's comment says it: "float32, weakly typed"."""
+    return f"{dr.dtype_of(code, x64)}{', weakly typed' if dr.is_weak_code(code) else ''}"
+
+
 def assert_promotes(result: Any, code: str, x64: bool) -> None:
     want = dr.dtype_of(code, x64)
     assert np.dtype(result.dtype) == want, f"dtype {result.dtype}, expected {want} (table code {code})"
@@ -55,8 +61,9 @@ def assert_promotes(result: Any, code: str, x64: bool) -> None:
 @pytest.mark.parametrize(("a", "b"), STRONG_PAIRS, ids=[f"{a}-{b}" for a, b in STRONG_PAIRS])
 def test_promote_types_matches_the_table_with_x64(impl: Impl, flags, a: str, b: str) -> None:
     flags("jax_enable_x64", True)
-    got = impl.numpy.promote_types(dr.dtype(dr.CODE_TO_NAME[a]), dr.dtype(dr.CODE_TO_NAME[b]))
-    assert np.dtype(got) == dr.dtype_of(dr.join(a, b), x64=True)
+    x, y, want = dr.dtype(dr.CODE_TO_NAME[a]), dr.dtype(dr.CODE_TO_NAME[b]), dr.dtype_of(dr.join(a, b), x64=True)
+    show_call(f"jnp.promote_types(x, y)  # the table: {want}", x=x, y=y)
+    assert np.dtype(impl.numpy.promote_types(x, y)) == want
 
 
 SIXTY_FOUR_BIT_CODES = {"i8", "u8", "f8", "c16"}
@@ -71,8 +78,9 @@ def test_promote_types_without_x64_forms_no_new_64_bit_type(impl: Impl, flags, a
     want = dr.WEAK_DEFAULT.get(dr.join(a, b)) or dr.CODE_TO_NAME[dr.join(a, b)]  # u8 x i1 -> f* -> float64
     if want == "int64" and not {a, b} & SIXTY_FOUR_BIT_CODES:
         want = "int32"
-    got = impl.numpy.promote_types(dr.dtype(dr.CODE_TO_NAME[a]), dr.dtype(dr.CODE_TO_NAME[b]))
-    assert np.dtype(got) == dr.dtype(want)
+    x, y = dr.dtype(dr.CODE_TO_NAME[a]), dr.dtype(dr.CODE_TO_NAME[b])
+    show_call(f"jnp.promote_types(x, y)  # expected {want}", x=x, y=y)
+    assert np.dtype(impl.numpy.promote_types(x, y)) == dr.dtype(want)
 
 
 X64_OFF_PROMOTE_TYPES = [  # (a, b, promote_types(a, b)) while x64 is off: 64-bit types stay 64-bit
@@ -97,16 +105,20 @@ def test_result_type_is_the_canonical_table_entry(impl: Impl, x64: bool, a: str,
     """result_type of dtypes and Python scalars canonicalizes its inputs and its answer: while x64 is
     off, uint64 counts as uint32 and float64 as float32, so uint64 with int8 gives int32 (u4 x i1 ->
     i8 -> int32); a weak result is the default type of its kind."""
-    args = [WEAK_SCALARS.get(code) or dr.dtype(dr.CODE_TO_NAME[code]) for code in (a, b)]
-    got = impl.numpy.result_type(*args)
-    assert np.dtype(got) == dr.dtype_of(dr.join(stored_code(a, x64), stored_code(b, x64)), x64)
+    x, y = [WEAK_SCALARS.get(code) or dr.dtype(dr.CODE_TO_NAME[code]) for code in (a, b)]
+    want = dr.dtype_of(dr.join(stored_code(a, x64), stored_code(b, x64)), x64)
+    show_call(f"jnp.result_type(x, y)  # expected {want}", x=x, y=y)
+    assert np.dtype(impl.numpy.result_type(x, y)) == want
 
 
 @pytest.mark.parametrize(("a", "b"), ALL_PAIRS, ids=[f"{a}-{b}" for a, b in ALL_PAIRS])
 def test_binary_op_promotes_by_the_table(impl: Impl, x64: bool, a: str, b: str) -> None:
     """Dtype and weak type of a + b for every pair of the table, weak Python scalars included."""
     ca, cb = stored_code(a, x64), stored_code(b, x64)
-    assert_promotes(add(impl, value(impl, ca, x64), value(impl, cb, x64)), dr.join(ca, cb), x64)
+    x, y, want = value(impl, ca, x64), value(impl, cb, x64), dr.join(ca, cb)
+    call = "jnp.add(x, y)" if dr.is_weak_code(ca) and dr.is_weak_code(cb) else "x + y"
+    show_call(f"{call}  # expected {expected(want, x64)}", x=x, y=y)
+    assert_promotes(add(impl, x, y), want, x64)
 
 
 @given(triple=st.tuples(*[st.sampled_from(dr.ALL_CODES)] * 3))
@@ -329,5 +341,8 @@ def test_weak_type_follows_the_family_rule(impl: Impl, case: str) -> None:
     family, operands, call = FAMILY_CASES[case]
     weak_array, strong_array = impl.numpy.full((2, 3), 2.0), np.ones((2, 3), np.float32)
     assert_weak(weak_array, True, "jnp.full((2, 3), 2.0)")
+    want = dr.weak_result(family, *operands)
+    show_call(f"{lambda_body(call)}  # {'weakly' if want else 'strongly'} typed",
+              W=Source("jnp.full((2, 3), 2.0)"), S=strong_array)  # fmt: skip
     got = call(impl.numpy, impl.lax, weak_array, strong_array)
-    assert_weak(got, dr.weak_result(family, *operands), f"{case} ({family})")
+    assert_weak(got, want, f"{case} ({family})")
