@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance import dtype_rules as dr
+from conformance import strategies as S
 from conformance.checks import assert_weak, show_call
 from conformance.impl import Impl
 from conformance.reproduce import Source, lambda_body
@@ -121,11 +122,14 @@ def test_binary_op_promotes_by_the_table(impl: Impl, x64: bool, a: str, b: str) 
     assert_promotes(add(impl, x, y), want, x64)
 
 
-@given(triple=st.tuples(*[st.sampled_from(dr.ALL_CODES)] * 3))
-def test_promotion_is_associative(impl: Impl, flags, triple: tuple[str, str, str]) -> None:
+@given(triple=st.tuples(*[st.sampled_from(dr.ALL_CODES)] * 3), arrays=st.tuples(*[st.booleans()] * 3))
+def test_promotion_is_associative(impl: Impl, flags, triple: tuple[str, ...], arrays: tuple[bool, ...]) -> None:
+    """Weak values are Python scalars or (`arrays`) the implementation's weak 0-d arrays of them."""
     flags("jax_enable_x64", True)
-    a, b, c = (value(impl, code, True) for code in triple)
-    show_call("jnp.add(jnp.add(a, b), c) and jnp.add(a, jnp.add(b, c))", a=a, b=b, c=c)
+    shown = [S.WeakArray(WEAK_SCALARS[code], ()) if array and code in WEAK_SCALARS else value(impl, code, True)
+             for code, array in zip(triple, arrays)]  # fmt: skip
+    a, b, c = (S.implementation_operand(impl.numpy, v) for v in shown)
+    show_call("jnp.add(jnp.add(a, b), c), jnp.add(a, jnp.add(b, c))", a=shown[0], b=shown[1], c=shown[2])
     want = dr.join(*triple)
     assert_promotes(impl.numpy.add(impl.numpy.add(a, b), c), want, True)
     assert_promotes(impl.numpy.add(a, impl.numpy.add(b, c)), want, True)
@@ -314,6 +318,11 @@ FAMILY_CASES: dict[str, tuple[str, tuple, Any]] = {
     "jnp.add(W, S)": ("elementwise", (2.0, F), lambda jnp, lax, W, S: jnp.add(W, S)),
     "jnp.less(W, W)": ("elementwise", (2.0, 2.0), lambda jnp, lax, W, S: jnp.less(W, W)),
     "jnp.less(W, S)": ("elementwise", (2.0, F), lambda jnp, lax, W, S: jnp.less(W, S)),
+    "jnp.logical_and(W, W)": ("constant", (2.0, 2.0), lambda jnp, lax, W, S: jnp.logical_and(W, W)),
+    "jnp.logical_and(W[0, 0], 3.0)": ("constant", (2.0, 3.0), lambda jnp, lax, W, S: jnp.logical_and(W[0, 0], 3.0)),
+    "jnp.logical_or(S[0, 0] > 0, 3.0)": ("constant", (np.bool_, 3.0),
+                                         lambda jnp, lax, W, S: jnp.logical_or(S[0, 0] > 0, 3.0)),
+    "jnp.hypot(W, 3.0)": ("constant", (2.0, 3.0), lambda jnp, lax, W, S: jnp.hypot(W, 3.0)),
     "jnp.reshape(W)": ("elementwise", (2.0,), lambda jnp, lax, W, S: jnp.reshape(W, (3, 2))),
     "jnp.transpose(W)": ("elementwise", (2.0,), lambda jnp, lax, W, S: jnp.transpose(W)),
     "jnp.concatenate([W, W])": ("elementwise", (2.0, 2.0), lambda jnp, lax, W, S: jnp.concatenate([W, W])),
@@ -336,12 +345,16 @@ FAMILY_CASES: dict[str, tuple[str, tuple, Any]] = {
 }
 
 
+# The operands' shapes, for the families that depend on them (W and S are (2, 3); scalars ()).
+FAMILY_SHAPES = {"jnp.logical_and(W, W)": [(2, 3), (2, 3)], "jnp.hypot(W, 3.0)": [(2, 3), ()]}
+
+
 @pytest.mark.parametrize("case", list(FAMILY_CASES))
 def test_weak_type_follows_the_family_rule(impl: Impl, case: str) -> None:
     family, operands, call = FAMILY_CASES[case]
     weak_array, strong_array = impl.numpy.full((2, 3), 2.0), np.ones((2, 3), np.float32)
     assert_weak(weak_array, True, "jnp.full((2, 3), 2.0)")
-    want = dr.weak_result(family, *operands)
+    want = dr.weak_result(family, *operands, shapes=FAMILY_SHAPES.get(case))
     show_call(f"{lambda_body(call)}  # {'weakly' if want else 'strongly'} typed",
               W=Source("jnp.full((2, 3), 2.0)"), S=strong_array)  # fmt: skip
     got = call(impl.numpy, impl.lax, weak_array, strong_array)
