@@ -150,14 +150,15 @@ def free_names(body: str) -> list[str] | None:
     def visit(node: ast.AST, scopes: list[set[str]]) -> None:
         if isinstance(node, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef):
             arguments = node.args
-            every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+            every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+            every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
             outside = [*arguments.defaults, *arguments.kw_defaults, *getattr(node, "decorator_list", []),
-                       getattr(node, "returns", None), *(a.annotation for a in every if a is not None)]  # fmt: skip
+                       getattr(node, "returns", None), *(a.annotation for a in every)]  # fmt: skip
             for expression in outside:  # evaluated where the function is defined
                 if expression is not None:
                     visit(expression, scopes)
             body = node.body if isinstance(node.body, list) else [node.body]
-            inner = {a.arg for a in every if a is not None} | _bound_in(body)
+            inner = {a.arg for a in every} | _bound_in(body)
             for statement in body:
                 visit(statement, [*scopes, inner])
             return
