@@ -146,7 +146,16 @@ def real_dtype(dt: np.dtype) -> np.dtype:
 # - "creation": jnp.zeros/ones/empty/eye/identity/tri/arange/linspace/logspace: strong.
 # - "fill": jnp.full, jnp.*_like, jnp.asarray without a dtype: weak iff the fill value / the
 #   prototype is (the operands passed are exactly those).
-WEAK_FAMILIES = ("elementwise", "reduction", "index", "convert", "creation", "fill")
+# - "constant": functions JAX writes with a constant made from their promoted operands
+#   (`lax._const(x, 0)`), which is weakly typed only when x is a weak 0-d value: jnp.logical_and,
+#   logical_or, logical_xor (each operand != 0), hypot (its final inf), logaddexp2 (1 / log 2),
+#   gcd and lcm (their zeros): weak iff the join is weak and every operand is 0-d. So
+#   logical_and(jnp.full(2, 1.0), 2.0) is strong, logical_and(1.0, 2.0) and
+#   logical_and(np.array(True), 2.0) weak.
+# - "constant_first": heaviside, whose constants come from its first operand: weak iff the join is
+#   weak and the first operand is 0-d.
+WEAK_FAMILIES = ("elementwise", "reduction", "index", "convert", "creation", "fill", "constant",
+                 "constant_first")
 
 
 def is_weak_input(value: object) -> bool:
@@ -164,13 +173,40 @@ def operand_code(operand: object, x64: bool) -> str:
     return code_of(canonicalize(np.asarray(operand).dtype, x64))
 
 
-def weak_result(family: str, *operands: object, x64: bool = False) -> bool:
-    """Whether a result of `family` (above) is weakly typed, given its operands (values or dtypes).
+def weak_result(
+    family: str, *operands: object, x64: bool = False, shapes: list[tuple] | None = None
+) -> bool:
+    """Whether a result of `family` (above) is weakly typed, given its operands (values or dtypes;
+    `shapes`, the operands' shapes, for the "constant" families: by default an array's own, () for
+    anything else).
 
     "elementwise" and "fill": weak iff the join of the operands' codes is a weak code. That is
     "every operand is weak" but for the table's weak corners: uint64 with a signed int gives f*
     (a weak float, while x64 is on), an int array with a Python complex gives c*."""
     assert family in WEAK_FAMILIES, f"unknown weak-type family {family!r}"
-    if family in ("elementwise", "fill") and operands:
-        return is_weak_code(join(*(operand_code(op, x64) for op in operands)))
+    if family in ("elementwise", "fill", "constant", "constant_first") and operands:
+        weak = is_weak_code(join(*(operand_code(op, x64) for op in operands)))
+        if shapes is None:
+            shapes = [np.shape(op) if isinstance(op, np.ndarray | np.generic) else () for op in operands]
+        if family == "constant":
+            return weak and all(shape == () for shape in shapes)
+        if family == "constant_first":
+            return weak and shapes[0] == ()
+        return weak
     return False
+
+
+def power_weak_result(base: object, exponent: object, x64: bool, integer_pow: bool) -> bool:
+    """jnp.power's weak type. A known integer scalar exponent means lax.integer_pow: the base's
+    weak type. Otherwise an integer (or bool) power is binary exponentiation from strong constants:
+    strong; an inexact base with integer exponents is lax.pow without promotion: weak iff both are;
+    anything else promotes first: the join's."""
+    base_code, exponent_code = operand_code(base, x64), operand_code(exponent, x64)
+    if integer_pow:
+        return is_weak_code(base_code)
+    joined = join(base_code, exponent_code)
+    if joined == "b1" or joined[0] in "iu":
+        return False
+    if (base_code == "bf" or base_code[0] in "fc") and exponent_code[0] in "iu":
+        return is_weak_code(base_code) and is_weak_code(exponent_code)
+    return is_weak_code(joined)

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
-from conformance import reproduce
+from conformance import reproduce, unroll
 from conformance.impl import (
     ALL_CAPABILITIES,
     Impl,
@@ -214,7 +214,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
         report.conformance_missing = names  # type: ignore[attr-defined]
         report.longrepr = with_program("", "missing: " + ", ".join(names), report.longrepr, short=True)
     else:
-        program = reproduce.program_for_report()
+        program = unroll.program_for_report(item, call.excinfo)
         report.conformance_program = program  # type: ignore[attr-defined]
         report.longrepr = with_program(program, _message(call.excinfo), report.longrepr)
     return report

@@ -14,15 +14,28 @@ force, the inputs as literals, and the call, printed:
     print(jnp.floor(x))
 
 The plugin calls `use(impl)` once the implementation is loaded, `start_test()` before each test, and
-`program_for_report()` when one fails; the last program noted is the one of hypothesis's final,
-shrunk example.
+`unroll.program_for_report(...)` when one fails: the last program noted (that of hypothesis's final,
+shrunk example), or for a test that noted none, the test's own code (unroll.py).
+
+Values become literals; those that are not plain data are spelled as the source that makes them: a
+lambda as its own text, a function or class by its name (imported from where it lives), an
+implementation's array as `jnp.asarray(...)` (`jnp.full(...)` when it is weakly typed), a `Source`
+as itself. Every name a program uses but does not define is imported from the test's module (or
+from where the functions and classes it shows were defined), so that it runs as it is.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import collections
+import dataclasses
+import functools
+import inspect
+import linecache
 import math
 import re
+import types
 from typing import Any
 
 import numpy as np
@@ -31,6 +44,17 @@ from conformance.impl import SUITE_FLAGS, Impl, read_flag
 
 # The names a program may use for the implementation's modules, and where they come from.
 ALIASES = {"jnp": "jax.numpy", "lax": "jax.lax", "tree_util": "jax.tree_util", "tu": "jax.tree_util"}
+# Names every program's header can provide; any other name a program uses but does not define is
+# imported (see `imports`).
+PROVIDED = {"np", "ml_dtypes", "inf", "nan", "jax", *ALIASES}
+
+# Where a program's free names are looked up: (the module to import them from, its names).
+Namespaces = list[tuple[str, dict[str, Any]]]
+
+
+class Source(str):
+    """Program text that stands for a value: `literal(Source("jnp.full((2,), 2.0)"))` is that text.
+    For values only a call can make, such as an implementation's weakly typed array."""
 
 _impl: Impl | None = None
 # The last call noted: (call, inputs, flag lines); made into text only when a test fails, since
@@ -55,25 +79,29 @@ def record(call: str, values: dict[str, Any]) -> None:
     _last = (call, {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in values.items()}, _flag_lines())
 
 
-def program_for_report() -> str:
-    """The program of the last call noted by the failing test, or the header alone with a note that
-    the test did not note its inputs."""
-    if _last is not None:
-        call, values, flags = _last
-        return program(call, values, flags)
-    return header("") + "# (this test does not note its inputs: read its source for the call)\n"
+def noted() -> tuple[str, dict[str, Any], list[str]] | None:
+    """The last call noted by the running test: (call, inputs, flag lines), or None."""
+    return _last
 
 
-def program(call: str, values: dict[str, Any], flags: list[str] | None = None) -> str:
-    """The whole program: header, inputs, and the call."""
-    assignments = "".join(f"{name} = {literal(value)}\n" for name, value in values.items())
-    body = assignments + printed(call)
-    return header(body, flags) + body
+def program(
+    call: str,
+    values: dict[str, Any],
+    flags: list[str] | None = None,
+    setup: str = "",
+    namespaces: Namespaces | None = None,
+) -> str:
+    """The whole program: header, `setup` (e.g. the test's fixtures), inputs, and the call. Free names
+    are imported from `namespaces` (and from where the values' functions and classes live)."""
+    found: Namespaces = list(namespaces or [])
+    assignments = "".join(f"{name} = {_literal(value, found)}\n" for name, value in values.items())
+    body = setup + assignments + printed(call)
+    return header(body, flags, found) + body
 
 
-def header(body: str, flags: list[str] | None = None) -> str:
+def header(body: str, flags: list[str] | None = None, namespaces: Namespaces | None = None) -> str:
     """Imports and flags (default: those in force now) for a program whose body is `body` (it decides
-    which aliases are needed)."""
+    which aliases and imports are needed)."""
     lines = ["import numpy as np"]
     if "ml_dtypes" in body or "bfloat16" in body or "float8" in body:
         lines.append("import ml_dtypes")
@@ -81,10 +109,109 @@ def header(body: str, flags: list[str] | None = None) -> str:
         lines.append("from numpy import inf, nan")
     lines += list(_impl.import_lines) if _impl is not None else ["import jax"]
     lines += _flag_lines() if flags is None else flags
-    aliases = [alias for alias in ALIASES if re.search(rf"\b{alias}\.", body)]
+    free = free_names(body)
+    aliases = [a for a in ALIASES if (a in free if free is not None else re.search(rf"\b{a}\.", body))]
     if aliases:
         lines.append(", ".join(aliases) + " = " + ", ".join(ALIASES[a] for a in aliases))
+    lines += imports(body, namespaces or [])
     return "\n".join(lines) + "\n"
+
+
+def imports(body: str, namespaces: Namespaces) -> list[str]:
+    """Import lines for the names `body` uses but neither defines nor gets from the header, each from
+    the first namespace that has it (the suite's own helpers come from the suite: run the program
+    where `conformance` is importable, e.g. the repository root)."""
+    modules: list[str] = []
+    names: dict[str, list[str]] = {}
+    for name in free_names(body) or []:
+        if name in PROVIDED or hasattr(builtins, name):
+            continue
+        for where, space in namespaces:
+            if name not in space:
+                continue
+            value = space[name]
+            if isinstance(value, types.ModuleType):
+                modules.append(_import_module(value.__name__, name))
+            else:
+                names.setdefault(where, []).append(name)
+            break
+    return modules + [f"from {where} import {', '.join(found)}" for where, found in names.items()]
+
+
+def free_names(body: str) -> list[str] | None:
+    """The names `body` reads without defining them (in the scope that reads them), in order of
+    first use; None when it is not Python."""
+    try:
+        tree = ast.parse(body)
+    except SyntaxError:
+        return None
+    free: dict[str, None] = {}
+
+    def visit(node: ast.AST, scopes: list[set[str]]) -> None:
+        if isinstance(node, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef):
+            arguments = node.args
+            every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+            every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+            outside = [*arguments.defaults, *arguments.kw_defaults, *getattr(node, "decorator_list", []),
+                       getattr(node, "returns", None), *(a.annotation for a in every)]  # fmt: skip
+            for expression in outside:  # evaluated where the function is defined
+                if expression is not None:
+                    visit(expression, scopes)
+            body = node.body if isinstance(node.body, list) else [node.body]
+            inner = {a.arg for a in every} | _bound_in(body)
+            for statement in body:
+                visit(statement, [*scopes, inner])
+            return
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+            scopes = [*scopes, _bound_in([g.target for g in node.generators])]
+        is_read = isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+        if is_read and not any(node.id in scope for scope in scopes):
+            free.setdefault(node.id)
+        for child in ast.iter_child_nodes(node):
+            visit(child, scopes)
+
+    defined: set[str] = set()  # at the top level, a name is defined from the statement after its binding
+    for statement in tree.body:
+        visit(statement, [set(defined)])
+        defined |= _bound_in([statement])
+    return list(free)
+
+
+def _bound_in(nodes: list[Any]) -> set[str]:
+    """The names that `nodes` bind in their own scope (not inside the functions they define)."""
+    bound: set[str] = set()
+    todo = list(nodes)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        if not isinstance(node, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef):
+            todo.extend(ast.iter_child_nodes(node))
+    return bound
+
+
+def _import_module(module: str, name: str) -> str:
+    package, _, last = module.rpartition(".")
+    if module == name:
+        return f"import {module}"
+    if last == name:
+        return f"from {package} import {name}"
+    return f"import {module} as {name}"
+
+
+def namespace_of(module: types.ModuleType | str | None) -> Namespaces:
+    """The namespace of a module (by the module or its name), for `program`'s imports."""
+    if isinstance(module, str):
+        import sys
+
+        module = sys.modules.get(module)
+    return [] if module is None else [(module.__name__, vars(module))]
 
 
 def _flag_lines() -> list[str]:
@@ -110,6 +237,8 @@ def printed(call: str) -> str:
         segment = ast.get_source_segment(call, last) or ast.unparse(last)
         before = call[: _offset(call, last.lineno, last.col_offset)].rstrip().rstrip(";").rstrip()
         comment = call[_offset(call, last.end_lineno or last.lineno, last.end_col_offset or 0):].strip()
+        if isinstance(last.value, ast.Tuple) and not segment.startswith("("):
+            segment = f"({segment})"
         text = (before + "\n" if before else "") + f"print(repr({segment}))"
         return text + (f"  {comment}" if comment.startswith("#") else "") + "\n"
     return call.rstrip() + "\n"
@@ -123,24 +252,202 @@ def _offset(text: str, lineno: int, col: int) -> int:
 # --- literals ------------------------------------------------------------------------------------
 
 
-def literal(value: Any) -> str:
-    """Source text that evaluates to `value` (arrays keep their dtype, shape and exact values)."""
+def literal(value: Any, found: Namespaces | None = None) -> str:
+    """Source text that evaluates to `value` (arrays keep their dtype, shape and exact values); the
+    modules whose names it uses join `found`."""
+    return _literal(value, [] if found is None else found)
+
+
+def _literal(value: Any, found: Namespaces) -> str:
+    """`literal`, noting in `found` the modules whose names the text uses."""
+    if isinstance(value, Source):
+        return str(value)
+    if hasattr(type(value), "program_source"):  # a value that says how a program makes it
+        return value.program_source()
     if isinstance(value, np.ndarray):
         return _array_literal(value)
     if isinstance(value, np.generic):
         return f"{_dtype_expr(value.dtype, call=True)}({_scalar(value.item())})"
+    if isinstance(value, bool | int | str | bytes | None):
+        return repr(value)
     if isinstance(value, float | complex):
         return _scalar(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(literal(v) for v in value) + "]"
-    if isinstance(value, tuple):
-        inner = ", ".join(literal(v) for v in value)
-        return f"({inner},)" if len(value) == 1 else f"({inner})"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
     if isinstance(value, np.dtype):
         return f"np.dtype({value.name!r})"
+    if _is_implementation_array(value):
+        return _implementation_array_literal(value)
+    kind = type(value)
+    if kind is list:
+        return "[" + ", ".join(_literal(v, found) for v in value) + "]"
+    if kind is tuple:
+        inner = ", ".join(_literal(v, found) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if kind is dict:
+        return "{" + ", ".join(f"{_literal(k, found)}: {_literal(v, found)}" for k, v in value.items()) + "}"
+    if kind is collections.OrderedDict:
+        found += namespace_of(collections)
+        return f"OrderedDict({_literal(list(value.items()), found)})"
+    if isinstance(value, tuple) and hasattr(kind, "_fields"):  # a namedtuple
+        return _constructed(kind, [(f, getattr(value, f)) for f in kind._fields], found)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = [(f.name, getattr(value, f.name)) for f in dataclasses.fields(value) if f.init]
+        return _constructed(kind, fields, found)
+    if isinstance(value, types.FunctionType):
+        return function_source(value, found)
+    if isinstance(value, np.ufunc) and getattr(np, value.__name__, None) is value:
+        return f"np.{value.__name__}"
+    if isinstance(value, type | types.BuiltinFunctionType):
+        return _named(value, found)
+    constructed = _by_init(value, found)
+    if constructed is not None:
+        return constructed
+    if repr(value).startswith(kind.__name__ + "("):  # e.g. Box([1, 2], 'p'): its class is imported
+        found += namespace_of(kind.__module__)
     return repr(value)
+
+
+def _by_init(value: Any, found: Namespaces) -> str | None:
+    """`Kind(x=..., y=...)` for an object that keeps each argument of its __init__ as an attribute
+    of the same name (the suite's own node and leaf classes); None for any other."""
+    kind = type(value)
+    attributes = getattr(value, "__dict__", None)
+    if kind.__init__ is object.__init__ or attributes is None:
+        return None
+    try:
+        parameters = list(inspect.signature(kind.__init__).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return None
+    parts = []
+    for parameter in parameters:
+        if parameter.name not in attributes or parameter.kind is parameter.VAR_KEYWORD:
+            return None
+        text = _literal(attributes[parameter.name], found)
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            parts.append(f"*{_literal(tuple(attributes[parameter.name]), found)}")
+        elif parameter.kind is parameter.POSITIONAL_ONLY:
+            parts.append(text)
+        else:
+            parts.append(f"{parameter.name}={text}")
+    return f"{_named(kind, found)}({', '.join(parts)})"
+
+
+def _constructed(kind: type, fields: list[tuple[str, Any]], found: Namespaces) -> str:
+    args = ", ".join(f"{name}={_literal(v, found)}" for name, v in fields)
+    return f"{_named(kind, found)}({args})"
+
+
+def _named(value: Any, found: Namespaces) -> str:
+    """A class or function by its name: builtins as they are, NumPy's through np, others imported
+    from their module."""
+    module, name = getattr(value, "__module__", None) or "", value.__qualname__
+    if module == "builtins":
+        return name
+    if module.split(".")[0] == "numpy" and getattr(np, value.__name__, None) is value:
+        return f"np.{value.__name__}"
+    if "." not in name and "<" not in name:
+        module = {"_operator": "operator", "_functools": "functools"}.get(module, module)
+        if module in ("math", "cmath", "operator", "functools"):  # C functions: by their module
+            found.append(("", {module: __import__(module)}))
+            return f"{module}.{name}"
+        found += namespace_of(module)
+    return name
+
+
+def _is_implementation_array(value: Any) -> bool:
+    return hasattr(value, "__array__") and hasattr(value, "dtype") and hasattr(value, "shape")
+
+
+def _implementation_array_literal(value: Any) -> str:
+    """`jnp.asarray(np.array(...))`; a weakly typed one as the Python scalar it came from,
+    `jnp.asarray(2.0)` or `jnp.full((2, 3), 2.0)` (a weak array of several values has no such
+    spelling: it is shown strong)."""
+    array = np.asarray(value)
+    aval = getattr(value, "aval", None)
+    weak = bool(getattr(aval, "weak_type", getattr(value, "weak_type", False)))
+    if weak and array.size and (array == array.flat[0]).all() and array.dtype.kind in "iufc":
+        scalar = _scalar({"i": int, "u": int, "f": float, "c": complex}[array.dtype.kind](array.flat[0]))
+        return f"jnp.asarray({scalar})" if array.ndim == 0 else f"jnp.full({array.shape!r}, {scalar})"
+    return f"jnp.asarray({_array_literal(array)})"
+
+
+def function_source(fn: types.FunctionType, found: Namespaces | None = None) -> str:
+    """A lambda as its own text, its defaults as literals (`lambda r, n=2: r.split(_key(r), n)`); a
+    module-level function by its name. The module it comes from joins `found`."""
+    found = [] if found is None else found
+    found += namespace_of(fn.__module__)
+    node = _lambda_node(fn)
+    if node is None:
+        return _named(fn, found)
+    args = node.args
+    defaults = [_parsed(_literal(v, found)) for v in fn.__defaults__ or ()]
+    kw_defaults = [None if d is None else _parsed(_literal((fn.__kwdefaults__ or {})[a.arg], found))
+                   for a, d in zip(args.kwonlyargs, args.kw_defaults)]  # fmt: skip
+    args = ast.arguments(posonlyargs=args.posonlyargs, args=args.args, vararg=args.vararg,
+                         kwonlyargs=args.kwonlyargs, kw_defaults=kw_defaults, kwarg=args.kwarg,
+                         defaults=defaults)  # fmt: skip
+    head = ast.unparse(args)
+    return f"lambda {head}: {lambda_body(fn)}" if head else f"lambda: {lambda_body(fn)}"
+
+
+@functools.lru_cache(maxsize=4096)
+def lambda_body(fn: types.FunctionType) -> str:
+    """The text of a lambda's body (`jnp.reshape(jnp.ones(6), (4,))`), as written when it fits on one
+    line; the function's name when `fn` is not a lambda."""
+    node = _lambda_node(fn)
+    if node is None:
+        return fn.__name__
+    body = node.body
+    if body.lineno != body.end_lineno or body.end_col_offset is None:
+        return ast.unparse(body)
+    line = linecache.getline(fn.__code__.co_filename, body.lineno).encode()  # offsets count bytes
+    return line[body.col_offset : body.end_col_offset].decode()
+
+
+def _parsed(text: str) -> ast.expr:
+    return ast.parse(text, mode="eval").body
+
+
+def _source_of(filename: str) -> str:
+    return "".join(linecache.getlines(filename))
+
+
+@functools.lru_cache(maxsize=64)
+def _lambdas_in(filename: str) -> dict[int, list[ast.Lambda]]:
+    """The lambda expressions of a file, by line (parsed once: catalogues ask for hundreds)."""
+    try:
+        tree = ast.parse(_source_of(filename))
+    except SyntaxError:
+        return {}
+    found: dict[int, list[ast.Lambda]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda):
+            found.setdefault(node.lineno, []).append(node)
+    return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _lambda_node(fn: types.FunctionType) -> ast.Lambda | None:
+    """The lambda expression that made `fn`, found in its file by line, argument names and, where
+    several lambdas on a line have the same arguments, by the column of its code."""
+    code = fn.__code__
+    if fn.__name__ != "<lambda>":
+        return None
+    names = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+    names += [code.co_varnames[len(names) + i] for i in range(bool(code.co_flags & 4) + bool(code.co_flags & 8))]
+    candidates = [
+        node for node in _lambdas_in(code.co_filename).get(code.co_firstlineno, [])
+        if [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
+        + [a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None] == names
+    ]  # fmt: skip
+    if len(candidates) > 1:
+        starts = [(line, col) for line, end_line, col, end_col in code.co_positions()  # not RESUME's (0, 0)
+                  if None not in (line, end_line, col, end_col) and (end_line, end_col) > (line, col)]  # fmt: skip
+        first = min(starts, default=None)
+        if first is not None:
+            inside = [n for n in candidates if (n.body.lineno, n.body.col_offset) <= first
+                      <= (n.body.end_lineno or n.body.lineno, n.body.end_col_offset or 0)]  # fmt: skip
+            candidates = inside or candidates
+    return candidates[0] if len(candidates) == 1 else None
 
 
 def _array_literal(value: np.ndarray) -> str:

@@ -7,6 +7,7 @@ import string
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -268,6 +269,77 @@ def dtype_and_array(
     """An array whose dtype is drawn from `groups` and whose shape from `shape` (default: shapes())."""
     shape = shapes() if shape is None else shape
     return dtypes(*groups).flatmap(lambda d: arrays(d, shape, domain))
+
+
+# --- weakly typed operands ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WeakArray:
+    """The implementation's weakly typed array of one Python scalar: `jnp.asarray(value)` for shape
+    (), else `jnp.full(shape, value)`; weak like the scalar it holds (JAX's rule for arrays made from
+    Python scalars), so the promotion table treats it as the scalar's weak code."""
+
+    value: int | float | complex
+    shape: Shape
+
+    def make(self, jnp: Any) -> Any:
+        return jnp.asarray(self.value) if self.shape == () else jnp.full(self.shape, self.value)
+
+    def program_source(self) -> str:
+        """How a reproducing program makes it (reproduce.literal asks)."""
+        value = repr(self.value)
+        if isinstance(self.value, complex):
+            value = f"complex({self.value.real!r}, {self.value.imag!r})"
+        return f"jnp.asarray({value})" if self.shape == () else f"jnp.full({self.shape!r}, {value})"
+
+
+# A binary operand: a NumPy array (strongly typed), a Python int, float or complex, or a WeakArray.
+Operand = Any
+# How an operand is drawn: mostly the array itself; one draw in five a weakly typed one.
+OPERAND_FORMS = ("array",) * 8 + ("python scalar", "weak array")
+
+
+@st.composite
+def maybe_weak(draw: st.DrawFn, x: np.ndarray, x64: bool, python_scalar: bool = True) -> Operand:
+    """`x`, or now and then (one draw in five) a weakly typed operand in its place: a Python scalar
+    of x's kind (which broadcasts as shape ()) or the implementation's WeakArray of it in x's shape.
+    Its value is one of x's, so it lies in the test's domain; a Python int is first wrapped into the
+    default int (a larger one is JAX's OverflowError, not what these tests are about). Bool arrays
+    stay as they are (a Python bool is not weak), and so do empty ones (they hold no value)."""
+    form = draw(st.sampled_from(OPERAND_FORMS), label="operand form")
+    if form == "array" or x.dtype.kind == "b" or x.size == 0:
+        return x
+    element = x.flat[draw(st.integers(0, x.size - 1), label="the weak value's index")]
+    if x.dtype.kind in "iu":
+        value: int | float | complex = int(np.asarray(element).astype(np.int64 if x64 else np.int32))
+    else:
+        value = complex(element) if x.dtype.kind == "c" else float(element)
+    if form == "python scalar" and python_scalar:
+        return value
+    return WeakArray(value, x.shape)
+
+
+def implementation_operand(jnp: Any, operand: Operand) -> Any:
+    """What the implementation is given: a WeakArray made by it, anything else as it is."""
+    return operand.make(jnp) if isinstance(operand, WeakArray) else operand
+
+
+def numpy_operand(operand: Operand) -> np.ndarray:
+    """The operand's values for the oracle (a Python scalar as a 0-d array, before the rules'
+    conversion to the compute dtype)."""
+    if isinstance(operand, WeakArray):
+        return np.full(operand.shape, operand.value)
+    return np.asarray(operand)
+
+
+def rules_operand(operand: Operand) -> Any:
+    """The operand as dtype_rules sees it: a WeakArray is its Python scalar (same weak code)."""
+    return operand.value if isinstance(operand, WeakArray) else operand
+
+
+def is_python_scalar(operand: Operand) -> bool:
+    return isinstance(operand, int | float | complex) and not isinstance(operand, bool | np.generic)
 
 
 @st.composite

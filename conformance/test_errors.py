@@ -3,7 +3,8 @@
 The catalogue is data: each entry is a small call that misuses the API, taking the implementation's
 ``numpy``, ``lax`` and ``tree_util`` modules, and the builtin exception class JAX 0.10.2 raises for it
 (JAX's own error types derive from these). After each misuse a normal call must still work: a
-failed call leaves no state behind.
+failed call leaves no state behind. A failure's reproducing program is the entry's own call, its
+text read from this file (`reproduce.lambda_body`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import Any, NamedTuple
 import numpy as np
 import pytest
 
+from conformance.checks import show_call
 from conformance.impl import Impl
+from conformance.reproduce import lambda_body
 
 pytestmark = [pytest.mark.area("errors"), pytest.mark.requires("eval")]
 
@@ -442,29 +445,41 @@ ACCEPTED: list[Accepted] = [
 ]
 
 
-def still_works(impl: Impl) -> None:
-    """A normal call after a misuse: nothing the failed call did is left behind."""
-    jnp, tu = impl.numpy, impl.tree_util
-    assert float(jnp.sum(jnp.arange(4.0))) == 6.0
-    assert float(impl.lax.add(jnp.float32(1), jnp.float32(2))) == 3.0
-    assert tu.tree_leaves([1, (2, {"a": 3})]) == [1, 2, 3]
+# Normal calls that must work after any misuse: nothing the failed call did is left behind.
+STILL_WORKS: list[tuple[Call, Any]] = [
+    (lambda jnp, lax, tu: float(jnp.sum(jnp.arange(4.0))), 6.0),
+    (lambda jnp, lax, tu: float(lax.add(jnp.float32(1), jnp.float32(2))), 3.0),
+    (lambda jnp, lax, tu: tu.tree_leaves([1, (2, {"a": 3})]), [1, 2, 3]),
+]
 
 
+def still_works(impl: Impl, after: Call) -> None:
+    """Each of STILL_WORKS after the call `after`; a failure's program makes that call, then this one."""
+    for call, want in STILL_WORKS:
+        show_call(f"try:\n    {lambda_body(after)}\nexcept Exception as err:\n    print(repr(err))\n"
+                  f"{lambda_body(call)}  # expected {want!r}")  # fmt: skip
+        got = call(impl.numpy, impl.lax, impl.tree_util)
+        assert got == want, f"after the call, {lambda_body(call)} gave {got!r}, expected {want!r}"
+
+
+# A failure's program is the entry's call itself (its text, read from this file).
 @pytest.mark.parametrize("case", MISUSES, ids=[c.id for c in MISUSES])
 def test_misuse_raises_what_jax_raises(impl: Impl, case: Misuse) -> None:
+    show_call(f"{lambda_body(case.call)}  # JAX raises {case.raises.__name__}")
     with pytest.raises(Exception) as info:
         case.call(impl.numpy, impl.lax, impl.tree_util)
     err = info.value
     assert isinstance(err, case.raises), (
         f"{case.id}: expected {case.raises.__name__}, got {type(err).__name__}: {err}"
     )
-    still_works(impl)
+    still_works(impl, case.call)
 
 
 @pytest.mark.parametrize("case", ACCEPTED, ids=[c.id for c in ACCEPTED])
 def test_what_jax_accepts_is_accepted(impl: Impl, case: Accepted) -> None:
+    show_call(f"{lambda_body(case.call)}  # JAX gives True")
     assert case.call(impl.numpy, impl.lax, impl.tree_util)
-    still_works(impl)
+    still_works(impl, case.call)
 
 
 def test_the_catalogue_has_distinct_ids() -> None:

@@ -291,6 +291,9 @@ def test_diagonal_diag_tril_triu(impl: Impl, flags, data: st.DataObject) -> None
 def test_index_grids(impl: Impl, flags, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
     n, m, k = (data.draw(st.integers(0, 4), label=name) for name in "nmk")
+    show_call("jnp.tri(n, m, k), jnp.tril_indices(n, k, m), jnp.triu_indices(n, k, m), jnp.indices((n, m)), "
+              "jnp.meshgrid(np.arange(n), np.arange(m, dtype=np.float32)), jnp.mgrid[0:n, 0:m], "
+              "jnp.r_[0:n, 7, np.arange(m)]", n=n, m=m, k=k)  # fmt: skip
     jnp = impl.numpy
     assert_rearranged(jnp.tri(n, m, k), np.tri(n, m, k, dtype=np.float32), x64)  # float32 even with x64
     assert_all_rearranged(jnp.tril_indices(n, k, m), [i.astype(canonical_int(x64)) for i in np.tril_indices(n, k, m)],
@@ -483,9 +486,9 @@ def test_compress_extract_choose_select(impl: Impl, flags, data: st.DataObject) 
     assert_rearranged(impl.numpy.extract(mask, x), np.extract(mask, x), x64)
     which = data.draw(S.arrays(np.dtype("int32"), x.shape, Domain(0, 2, grid=1.0)), label="which")
     choices = [x, np.zeros_like(x), np.ones_like(x)]
-    show_call("jnp.choose(which, [x, zeros, ones])", x=x, which=which)
+    show_call("jnp.choose(which, [x, np.zeros_like(x), np.ones_like(x)])", x=x, which=which)
     assert_rearranged(impl.numpy.choose(which, choices), np.choose(which, choices), x64)
-    show_call("jnp.select([mask, ~mask], [x, zeros], ones)", x=x, mask=mask)
+    show_call("jnp.select([mask, ~mask], [x, np.zeros_like(x)], np.ones_like(x))", x=x, mask=mask)
     got = impl.numpy.select([mask, ~mask], [x, np.zeros_like(x)], np.ones_like(x))
     assert_rearranged(got, np.select([mask, ~mask], [x, np.zeros_like(x)], np.ones_like(x)), x64)
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from conformance import dtype_rules as dr
 from conformance import strategies as S
-from conformance.checks import RTOL, assert_dtype, assert_values, assert_weak, draw_x64, show_call, ulp_scale, wide
+from conformance.checks import RTOL, assert_dtype, assert_values, assert_weak, draw_x64, show_call, show_value, ulp_scale, wide
 from conformance.impl import Impl
 from conformance.strategies import Domain
 
@@ -80,7 +80,7 @@ def test_array_with_an_explicit_dtype(impl: Impl, flags, function: str, data: st
     x64 = draw_x64(data, flags)
     values = data.draw(S.arrays(np.dtype("int64"), S.shapes(max_side=3), Domain(0, 10)), label="x").tolist()
     dtype = data.draw(S.dtypes(), label="dtype")
-    show_call(f"jnp.{function}(values, dtype={dtype.name!r})", values=values)
+    show_call(f"jnp.{function}(values, dtype={show_value(dtype)})", values=values)
     got = getattr(impl.numpy, function)(values, dtype=dtype)
     assert_dtype(got, dr.canonicalize(dtype, x64), weak=dr.weak_result("convert"))
     assert_values(got, np.array(values).astype(dtype), dr.canonicalize(dtype, x64))
@@ -126,7 +126,7 @@ def test_zeros_and_ones(impl: Impl, flags, name: str, data: st.DataObject) -> No
     x64 = draw_x64(data, flags)
     shape = data.draw(st.one_of(S.shapes(min_side=0), st.integers(0, 4)), label="shape")
     dtype = data.draw(S.maybe_dtypes(), label="dtype")
-    show_call(f"jnp.{name}({shape!r}, dtype={dtype!r})")
+    show_call(f"jnp.{name}({shape!r}, dtype={show_value(dtype)})")
     got = getattr(impl.numpy, name)(shape, dtype=dtype)
     want_dtype = expected(dtype, dr.default_float(x64), x64)
     assert_dtype(got, want_dtype, weak=dr.weak_result("creation"))
@@ -155,7 +155,7 @@ def test_full_with_a_typed_fill_or_an_explicit_dtype(impl: Impl, flags, data: st
     domain = S.Domain(0, 10) if dtype is not None and dtype.kind == "u" else S.DEFAULT
     groups = [S.ALL] if complex_ok else [S.REAL]
     fill = data.draw(S.dtype_and_array(groups, (), domain), label="fill_value")  # a 0-d NumPy array
-    show_call(f"jnp.full({shape!r}, fill, dtype={dtype!r})", fill=fill)
+    show_call(f"jnp.full({shape!r}, fill, dtype={show_value(dtype)})", fill=fill)
     got = impl.numpy.full(shape, fill, dtype=dtype)
     want_dtype = expected(dtype, dr.canonicalize(fill.dtype, x64), x64)
     assert_dtype(got, want_dtype, weak=dr.weak_result("convert") if dtype is not None else dr.weak_result("fill", fill))
@@ -175,7 +175,7 @@ def test_like_functions_copy_shape_and_dtype(impl: Impl, flags, name: str, data:
     dtype = data.draw(S.maybe_dtypes(), label="dtype")
     shape = data.draw(st.one_of(st.none(), S.shapes(min_side=0)), label="shape")
     fill = (data.draw(st.integers(0, 9), label="fill_value"),) if name == "full_like" else ()
-    show_call(f"jnp.{name}(x, {''.join(f'{f!r}, ' for f in fill)}dtype={dtype!r}, shape={shape!r})", x=x)
+    show_call(f"jnp.{name}(x, {''.join(f'{f!r}, ' for f in fill)}dtype={show_value(dtype)}, shape={shape!r})", x=x)
     got = getattr(impl.numpy, name)(x, *fill, dtype=dtype, shape=shape)
     want_dtype = expected(dtype, dr.canonicalize(x.dtype, x64), x64)
     assert_dtype(got, want_dtype, weak=dr.weak_result("convert") if dtype is not None else dr.weak_result("fill", x))
@@ -209,7 +209,7 @@ def test_arange(impl: Impl, flags, data: st.DataObject) -> None:
     dtype = data.draw(S.maybe_dtypes(*((S.INEXACT,) if floats else (S.INTEGER, S.INEXACT))), label="dtype")
     if not floats and dtype is not None and dtype.kind == "u":
         args = tuple(abs(a) for a in args)
-    show_call(f"jnp.arange({', '.join(map(repr, args))}, dtype={dtype!r})")
+    show_call(f"jnp.arange({', '.join(map(repr, args))}, dtype={show_value(dtype)})")
     got = impl.numpy.arange(*args, dtype=dtype)
     want_dtype = expected(dtype, dr.default_float(x64) if floats else dr.default_int(x64), x64)
     assert_dtype(got, want_dtype, weak=dr.weak_result("creation"))
@@ -346,7 +346,7 @@ def test_eye(impl: Impl, flags, data: st.DataObject) -> None:
     m = data.draw(st.one_of(st.none(), st.integers(0, 4)), label="M")
     k = data.draw(st.integers(-3, 3), label="k")
     dtype = data.draw(S.maybe_dtypes(), label="dtype")
-    show_call(f"jnp.eye({n}, {m}, k={k}, dtype={dtype!r}); jnp.identity({n}, dtype={dtype!r})")
+    show_call(f"jnp.eye({n}, {m}, k={k}, dtype={show_value(dtype)}); jnp.identity({n}, dtype={show_value(dtype)})")
     want_dtype = expected(dtype, dr.default_float(x64), x64)
     for got, want in [(impl.numpy.eye(n, m, k=k, dtype=dtype), np.eye(n, m, k=k)),
                       (impl.numpy.identity(n, dtype=dtype), np.identity(n))]:  # fmt: skip

@@ -2,13 +2,16 @@
 
 The oracle converts the inputs to the dtype the JAX rules say the computation happens in, widens them
 (int64, float64, complex128) and applies the NumPy function; the expected dtype comes from
-dtype_rules (the promotion table plus JAX's per-function rules), never from NumPy.
+dtype_rules (the promotion table plus JAX's per-function rules), never from NumPy. The operands of
+binary functions and operators are NumPy arrays, now and then a weakly typed one instead (a Python
+scalar, or the implementation's array of one: strategies.maybe_weak), whose weak code the table
+joins like any other.
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,6 +65,10 @@ class Op:
     int_domains: tuple[Domain, ...] | None = None
     atol: float = 1.0  # absolute tolerance, in units of the dtype's rtol
     weak_family: str = "elementwise"  # dtype_rules.weak_result's family for the result's weak type
+    # The operands take their joined dtype before the compute dtype (JAX's jnp.atan2 is arctan2 of
+    # promote_args: a Python int wraps into an integer array's dtype first); else they are
+    # converted to the compute dtype directly, as JAX's promote_args_inexact does.
+    promotes_first: bool = False
 
     def __repr__(self) -> str:
         return f"Op({self.name!r})"
@@ -127,8 +134,8 @@ BINARY = [
     Op("less_equal", np.less_equal, S.ALL, result=boolean, domains=(S.TIES, S.TIES)),
     Op("greater", np.greater, S.ALL, result=boolean, domains=(S.TIES, S.TIES)),
     Op("greater_equal", np.greater_equal, S.ALL, result=boolean, domains=(S.TIES, S.TIES)),
-    Op("logical_and", np.logical_and, S.ALL, result=boolean, domains=(S.TIES, S.TIES)),
-    Op("logical_or", np.logical_or, S.ALL, result=boolean, domains=(S.TIES, S.TIES)),
+    Op("logical_and", np.logical_and, S.ALL, result=boolean, domains=(S.TIES, S.TIES), weak_family="constant"),
+    Op("logical_or", np.logical_or, S.ALL, result=boolean, domains=(S.TIES, S.TIES), weak_family="constant"),
 ]
 BY_NAME = {op.name: op for op in UNARY + BINARY}
 
@@ -138,25 +145,43 @@ def oracle(op: Op, compute: np.dtype, *inputs: np.ndarray) -> np.ndarray:
         return op.oracle(*(as_operand(x, compute) for x in inputs))
 
 
-def compute_dtype(op: Op, dtypes: tuple[np.dtype, ...], shapes: tuple, x64: bool) -> np.dtype:
-    """The dtype `op` computes in, from the promoted input dtype, with one documented exception:
-    jnp.power with a concrete integer scalar exponent is lax.integer_pow on the (numeric) base."""
-    if op.name == "power" and shapes[1] == () and dtypes[1].kind in "iu":
-        return dr.numeric(dr.canonicalize(dtypes[0], x64))
-    return op.compute(dr.promote(*dtypes, x64=x64), x64)
+def codes_of(operands: Sequence[Any], x64: bool) -> tuple[str, ...]:
+    """The table codes of operands (arrays, dtypes, Python scalars, WeakArrays), canonicalized."""
+    return tuple(dr.operand_code(S.rules_operand(x), x64) for x in operands)
 
 
-def check(impl: Impl, op: Op, x64: bool, inputs: list[np.ndarray], got=None) -> None:
+def compute_dtype(op: Op, codes: tuple[str, ...], shapes: tuple, x64: bool) -> np.dtype:
+    """The dtype `op` computes in, from the join of the operands' codes, with one documented
+    exception: jnp.power with a concrete integer scalar exponent (a 0-d integer array or a Python
+    int) is lax.integer_pow on the (numeric) base."""
+    if _is_integer_pow(op, codes, shapes):
+        return dr.numeric(dr.dtype_of(codes[0], x64))
+    return op.compute(dr.dtype_of(dr.join(*codes), x64), x64)
+
+
+def _is_integer_pow(op: Op, codes: tuple[str, ...], shapes: tuple) -> bool:
+    return op.name == "power" and shapes[1] == () and codes[1][0] in "iu"
+
+
+def check(impl: Impl, op: Op, x64: bool, inputs: Sequence[S.Operand], got=None) -> None:
     """Call jnp.<op>(*inputs) (unless `got` is given) and compare with the oracle."""
-    compute = compute_dtype(op, tuple(x.dtype for x in inputs), tuple(x.shape for x in inputs), x64)
+    codes, arrays = codes_of(inputs, x64), [S.numpy_operand(x) for x in inputs]
+    shapes = tuple(x.shape for x in arrays)
+    compute = compute_dtype(op, codes, shapes, x64)
     want_dtype = op.result(compute, x64)
     if got is None:
-        got = getattr(impl.numpy, op.name)(*inputs)
-    # integer_pow (the exception above) has the base's weak type; otherwise the promoted code's
-    integer_pow = op.name == "power" and inputs[1].shape == () and inputs[1].dtype.kind in "iu"
-    operands = inputs[:1] if integer_pow else inputs
-    assert_dtype(got, want_dtype, weak=dr.weak_result(op.weak_family, *operands, x64=x64))
-    want = oracle(op, compute, *inputs)
+        got = getattr(impl.numpy, op.name)(*(S.implementation_operand(impl.numpy, x) for x in inputs))
+    operands = [S.rules_operand(x) for x in inputs]
+    if op.name == "power":
+        weak = dr.power_weak_result(*operands, x64=x64, integer_pow=_is_integer_pow(op, codes, shapes))
+    else:
+        weak = dr.weak_result(op.weak_family, *operands, x64=x64, shapes=list(shapes))
+    assert_dtype(got, want_dtype, weak=weak)
+    if op.promotes_first:
+        joined = dr.dtype_of(dr.join(*codes), x64)
+        with np.errstate(all="ignore"):
+            arrays = [x.astype(joined) for x in arrays]
+    want = oracle(op, compute, *arrays)
     assert_values(got, want, want_dtype, atol=op.atol * _rtol(want_dtype))
 
 
@@ -166,7 +191,7 @@ def _rtol(dt: np.dtype) -> float:
 
 def draw_inputs(data: st.DataObject, op: Op, shapes: tuple, x64: bool, dtypes: tuple) -> list[np.ndarray]:
     """Draw one array per shape; the domains depend on the dtype the op will compute in."""
-    domains = op.domains_for(compute_dtype(op, dtypes, shapes, x64))
+    domains = op.domains_for(compute_dtype(op, codes_of(dtypes, x64), shapes, x64))
     return [
         data.draw(S.arrays(d, s, domains[i]), label=f"x{i}") for i, (d, s) in enumerate(zip(dtypes, shapes))
     ]
@@ -183,8 +208,9 @@ def test_unary_function_matches_numpy(impl: Impl, flags, op: Op, data: st.DataOb
     check(impl, op, x64, [x])
 
 
-def _draw_binary_inputs(data: st.DataObject, flags, op: Op) -> tuple[bool, np.ndarray, np.ndarray]:
-    """x64 on or off, then two broadcastable operands of dtypes ``op`` accepts (and can join)."""
+def _draw_binary_inputs(data: st.DataObject, flags, op: Op, both_python: bool = True) -> tuple[bool, Any, Any]:
+    """x64 on or off, then two broadcastable operands of dtypes ``op`` accepts (and can join), now and
+    then weakly typed ones (strategies.maybe_weak); `both_python=False`: not two Python scalars."""
     x64 = draw_x64(data, flags)
     dtypes = (
         data.draw(S.dtypes(op.dtypes), label="dtype x"),
@@ -193,6 +219,8 @@ def _draw_binary_inputs(data: st.DataObject, flags, op: Op) -> tuple[bool, np.nd
     assume(_promoted_ok(op, dtypes, x64))
     shapes = data.draw(S.broadcastable_shapes(), label="shapes")
     x, y = draw_inputs(data, op, shapes, x64, dtypes)
+    x = data.draw(S.maybe_weak(x, x64), label="x")
+    y = data.draw(S.maybe_weak(y, x64, python_scalar=both_python or not S.is_python_scalar(x)), label="y")
     return x64, x, y
 
 
@@ -217,10 +245,14 @@ def test_where_selects_and_promotes(impl: Impl, flags, data: st.DataObject) -> N
     cond = data.draw(S.arrays(np.dtype(bool), shapes[0]), label="cond")
     x = data.draw(S.dtype_and_array([S.ALL], shapes[1]), label="x")
     y = data.draw(S.dtype_and_array([S.ALL], shapes[2]), label="y")
+    x = data.draw(S.maybe_weak(x, x64), label="x or weak")
+    y = data.draw(S.maybe_weak(y, x64), label="y or weak")
     show_call("jnp.where(cond, x, y)", cond=cond, x=x, y=y)
-    got = impl.numpy.where(cond, x, y)
-    want_dtype = dr.promote(x.dtype, y.dtype, x64=x64)
-    assert_dtype(got, want_dtype, weak=dr.weak_result("elementwise", x, y, x64=x64))
+    got = impl.numpy.where(cond, *(S.implementation_operand(impl.numpy, v) for v in (x, y)))
+    want_dtype = dr.dtype_of(dr.join(*codes_of((x, y), x64)), x64)
+    weak = dr.weak_result("elementwise", S.rules_operand(x), S.rules_operand(y), x64=x64)
+    assert_dtype(got, want_dtype, weak=weak)
+    x, y = S.numpy_operand(x), S.numpy_operand(y)
     assert_values(got, np.where(cond, as_operand(x, want_dtype), as_operand(y, want_dtype)), want_dtype)
 
 
@@ -241,10 +273,19 @@ OPERATORS = {
 def test_binary_operator_on_arrays(impl: Impl, flags, symbol: str, data: st.DataObject) -> None:
     python_op, name = OPERATORS[symbol]
     op = BY_NAME[name]
-    x64, x, y = _draw_binary_inputs(data, flags, op)
-    show_call(f"jnp.asarray(x) {symbol} jnp.asarray(y)", x=x, y=y)
-    got = python_op(impl.numpy.asarray(x), impl.numpy.asarray(y))
+    x64, x, y = _draw_binary_inputs(data, flags, op, both_python=False)
+    show_call(f"{as_array('x', x)} {symbol} {as_array('y', y)}", x=x, y=y)
+    got = python_op(operator_operand(impl, x), operator_operand(impl, y))
     check(impl, op, x64, [x, y], got=got)
+
+
+def operator_operand(impl: Impl, x: S.Operand) -> Any:
+    """An operator's operand: a NumPy array becomes the implementation's; weak ones stay weak."""
+    return impl.numpy.asarray(x) if isinstance(x, np.ndarray) else S.implementation_operand(impl.numpy, x)
+
+
+def as_array(name: str, x: S.Operand) -> str:
+    return f"jnp.asarray({name})" if isinstance(x, np.ndarray) else name
 
 
 SCALARS = {"i*": 3, "f*": 0.5, "c*": 1.5j}

@@ -36,6 +36,7 @@ from conformance.test_numpy_elementwise import (
     Op,
     boolean,
     check,
+    codes_of,
     compute_dtype,
     draw_inputs,
     numeric,
@@ -148,22 +149,22 @@ UNARY = [
 
 BINARY = [
     Op("arctan2", np.arctan2, S.REAL, compute=dr.inexact, domains=(S.NONZERO, S.NONZERO)),
-    Op("atan2", np.arctan2, S.REAL, compute=dr.inexact, domains=(S.NONZERO, S.NONZERO)),
+    Op("atan2", np.arctan2, S.REAL, compute=dr.inexact, domains=(S.NONZERO, S.NONZERO), promotes_first=True),
     Op("logaddexp", np.logaddexp, S.REAL, compute=real_inexact),
-    Op("logaddexp2", np.logaddexp2, S.REAL, compute=real_inexact),
+    Op("logaddexp2", np.logaddexp2, S.REAL, compute=real_inexact, weak_family="constant"),
     Op("copysign", np.copysign, S.REAL, compute=real_inexact, domains=(S.DEFAULT, S.NONZERO)),
     Op("mod", np.remainder, NO_COMPLEX, compute=numeric, domains=(S.GRID, S.GRID_NONZERO)),
     Op("bitwise_xor", np.bitwise_xor, BITWISE, domains=(ALL_BITS, ALL_BITS)),
     Op("fmod", np.fmod, NO_COMPLEX, compute=numeric, domains=(S.GRID, S.GRID_NONZERO)),
     Op("fmax", np.fmax, S.REAL, domains=(S.TIES, S.TIES)),
     Op("fmin", np.fmin, S.REAL, domains=(S.TIES, S.TIES)),
-    Op("hypot", np.hypot, S.REAL, compute=real_inexact),
-    Op("heaviside", np.heaviside, S.REAL, compute=real_inexact, domains=(S.TIES, S.DEFAULT)),
+    Op("hypot", np.hypot, S.REAL, compute=real_inexact, weak_family="constant"),
+    Op("heaviside", np.heaviside, S.REAL, compute=real_inexact, domains=(S.TIES, S.DEFAULT),
+       weak_family="constant_first"),
     Op("float_power", np.float_power, S.REAL, compute=dr.inexact, domains=(Domain(0.5, 4), Domain(-3, 3))),
-    Op("gcd", np.gcd, INTEGER, domains=(Domain(-60, 60), Domain(-60, 60))),
-    Op("lcm", np.lcm, INTEGER, domains=(Domain(-11, 11), Domain(-11, 11))),
-    # Each operand becomes a bool first, so the weak corners of the join (uint64 with int8) never arise.
-    Op("logical_xor", np.logical_xor, S.ALL, result=boolean, domains=(S.TIES, S.TIES), weak_family="convert"),
+    Op("gcd", np.gcd, INTEGER, domains=(Domain(-60, 60), Domain(-60, 60)), weak_family="constant"),
+    Op("lcm", np.lcm, INTEGER, domains=(Domain(-11, 11), Domain(-11, 11)), weak_family="constant"),
+    Op("logical_xor", np.logical_xor, S.ALL, result=boolean, domains=(S.TIES, S.TIES), weak_family="constant"),
     Op("pow", np.power, S.INEXACT, domains=(Domain(0.5, 4), Domain(-3, 3))),
     Op("nextafter", np.nextafter, FLOAT, compute=dr.inexact, domains=(S.TIES, S.TIES)),
 ]
@@ -185,8 +186,9 @@ def test_unary_math_function_matches_numpy(impl: Impl, flags, op: Op, data: st.D
 def test_binary_math_function_matches_numpy(impl: Impl, flags, op: Op, data: st.DataObject) -> None:
     x64, x, y = draw_binary_inputs(data, flags, op)
     if op.name == "nextafter":  # its result is one ulp away: compare in the exact dtype
-        compute = compute_dtype(op, (x.dtype, y.dtype), (x.shape, y.shape), x64)
-        x, y = x.astype(compute), y.astype(compute)
+        shapes = (S.numpy_operand(x).shape, S.numpy_operand(y).shape)
+        compute = compute_dtype(op, codes_of((x, y), x64), shapes, x64)
+        x, y = (v.astype(compute) if isinstance(v, np.ndarray) else v for v in (x, y))
         assume(compute.name != "bfloat16")  # NumPy has no nextafter for it
     show_call(f"jnp.{op.name}(x, y)", x=x, y=y)
     check(impl, op, x64, [x, y])
@@ -423,7 +425,7 @@ def test_statistic_matches_numpy(impl: Impl, flags, name: str, data: st.DataObje
         kwargs["ddof"] = data.draw(st.integers(0, 1), label="ddof")
         count = x.size if axis is None else int(np.prod([x.shape[a] for a in np.atleast_1d(axis)]))
         assume(count > kwargs["ddof"])
-    show_call(f"jnp.{name}(x, **{kwargs!r})", x=x)
+    show_call(f"jnp.{name}(x, **kwargs)", x=x, kwargs=kwargs)
     got = getattr(impl.numpy, name)(x, **kwargs)
     want_dtype = rule(dr.canonicalize(dt, x64), x64)
     assert_dtype(got, want_dtype, weak=False)
@@ -546,7 +548,7 @@ def test_reduction_with_where_and_initial(impl: Impl, flags, name: str, data: st
     if name == "mean":
         count = np.broadcast_to(where, x.shape).sum(axis=axis)
         assume(np.all(count > 0))
-    show_call(f"jnp.{name}(x, **{kwargs!r})", x=x)
+    show_call(f"jnp.{name}(x, **kwargs)", x=x, kwargs=kwargs)
     got = getattr(impl.numpy, name)(x, **kwargs)
     want = getattr(np, name)(wide(x), **kwargs)
     want_dtype = np.dtype(bool) if name in ("all", "any") else np.dtype("float32")
@@ -569,10 +571,12 @@ def test_running_reduction_matches_numpy(impl: Impl, flags, name: str, data: st.
         assume(x.ndim >= 1)
         axis = axis if x.ndim > 1 else data.draw(st.sampled_from([None, axis]), label="axis")
         include = data.draw(st.booleans(), label="include_initial")
+        show_call(f"jnp.{name}(x, axis=axis, include_initial=include)", x=x, axis=axis, include=include)
         got = getattr(impl.numpy, name)(x, axis=axis, include_initial=include)
         want = getattr(np, name)(wide(x), axis=axis, include_initial=include)
     else:
         axis = data.draw(st.sampled_from([None, axis]), label="axis")
+        show_call(f"jnp.{name}(x, axis=axis)", x=x, axis=axis)
         got = getattr(impl.numpy, name)(x, axis=axis)
         want = getattr(np, name)(wide(x), axis=axis)
     canonical = dr.canonicalize(dt, x64)
@@ -774,7 +778,9 @@ def test_tensor_products_match_numpy(impl: Impl, flags, data: st.DataObject) -> 
     a = data.draw(S.arrays(dt, (2, 3, 4), S.SMALL), label="a")
     b = data.draw(S.arrays(dt, (3, 4), S.SMALL), label="b")
     v = data.draw(S.arrays(dt, (4,), S.SMALL), label="v")
-    show_call("tensordot, inner, outer, kron, vdot, vecdot, matvec, vecmat, cross, trace", a=a, b=b, v=v)
+    show_call("jnp.tensordot(a, b), jnp.tensordot(a, b, axes=([1], [0])), jnp.inner(a, b), jnp.outer(b, v), "
+              "jnp.kron(b, v), jnp.vdot(b, b), jnp.vecdot(a, v), jnp.matvec(b, v), jnp.vecmat(v[:3], b), "
+              "jnp.cross(b[:, :3], b[:, 1:]), jnp.trace(a, offset=1, axis1=1, axis2=2)", a=a, b=b, v=v)  # fmt: skip
     jnp = impl.numpy
     want_dtype = dr.canonicalize(dt, x64)
     w = [as_operand(x, want_dtype) for x in (a, b, v)]

@@ -11,8 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance import dtype_rules as dr
+from conformance import strategies as S
 from conformance.checks import assert_weak, show_call
 from conformance.impl import Impl
+from conformance.reproduce import Source, lambda_body
 
 pytestmark = [pytest.mark.area("promotion"), pytest.mark.requires("eval")]
 
@@ -43,6 +45,11 @@ def stored_code(code: str, x64: bool) -> str:
     return code if dr.is_weak_code(code) else dr.code_of(dr.dtype_of(code, x64))
 
 
+def expected(code: str, x64: bool) -> str:
+    """The result a code stands for, as a program's comment says it: "float32, weakly typed"."""
+    return f"{dr.dtype_of(code, x64)}{', weakly typed' if dr.is_weak_code(code) else ''}"
+
+
 def assert_promotes(result: Any, code: str, x64: bool) -> None:
     want = dr.dtype_of(code, x64)
     assert np.dtype(result.dtype) == want, f"dtype {result.dtype}, expected {want} (table code {code})"
@@ -55,8 +62,9 @@ def assert_promotes(result: Any, code: str, x64: bool) -> None:
 @pytest.mark.parametrize(("a", "b"), STRONG_PAIRS, ids=[f"{a}-{b}" for a, b in STRONG_PAIRS])
 def test_promote_types_matches_the_table_with_x64(impl: Impl, flags, a: str, b: str) -> None:
     flags("jax_enable_x64", True)
-    got = impl.numpy.promote_types(dr.dtype(dr.CODE_TO_NAME[a]), dr.dtype(dr.CODE_TO_NAME[b]))
-    assert np.dtype(got) == dr.dtype_of(dr.join(a, b), x64=True)
+    x, y, want = dr.dtype(dr.CODE_TO_NAME[a]), dr.dtype(dr.CODE_TO_NAME[b]), dr.dtype_of(dr.join(a, b), x64=True)
+    show_call(f"jnp.promote_types(x, y)  # the table: {want}", x=x, y=y)
+    assert np.dtype(impl.numpy.promote_types(x, y)) == want
 
 
 SIXTY_FOUR_BIT_CODES = {"i8", "u8", "f8", "c16"}
@@ -71,8 +79,9 @@ def test_promote_types_without_x64_forms_no_new_64_bit_type(impl: Impl, flags, a
     want = dr.WEAK_DEFAULT.get(dr.join(a, b)) or dr.CODE_TO_NAME[dr.join(a, b)]  # u8 x i1 -> f* -> float64
     if want == "int64" and not {a, b} & SIXTY_FOUR_BIT_CODES:
         want = "int32"
-    got = impl.numpy.promote_types(dr.dtype(dr.CODE_TO_NAME[a]), dr.dtype(dr.CODE_TO_NAME[b]))
-    assert np.dtype(got) == dr.dtype(want)
+    x, y = dr.dtype(dr.CODE_TO_NAME[a]), dr.dtype(dr.CODE_TO_NAME[b])
+    show_call(f"jnp.promote_types(x, y)  # expected {want}", x=x, y=y)
+    assert np.dtype(impl.numpy.promote_types(x, y)) == dr.dtype(want)
 
 
 X64_OFF_PROMOTE_TYPES = [  # (a, b, promote_types(a, b)) while x64 is off: 64-bit types stay 64-bit
@@ -97,23 +106,30 @@ def test_result_type_is_the_canonical_table_entry(impl: Impl, x64: bool, a: str,
     """result_type of dtypes and Python scalars canonicalizes its inputs and its answer: while x64 is
     off, uint64 counts as uint32 and float64 as float32, so uint64 with int8 gives int32 (u4 x i1 ->
     i8 -> int32); a weak result is the default type of its kind."""
-    args = [WEAK_SCALARS.get(code) or dr.dtype(dr.CODE_TO_NAME[code]) for code in (a, b)]
-    got = impl.numpy.result_type(*args)
-    assert np.dtype(got) == dr.dtype_of(dr.join(stored_code(a, x64), stored_code(b, x64)), x64)
+    x, y = [WEAK_SCALARS.get(code) or dr.dtype(dr.CODE_TO_NAME[code]) for code in (a, b)]
+    want = dr.dtype_of(dr.join(stored_code(a, x64), stored_code(b, x64)), x64)
+    show_call(f"jnp.result_type(x, y)  # expected {want}", x=x, y=y)
+    assert np.dtype(impl.numpy.result_type(x, y)) == want
 
 
 @pytest.mark.parametrize(("a", "b"), ALL_PAIRS, ids=[f"{a}-{b}" for a, b in ALL_PAIRS])
 def test_binary_op_promotes_by_the_table(impl: Impl, x64: bool, a: str, b: str) -> None:
     """Dtype and weak type of a + b for every pair of the table, weak Python scalars included."""
     ca, cb = stored_code(a, x64), stored_code(b, x64)
-    assert_promotes(add(impl, value(impl, ca, x64), value(impl, cb, x64)), dr.join(ca, cb), x64)
+    x, y, want = value(impl, ca, x64), value(impl, cb, x64), dr.join(ca, cb)
+    call = "jnp.add(x, y)" if dr.is_weak_code(ca) and dr.is_weak_code(cb) else "x + y"
+    show_call(f"{call}  # expected {expected(want, x64)}", x=x, y=y)
+    assert_promotes(add(impl, x, y), want, x64)
 
 
-@given(triple=st.tuples(*[st.sampled_from(dr.ALL_CODES)] * 3))
-def test_promotion_is_associative(impl: Impl, flags, triple: tuple[str, str, str]) -> None:
+@given(triple=st.tuples(*[st.sampled_from(dr.ALL_CODES)] * 3), arrays=st.tuples(*[st.booleans()] * 3))
+def test_promotion_is_associative(impl: Impl, flags, triple: tuple[str, ...], arrays: tuple[bool, ...]) -> None:
+    """Weak values are Python scalars or (`arrays`) the implementation's weak 0-d arrays of them."""
     flags("jax_enable_x64", True)
-    a, b, c = (value(impl, code, True) for code in triple)
-    show_call("jnp.add(jnp.add(a, b), c) and jnp.add(a, jnp.add(b, c))", a=a, b=b, c=c)
+    shown = [S.WeakArray(WEAK_SCALARS[code], ()) if array and code in WEAK_SCALARS else value(impl, code, True)
+             for code, array in zip(triple, arrays)]  # fmt: skip
+    a, b, c = (S.implementation_operand(impl.numpy, v) for v in shown)
+    show_call("jnp.add(jnp.add(a, b), c), jnp.add(a, jnp.add(b, c))", a=shown[0], b=shown[1], c=shown[2])
     want = dr.join(*triple)
     assert_promotes(impl.numpy.add(impl.numpy.add(a, b), c), want, True)
     assert_promotes(impl.numpy.add(a, impl.numpy.add(b, c)), want, True)
@@ -302,6 +318,11 @@ FAMILY_CASES: dict[str, tuple[str, tuple, Any]] = {
     "jnp.add(W, S)": ("elementwise", (2.0, F), lambda jnp, lax, W, S: jnp.add(W, S)),
     "jnp.less(W, W)": ("elementwise", (2.0, 2.0), lambda jnp, lax, W, S: jnp.less(W, W)),
     "jnp.less(W, S)": ("elementwise", (2.0, F), lambda jnp, lax, W, S: jnp.less(W, S)),
+    "jnp.logical_and(W, W)": ("constant", (2.0, 2.0), lambda jnp, lax, W, S: jnp.logical_and(W, W)),
+    "jnp.logical_and(W[0, 0], 3.0)": ("constant", (2.0, 3.0), lambda jnp, lax, W, S: jnp.logical_and(W[0, 0], 3.0)),
+    "jnp.logical_or(S[0, 0] > 0, 3.0)": ("constant", (np.bool_, 3.0),
+                                         lambda jnp, lax, W, S: jnp.logical_or(S[0, 0] > 0, 3.0)),
+    "jnp.hypot(W, 3.0)": ("constant", (2.0, 3.0), lambda jnp, lax, W, S: jnp.hypot(W, 3.0)),
     "jnp.reshape(W)": ("elementwise", (2.0,), lambda jnp, lax, W, S: jnp.reshape(W, (3, 2))),
     "jnp.transpose(W)": ("elementwise", (2.0,), lambda jnp, lax, W, S: jnp.transpose(W)),
     "jnp.concatenate([W, W])": ("elementwise", (2.0, 2.0), lambda jnp, lax, W, S: jnp.concatenate([W, W])),
@@ -324,10 +345,17 @@ FAMILY_CASES: dict[str, tuple[str, tuple, Any]] = {
 }
 
 
+# The operands' shapes, for the families that depend on them (W and S are (2, 3); scalars ()).
+FAMILY_SHAPES = {"jnp.logical_and(W, W)": [(2, 3), (2, 3)], "jnp.hypot(W, 3.0)": [(2, 3), ()]}
+
+
 @pytest.mark.parametrize("case", list(FAMILY_CASES))
 def test_weak_type_follows_the_family_rule(impl: Impl, case: str) -> None:
     family, operands, call = FAMILY_CASES[case]
     weak_array, strong_array = impl.numpy.full((2, 3), 2.0), np.ones((2, 3), np.float32)
     assert_weak(weak_array, True, "jnp.full((2, 3), 2.0)")
+    want = dr.weak_result(family, *operands, shapes=FAMILY_SHAPES.get(case))
+    show_call(f"{lambda_body(call)}  # {'weakly' if want else 'strongly'} typed",
+              W=Source("jnp.full((2, 3), 2.0)"), S=strong_array)  # fmt: skip
     got = call(impl.numpy, impl.lax, weak_array, strong_array)
-    assert_weak(got, dr.weak_result(family, *operands), f"{case} ({family})")
+    assert_weak(got, want, f"{case} ({family})")

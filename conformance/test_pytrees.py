@@ -301,7 +301,7 @@ def test_unflatten_round_trips(tu: Any, tree: Any) -> None:
 def test_unflatten_puts_new_leaves_in_place(tu: Any, tree: Any) -> None:
     leaves, treedef = tu.tree_flatten(tree)
     tags = [Tag(i) for i in range(len(leaves))]
-    show_call("tree_util.tree_unflatten(treedef, tags)", tree=tree)
+    show_call("tree_util.tree_unflatten(tree_util.tree_structure(tree), tags)", tree=tree, tags=tags)
     rebuilt = tu.tree_unflatten(treedef, tags)
     got_leaves, got_structure = reference_flatten(rebuilt)
     assert got_structure == reference_flatten(tree)[1]
@@ -351,7 +351,7 @@ def test_treedefs_compare_by_structure(tu: Any, tree: Any) -> None:
     structure gives an unequal one."""
     leaves, _ = reference_flatten(tree)
     same_shape = reference_rebuild(tree, iter([Tag(i) for i in range(len(leaves))]))
-    show_call("tree_util.tree_structure(tree) == tree_util.tree_structure(same_shape)", tree=tree)
+    show_call("tree_util.tree_structure(tree) == tree_util.tree_structure(same_shape)", tree=tree, same_shape=same_shape)
     a, b = tu.tree_structure(tree), tu.tree_structure(same_shape)
     assert a == b
     assert hash(a) == hash(b)
@@ -381,7 +381,7 @@ def test_flatten_with_path_gives_each_leaf_its_key_path(tu: Any, tree: Any) -> N
 @given(tree=TREES)
 @with_regressions
 def test_tree_map_with_path_calls_f_with_each_path(tu: Any, tree: Any) -> None:
-    show_call("tree_util.tree_map_with_path(lambda p, x: Tag(keystr(p), x), tree)", tree=tree)
+    show_call("tree_util.tree_map_with_path(lambda p, x: Tag(tree_util.keystr(p), x), tree)", tree=tree)
     got = tu.tree_map_with_path(lambda path, x: Tag(tu.keystr(path), x), tree)
     got_leaves, got_structure = reference_flatten(got)
     assert got_structure == reference_flatten(tree)[1]
@@ -580,7 +580,7 @@ def test_treedefs_differ_in_keys_classes_and_aux_data_alone(tu: Any, tree: Any, 
     """Same leaves, same shape: a dict key, an OrderedDict's key order, a namedtuple class or a custom
     node's aux data differs, and so do the treedefs (equal ones hash equally)."""
     k1, k2 = keys
-    show_call("tree_util.tree_structure({k1: tree}) != tree_util.tree_structure({k2: tree})", tree=tree)
+    show_call("tree_util.tree_structure({k1: tree}) != tree_util.tree_structure({k2: tree})", tree=tree, k1=k1, k2=k2)
     _differ(tu, {k1: tree}, {k2: tree})
     if reference_flatten(tree)[1] != "*":
         _differ(tu, {k1: tree, k2: 0}, {k1: 0, k2: tree})

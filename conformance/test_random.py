@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from conformance.checks import show_call
 from conformance.impl import Impl
 from conformance.random_cases import CASES, Case, decode
 
@@ -41,6 +42,8 @@ def test_data_was_recorded_with_the_default_prng() -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_same_key_gives_jaxs_numbers(case: Case, random: Any, flags: Callable[[str, object], None]) -> None:
     flags("jax_enable_x64", case.x64)
+    show_call("np.asarray(fn(jax.random)), decode(DATA['cases'][name])  # got, and JAX's numbers",
+              fn=case.fn, name=case.name)  # fmt: skip
     want = decode(DATA["cases"][case.name])
     got = np.asarray(case.fn(random))
     assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype, want.shape)

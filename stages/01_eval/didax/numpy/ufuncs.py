@@ -76,6 +76,16 @@ def _filled_like(x: ArrayLike, value: int) -> ArrayLike:
     return lax.broadcast_in_dim(_constant_like(x, value), get_aval(x).shape, ())
 
 
+def _jax_constant(x: ArrayLike, value: float, shape: tuple[int, ...] | None = None) -> ArrayLike:
+    """``value`` in ``x``'s dtype (broadcast to ``shape``, default x's), weakly typed only when
+    ``x`` is a weak 0-d value, as JAX's ``lax._const`` makes the constants of its functions. So a
+    result JAX builds from one is weak for weak scalars (logaddexp2(1.0, 2.0)) and strong for weak
+    arrays (logaddexp2(jnp.full(2, 1.0), 2.0)): didax does the same where JAX does."""
+    aval = get_aval(x)
+    constant = convert(value, aval.dtype, aval.weak_type and aval.shape == ())
+    return lax.broadcast_in_dim(constant, aval.shape if shape is None else shape, ())
+
+
 def _differs_in_sign(r: ArrayLike, y: ArrayLike) -> ArrayLike:
     """Where the C-style remainder r is nonzero and has the opposite sign of the divisor y."""
     zero = _constant_like(r, 0)
@@ -173,7 +183,9 @@ def _integer_array_power(x: ArrayLike, y: ArrayLike) -> ArrayLike:
     zero = _constant_like(x, 0)
     # 0 ** y is 0 for every y but 0 (negative ones too); anything ** 0 is 1.
     zero_base = lax.bitwise_and(lax.eq(x, zero), lax.ne(y, zero))
-    acc = lax.select_n(zero_base, _filled_like(x, 1), _filled_like(x, 0))
+    # JAX starts the product from strongly typed constants: an integer power is never weak.
+    ones, zeros = (lax.broadcast_in_dim(convert(v, get_aval(x).dtype), get_aval(x).shape, ()) for v in (1, 0))
+    acc = lax.select_n(zero_base, ones, zeros)
     for bit in range(_EXPONENT_BITS):
         bit_set = lax.ne(lax.bitwise_and(y, _constant_like(y, 1 << bit)), _constant_like(y, 0))
         acc = lax.select_n(bit_set, acc, lax.mul(acc, x))
@@ -311,10 +323,9 @@ invert = bitwise_not
 def _to_bool(x: ArrayLike) -> ArrayLike:
     """x != 0. As JAX makes its constants, the 0 is weakly typed only when x is a weak scalar: so
     logical_not(3) is a weak bool, but logical_not of a weak array is not."""
-    aval = get_aval(x)
-    if aval.dtype == np.bool_:
+    if get_aval(x).dtype == np.bool_:
         return x
-    return lax.ne(x, convert(0, aval.dtype, aval.weak_type and aval.shape == ()))
+    return lax.ne(x, _jax_constant(x, 0))
 
 
 def logical_and(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
@@ -418,7 +429,15 @@ def _inexact_binary(name: str, lax_fn: Any) -> Any:
     return fn
 
 
-arctan2 = atan2 = _inexact_binary("arctan2", lax.atan2)
+arctan2 = _inexact_binary("arctan2", lax.atan2)
+
+
+def atan2(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
+    """arctan2 of the promoted arguments, as JAX writes this alias: a Python int first takes an
+    integer array's dtype (atan2(uint8_array, -1) sees 255, where arctan2 sees -1)."""
+    return arctan2(*promote_args("atan2", x1, x2))
+
+
 nextafter = _inexact_binary("nextafter", lax.nextafter)
 
 
@@ -436,12 +455,6 @@ log2 = _log_base("log2", 2)
 log10 = _log_base("log10", 10)
 
 
-def _weak_if_all_weak(out: ArrayLike, *args: ArrayLike) -> ArrayLike:
-    """``out``, weakly typed only when every input was (JAX builds these from strong constants)."""
-    weak = all(type(a) in dtypes.PYTHON_SCALAR_DTYPES or get_aval(a).weak_type for a in args)
-    return convert(out, get_aval(out).dtype, weak)
-
-
 def _real_floats(name: str, *args: ArrayLike) -> list[ArrayLike]:
     """Promote to a common inexact type, refusing complex numbers, and broadcast to one shape."""
     args = promote_args_inexact(name, *args)
@@ -454,7 +467,7 @@ def logaddexp(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
     """log(exp(x1) + exp(x2)), elementwise, without overflow; complex numbers too."""
     a, b = broadcast_all("logaddexp", *promote_args_inexact("logaddexp", x1, x2))
     if get_aval(a).dtype.kind == "c":
-        return _weak_if_all_weak(_complex_logaddexp(a, b, lax.exp, 1.0), x1, x2)
+        return _complex_logaddexp(a, b, lax.exp, 1.0)
     return _larger_plus_log1p(a, b, lambda d: lax.log1p(lax.exp(d)))
 
 
@@ -462,28 +475,29 @@ def logaddexp2(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
     """log2(2**x1 + 2**x2), elementwise, without overflow; complex numbers too."""
     a, b = broadcast_all("logaddexp2", *promote_args_inexact("logaddexp2", x1, x2))
     if get_aval(a).dtype.kind == "c":
-        return _weak_if_all_weak(_complex_logaddexp(a, b, lax.exp2, 1 / np.log(2)), x1, x2)
-    return _weak_if_all_weak(_logaddexp2(a, b), x1, x2)
+        return _complex_logaddexp(a, b, lax.exp2, 1 / np.log(2))
+    return _logaddexp2(a, b)
 
 
 def _complex_logaddexp(x1: ArrayLike, x2: ArrayLike, exp: Any, scale: float) -> ArrayLike:
     """JAX's complex logaddexp (exp = lax.exp, scale 1) and logaddexp2 (lax.exp2, 1/log(2)): the
     larger operand (real parts first) plus scale * log1p(exp(other - larger)), its imaginary part
-    then brought into [-pi, pi) * scale, the principal branch (the sum may have turned past it)."""
+    then brought into [-pi, pi) * scale, the principal branch (the sum may have turned past it).
+    Its constants are JAX's: weak only for weak scalars."""
     dtype = get_aval(x1).dtype
     big = lax.max(x1, x2)
-    other = lax.sub(lax.add(x1, x2), lax.mul(big, convert(2, dtype)))  # the smaller one, minus big
-    out = lax.add(big, lax.mul(convert(scale, dtype), lax.log1p(exp(other))))
+    other = lax.sub(lax.add(x1, x2), lax.mul(big, _jax_constant(big, 2)))  # the smaller one, minus big
+    out = lax.add(big, lax.mul(_jax_constant(big, scale), lax.log1p(exp(other))))
     re, im = lax.real(out), lax.imag(out)
-    real = get_aval(im).dtype
-    half_turn, turn = convert(np.pi * scale, real), convert(2 * np.pi * scale, real)
+    half_turn, turn = _jax_constant(im, np.pi * scale), _jax_constant(im, 2 * np.pi * scale)
     im = lax.rem(lax.add(im, half_turn), turn)  # in (-turn, turn): rem keeps the sign of its dividend
-    im = lax.sub(lax.select_n(lax.lt(im, convert(0, real)), im, lax.add(im, turn)), half_turn)
-    return lax.add(convert(re, dtype), lax.mul(convert(im, dtype), convert(1j, dtype)))
+    im = lax.sub(lax.select_n(lax.lt(im, _jax_constant(im, 0)), im, lax.add(im, turn)), half_turn)
+    weak = get_aval(out).weak_type
+    return lax.add(convert(re, dtype, weak), lax.mul(convert(im, dtype, weak), _jax_constant(out, 1j)))
 
 
 def _logaddexp2(x1: ArrayLike, x2: ArrayLike) -> ArrayLike:
-    ln2 = convert(np.log(2), get_aval(x1).dtype, get_aval(x1).weak_type)
+    ln2 = _jax_constant(x1, np.log(2))  # weak only for weak scalars, as JAX's constant
     return _larger_plus_log1p(x1, x2, lambda d: lax.div(lax.log1p(lax.exp2(d)), ln2))
 
 
@@ -680,7 +694,7 @@ def fmin(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
 
 def hypot(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
     """sqrt(x1**2 + x2**2), elementwise, without overflow for large inputs."""
-    return _weak_if_all_weak(_hypot(*_real_floats("hypot", x1, x2)), x1, x2)
+    return _hypot(*_real_floats("hypot", x1, x2))
 
 
 def _hypot(x1: ArrayLike, x2: ArrayLike) -> ArrayLike:
@@ -692,7 +706,7 @@ def _hypot(x1: ArrayLike, x2: ArrayLike) -> ArrayLike:
     ratio = lax.div(small, safe)
     out = lax.mul(big, lax.sqrt(lax.add(_constant_like(ratio, 1), lax.mul(ratio, ratio))))
     out = lax.select_n(zero, out, big)
-    return lax.select_n(infinite, out, _filled_like(out, np.inf))
+    return lax.select_n(infinite, out, _jax_constant(out, np.inf))  # weak only for weak scalars
 
 
 def _scaled(name: str, factor: float) -> Any:
@@ -734,14 +748,14 @@ def i0(x: ArrayLike) -> ArrayLike:
 
 def heaviside(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
     """The step function: 0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0."""
-    return _heaviside(*_real_floats("heaviside", x1, x2))
-
-
-def _heaviside(x1: ArrayLike, x2: ArrayLike) -> ArrayLike:
-    zero = _constant_like(x1, 0)
-    out = lax.select_n(lax.eq(x1, zero), x1, x2)  # NaN stays NaN
-    out = lax.select_n(lax.gt(x1, zero), out, _filled_like(x1, 1))
-    return lax.select_n(lax.lt(x1, zero), out, _filled_like(x1, 0))
+    unbroadcast_x1, _ = promote_args_inexact("heaviside", x1, x2)
+    x1, x2 = _real_floats("heaviside", x1, x2)
+    # JAX makes its 0 and 1 from x1 before broadcasting: weak only when x1 is a weak scalar.
+    shape = get_aval(x1).shape
+    zeros, ones = _jax_constant(unbroadcast_x1, 0, shape), _jax_constant(unbroadcast_x1, 1, shape)
+    out = lax.select_n(lax.eq(x1, _constant_like(x1, 0)), x1, x2)  # NaN stays NaN
+    out = lax.select_n(lax.gt(x1, _constant_like(x1, 0)), out, ones)
+    return lax.select_n(lax.lt(x1, _constant_like(x1, 0)), out, zeros)
 
 
 def float_power(x: ArrayLike, y: ArrayLike, /) -> ArrayLike:
@@ -827,7 +841,8 @@ def gcd(x1: ArrayLike, x2: ArrayLike, /) -> ArrayLike:
     for _ in range(int(1.45 * 8 * get_aval(a).dtype.itemsize) + 2):
         done = lax.eq(b, zero)
         safe_b = lax.select_n(done, b, _filled_like(b, 1))
-        a, b = lax.select_n(done, b, a), lax.select_n(done, lax.rem(a, safe_b), b)
+        # where b is 0 it stays 0: JAX's 0 there is a constant, weak only for weak scalars
+        a, b = lax.select_n(done, b, a), lax.select_n(done, lax.rem(a, safe_b), _jax_constant(b, 0))
     return a
 
 
