@@ -424,9 +424,9 @@ MUTANTS: list[Mutant] = [
     Mutant(
         "lax.dot_general.batch_paired_with_contracting", DOT,
         "rhs.transpose([*rhs_batch, *rhs_contract, *rhs_free])",
-        "rhs.transpose([*rhs_contract, *rhs_batch, *rhs_free])", LAX,
+        "rhs.transpose([*rhs_contract, *rhs_batch, *rhs_free])", LAX + NUMPY,
         "dot_general lays the rhs out with its contracting dimensions before its batch dimensions",
-        keyword="dot_general",
+        keyword="dot_general or matmul",
     ),
     Mutant(
         "lax.dot_general.free_dims_swapped", DOT,
