@@ -105,8 +105,8 @@ def _dot_general(
     # int8 values wrap to uint32), then accumulate in a wide type.
     operand_dtype = _higher_precision_type(lhs.dtype, rhs.dtype)
     common = _compute_dtype(operand_dtype)
-    out = _contract(lhs.astype(operand_dtype).astype(common), rhs.astype(operand_dtype).astype(common),
-                    dimension_numbers)
+    lhs, rhs = (x.astype(operand_dtype, copy=False).astype(common, copy=False) for x in (lhs, rhs))
+    out = _contract(lhs, rhs, dimension_numbers)
     out_dtype = preferred_element_type or operand_dtype
     return out != 0 if out_dtype == np.bool_ else out
 
