@@ -59,21 +59,25 @@ class AxisData(NamedTuple):
 class BatchTracer(Tracer):
     """A value followed by vmap: the batched array and the position of its batch axis."""
 
-    __slots__ = ("_trace", "val", "batch_dim")
+    __slots__ = ("_trace", "val", "batch_dim", "_aval")
 
     def __init__(self, trace: BatchTrace, val: Any, batch_dim: int | None) -> None:
         self._trace = trace
         self.val = val
         self.batch_dim = batch_dim
+        self._aval: ShapedArray | None = None
 
     @property
     def aval(self) -> ShapedArray:
-        # What one example looks like: the batched value's type without the batch axis.
-        aval = get_aval(self.val)
-        if self.batch_dim is not_mapped:
-            return aval
-        shape = aval.shape[: self.batch_dim] + aval.shape[self.batch_dim + 1 :]
-        return ShapedArray(shape, aval.dtype, aval.weak_type)
+        # What one example looks like: the batched value's type without the batch axis. Rules
+        # and wrappers ask for it often; a tracer never changes, so it is worked out once.
+        if self._aval is None:
+            aval = get_aval(self.val)
+            if self.batch_dim is not not_mapped:
+                shape = aval.shape[: self.batch_dim] + aval.shape[self.batch_dim + 1 :]
+                aval = ShapedArray(shape, aval.dtype, aval.weak_type)
+            self._aval = aval
+        return self._aval
 
     def full_lower(self) -> Any:
         # A value that is the same for every example needs no tracer.
@@ -137,11 +141,17 @@ def vmap(
                 f"len(args)={len(args)}"
             )
         leaves, in_tree = tree_flatten((args, kwargs))
-        axes = _flatten_axes("vmap in_axes", (args, kwargs), (in_axes, 0))
+        if (in_axes is None or type(in_axes) is int) and not kwargs:  # the common case, quickly
+            axes = [in_axes] * len(leaves)
+        else:
+            axes = _flatten_axes("vmap in_axes", (args, kwargs), (in_axes, 0))
         axes = [_check_in_axis(x, a) for x, a in zip(leaves, axes)]
         size = _batch_size(fun, args, kwargs, leaves, axes, axis_size)
         outs, out_tree = _batch(fun, in_tree, leaves, axes, AxisData(axis_name, size, spmd_axis_name))
-        out_axes_flat = _flatten_axes("vmap out_axes", tree_unflatten(out_tree, [x for x, _ in outs]), out_axes)
+        if out_axes is None or type(out_axes) is int:
+            out_axes_flat = [out_axes] * len(outs)
+        else:
+            out_axes_flat = _flatten_axes("vmap out_axes", tree_unflatten(out_tree, [x for x, _ in outs]), out_axes)
         return tree_unflatten(out_tree, [_to_out_axis(x, d, a, size) for (x, d), a in zip(outs, out_axes_flat)])
 
     return vmap_f
