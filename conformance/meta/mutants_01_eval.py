@@ -1050,4 +1050,24 @@ MUTANTS: list[Mutant] = [
         "lax.full_like of a weakly typed array gives a strongly typed result",
         keyword="full",
     ),
+    Mutant(
+        "lax.max.numpy_signed_zeros", ELEMENTWISE,
+        "return sign_zeros(out, preferred_zeros(x, False) | preferred_zeros(y, False), negative=False)",
+        "return out", LAX + NUMPY,
+        "lax.max returns NumPy's second zero: max(0.0, -0.0) is -0.0 (XLA: 0.0)",
+        keyword="max",
+    ),
+    Mutant(
+        "lax.reduce_min.numpy_signed_zeros", LAX_REDUCTIONS,
+        "return sign_zeros(out, np.any(preferred_zeros(x, negative), axis=axes), negative)",
+        "return out", LAX + NUMPY,
+        "reduce_max/reduce_min keep whichever zero NumPy met last (XLA: +0.0 for max, -0.0 for min)",
+        keyword="max or min",
+    ),
+    Mutant(
+        "random.bernoulli.high_is_low", DISTRIBUTIONS,
+        'if mode == "low":\n        return jnp.less(', 'if True:\n        return jnp.less(', RANDOM,
+        "bernoulli ignores mode='high' and draws one uniform per value",
+        keyword="bernoulli",
+    ),
 ]
