@@ -44,6 +44,11 @@ def main(argv: list[str] | None = None) -> int:
     libs = import_libs(args.stage)
     settings = QUICK if args.quick else FULL
     suites = [s for s in SUITES if getattr(s, "CAPABILITY", "eval") in capabilities(libs.didax)]
+    if args.suite:
+        suites = [s for s in suites if s.SUITE in args.suite]
+        if not suites:
+            print(f"stage {args.stage} has no suite {', '.join(args.suite)}", file=sys.stderr)
+            return 2
     chosen = [(suite, [c for c in suite.cases(libs) if selected(c, args.filter)]) for suite in suites]
     if not any(cases for _, cases in chosen):
         names = ", ".join(c.name for suite in suites for c in suite.cases(libs))
@@ -84,6 +89,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="few, short repeats: for tests, rough figures")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
                         help="folder for the JSON and Markdown results (default: benchmarks/results)")
+    parser.add_argument("--suite", action="append", default=[], choices=[s.SUITE for s in SUITES],
+                        help="run only this suite of the stage's (may be given more than once; default: all)")
     parser.add_argument("--filter", action="append", default=[], metavar="SUBSTR",
                         help="run only cases whose name holds SUBSTR (may be given more than once)")
     return parser.parse_args(argv)
@@ -123,6 +130,7 @@ def metadata(args: argparse.Namespace, libs: Libs, settings: Settings, suite: st
         "timing": {"repeats": settings.repeats, "min_repeat_s": settings.min_time,
                    "warmup_calls": settings.warmup, "quick": args.quick},
         "filter": args.filter,
+        "suites": args.suite,
         "implementations": list(IMPLS),
     }
 
