@@ -494,14 +494,14 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "lax.max.ignores_nan", ELEMENTWISE,
-        "return np.maximum(x, y)  # propagates NaN, as XLA does", "return np.fmax(x, y)", LAX,
+        "out = np.maximum(x, y)  # propagates NaN, as XLA does", "out = np.fmax(x, y)", LAX,
         "max ignores NaN (NumPy's fmax) instead of propagating it",
         keyword="max",
     ),
     Mutant(
         "lax.max.complex_tie_picks_second", ELEMENTWISE,
-        "((x.real == y.real) & (x.imag >= y.imag))", "((x.real == y.real) & (x.imag > y.imag))", LAX + NUMPY,
-        "complex max picks the second operand when both parts are equal",
+        "((x.real == y.real) & (x.imag > y.imag))", "((x.real == y.real) & (x.imag >= y.imag))", LAX + NUMPY,
+        "complex max picks the first operand when both parts are equal",
         equivalent="when the real and imaginary parts both compare equal the two operands are the same "
         "number (up to the sign of a zero, which == cannot see), so either choice gives the same value",
     ),
@@ -577,7 +577,7 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "numpy.logical_negative_is_false", UFUNCS,
-        "return lax.ne(x, convert(0, aval.dtype,", "return lax.gt(x, convert(0, aval.dtype,",
+        "return lax.ne(x, _jax_constant(x, 0))", "return lax.gt(x, _jax_constant(x, 0))",
         NUMPY,
         "logical functions count negative numbers as false",
         keyword="logical",
