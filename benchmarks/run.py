@@ -12,6 +12,10 @@ from __future__ import annotations
 import os
 
 os.environ["JAX_PLATFORMS"] = "cpu"  # before anything imports jax: compare with JAX on the same CPU
+# One BLAS thread for NumPy (so for didax and for the NumPy baseline alike), unless the caller says
+# otherwise: on a small shared machine OpenBLAS's worker threads spin and stall, and one wide matrix
+# product (what a vmap over one operand of a dot becomes) then took ten times as long as on one thread.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
 import datetime
@@ -132,6 +136,7 @@ def metadata(args: argparse.Namespace, libs: Libs, settings: Settings, suite: st
         "filter": args.filter,
         "suites": args.suite,
         "implementations": list(IMPLS),
+        "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
     }
 
 
