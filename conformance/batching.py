@@ -49,18 +49,11 @@ def _axis(ax: int, ndim: int) -> int:
 
 def axis_size(args: Any, axes: Any) -> int:
     """The size of the mapped axes (all equal: the oracle is no judge of errors)."""
-    sizes = {np.shape(x)[_axis(ax, np.ndim(x))] for x, ax in zip(leaves(args), _leaf_axes(args, axes))
-             if ax is not None}  # fmt: skip
+    sizes: set[int] = set()
+    tree_map(lambda x, ax: None if ax is None else sizes.add(np.shape(x)[_axis(ax, np.ndim(x))]), args, axes)
     if len(sizes) != 1:
         raise Spec(f"mapped axes of sizes {sorted(sizes)}")
     return sizes.pop()
-
-
-def _leaf_axes(tree: Any, axes: Any) -> list[Any]:
-    """The axis of each leaf of ``tree``, in leaves() order (None leaves have none)."""
-    out: list[Any] = []
-    tree_map(lambda leaf, ax: out.append(ax) if leaf is not None else None, tree, axes)
-    return out
 
 
 def take(x: Any, i: int, ax: int | None) -> Any:
@@ -138,6 +131,8 @@ def assert_batched(got: Any, outs: list[Any], out_axes: Any = 0, *, asarray: Cal
     for k, (g, w, first) in enumerate(zip(leaves(got), leaves(want), firsts)):
         first = asarray(first)
         dt = np.dtype(first.dtype)
+        if isinstance(g, (np.ndarray, np.generic)):  # JAX hands some inputs back as they came: strongly typed
+            g = asarray(g)
         assert_dtype(g, dt, f"output {k}", weak=_weak(first) if weak else None)
         assert np.shape(g) == w.shape, f"output {k} has shape {np.shape(g)}, expected {w.shape}"
         if exact or dt.kind not in "fc":

@@ -276,7 +276,7 @@ def numerical_jacobian(fun: Callable[..., Any], args: tuple, argnums: int | tupl
     the tree of ``fun``'s output with each leaf ``o`` replaced by the tree of ``args[argnums]`` (a tuple
     of such trees when ``argnums`` is a tuple) whose leaf ``x`` is the array of shape
     ``o.shape + x.shape`` of the derivatives of ``o`` by ``x``. Float inputs only (as jacfwd)."""
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    nums = tuple(a % len(args) for a in ((argnums,) if isinstance(argnums, int) else argnums))
     out = fun(*args)
     shapes = [np.shape(o) for o in leaves(out)]
     blocks: dict[tuple[int, int], list[np.ndarray]] = {}

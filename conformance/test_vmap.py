@@ -237,10 +237,10 @@ def _namespace(impl: Impl) -> dict[str, Any]:
             "random": Namespace(getattr(impl.module, "random", None), "jax.random")}  # fmt: skip
 
 
-def _compile(source: str, impl: Impl) -> Callable[..., Any]:
+def _compile(source: str, impl: Impl, name: str = "f") -> Callable[..., Any]:
     scope = _namespace(impl)
     exec(compile(source, "<vmap case>", "exec"), scope)  # the table's own text
-    return scope["f"]
+    return scope[name]
 
 
 def _vmap(impl: Impl) -> Callable[..., Any]:
@@ -252,19 +252,20 @@ def _args_text(names: Any) -> str:
 
 
 def check_vmap(impl: Impl, source: str, values: dict[str, Any], in_axes: Any, out_axes: Any = 0,
-               data: st.DataObject | None = None, exact: bool = False) -> None:  # fmt: skip
-    """``vmap(f, in_axes, out_axes)(*values)`` against the loop; with ``data``, out_axes is drawn (a
-    prefix of the output's tree, any position of each output's batch axis)."""
-    f = _compile(source, impl)
+               data: st.DataObject | None = None, exact: bool = False, fn: str = "f") -> None:  # fmt: skip
+    """``vmap(f, in_axes, out_axes)(*values)`` against the loop (``f`` is what ``source`` defines as
+    ``fn``); with ``data``, out_axes is drawn (a prefix of the output's tree, any position of each
+    output's batch axis)."""
+    f = _compile(source, impl, fn)
     args = tuple(values.values())
-    show_call(f"{source}\nloop(f, ({_args_text(values)},), {in_axes!r})  # the loop's results", **values)
+    show_call(f"{source}\nloop({fn}, ({_args_text(values)},), {in_axes!r})  # the loop's results", **values)
     outs = slices(f, args, in_axes)
     if data is not None:
         full = tree_map(lambda r: None if r is None else data.draw(batch_axes(r), label="out axis"), out_ranks(outs[0]))
         out_axes = data.draw(prefixes(full), label="out_axes")
     names = _args_text(values)
-    show_call(f"{source}\njax.vmap(f, in_axes={in_axes!r}, out_axes={out_axes!r})({names}), "
-              f"loop(f, ({names},), {in_axes!r}, {out_axes!r})  # got, and the loop's", **values)  # fmt: skip
+    show_call(f"{source}\njax.vmap({fn}, in_axes={in_axes!r}, out_axes={out_axes!r})({names}), "
+              f"loop({fn}, ({names},), {in_axes!r}, {out_axes!r})  # got, and the loop's", **values)  # fmt: skip
     got = _vmap(impl)(f, in_axes=in_axes, out_axes=out_axes)(*args)
     assert_batched(got, outs, out_axes, asarray=impl.numpy.asarray, exact=exact)
 
@@ -398,3 +399,323 @@ def test_random_program_vmap_matches_the_loop(impl: Impl, flags, data: st.DataOb
     if spec is None:
         spec = (None,)
     check_vmap(impl, program.source.rstrip(), {"p": p}, spec, data=data)
+
+
+# --- API: in_axes and out_axes as JAX reads them ------------------------------------------------------
+
+X = np.arange(6.0, dtype=np.float32).reshape(3, 2) - 2.5  # batched along 0: three rows of 2
+XT = np.ascontiguousarray(X.T)  # the same batch along axis 1
+Y = np.array([0.5, -1.5], np.float32)  # unbatched
+N = np.array([1, 2, 3], np.int32)
+
+# (id, f, args (as the program names them), in_axes, out_axes)
+API_CASES = [
+    ("in_axes_int_for_every_argument", "f = lambda a, b: a * b", dict(a=X, b=X), 0, 0),
+    ("in_axes_1_for_every_argument", "f = lambda a, b: a - b", dict(a=XT, b=XT), 1, 0),
+    ("in_axes_negative", "f = lambda a, b: a - b", dict(a=XT, b=X), (-1, -2), 0),
+    ("in_axes_none_for_one_argument", "f = lambda a, b: a * b", dict(a=X, b=Y), (0, None), 0),
+    ("in_axes_none_first", "f = lambda a, b: a * b", dict(a=Y, b=XT), (None, 1), 0),
+    ("in_axes_a_list_at_the_top", "f = lambda a, b: a + b", dict(a=X, b=Y), [0, None], 0),  # JAX: as a tuple
+    ("in_axes_dict_prefix", "f = lambda d: d['u'] * d['v']", dict(d={"u": X, "v": Y}), ({"u": 0, "v": None},), 0),
+    ("in_axes_one_for_a_whole_dict", "f = lambda d: d['u'] - d['v']", dict(d={"u": X, "v": X}), (0,), 0),
+    ("in_axes_list_inside", "f = lambda l: l[0] * l[1]", dict(l=[XT, Y]), ([1, None],), 0),
+    ("in_axes_nested", "f = lambda t, s: t[0] + t[1]['w'] * s", dict(t=(X, {"w": XT}), s=Y), ((0, {"w": 1}), None), 0),
+    ("in_axes_none_leaf_in_args", "f = lambda a, n: a if n is None else n", dict(a=X, n=None), (0, None), 0),
+    ("out_axes_1", "f = lambda a: a * 2.0", dict(a=X), 0, 1),
+    ("out_axes_negative", "f = lambda a: lax.broadcast_in_dim(a, (2, 2), (0,))", dict(a=X), 0, -2),
+    ("out_axes_per_output", "f = lambda a: (a, a[0], {'s': a + 1.0})", dict(a=X), 0, (1, 0, {"s": -1})),
+    ("out_axes_one_for_a_dict", "f = lambda a: {'p': a, 'q': a * a}", dict(a=X), 0, ({"p": 1, "q": 1},)[0]),
+    ("out_axes_none_for_an_unbatched_output", "f = lambda a, b: (a * b, b + 1.0)", dict(a=X, b=Y), (0, None),
+     (0, None)),
+    ("out_axes_none_for_a_constant", "f = lambda a: (a, jnp.ones(2))", dict(a=X), 0, (1, None)),
+    ("a_constant_output_is_broadcast", "f = lambda a: jnp.ones(2)", dict(a=X), 0, 0),
+    ("a_python_scalar_output_is_broadcast", "f = lambda a: (a, 3, 1.5)", dict(a=X), 0, 0),
+    ("an_unbatched_argument_output_is_broadcast", "f = lambda a, b: (a, b)", dict(a=X, b=Y), (0, None), 1),
+    ("a_none_output_leaf", "f = lambda a: (a, None)", dict(a=X), 0, 0),
+    ("non_array_arguments_unmapped", "f = lambda a, s, t: a * s if t == 'scale' else a",
+     dict(a=X, s=2.5, t="scale"), (0, None, None), 0),
+    ("integer_arguments", "f = lambda i, a: a * i", dict(i=N, a=X), (0, 0), 0),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("source, values, in_axes, out_axes", [c[1:] for c in API_CASES],
+                         ids=[c[0] for c in API_CASES])  # fmt: skip
+def test_in_axes_and_out_axes_as_jax_reads_them(impl: Impl, source: str, values: dict, in_axes: Any,
+                                                out_axes: Any) -> None:  # fmt: skip
+    check_vmap(impl, source, values, in_axes, out_axes)
+
+
+def test_axis_size_when_nothing_is_mapped(impl: Impl) -> None:
+    """With every argument unmapped, ``axis_size`` says how many copies: each output is broadcast."""
+    source = "f = lambda b: (b * 2.0, 1.0)"
+    show_call(f"{source}\njax.vmap(f, in_axes=None, axis_size=4)(y)", y=Y)
+    got = _vmap(impl)(_compile(source, impl), in_axes=None, axis_size=4)(Y)
+    assert_batched(got, slices(_compile(source, impl), (Y,), None, size=4), asarray=impl.numpy.asarray)
+    show_call(f"{source}\njax.vmap(f, in_axes=(0,), axis_size=3)(x)  # axis_size agrees with the mapped axis", x=X)
+    got = _vmap(impl)(_compile(source, impl), in_axes=(0,), axis_size=3)(X)
+    assert_batched(got, slices(_compile(source, impl), (X,), (0,)), asarray=impl.numpy.asarray)
+
+
+def test_keyword_arguments_are_mapped_along_axis_0(impl: Impl) -> None:
+    """JAX maps every keyword argument along axis 0, whatever in_axes says of the positional ones."""
+    source = "f = lambda a, b=None: a * b"
+    for in_axes, a in ((0, X), (None, Y), ((None,), Y)):
+        show_call(f"{source}\njax.vmap(f, in_axes={in_axes!r})(a, b=x)", a=a, x=X)
+        got = _vmap(impl)(_compile(source, impl), in_axes=in_axes)(a, b=X)
+        assert_batched(got, slices(_compile(source, impl), (a,), in_axes, kwargs={"b": X}),
+                       asarray=impl.numpy.asarray)  # fmt: skip
+
+
+def test_a_function_of_keyword_arguments_alone(impl: Impl) -> None:
+    source = "f = lambda b=None: b * 2.0"
+    show_call(f"{source}\njax.vmap(f)(b=x)", x=X)
+    got = _vmap(impl)(_compile(source, impl))(b=X)
+    assert_batched(got, slices(_compile(source, impl), (), 0, kwargs={"b": X}), asarray=impl.numpy.asarray)
+
+
+# (x's inner in_axes, the inner out_axes, the outer out_axes, x's shape): x is batched along axis 1 for the
+# outer vmap (3) and then along the inner axis (4) unless None; y along 0 (3), then 0 (4), leaving (2,).
+NESTED = [(0, 0, 0, (4, 3, 2)), (1, 0, 1, (2, 3, 4)), (None, 1, -1, (2, 3)), (-1, -1, 2, (2, 3, 4))]
+
+
+@pytest.mark.parametrize("i, o, p, shape", NESTED, ids=[f"inner_{i}_out_{o}_outer_out_{p}" for i, o, p, _ in NESTED])
+def test_nested_vmap_with_different_axes(impl: Impl, i: int | None, o: int, p: int, shape: tuple) -> None:
+    """vmap(vmap(f, in_axes=(i, 0), out_axes=o), in_axes=(1, 0), out_axes=p) against a loop of loops."""
+    x = (np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape) - 5) / 7
+    y = np.linspace(-1, 1, 3 * 4 * 2, dtype=np.float32).reshape(3, 4, 2)
+    source = (f"f = lambda x, y: lax.mul(lax.sin(x), y)\ng = jax.vmap(jax.vmap(f, in_axes=({i!r}, 0), out_axes={o!r}), "
+              f"in_axes=(1, 0), out_axes={p!r})")  # fmt: skip
+    show_call(f"{source}\ng(x, y)", x=x, y=y)
+    scope = _namespace(impl)
+    exec(compile(source, "<vmap case>", "exec"), scope)
+    got = scope["g"](x, y)
+    outs = slices(lambda a, b: stack(slices(scope["f"], (a, b), (i, 0)), o), (x, y), (1, 0))
+    assert_batched(got, outs, p, asarray=impl.numpy.asarray)
+
+
+# --- misuse: JAX's errors, and the next call still works ----------------------------------------------
+
+SIZES = "vmap got inconsistent sizes for array axes to be mapped"
+# (id, f, args, vmap's keywords, kwargs of the call, the exception JAX raises, words of its message)
+MISUSES = [
+    ("inconsistent_sizes", "f = lambda a, b: a + b", (X, Y), {}, {}, ValueError, (SIZES, "size 3", "size 2")),
+    ("inconsistent_with_axis_size", "f = lambda a: a", (X,), dict(axis_size=4), {}, ValueError, (SIZES,)),
+    ("inconsistent_keyword_argument", "f = lambda a, b=None: a", (X,), {}, dict(b=Y), ValueError, (SIZES,)),
+    ("in_axes_beyond_the_rank", "f = lambda a: a", (X,), dict(in_axes=2), {}, ValueError, ()),
+    ("in_axes_below_the_rank", "f = lambda a: a", (X,), dict(in_axes=-3), {}, ValueError, ()),
+    ("mapping_a_scalar", "f = lambda a: a", (np.float32(1.0),), {}, {}, ValueError, ()),
+    ("mapping_a_python_float", "f = lambda a, s: a * s", (X, 2.0), {}, {}, ValueError, ()),
+    ("in_axes_longer_than_the_arguments", "f = lambda a, b: a", (X, X), dict(in_axes=(0, 0, 0)), {}, ValueError,
+     ()),
+    ("in_axes_dict_keys_differ", "f = lambda d: d['k']", ({"k": X},), dict(in_axes=({"q": 0},)), {}, ValueError,
+     ()),
+    ("in_axes_tuple_for_a_list", "f = lambda l: l[0]", ([X, Y],), dict(in_axes=((0, None),)), {}, ValueError,
+     ()),
+    ("nothing_mapped_and_no_axis_size", "f = lambda a: a", (X,), dict(in_axes=None), {}, ValueError,
+     ("axis_size",)),
+    ("no_arguments_and_no_axis_size", "f = lambda: 1.0", (), {}, {}, ValueError, ("axis_size",)),
+    ("in_axes_a_float", "f = lambda a: a", (X,), dict(in_axes=1.5), {}, TypeError, ()),
+    ("in_axes_a_string", "f = lambda a: a", (X,), dict(in_axes="0"), {}, TypeError, ()),
+    ("in_axes_a_dict_at_the_top", "f = lambda a: a", (X,), dict(in_axes={"a": 0}), {}, TypeError, ()),
+    ("in_axes_leaf_a_float", "f = lambda a: a", (X,), dict(in_axes=(1.0,)), {}, TypeError, ()),
+    ("out_axes_none_for_a_batched_output", "f = lambda a: a", (X,), dict(out_axes=None), {}, ValueError,
+     ("out_axes",)),
+    ("out_axes_beyond_the_rank", "f = lambda a: a", (X,), dict(out_axes=2), {}, ValueError, ()),
+    ("out_axes_not_a_prefix", "f = lambda a: a", (X,), dict(out_axes=(0, 0)), {}, ValueError, ()),
+    ("a_string_output", "f = lambda a: (a, 'text')", (X,), {}, {}, TypeError, ()),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("source, args, options, kwargs, error, words", [m[1:] for m in MISUSES],
+                         ids=[m[0] for m in MISUSES])  # fmt: skip
+def test_misuse_raises_jax_errors(impl: Impl, source: str, args: tuple, options: dict, kwargs: dict,
+                                  error: type[Exception], words: tuple[str, ...]) -> None:  # fmt: skip
+    names = [f"a{k}" for k in range(len(args))] + [f"{k}={k}" for k in kwargs]
+    options_text = ", ".join(f"{k}={v!r}" for k, v in options.items())
+    show_call(f"{source}\njax.vmap(f{', ' if options else ''}{options_text})({', '.join(names)})",
+              **dict(zip(names, args)), **kwargs)  # fmt: skip
+    with pytest.raises(error) as raised:
+        _vmap(impl)(_compile(source, impl), **options)(*args, **kwargs)
+    for word in words:
+        assert word in str(raised.value), f"{word!r} not in the message: {raised.value}"
+    show_call("jax.vmap(jnp.sin)(x)  # a failed vmap leaves nothing behind", x=X)
+    got = _vmap(impl)(impl.numpy.sin)(X)
+    assert_values(got, np.sin(X.astype(np.float64)), F32)
+
+
+# --- jacfwd: vmap of jvp, against finite differences ------------------------------------------------------
+
+R = np.random.default_rng(3)
+W23, V3, V2, M22 = R.normal(size=(2, 3)), R.normal(size=3), R.normal(size=2), R.normal(size=(2, 2))
+
+# (id, f, args, argnums)
+JACOBIANS = [
+    ("sin_of_a_vector", "f = lambda x: jnp.sin(x)", dict(x=V3), 0),
+    ("matrix_times_vector", "f = lambda w, x: jnp.tanh(jnp.dot(w, x))", dict(w=W23, x=V3), 0),
+    ("argnums_1", "f = lambda w, x: jnp.tanh(jnp.dot(w, x))", dict(w=W23, x=V3), 1),
+    ("argnums_tuple", "f = lambda w, x: jnp.tanh(jnp.dot(w, x))", dict(w=W23, x=V3), (0, 1)),
+    ("argnums_negative", "f = lambda w, x: jnp.sin(w[0] * x)", dict(w=W23, x=V3), -1),
+    ("scalar_output", "f = lambda x: jnp.sum(x * x) * jnp.prod(jnp.cos(x))", dict(x=V3), 0),
+    ("scalar_input", "f = lambda s, x: jnp.sin(s * x)", dict(s=np.float64(0.7), x=V3), 0),
+    ("pytree_input", "f = lambda p: p['a'] * jnp.sum(p['b'])", dict(p={"b": M22, "a": V2}), 0),
+    ("pytree_output", "f = lambda x: {'s': jnp.sin(x), 'pair': (x[0] * x[1], jnp.cumsum(x))}", dict(x=V3), 0),
+    ("pytrees_and_argnums_tuple", "f = lambda p, x: [p[0] * x, jnp.exp(p[1]) + x[0]]",
+     dict(p=(V2, np.float64(0.3)), x=V2), (0, 1)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("source, values, argnums", [j[1:] for j in JACOBIANS], ids=[j[0] for j in JACOBIANS])
+def test_jacfwd_matches_finite_differences(impl: Impl, flags, source: str, values: dict, argnums: Any) -> None:
+    """jacfwd(f, argnums)(*args): the tree of f's output, each leaf the tree of the differentiated
+    arguments (a tuple of them for a tuple of argnums), each leaf of shape out.shape + in.shape."""
+    flags("jax_enable_x64", True)
+    f = _compile(source, impl)
+    show_call(f"{source}\njax.jacfwd(f, argnums={argnums!r})({_args_text(values)}), "
+              f"numerical_jacobian(f, ({_args_text(values)},), {argnums!r})  # got, and finite differences",
+              **values)  # fmt: skip
+    got = _namespace(impl)["jax"].jacfwd(f, argnums=argnums)(*values.values())
+    want = numerical_jacobian(f, tuple(values.values()), argnums)
+    assert_jacobian(got, want)
+
+
+def assert_jacobian(got: Any, want: Any) -> None:
+    assert structure(got) == structure(want), f"Jacobian tree {structure(got)}, expected {structure(want)}"
+    for k, (g, w) in enumerate(zip(leaves(got), leaves(want))):
+        assert_dtype(g, F64, f"Jacobian leaf {k}", weak=None)  # a tangent's weak type: see derivatives.py
+        assert np.shape(g) == w.shape, f"Jacobian leaf {k} has shape {np.shape(g)}, expected {w.shape}"
+        assert_derivative(g, w, F64, f"Jacobian leaf {k}")
+
+
+def test_jacfwd_has_aux(impl: Impl, flags) -> None:
+    """With has_aux, f returns (output, aux): jacfwd returns (Jacobian, aux), aux undifferentiated."""
+    flags("jax_enable_x64", True)
+    source = "f = lambda x: (jnp.sin(x) * x[0], {'twice': 2.0 * x, 'n': jnp.sum(x > 0)})"
+    show_call(f"{source}\njax.jacfwd(f, has_aux=True)(x)", x=V3)
+    f = _compile(source, impl)
+    jac, aux = _namespace(impl)["jax"].jacfwd(f, has_aux=True)(V3)
+    assert_jacobian(jac, numerical_jacobian(lambda x: f(x)[0], (V3,)))
+    assert sorted(aux) == ["n", "twice"]
+    assert_values(aux["twice"], 2.0 * V3, F64)
+    assert_values(aux["n"], np.array(np.sum(V3 > 0)), np.asarray(aux["n"]).dtype)
+
+
+@pytest.mark.parametrize("x64", [True, False], ids=["x64_on", "x64_off"])
+def test_jacfwd_of_sin_golden_value(impl: Impl, flags, x64: bool) -> None:
+    """jacfwd(jnp.sin)(jnp.arange(3.)): cos on the diagonal, and zeros with the sign of their row's
+    cosine, cos(2) < 0 making row 2 all negative zeros: each column is the JVP along a unit vector,
+    cos(x) * e_j, and 0 * cos(2) is -0.0. (Autodidax's jacfwd stacks the JVPs as rows instead: its
+    negative zeros are in column 2.)"""
+    flags("jax_enable_x64", x64)
+    jax, jnp = _namespace(impl)["jax"], impl.numpy
+    show_call("jax.jacfwd(jnp.sin)(jnp.arange(3.0))")
+    got = jax.jacfwd(jnp.sin)(jnp.arange(3.0))
+    dt = F64 if x64 else F32
+    assert_dtype(got, dt, weak=None)
+    want = np.array([[1.0, 0.0, 0.0], [0.0, 0.5403023058681398, 0.0], [-0.0, -0.0, -0.4161468365471424]])
+    assert_values(got, want, dt)
+    assert np.array_equal(np.signbit(np.asarray(got)), np.signbit(want)), f"signs of zeros: {np.asarray(got)!r}"
+
+
+def test_jacfwd_holomorphic(impl: Impl, flags) -> None:
+    flags("jax_enable_x64", True)
+    z = np.array([0.5 + 1j, -1.0 + 0.25j, 2.0 - 0.5j])
+    show_call("jax.jacfwd(jnp.sin, holomorphic=True)(z)", z=z)
+    got = _namespace(impl)["jax"].jacfwd(impl.numpy.sin, holomorphic=True)(z)
+    assert_dtype(got, C128, weak=None)
+    assert_values(got, np.diag(np.cos(z)), C128)
+
+
+C128 = np.dtype("complex128")
+JACFWD_MISUSES = [
+    ("integer_input", {}, np.arange(3)),
+    ("complex_input_without_holomorphic", {}, np.arange(3.0) + 0j),
+    ("holomorphic_with_a_real_input", {"holomorphic": True}, np.arange(3.0)),
+]
+
+
+@pytest.mark.parametrize("options, x", [m[1:] for m in JACFWD_MISUSES], ids=[m[0] for m in JACFWD_MISUSES])
+def test_jacfwd_refuses_what_jax_refuses(impl: Impl, flags, options: dict, x: np.ndarray) -> None:
+    """TypeError, as JAX: jacfwd needs float inputs, or complex ones with holomorphic=True."""
+    flags("jax_enable_x64", True)
+    jax = _namespace(impl)["jax"]
+    show_call(f"jax.jacfwd(jnp.sin{''.join(f', {k}={v!r}' for k, v in options.items())})(x)", x=x)
+    with pytest.raises(TypeError):
+        jax.jacfwd(impl.numpy.sin, **options)(x)
+    show_call("jax.jacfwd(jnp.sin)(x)", x=V3)
+    assert_values(jax.jacfwd(impl.numpy.sin)(V3), np.diag(np.cos(V3)), F64)
+
+
+# --- vmap with jvp, and with itself: random programs ------------------------------------------------------
+
+COMPOSED_SETTINGS = settings(max_examples=max(2, settings().max_examples // 4))
+
+
+def _directions(data: st.DataObject, tree: Any) -> Any:
+    return random_tangents(tree, np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="direction seed")))
+
+
+@COMPOSED_SETTINGS
+@given(data=st.data(), drawn=batched_program())
+def test_vmap_of_jvp_is_the_loop_of_jvp(impl: Impl, flags, data: st.DataObject,
+                                         drawn: tuple[Program, Any, Any]) -> None:  # fmt: skip
+    """vmap(lambda p, t: jvp(f, (p,), (t,)), in_axes=(a, b)): the primals batched as drawn, the
+    tangents batched along their own axes (or not), against the loop of jvp."""
+    flags("jax_enable_x64", True)
+    program, p_axes, p = drawn
+    t_full = map_leaves(lambda k, leaf: data.draw(st.one_of(st.none(), batch_axes(np.ndim(leaf))),
+                                                  label="tangent axis"), program.inputs)  # fmt: skip
+    t = _directions(data, tree_map(lambda leaf, ax: np.zeros(np.shape(leaf) if ax is None else
+                                                              insert_axis(np.shape(leaf), ax, B)), program.inputs,
+                                   t_full))  # fmt: skip
+    t_axes = data.draw(prefixes(t_full), label="tangent in_axes")
+    source = program.source.rstrip() + "\ng = lambda p, t: jax.jvp(f, (p,), (t,))"
+    check_vmap(impl, source, {"p": p, "t": t}, (p_axes, t_axes), data=data, fn="g")
+
+
+@COMPOSED_SETTINGS
+@given(data=st.data(), drawn=batched_program())
+def test_jvp_of_vmap_is_the_jvp_of_the_loop(impl: Impl, flags, data: st.DataObject,
+                                            drawn: tuple[Program, Any, Any]) -> None:  # fmt: skip
+    """jvp(vmap(f, in_axes=(a,), out_axes=o), (p,), (t,)): the primal is the loop, the tangent the
+    loop of jvp's tangents (slicing and stacking are linear)."""
+    flags("jax_enable_x64", True)
+    program, p_axes, p = drawn
+    t = _directions(data, p)
+    f = program.function(_namespace(impl))
+    jax = _namespace(impl)["jax"]
+    outs = slices(lambda a, b: jax.jvp(f, (a,), (b,)), (p, t), (p_axes, p_axes))
+    full = tree_map(lambda r: data.draw(batch_axes(r), label="out axis"), out_ranks(outs[0][0]))
+    out_axes = data.draw(prefixes(full), label="out_axes")
+    show_call(f"{program.source.rstrip()}\njax.jvp(jax.vmap(f, in_axes=({p_axes!r},), out_axes={out_axes!r}), (p,), (t,))",
+              p=p, t=t)  # fmt: skip
+    primal, tangent = jax.jvp(jax.vmap(f, in_axes=(p_axes,), out_axes=out_axes), (p,), (t,))
+    assert_batched(primal, [o[0] for o in outs], out_axes, asarray=impl.numpy.asarray)
+    assert_batched(tangent, [o[1] for o in outs], out_axes, asarray=impl.numpy.asarray, weak=False)
+
+
+@COMPOSED_SETTINGS
+@given(data=st.data(), drawn=batched_program(size=4))
+def test_vmap_of_vmap_is_the_loop_of_loops(impl: Impl, flags, data: st.DataObject,
+                                           drawn: tuple[Program, Any, Any]) -> None:  # fmt: skip
+    """vmap(vmap(f, in_axes=(a,), out_axes=o), in_axes=(b,), out_axes=q): p batched by 4 inside, then by
+    3 outside, each along drawn axes; against the loop of loops."""
+    flags("jax_enable_x64", True)
+    program, inner_axes, inner_p = drawn  # batched by 4: the inner vmap's argument
+    outer_full = map_leaves(lambda k, leaf: data.draw(st.one_of(st.none(), batch_axes(np.ndim(leaf))),
+                                                      label="outer axis"), inner_p)  # fmt: skip
+    if not leaves(outer_full):
+        outer_full = map_leaves(lambda k, leaf: 0, inner_p)
+    p = _batched_like(data.draw, inner_p, outer_full, B)
+    outer_axes = data.draw(prefixes(outer_full), label="outer in_axes")
+    f = program.function(_namespace(impl))
+    inner_outs = slices(f, (inner_p,), (inner_axes,))
+    full = tree_map(lambda r: data.draw(batch_axes(r), label="inner out axis"), out_ranks(inner_outs[0]))
+    o = data.draw(prefixes(full), label="inner out_axes")
+    outs = slices(lambda q: stack(slices(f, (q,), (inner_axes,)), o), (p,), (outer_axes,))
+    full = tree_map(lambda r: data.draw(batch_axes(r), label="outer out axis"), out_ranks(outs[0]))
+    q = data.draw(prefixes(full), label="outer out_axes")
+    jax = _namespace(impl)["jax"]
+    show_call(f"{program.source.rstrip()}\ng = jax.vmap(jax.vmap(f, in_axes=({inner_axes!r},), out_axes={o!r}), "
+              f"in_axes=({outer_axes!r},), out_axes={q!r})\ng(p)", p=p)  # fmt: skip
+    got = jax.vmap(jax.vmap(f, in_axes=(inner_axes,), out_axes=o), in_axes=(outer_axes,), out_axes=q)(p)
+    assert_batched(got, outs, q, asarray=impl.numpy.asarray)
