@@ -77,8 +77,8 @@ def slices(f: Callable[..., Any], args: Sequence[Any], in_axes: Any = 0, size: i
         size = axis_size((args, kwargs), (axes, kw_axes))
     outs = []
     for i in range(size):
-        a = tree_map(lambda x, ax: take(x, i, ax), args, axes)
-        k = tree_map(lambda x, ax: take(x, i, ax), kwargs, kw_axes)
+        a = tree_map(lambda x, ax, i=i: take(x, i, ax), args, axes)
+        k = tree_map(lambda x, ax, i=i: take(x, i, ax), kwargs, kw_axes)
         outs.append(f(*a, **k))
     return outs
 
@@ -115,7 +115,11 @@ def loop(f: Callable[..., Any], args: Sequence[Any], in_axes: Any = 0, out_axes:
 
 
 def _weak(x: Any) -> bool:
-    return is_weak(x) if hasattr(x, "aval") or hasattr(x, "weak_type") else isinstance(x, (bool, int, float, complex))
+    return (
+        is_weak(x)
+        if hasattr(x, "aval") or hasattr(x, "weak_type")
+        else isinstance(x, (bool, int, float, complex))
+    )
 
 
 def assert_batched(got: Any, outs: list[Any], out_axes: Any = 0, *, asarray: Callable[[Any], Any],

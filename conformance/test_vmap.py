@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance import strategies as S
-from conformance.batching import assert_batched, loop, out_ranks, slices, stack
+from conformance.batching import assert_batched, loop, out_ranks, slices, stack  # noqa: F401 (loop: in reproducers)
 from conformance.checks import assert_dtype, assert_values, show_call
 from conformance.derivatives import (
     assert_derivative,
@@ -96,7 +96,9 @@ def unary(name: str, domain: Domain = ANY, body: str | None = None, dtype: np.dt
     return case(name, body or f"lax.{name}(x)", x=(M, domain, dtype))
 
 
-def binary(name: str, dx: Domain = ANY, dy: Domain = ANY, dtype: np.dtype = F32, body: str | None = None) -> Case:
+def binary(
+    name: str, dx: Domain = ANY, dy: Domain = ANY, dtype: np.dtype = F32, body: str | None = None
+) -> Case:
     return case(name, body or f"lax.{name}(x, y)", sweep=name == "add", x=(M, dx, dtype), y=(M, dy, dtype))
 
 
@@ -261,7 +263,9 @@ def check_vmap(impl: Impl, source: str, values: dict[str, Any], in_axes: Any, ou
     show_call(f"{source}\nloop({fn}, ({_args_text(values)},), {in_axes!r})  # the loop's results", **values)
     outs = slices(f, args, in_axes)
     if data is not None:
-        full = tree_map(lambda r: None if r is None else data.draw(batch_axes(r), label="out axis"), out_ranks(outs[0]))
+        full = tree_map(
+            lambda r: None if r is None else data.draw(batch_axes(r), label="out axis"), out_ranks(outs[0])
+        )
         out_axes = data.draw(prefixes(full), label="out_axes")
     names = _args_text(values)
     show_call(f"{source}\njax.vmap({fn}, in_axes={in_axes!r}, out_axes={out_axes!r})({names}), "
@@ -350,7 +354,9 @@ RANDOM = [
 
 
 @pytest.mark.parametrize("source, in_axes, out_axes", [r[1:] for r in RANDOM], ids=[r[0] for r in RANDOM])
-def test_random_under_vmap_gives_the_loops_bits(impl: Impl, source: str, in_axes: tuple, out_axes: int) -> None:
+def test_random_under_vmap_gives_the_loops_bits(
+    impl: Impl, source: str, in_axes: tuple, out_axes: int
+) -> None:
     random = _namespace(impl)["random"]
     keys = np.asarray(random.split(random.PRNGKey(42), 5))
     if in_axes[0] == 1:
@@ -451,7 +457,9 @@ def test_axis_size_when_nothing_is_mapped(impl: Impl) -> None:
     show_call(f"{source}\njax.vmap(f, in_axes=None, axis_size=4)(y)", y=Y)
     got = _vmap(impl)(_compile(source, impl), in_axes=None, axis_size=4)(Y)
     assert_batched(got, slices(_compile(source, impl), (Y,), None, size=4), asarray=impl.numpy.asarray)
-    show_call(f"{source}\njax.vmap(f, in_axes=(0,), axis_size=3)(x)  # axis_size agrees with the mapped axis", x=X)
+    show_call(
+        f"{source}\njax.vmap(f, in_axes=(0,), axis_size=3)(x)  # axis_size agrees with the mapped axis", x=X
+    )
     got = _vmap(impl)(_compile(source, impl), in_axes=(0,), axis_size=3)(X)
     assert_batched(got, slices(_compile(source, impl), (X,), (0,)), asarray=impl.numpy.asarray)
 
@@ -478,7 +486,9 @@ def test_a_function_of_keyword_arguments_alone(impl: Impl) -> None:
 NESTED = [(0, 0, 0, (4, 3, 2)), (1, 0, 1, (2, 3, 4)), (None, 1, -1, (2, 3)), (-1, -1, 2, (2, 3, 4))]
 
 
-@pytest.mark.parametrize("i, o, p, shape", NESTED, ids=[f"inner_{i}_out_{o}_outer_out_{p}" for i, o, p, _ in NESTED])
+@pytest.mark.parametrize(
+    "i, o, p, shape", NESTED, ids=[f"inner_{i}_out_{o}_outer_out_{p}" for i, o, p, _ in NESTED]
+)
 def test_nested_vmap_with_different_axes(impl: Impl, i: int | None, o: int, p: int, shape: tuple) -> None:
     """vmap(vmap(f, in_axes=(i, 0), out_axes=o), in_axes=(1, 0), out_axes=p) against a loop of loops."""
     x = (np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape) - 5) / 7
@@ -565,7 +575,9 @@ JACOBIANS = [
 
 
 @pytest.mark.parametrize("source, values, argnums", [j[1:] for j in JACOBIANS], ids=[j[0] for j in JACOBIANS])
-def test_jacfwd_matches_finite_differences(impl: Impl, flags, source: str, values: dict, argnums: Any) -> None:
+def test_jacfwd_matches_finite_differences(
+    impl: Impl, flags, source: str, values: dict, argnums: Any
+) -> None:
     """jacfwd(f, argnums)(*args): the tree of f's output, each leaf the tree of the differentiated
     arguments (a tuple of them for a tuple of argnums), each leaf of shape out.shape + in.shape."""
     flags("jax_enable_x64", True)
@@ -613,7 +625,9 @@ def test_jacfwd_of_sin_golden_value(impl: Impl, flags, x64: bool) -> None:
     assert_dtype(got, dt, weak=None)
     want = np.array([[1.0, 0.0, 0.0], [0.0, 0.5403023058681398, 0.0], [-0.0, -0.0, -0.4161468365471424]])
     assert_values(got, want, dt)
-    assert np.array_equal(np.signbit(np.asarray(got)), np.signbit(want)), f"signs of zeros: {np.asarray(got)!r}"
+    assert np.array_equal(np.signbit(np.asarray(got)), np.signbit(want)), (
+        f"signs of zeros: {np.asarray(got)!r}"
+    )
 
 
 def test_jacfwd_holomorphic(impl: Impl, flags) -> None:
@@ -651,7 +665,9 @@ COMPOSED_SETTINGS = settings(max_examples=max(2, settings().max_examples // 4))
 
 
 def _directions(data: st.DataObject, tree: Any) -> Any:
-    return random_tangents(tree, np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="direction seed")))
+    return random_tangents(
+        tree, np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="direction seed"))
+    )
 
 
 @COMPOSED_SETTINGS
