@@ -136,7 +136,6 @@ CASES = [
     binary("pow", POSITIVE, Domain(-2, 2)),
     case("pow_integer_exponent", "lax.pow(x, y)", x=(M, AWAY_FROM_0), y=(M, Domain(-3, 3), I32)),
     binary("max", TIES, TIES), binary("min", TIES, TIES), binary("atan2", dy=AWAY_FROM_0), binary("nextafter"),
-    binary("igamma", POSITIVE, POSITIVE), binary("igammac", POSITIVE, POSITIVE),
     case("zeta", "lax.zeta(x, q)", sweep=False, x=(M, Domain(1.5, 4)), q=(M, POSITIVE)),
     case("polygamma", "lax.polygamma(m, x)", sweep=False, m=(M, Domain(0, 2, grid=1.0)), x=(M, POSITIVE)),
     binary("mul_complex", dtype=C64, body="lax.mul(x, y)"),
