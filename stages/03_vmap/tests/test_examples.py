@@ -23,7 +23,8 @@ def run_example(name: str) -> str:
 
 def test_every_example_is_tested():
     assert {p.stem for p in (STAGE / "examples").glob("*.py")} == {
-        "eval_basics", "mlp", "promotion", "pytrees", "jvp_basics", "nested", "jvp_pytrees"}
+        "eval_basics", "mlp", "promotion", "pytrees", "jvp_basics", "nested", "jvp_pytrees",
+        "vmap_basics", "per_example", "jacobians"}
 
 
 def test_eval_basics_prints_the_autodidax_value():
@@ -83,6 +84,84 @@ def test_jvp_pytrees_example_prints_the_seeds_trees():
     assert "0.7080734182735712 0.9092974268256818 {'note': 'not differentiated', 'sin': 0.8414709848078965}" in lines
     assert "d/dx x**n at x = 2.0, n = 3: 12.0" in lines
     assert "an integer output's tangent is float0 too: True shape ()" in lines
+
+
+
+def printed_array(lines: list[str], first: int, rows: int) -> np.ndarray:
+    """The NumPy array printed on ``rows`` lines from ``lines[first]`` (brackets and all)."""
+    text = " ".join(lines[first:first + rows]).replace("[", " ").replace("]", " ")
+    return np.array([float(v) for v in text.split()]).reshape(rows, -1)
+
+
+def after(lines: list[str], header: str, rows: int) -> np.ndarray:
+    return printed_array(lines, lines.index(header) + 1, rows)
+
+
+def test_vmap_basics_prints_the_seeds_add_one_and_the_loops_values():
+    lines = run_example("vmap_basics").splitlines()
+    assert "vmap(add_one, (0,))(arange(3.0)) = [1. 2. 3.]" in lines  # the seeds' value
+    xs = np.arange(6.0).reshape(3, 2)
+    shared = lines.index("Here every row of xs is scaled by the same vector w:")
+    np.testing.assert_array_equal(printed_array(lines, shared + 1, 3), xs * [10.0, 100.0])
+    assert f"sum of each column = {xs.sum(0)} = {xs.sum(0)}" in lines
+    np.testing.assert_array_equal(
+        after(lines, "out_axes says where the batch axis goes in the result: 1 stacks the examples as columns.", 2),
+        (xs * 2.0).T)
+    assert str(np.array([1.0, 2.0, 3.0]) * 2.0 + 0.5) in lines
+    np.testing.assert_array_equal(after(lines, "batch is broadcast along it:", 3), np.tile([7.0, 8.0], (3, 1)))
+    assert lines[lines.index("ValueError: vmap got inconsistent sizes for array axes to be mapped:") + 1:][:2] == [
+        "  * one axis had size 3: axis 0 of argument a of type float32[3];",
+        "  * one axis had size 4: axis 0 of argument b of type float32[4]"]
+    assert lines[-1].endswith("stacked: True")
+
+
+def linear_model_oracle() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The per-example example's losses and gradients, in NumPy, from the same numbers."""
+    w, b = np.array([0.5, -1.0, 2.0]), 0.25
+    xs = np.array([[1.0, 0.0, 2.0], [0.5, 1.5, -1.0], [-2.0, 1.0, 0.0], [3.0, -0.5, 1.0]])
+    ys = np.array([4.0, -2.0, 0.5, 3.5])
+    residual = xs @ w + b - ys
+    return residual**2, 2 * residual[:, None] * xs, 2 * residual
+
+
+def test_per_example_prints_numpys_losses_gradients_dots_and_jaxs_random_bits():
+    lines = run_example("per_example").splitlines()
+    losses, grad_w, grad_b = linear_model_oracle()
+    assert f"losses = {losses.astype(np.float32)}" in lines
+    by_jvp = after(lines, "each of w's three directions. The directions are one vmap, the examples another around it:", 4)
+    np.testing.assert_allclose(by_jvp, grad_w, rtol=1e-6)
+    np.testing.assert_allclose(after(lines, "d loss / d w =", 4), grad_w, rtol=1e-6)
+    assert f"d loss / d b = {grad_b.astype(np.float32)}" in lines
+    a = np.arange(12.0).reshape(4, 3)
+    b = np.array([[1.0, 0.0, -1.0], [2.0, 2.0, 2.0], [0.5, 0.0, 0.5], [-1.0, 1.0, 0.0]])
+    assert f"dots = {np.einsum('ij,ij->i', a, b).astype(np.float32)}" in lines
+    assert f"each row of a against one shared vector: {a.sum(1).astype(np.float32)}" in lines
+    draws = after(lines, "them. Each example draws the same bits it would draw alone, as in JAX:", 4)
+    assert lines[-1] == "equal to the Python loop: True"
+    jax = pytest.importorskip("jax")
+    keys = jax.random.split(jax.random.PRNGKey(0), 4)
+    want = np.asarray(jax.vmap(lambda k: jax.random.normal(k, (2,)))(keys))
+    np.testing.assert_allclose(draws, want, rtol=1e-6)  # printed to float32's shortest digits
+
+
+def test_jacobians_prints_the_seeds_negative_zeros_and_numpys_derivatives():
+    out = run_example("jacobians")
+    # The seeds' values (autodidax's layout transposed, as JAX lays the Jacobian out).
+    assert ("Array([[ 1.        ,  0.        ,  0.        ],\n"
+            "       [ 0.        ,  0.54030231,  0.        ],\n"
+            "       [-0.        , -0.        , -0.41614684]], dtype=float64)") in out
+    lines = out.splitlines()
+    x, w, b = np.array([0.5, 2.0]), np.array([1.0, -0.5]), 0.25
+    sech2 = 1 - np.tanh(w * x + b) ** 2
+    np.testing.assert_allclose(after(lines, "d y / d w: shape (2, 2)", 2), np.diag(sech2 * x), rtol=1e-7)  # printed to 8 digits
+    np.testing.assert_allclose(after(lines, "d y / d b: shape (2,)", 1)[0], sech2, rtol=1e-7)
+    np.testing.assert_allclose(after(lines, "d total / d w: shape (2,)", 1)[0], x)
+    assert lines[lines.index("d total / d b: shape ()") + 1] == "0.0"
+    x0, x1 = 1.0, 2.0
+    gradient = np.array([float(v) for v in next(line for line in lines if line.startswith("gradient = "))
+                         .split("[")[1].rstrip("]").split()])
+    np.testing.assert_allclose(gradient, [2 * x0 * x1, x0**2 + np.cos(x1)], rtol=1e-7)
+    np.testing.assert_allclose(after(lines, "Hessian =", 2), [[2 * x1, 2 * x0], [2 * x0, -np.sin(x1)]], rtol=1e-7)
 
 
 def run_source(source: str) -> str:
