@@ -77,8 +77,8 @@ def slices(f: Callable[..., Any], args: Sequence[Any], in_axes: Any = 0, size: i
         size = axis_size((args, kwargs), (axes, kw_axes))
     outs = []
     for i in range(size):
-        a = tree_map(lambda x, ax: take(x, i, ax), args, axes)
-        k = tree_map(lambda x, ax: take(x, i, ax), kwargs, kw_axes)
+        a = tree_map(lambda x, ax, i=i: take(x, i, ax), args, axes)
+        k = tree_map(lambda x, ax, i=i: take(x, i, ax), kwargs, kw_axes)
         outs.append(f(*a, **k))
     return outs
 
@@ -114,8 +114,16 @@ def loop(f: Callable[..., Any], args: Sequence[Any], in_axes: Any = 0, out_axes:
 # --- the check ---------------------------------------------------------------------------------------
 
 
+def _bytes(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x).reshape(-1).view(np.uint8)
+
+
 def _weak(x: Any) -> bool:
-    return is_weak(x) if hasattr(x, "aval") or hasattr(x, "weak_type") else isinstance(x, (bool, int, float, complex))
+    return (
+        is_weak(x)
+        if hasattr(x, "aval") or hasattr(x, "weak_type")
+        else isinstance(x, (bool, int, float, complex))
+    )
 
 
 def assert_batched(got: Any, outs: list[Any], out_axes: Any = 0, *, asarray: Callable[[Any], Any],
@@ -137,7 +145,7 @@ def assert_batched(got: Any, outs: list[Any], out_axes: Any = 0, *, asarray: Cal
         assert np.shape(g) == w.shape, f"output {k} has shape {np.shape(g)}, expected {w.shape}"
         if exact or dt.kind not in "fc":
             g_np = np.asarray(g)
-            same = g_np.reshape(-1).view(np.uint8) == w.astype(dt).reshape(-1).view(np.uint8)
+            same = _bytes(g_np) == _bytes(w.astype(dt))
             assert np.all(same), f"output {k} differs (bit for bit):\n got  {g_np!r}\n want {w!r}"
             continue
         scale = float(np.max(np.abs(wide(w)), initial=0.0, where=np.isfinite(w)))

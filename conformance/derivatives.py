@@ -288,9 +288,10 @@ def numerical_jacobian(fun: Callable[..., Any], args: tuple, argnums: int | tupl
                 unit = np.zeros(x.shape, x.dtype)
                 unit[idx] = 1
                 tangents = tuple(
-                    map_leaves(lambda k, leaf: unit if (i == a and k == li) else _zeros_like(leaf), arg)
+                    map_leaves(lambda k, leaf, here=(i == a), unit=unit, li=li: unit if here and k == li
+                               else _zeros_like(leaf), arg)
                     for i, arg in enumerate(args)
-                )
+                )  # fmt: skip
                 for o, d in enumerate(numerical_jvp(fun, args, tangents)):
                     cols[o][(Ellipsis, *idx)] = d
             blocks[a, li] = cols

@@ -13,6 +13,7 @@ batch axis goes; another sweeps every batched/unbatched pattern of a case's argu
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance import strategies as S
-from conformance.batching import assert_batched, loop, out_ranks, slices, stack
+from conformance.batching import assert_batched, loop, out_ranks, slices, stack  # noqa: F401 (loop: in reproducers)
 from conformance.checks import assert_dtype, assert_values, show_call
 from conformance.derivatives import (
     assert_derivative,
@@ -96,7 +97,9 @@ def unary(name: str, domain: Domain = ANY, body: str | None = None, dtype: np.dt
     return case(name, body or f"lax.{name}(x)", x=(M, domain, dtype))
 
 
-def binary(name: str, dx: Domain = ANY, dy: Domain = ANY, dtype: np.dtype = F32, body: str | None = None) -> Case:
+def binary(
+    name: str, dx: Domain = ANY, dy: Domain = ANY, dtype: np.dtype = F32, body: str | None = None
+) -> Case:
     return case(name, body or f"lax.{name}(x, y)", sweep=name == "add", x=(M, dx, dtype), y=(M, dy, dtype))
 
 
@@ -133,7 +136,6 @@ CASES = [
     binary("pow", POSITIVE, Domain(-2, 2)),
     case("pow_integer_exponent", "lax.pow(x, y)", x=(M, AWAY_FROM_0), y=(M, Domain(-3, 3), I32)),
     binary("max", TIES, TIES), binary("min", TIES, TIES), binary("atan2", dy=AWAY_FROM_0), binary("nextafter"),
-    binary("igamma", POSITIVE, POSITIVE), binary("igammac", POSITIVE, POSITIVE),
     case("zeta", "lax.zeta(x, q)", sweep=False, x=(M, Domain(1.5, 4)), q=(M, POSITIVE)),
     case("polygamma", "lax.polygamma(m, x)", sweep=False, m=(M, Domain(0, 2, grid=1.0)), x=(M, POSITIVE)),
     binary("mul_complex", dtype=C64, body="lax.mul(x, y)"),
@@ -261,13 +263,22 @@ def check_vmap(impl: Impl, source: str, values: dict[str, Any], in_axes: Any, ou
     show_call(f"{source}\nloop({fn}, ({_args_text(values)},), {in_axes!r})  # the loop's results", **values)
     outs = slices(f, args, in_axes)
     if data is not None:
-        full = tree_map(lambda r: None if r is None else data.draw(batch_axes(r), label="out axis"), out_ranks(outs[0]))
+        full = tree_map(
+            lambda r: None if r is None else data.draw(batch_axes(r), label="out axis"), out_ranks(outs[0])
+        )
         out_axes = data.draw(prefixes(full), label="out_axes")
     names = _args_text(values)
     show_call(f"{source}\njax.vmap({fn}, in_axes={in_axes!r}, out_axes={out_axes!r})({names}), "
               f"loop({fn}, ({names},), {in_axes!r}, {out_axes!r})  # got, and the loop's", **values)  # fmt: skip
     got = _vmap(impl)(f, in_axes=in_axes, out_axes=out_axes)(*args)
     assert_batched(got, outs, out_axes, asarray=impl.numpy.asarray, exact=exact)
+
+
+def _look_up(impl: Impl, body: str) -> None:
+    """The implementation's functions that ``body`` names (a missing one raises Missing)."""
+    scope = _namespace(impl)
+    for module, name in re.findall(r"\b(lax|jnp|random)\.(\w+)", body):
+        getattr(scope[module], name)
 
 
 def _draw_batched(data: st.DataObject, arg: Arg, axis: int | None, name: str) -> np.ndarray:
@@ -287,6 +298,7 @@ TABLE_SETTINGS = settings(max_examples=max(1, settings().max_examples // 5))
 def test_primitive_vmap_matches_the_loop(impl: Impl, c: Case, data: st.DataObject) -> None:
     """Drawn: which arguments are batched (one at least), where (any axis, negative too), where the
     batch axis of each output goes; in_axes written as a tuple, a list, or one int where all agree."""
+    _look_up(impl, c.body)  # a missing function: before any draw, so that hypothesis has nothing to shrink
     names = list(c.args)
     batched = {n: data.draw(st.booleans(), label=f"{n} batched") for n in names}
     if not any(batched.values()):
@@ -337,20 +349,19 @@ def test_every_batched_and_unbatched_pattern(impl: Impl, c: Case) -> None:
 # (id, f, in_axes, out_axes): keys made by random.split(random.PRNGKey(42), 5)
 RANDOM = [
     ("normal", "f = lambda k: random.normal(k, (3,))", (0,), 0),
-    ("uniform", "f = lambda k: random.uniform(k, (2, 2), minval=-1.0, maxval=2.0)", (0,), -1),
-    ("randint", "f = lambda k: random.randint(k, (4,), 0, 10)", (0,), 1),
+    ("randint", "f = lambda k: random.randint(k, (4,), 0, 10)", (0,), -1),
     ("bits", "f = lambda k: random.bits(k, (2,))", (0,), 0),
-    ("split", "f = random.split", (0,), 0),
-    ("split_in_3", "f = lambda k: random.split(k, 3)", (0,), -2),
+    ("split", "f = random.split", (0,), -2),
     ("fold_in", "f = random.fold_in", (None, 0), 0),
     ("fold_in_both", "f = random.fold_in", (0, 0), 1),
-    ("permutation", "f = lambda k, x: random.permutation(k, x)", (0, None), 0),
-    ("keys_on_axis_1", "f = lambda k: random.normal(k, (2,))", (1,), -1),
+    ("keys_on_axis_1", "f = lambda k: random.normal(k, (3,))", (1,), 1),
 ]
 
 
 @pytest.mark.parametrize("source, in_axes, out_axes", [r[1:] for r in RANDOM], ids=[r[0] for r in RANDOM])
-def test_random_under_vmap_gives_the_loops_bits(impl: Impl, source: str, in_axes: tuple, out_axes: int) -> None:
+def test_random_under_vmap_gives_the_loops_bits(
+    impl: Impl, source: str, in_axes: tuple, out_axes: int
+) -> None:
     random = _namespace(impl)["random"]
     keys = np.asarray(random.split(random.PRNGKey(42), 5))
     if in_axes[0] == 1:
@@ -389,6 +400,8 @@ def _batched_like(draw: st.DrawFn, tree: Any, axes: Any, size: int) -> Any:
     return tree_map(one, tree, axes)
 
 
+# Every operation of a program compiles anew in JAX: half the profile's examples (12 in ci, 4 in ci-reference).
+@settings(max_examples=max(2, settings().max_examples // 2))
 @given(data=st.data(), drawn=batched_program())
 def test_random_program_vmap_matches_the_loop(impl: Impl, flags, data: st.DataObject,
                                               drawn: tuple[Program, Any, Any]) -> None:  # fmt: skip
@@ -451,7 +464,9 @@ def test_axis_size_when_nothing_is_mapped(impl: Impl) -> None:
     show_call(f"{source}\njax.vmap(f, in_axes=None, axis_size=4)(y)", y=Y)
     got = _vmap(impl)(_compile(source, impl), in_axes=None, axis_size=4)(Y)
     assert_batched(got, slices(_compile(source, impl), (Y,), None, size=4), asarray=impl.numpy.asarray)
-    show_call(f"{source}\njax.vmap(f, in_axes=(0,), axis_size=3)(x)  # axis_size agrees with the mapped axis", x=X)
+    show_call(
+        f"{source}\njax.vmap(f, in_axes=(0,), axis_size=3)(x)  # axis_size agrees with the mapped axis", x=X
+    )
     got = _vmap(impl)(_compile(source, impl), in_axes=(0,), axis_size=3)(X)
     assert_batched(got, slices(_compile(source, impl), (X,), (0,)), asarray=impl.numpy.asarray)
 
@@ -478,7 +493,9 @@ def test_a_function_of_keyword_arguments_alone(impl: Impl) -> None:
 NESTED = [(0, 0, 0, (4, 3, 2)), (1, 0, 1, (2, 3, 4)), (None, 1, -1, (2, 3)), (-1, -1, 2, (2, 3, 4))]
 
 
-@pytest.mark.parametrize("i, o, p, shape", NESTED, ids=[f"inner_{i}_out_{o}_outer_out_{p}" for i, o, p, _ in NESTED])
+@pytest.mark.parametrize(
+    "i, o, p, shape", NESTED, ids=[f"inner_{i}_out_{o}_outer_out_{p}" for i, o, p, _ in NESTED]
+)
 def test_nested_vmap_with_different_axes(impl: Impl, i: int | None, o: int, p: int, shape: tuple) -> None:
     """vmap(vmap(f, in_axes=(i, 0), out_axes=o), in_axes=(1, 0), out_axes=p) against a loop of loops."""
     x = (np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape) - 5) / 7
@@ -552,7 +569,6 @@ W23, V3, V2, M22 = R.normal(size=(2, 3)), R.normal(size=3), R.normal(size=2), R.
 JACOBIANS = [
     ("sin_of_a_vector", "f = lambda x: jnp.sin(x)", dict(x=V3), 0),
     ("matrix_times_vector", "f = lambda w, x: jnp.tanh(jnp.dot(w, x))", dict(w=W23, x=V3), 0),
-    ("argnums_1", "f = lambda w, x: jnp.tanh(jnp.dot(w, x))", dict(w=W23, x=V3), 1),
     ("argnums_tuple", "f = lambda w, x: jnp.tanh(jnp.dot(w, x))", dict(w=W23, x=V3), (0, 1)),
     ("argnums_negative", "f = lambda w, x: jnp.sin(w[0] * x)", dict(w=W23, x=V3), -1),
     ("scalar_output", "f = lambda x: jnp.sum(x * x) * jnp.prod(jnp.cos(x))", dict(x=V3), 0),
@@ -565,7 +581,9 @@ JACOBIANS = [
 
 
 @pytest.mark.parametrize("source, values, argnums", [j[1:] for j in JACOBIANS], ids=[j[0] for j in JACOBIANS])
-def test_jacfwd_matches_finite_differences(impl: Impl, flags, source: str, values: dict, argnums: Any) -> None:
+def test_jacfwd_matches_finite_differences(
+    impl: Impl, flags, source: str, values: dict, argnums: Any
+) -> None:
     """jacfwd(f, argnums)(*args): the tree of f's output, each leaf the tree of the differentiated
     arguments (a tuple of them for a tuple of argnums), each leaf of shape out.shape + in.shape."""
     flags("jax_enable_x64", True)
@@ -613,7 +631,9 @@ def test_jacfwd_of_sin_golden_value(impl: Impl, flags, x64: bool) -> None:
     assert_dtype(got, dt, weak=None)
     want = np.array([[1.0, 0.0, 0.0], [0.0, 0.5403023058681398, 0.0], [-0.0, -0.0, -0.4161468365471424]])
     assert_values(got, want, dt)
-    assert np.array_equal(np.signbit(np.asarray(got)), np.signbit(want)), f"signs of zeros: {np.asarray(got)!r}"
+    assert np.array_equal(np.signbit(np.asarray(got)), np.signbit(want)), (
+        f"signs of zeros: {np.asarray(got)!r}"
+    )
 
 
 def test_jacfwd_holomorphic(impl: Impl, flags) -> None:
@@ -651,7 +671,9 @@ COMPOSED_SETTINGS = settings(max_examples=max(2, settings().max_examples // 4))
 
 
 def _directions(data: st.DataObject, tree: Any) -> Any:
-    return random_tangents(tree, np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="direction seed")))
+    return random_tangents(
+        tree, np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="direction seed"))
+    )
 
 
 @COMPOSED_SETTINGS

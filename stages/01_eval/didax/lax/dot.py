@@ -7,6 +7,7 @@ dimensions are: the batch dimensions, then lhs's free dimensions, then rhs's fre
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -62,6 +63,7 @@ def _dot_general_dtype(
     return preferred_element_type
 
 
+@functools.lru_cache(maxsize=None)  # every evaluation asks again, for a handful of dtype pairs
 def _higher_precision_type(a: np.dtype, b: np.dtype) -> np.dtype:
     if _precision_key(a) == _precision_key(b) and a != b:
         raise TypeError(f"lax.dot_general argument type error: {a.name}, {b.name}")
