@@ -132,6 +132,7 @@ def vmap(
         raise TypeError(f"Expected a callable value, got {fun}")
     in_axes = _check_in_axes(in_axes)
     _check_axes_leaves("out_axes", out_axes)
+
     @functools.wraps(fun)
     def vmap_f(*args: Any, **kwargs: Any) -> Any:
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
@@ -151,8 +152,10 @@ def vmap(
         if out_axes is None or type(out_axes) is int:
             out_axes_flat = [out_axes] * len(outs)
         else:
-            out_axes_flat = _flatten_axes("vmap out_axes", tree_unflatten(out_tree, [x for x, _ in outs]), out_axes)
-        return tree_unflatten(out_tree, [_to_out_axis(x, d, a, size) for (x, d), a in zip(outs, out_axes_flat)])
+            out_tree_of_values = tree_unflatten(out_tree, [x for x, _ in outs])
+            out_axes_flat = _flatten_axes("vmap out_axes", out_tree_of_values, out_axes)
+        moved = [_to_out_axis(x, d, a, size) for (x, d), a in zip(outs, out_axes_flat)]
+        return tree_unflatten(out_tree, moved)
 
     return vmap_f
 
@@ -180,7 +183,9 @@ def _check_output(x: Any) -> None:
         try:
             get_aval(x)
         except TypeError:
-            raise TypeError(f"Output from batched function {x!r} with type {type(x)} is not a valid JAX type") from None
+            raise TypeError(
+                f"Output from batched function {x!r} with type {type(x)} is not a valid JAX type"
+            ) from None
 
 
 def _to_out_axis(x: Any, bdim: int | None, out_axis: int | None, size: int) -> Any:
@@ -226,7 +231,9 @@ def _flatten_axes(what: str, tree: Any, axes: Any) -> list[int | None]:
     try:
         subtrees = axis_tree.flatten_up_to(tree)
     except ValueError as e:
-        raise ValueError(f"{what} specification must be a tree prefix of the corresponding value; {e}") from None
+        raise ValueError(
+            f"{what} specification must be a tree prefix of the corresponding value; {e}"
+        ) from None
     return [axis for axis, sub in zip(axis_leaves, subtrees) for _ in tree_flatten(sub)[0]]
 
 
@@ -245,7 +252,8 @@ def _check_in_axis(x: Any, axis: int | None) -> int | None:
 
 
 def _batch_size(
-    fun: Callable[..., Any], args: tuple, kwargs: dict, leaves: list[Any], axes: list[int | None], axis_size: int | None
+    fun: Callable[..., Any], args: tuple, kwargs: dict, leaves: list[Any], axes: list[int | None],
+    axis_size: int | None,
 ) -> int:
     """The size of the mapped axes, which must all agree (and agree with ``axis_size``)."""
     mapped = [(i, get_aval(x).shape[a]) for i, (x, a) in enumerate(zip(leaves, axes)) if a is not not_mapped]
@@ -258,7 +266,9 @@ def _batch_size(
             f"axis_size must be specified, got empty *args={args} and **kwargs={kwargs}"
         )
     if not sizes:
-        raise ValueError("vmap must have at least one non-None value in in_axes or axis_size must be specified")
+        raise ValueError(
+            "vmap must have at least one non-None value in in_axes or axis_size must be specified"
+        )
     raise ValueError(_inconsistent_sizes(fun, args, kwargs, leaves, axes, mapped, axis_size))
 
 
@@ -467,7 +477,9 @@ def _reshape_rule(vals: list[Any], dims: list[int | None], *, new_sizes: tuple[i
     return lax.reshape_p.bind(x, new_sizes=(size, *new_sizes), dimensions=dimensions), 0
 
 
-def _transpose_rule(vals: list[Any], dims: list[int | None], *, permutation: tuple[int, ...]) -> tuple[Any, int]:
+def _transpose_rule(
+    vals: list[Any], dims: list[int | None], *, permutation: tuple[int, ...]
+) -> tuple[Any, int]:
     (x,), (bdim,) = vals, dims
     perm = [full_axis(p, bdim) for p in permutation]
     perm.insert(bdim, bdim)  # the batch axis stays where it is
@@ -520,10 +532,13 @@ def _slice_rule(vals: list[Any], dims: list[int | None], *, start_indices: tuple
     limits.insert(bdim, size)
     if strides is not None:
         strides = (*strides[:bdim], 1, *strides[bdim:])
-    return lax.slice_p.bind(x, start_indices=tuple(starts), limit_indices=tuple(limits), strides=strides), bdim
+    out = lax.slice_p.bind(x, start_indices=tuple(starts), limit_indices=tuple(limits), strides=strides)
+    return out, bdim
 
 
-def _dynamic_slice_rule(vals: list[Any], dims: list[int | None], *, slice_sizes: tuple[int, ...]) -> tuple[Any, int]:
+def _dynamic_slice_rule(
+    vals: list[Any], dims: list[int | None], *, slice_sizes: tuple[int, ...]
+) -> tuple[Any, int]:
     (x, *starts), (bdim, *start_dims) = vals, dims
     if all(d is not_mapped for d in start_dims):  # the same window of every example
         starts.insert(bdim, np.zeros((), get_aval(starts[0]).dtype if starts else np.int32))
@@ -589,7 +604,9 @@ batching_rules[lax.dynamic_update_slice_p] = _dynamic_update_slice_rule
 def defreduction(prim: Primitive) -> None:
     """Reductions over ``axes`` (and argmax/argmin): the axes are renumbered around the batch
     axis, which stays, and moves down by one for each reduced axis before it."""
-    def rule(vals: list[Any], dims: list[int | None], *, axes: tuple[int, ...], **params: Any) -> tuple[Any, int]:
+    def rule(
+        vals: list[Any], dims: list[int | None], *, axes: tuple[int, ...], **params: Any
+    ) -> tuple[Any, int]:
         (x,), (bdim,) = vals, dims
         full = tuple(full_axis(a, bdim) for a in axes)
         return prim.bind(x, axes=full, **params), bdim - sum(a < bdim for a in full)
@@ -688,7 +705,8 @@ def defscatter(prim: Primitive) -> None:
         size, dn = batch_size(vals, dims), dimension_numbers
         shift = lambda axes: tuple(a + 1 for a in axes)  # noqa: E731 - the batch axis now comes first
         operand, updates = bdim_to(operand, operand_bdim, 0, size), bdim_to(updates, updates_bdim, 0, size)
-        if indices_bdim is not_mapped:  # the same windows for every example: the batch axis is one more window axis
+        # The same windows for every example: the batch axis is one more axis of each window.
+        if indices_bdim is not_mapped:
             dn = ScatterDimensionNumbers((0, *shift(dn.update_window_dims)), shift(dn.inserted_window_dims),
                                          shift(dn.scatter_dims_to_operand_dims), shift(dn.operand_batching_dims),
                                          dn.scatter_indices_batching_dims)
@@ -712,7 +730,9 @@ for _prim in (lax.scatter_p, lax.scatter_add_p, lax.scatter_sub_p, lax.scatter_m
 # --- sorting ----------------------------------------------------------------------------------
 
 
-def _sort_rule(vals: list[Any], dims: list[int | None], *, dimension: int, **params: Any) -> tuple[Any, list[int]]:
+def _sort_rule(
+    vals: list[Any], dims: list[int | None], *, dimension: int, **params: Any
+) -> tuple[Any, list[int]]:
     size = batch_size(vals, dims)
     out = next(d for d in dims if d is not not_mapped)
     operands = [bdim_to(x, d, out, size) for x, d in zip(vals, dims)]  # sorted together: one batch axis

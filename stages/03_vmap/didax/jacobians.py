@@ -117,7 +117,9 @@ def _check_input_dtype(holomorphic: bool, x: Any) -> None:
     dtype = get_aval(x).dtype
     if holomorphic:
         if not dtypes.issubdtype(dtype, np.complexfloating):
-            raise TypeError(f"jacfwd with holomorphic=True requires inputs with complex dtype, but got {dtype.name}.")
+            raise TypeError(
+                f"jacfwd with holomorphic=True requires inputs with complex dtype, but got {dtype.name}."
+            )
     elif not dtypes.is_float(dtype):
         raise TypeError(
             "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but got "
@@ -129,4 +131,6 @@ def _check_input_dtype(holomorphic: bool, x: Any) -> None:
 def _check_output_dtype(holomorphic: bool, x: Any) -> None:
     dtype = get_aval(x).dtype
     if holomorphic and not dtypes.issubdtype(dtype, np.complexfloating):
-        raise TypeError(f"jacfwd with holomorphic=True requires outputs with complex dtype, but got {dtype.name}.")
+        raise TypeError(
+            f"jacfwd with holomorphic=True requires outputs with complex dtype, but got {dtype.name}."
+        )

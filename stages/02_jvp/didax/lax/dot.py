@@ -63,7 +63,7 @@ def _dot_general_dtype(
     return preferred_element_type
 
 
-@functools.lru_cache(maxsize=None)  # every evaluation asks again, for a handful of dtype pairs
+@functools.cache  # every evaluation asks again, for a handful of dtype pairs
 def _higher_precision_type(a: np.dtype, b: np.dtype) -> np.dtype:
     if _precision_key(a) == _precision_key(b) and a != b:
         raise TypeError(f"lax.dot_general argument type error: {a.name}, {b.name}")

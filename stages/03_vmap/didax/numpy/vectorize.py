@@ -30,7 +30,8 @@ def _parse_signature(signature: str) -> tuple[list[CoreDims], list[CoreDims]]:
     if not _SIGNATURE.match(signature):
         raise ValueError(f"not a valid gufunc signature: {signature}")
     inputs, outputs = signature.split("->")
-    return [_core_dims(a) for a in re.findall(_DIMS, inputs)], [_core_dims(a) for a in re.findall(_DIMS, outputs)]
+    in_dims = [_core_dims(a) for a in re.findall(_DIMS, inputs)]
+    return in_dims, [_core_dims(a) for a in re.findall(_DIMS, outputs)]
 
 
 def _core_dims(text: str) -> CoreDims:
@@ -45,7 +46,9 @@ def vectorize(pyfunc: Callable[..., Any], *, excluded: Collection[int | str] = f
     keyword arguments, are passed through unchanged. (JAX 0.10.2 drops keyword arguments that
     are not excluded; didax passes them on, as NumPy does.)"""
     if any(not isinstance(e, (str, int)) for e in excluded):
-        raise TypeError(f"jax.numpy.vectorize can only exclude integer or string arguments, but excluded={excluded!r}")
+        raise TypeError(
+            f"jax.numpy.vectorize can only exclude integer or string arguments, but excluded={excluded!r}"
+        )
     if any(isinstance(e, int) and e < 0 for e in excluded):
         raise ValueError(f"excluded={excluded!r} contains negative numbers")
 
@@ -58,7 +61,9 @@ def vectorize(pyfunc: Callable[..., Any], *, excluded: Collection[int | str] = f
         else:
             in_core, out_core = _parse_signature(signature)
             if len(in_core) != len(mapped):
-                raise TypeError(f"wrong number of positional arguments: expected {len(in_core)}, got {len(mapped)}")
+                raise TypeError(
+                    f"wrong number of positional arguments: expected {len(in_core)}, got {len(mapped)}"
+                )
         arrays = [asarray(args[i]) for i in mapped]
         sizes = _core_sizes(arrays, in_core)
 
@@ -78,7 +83,9 @@ def _core_sizes(arrays: list[Any], in_core: list[CoreDims]) -> dict[str, int]:
     sizes: dict[str, int] = {}
     for x, dims in zip(arrays, in_core):
         if x.ndim < len(dims):
-            raise ValueError(f"input with shape {x.shape} does not have enough dimensions for its core dimensions {dims}")
+            raise ValueError(
+                f"input with shape {x.shape} does not have enough dimensions for its core dimensions {dims}"
+            )
         for name, size in zip(dims, x.shape[x.ndim - len(dims):]):
             if sizes.setdefault(name, size) != size:
                 raise ValueError(f"inconsistent size for core dimension {name!r}: {size} vs {sizes[name]}")
