@@ -579,7 +579,7 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "numpy.logical_negative_is_false", UFUNCS,
-        "return lax.ne(x, convert(0, aval.dtype,", "return lax.gt(x, convert(0, aval.dtype,",
+        "return lax.ne(x, _jax_constant(x, 0))", "return lax.gt(x, _jax_constant(x, 0))",
         NUMPY,
         "logical functions count negative numbers as false",
         keyword="logical",
