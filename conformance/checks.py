@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import ml_dtypes
@@ -155,3 +156,60 @@ def show_call(program: str, **values: Any) -> None:
     puts the program of a failing test (of hypothesis's last, shrunk example) at the top of its report
     and in the results file."""
     reproduce.record(program, values)
+
+
+class XlaExtremum:
+    """XLA's max (or min, when `negative`) as a NumPy-ufunc-like oracle, with `accumulate` and
+    `at`: NaN propagates, and -0.0 < 0.0, so two zeros give 0.0 for max and -0.0 for min in either
+    order (NumPy's maximum and minimum return whichever came second). Complex numbers compare
+    (real, imag) lexicographically, and y is the result wherever x does not win strictly."""
+
+    def __init__(self, negative: bool) -> None:
+        self.negative = negative
+
+    def __call__(self, x: Any, y: Any) -> np.ndarray:
+        x, y = np.asarray(x), np.asarray(y)
+        if x.dtype.kind == "c":
+            a, b = (y, x) if self.negative else (x, y)
+            x_wins = (a.real > b.real) | ((a.real == b.real) & (a.imag > b.imag))
+            return np.where(x_wins, x, y)
+        out = np.minimum(x, y) if self.negative else np.maximum(x, y)
+        if x.dtype.kind != "f":
+            return out
+        # IEEE sums of two zeros: 0.0 + -0.0 is 0.0 (max), and -(-0.0 + 0.0) is -0.0 (min).
+        zeros = -((-x) + (-y)) if self.negative else x + y
+        return np.where((x == 0) & (y == 0), zeros, out)
+
+    def accumulate(self, x: np.ndarray, axis: int) -> np.ndarray:
+        out = np.moveaxis(np.array(x), axis, 0)
+        for i in range(1, out.shape[0]):
+            out[i] = self(out[i - 1], out[i])
+        return np.moveaxis(out, 0, axis)
+
+    def reduce(self, x: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
+        """Folded over `axis` (None: every axis; an int or a tuple), like np.max."""
+        axes = tuple(range(x.ndim)) if axis is None else tuple(int(a) % x.ndim for a in np.atleast_1d(axis))
+        moved = np.moveaxis(x, axes, range(len(axes)))
+        out = functools.reduce(self, moved.reshape((-1, *moved.shape[len(axes):])))
+        return np.expand_dims(out, axes) if keepdims else out
+
+    def at(self, a: np.ndarray, index: Any, values: Any) -> None:
+        """In place, like ufunc.at: every value meets the element its index reaches, in order."""
+        where = np.arange(a.size).reshape(a.shape)[index]
+        flat = a.reshape(-1)  # a view: `a` is a fresh contiguous array in the tests
+        for p, v in zip(where.ravel(), np.broadcast_to(values, where.shape).ravel()):
+            flat[p] = self(flat[p], v)
+
+
+xla_max, xla_min = XlaExtremum(negative=False), XlaExtremum(negative=True)
+
+
+def assert_zero_signs(got: Any, want: np.ndarray) -> None:
+    """Where a real float result is zero, its sign is the oracle's (np.signbit): for the
+    operations whose zero sign JAX defines (max and min order -0.0 below 0.0)."""
+    got_np, want = to_numpy(got), np.asarray(want)
+    if want.dtype.kind != "f" or got_np.dtype.kind == "c":
+        return
+    zero = np.asarray(want == 0)
+    bad = zero & (np.signbit(wide(got_np)) != np.signbit(want))
+    assert not bad.any(), "zero signs differ " + _mismatch(got_np, want, bad)[len("values differ "):]

@@ -76,6 +76,17 @@ CASES: list[Case] = [
     Case("exponential((256,))", lambda r: r.exponential(_key(r), (256,)), rtol=2 * F32_EPS, atol=2 * F32_EPS),
     Case("exponential((32,)) x64", lambda r: r.exponential(_key(r), (32,)), x64=True, rtol=1e-12, atol=1e-13),
     Case("gumbel((256,))", lambda r: r.gumbel(_key(r), (256,)), rtol=4 * F32_EPS, atol=4 * F32_EPS),
+    # mode='high': two uniforms per value; 'highest' (float32 gumbel): 64 bits as one fixed-point number.
+    Case("gumbel((256,), mode='high')", lambda r: r.gumbel(_key(r), (256,), mode="high"), rtol=4 * F32_EPS, atol=4 * F32_EPS),
+    Case("gumbel((16, 16), mode='highest')", lambda r: r.gumbel(_key(r), (16, 16), mode="highest"), rtol=4 * F32_EPS, atol=4 * F32_EPS),
+    Case("gumbel((64,), bfloat16, mode='high')", lambda r: r.gumbel(_key(r), (64,), "bfloat16", mode="high"), rtol=1e-2, atol=1e-2),
+    Case("gumbel((32,), mode='highest') x64", lambda r: r.gumbel(_key(r), (32,), mode="highest"), x64=True, rtol=1e-12, atol=1e-13),
+    Case("bernoulli(0.3, (256,), mode='high')", lambda r: r.bernoulli(_key(r), 0.3, (256,), mode="high")),
+    Case("bernoulli(p=[1e-3, 0.5, 0.9] float16, mode='high')", lambda r: r.bernoulli(_key(r), np.array([1e-3, 0.5, 0.9], np.float16), (64, 3), mode="high")),
+    # p just above the first uniform of each draw: 'low' is always True there, 'high' half the time.
+    Case("bernoulli(p=uniform((64,)) + 2**-24, mode='high')", lambda r: r.bernoulli(_key(r), r.uniform(_key(r), (64,)) + np.float32(2**-24), mode="high")),
+    Case("choice(5, (3,), replace=False, p=P5, mode='high')", lambda r: r.choice(_key(r), 5, (3,), replace=False, p=np.array(P5, np.float32), mode="high")),
+    Case("categorical(log([.1, .2, .7]), shape=(64,), mode='high')", lambda r: r.categorical(_key(r), np.log(np.array([0.1, 0.2, 0.7], np.float32)), shape=(64,), mode="high")),
     Case("bernoulli(0.3, (256,))", lambda r: r.bernoulli(_key(r), 0.3, (256,))),
     Case("bernoulli(p=[0.1, 0.5, 0.9])", lambda r: r.bernoulli(_key(r), np.array([0.1, 0.5, 0.9], np.float32))),
     Case("randint((64,), 0, 10)", lambda r: r.randint(_key(r), (64,), 0, 10)),

@@ -201,6 +201,7 @@ class Domain:
     high: float = 10.0
     min_abs: float = 0.0
     grid: float | None = None
+    signed_zeros: bool = False  # real floats: -0.0 as well as 0.0 (where JAX defines which one wins)
 
 
 DEFAULT = Domain()
@@ -208,6 +209,7 @@ SMALL = Domain(-5, 5)  # products and sums of a few of these stay small
 WIDE = Domain(-100, 100)  # integers overflow (and wrap) in int8 sums and products
 NONZERO = Domain(-10, 10, min_abs=0.1)  # divisors
 TIES = Domain(-4, 4, grid=0.5)  # equal values are likely: comparisons, max, min
+SIGNED_TIES = Domain(-4, 4, grid=0.5, signed_zeros=True)  # max and min: -0.0 < 0.0 in XLA
 GRID = Domain(-8, 8, grid=0.25)  # exact in every float type: floor division, remainder, arange
 GRID_NONZERO = Domain(-8, 8, min_abs=0.25, grid=0.25)
 
@@ -246,6 +248,8 @@ def _reals(domain: Domain, tiny: float) -> st.SearchStrategy[float]:
     else:
         values = st.floats(domain.low, domain.high, allow_nan=False)
         values = values.map(lambda v: 0.0 if abs(v) < 2 * tiny else v)
+    if domain.signed_zeros:  # half the draws a zero of either sign, so that zeros meet often
+        values = st.one_of(st.sampled_from([0.0, -0.0]), values)
     return values.filter(lambda v: abs(v) >= domain.min_abs) if domain.min_abs else values
 
 

@@ -17,7 +17,18 @@ from hypothesis.extra import numpy as hnp
 
 from conformance import dtype_rules as dr
 from conformance import strategies as S
-from conformance.checks import RTOL, assert_dtype, assert_values, draw_x64, show_call, to_numpy, wide
+from conformance.checks import (
+    RTOL,
+    assert_dtype,
+    assert_values,
+    assert_zero_signs,
+    draw_x64,
+    show_call,
+    to_numpy,
+    wide,
+    xla_max,
+    xla_min,
+)
 from conformance.impl import Impl
 from conformance.strategies import Domain
 
@@ -108,8 +119,8 @@ BINARY = [
     Prim("mul", np.multiply, NUMERIC, (S.WIDE, S.WIDE)),
     Prim("div", truncating_divide, NUMERIC, (S.DEFAULT, Domain(-10, 10, min_abs=0.1))),
     Prim("rem", np.fmod, S.INTEGER + S.FLOATING, (S.GRID, S.GRID_NONZERO)),  # C fmod: sign of the dividend
-    Prim("max", np.maximum, S.ALL, (S.TIES, S.TIES)),
-    Prim("min", np.minimum, S.ALL, (S.TIES, S.TIES)),
+    Prim("max", xla_max, S.ALL, (S.SIGNED_TIES, S.SIGNED_TIES)),  # -0.0 < 0.0, as XLA orders them
+    Prim("min", xla_min, S.ALL, (S.SIGNED_TIES, S.SIGNED_TIES)),
     Prim("pow", np.power, S.INEXACT, (Domain(0.5, 4), Domain(-3, 3))),
     Prim("eq", np.equal, S.ALL, (S.TIES, S.TIES), boolean=True),
     Prim("ne", np.not_equal, S.ALL, (S.TIES, S.TIES), boolean=True),
@@ -130,6 +141,8 @@ def check(prim: Prim, got: Any, inputs: list[np.ndarray], dt: np.dtype) -> None:
     with np.errstate(all="ignore"):
         want = prim.oracle(*(wide(x) for x in inputs))
     assert_values(got, want, want_dtype, atol=RTOL.get(want_dtype.name, 0.0))
+    if prim.oracle in (xla_max, xla_min):
+        assert_zero_signs(got, want)
 
 
 @pytest.mark.parametrize("prim", UNARY + BINARY, ids=lambda p: p.name)
@@ -177,6 +190,29 @@ def test_max_and_min_propagate_nan(impl: Impl, name: str) -> None:
     y = np.array([1.0, np.nan, np.nan, 3.0], np.float32)
     got = np.asarray(getattr(impl.lax, name)(x, y))
     np.testing.assert_array_equal(np.isnan(got), [True, True, True, False])
+
+
+def test_max_and_min_order_negative_zero_below_positive_zero(impl: Impl) -> None:
+    """XLA's max(0.0, -0.0) is 0.0 and its min -0.0, in either order and in every max/min primitive
+    (NumPy's maximum and minimum return the second). Complex max and min return y on ties."""
+    lax = impl.lax
+
+    def signs(x: Any) -> list[bool]:
+        return np.signbit(to_numpy(x)).tolist()
+
+    x, y = np.array([0.0, -0.0, 0.0, -0.0], np.float32), np.array([-0.0, 0.0, 0.0, -0.0], np.float32)
+    assert signs(lax.max(x, y)) == [False, False, False, True]
+    assert signs(lax.min(x, y)) == [True, True, False, True]
+    assert signs(lax.reduce_max(np.stack([x, y]), (0,))) == [False, False, False, True]
+    assert signs(lax.reduce_min(np.stack([x, y]), (0,))) == [True, True, False, True]
+    assert signs(lax.cummax(np.array([-0.0, 0.0, -0.0], np.float32))) == [True, False, False]
+    assert signs(lax.cummin(np.array([0.0, -0.0, 0.0], np.float32))) == [False, True, True]
+    assert signs(lax.clamp(np.float32(0.0), y, np.float32(1.0))) == [False, False, False, False]
+    assert signs(lax.clamp(np.float32(-1.0), x, np.float32(-0.0))) == [True, True, True, True]
+    p, n = np.array([complex(0.0, 0.0)], np.complex64), np.array([complex(-0.0, 0.0)], np.complex64)
+    assert [bool(np.signbit(to_numpy(f(a, b)).real[0])) for f in (lax.max, lax.min) for a, b in ((p, n), (n, p))] == [
+        True, False, True, False
+    ]
 
 
 @given(data=st.data())

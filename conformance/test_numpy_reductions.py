@@ -18,9 +18,12 @@ from conformance.checks import (
     assert_values,
     assert_weak,
     draw_x64,
+    assert_zero_signs,
     show_call,
     ulp_scale,
     wide,
+    xla_max,
+    xla_min,
 )
 from conformance.impl import Impl
 from conformance.strategies import Domain
@@ -83,14 +86,42 @@ def test_accumulating_reduction_matches_numpy(impl: Impl, flags, name: str, data
 @given(data=st.data())
 def test_max_min_match_numpy(impl: Impl, flags, name: str, data: st.DataObject) -> None:
     x64 = draw_x64(data, flags)
-    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(), Domain(-4, 4, grid=0.5)), label="x")
+    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(), S.SIGNED_TIES), label="x")
     axis = data.draw(S.axes(x.ndim), label="axis")
     keepdims = data.draw(st.booleans(), label="keepdims")
     show_call(f"jnp.{name}(x, axis={axis!r}, keepdims={keepdims})", x=x)
     got = getattr(impl.numpy, name)(x, axis=axis, keepdims=keepdims)
     want_dtype = dr.canonicalize(x.dtype, x64)
     assert_dtype(got, want_dtype, weak=dr.weak_result("reduction"))
-    assert_values(got, getattr(np, name)(wide(x), axis=axis, keepdims=keepdims), want_dtype)
+    extremum = xla_max if name in ("max", "amax") else xla_min  # -0.0 < 0.0, as XLA orders them
+    want = extremum.reduce(wide(x), axis=axis, keepdims=keepdims)
+    assert_values(got, want, want_dtype)
+    assert_zero_signs(got, want)
+
+
+def test_max_and_min_functions_order_negative_zero_below_positive_zero(impl: Impl) -> None:
+    """jnp's max/min family follows lax.max and lax.min: max(0.0, -0.0) is 0.0 and min(0.0, -0.0) is
+    -0.0 in either order (NumPy returns the second zero); fmax and fmin return the second zero."""
+    jnp = impl.numpy
+
+    def signs(x: object) -> list[bool]:
+        return np.signbit(np.asarray(x)).tolist()
+
+    x, y = np.array([0.0, -0.0, 0.0, -0.0], np.float32), np.array([-0.0, 0.0, 0.0, -0.0], np.float32)
+    assert signs(jnp.maximum(x, y)) == [False, False, False, True]
+    assert signs(jnp.minimum(x, y)) == [True, True, False, True]
+    assert signs(jnp.fmax(x, y)) == signs(jnp.fmin(x, y)) == [True, False, False, True]
+    both = np.stack([x, y])
+    for name in ("max", "amax", "nanmax"):
+        assert signs(getattr(jnp, name)(both, axis=0)) == [False, False, False, True], name
+    for name in ("min", "amin", "nanmin"):
+        assert signs(getattr(jnp, name)(both, axis=0)) == [True, True, False, True], name
+    assert signs(jnp.max(np.array([-0.0], np.float32), initial=0.0)) is False
+    assert signs(jnp.clip(y, 0.0, 1.0)) == [False, False, False, False]
+    assert signs(jnp.clip(x, -1.0, -0.0)) == [True, True, True, True]
+    idx = np.array([0, 0, 1, 1])
+    assert signs(jnp.zeros(2).at[idx].min(np.array([-0.0, 0.0, 0.0, 0.0], np.float32))) == [True, False]
+    assert signs((-jnp.zeros(2)).at[idx].max(np.array([0.0, -0.0, -0.0, -0.0], np.float32))) == [False, True]
 
 
 @pytest.mark.parametrize("name", ["argmax", "argmin"])

@@ -183,6 +183,8 @@ CONTINUOUS: list[tuple[str, Callable[[Any, Any], Any], Callable[[np.ndarray], np
     ("normal", lambda r, k: r.normal(k, (N,)), normal_cdf),
     ("exponential", lambda r, k: r.exponential(k, (N,)), lambda x: 1 - np.exp(-np.maximum(x, 0))),
     ("gumbel", lambda r, k: r.gumbel(k, (N,)), lambda x: np.exp(-np.exp(-x))),
+    ("gumbel(mode='high')", lambda r, k: r.gumbel(k, (N,), mode="high"), lambda x: np.exp(-np.exp(-x))),
+    ("gumbel(mode='highest')", lambda r, k: r.gumbel(k, (N,), mode="highest"), lambda x: np.exp(-np.exp(-x))),
     (
         "truncated_normal(-1, 2)",
         lambda r, k: r.truncated_normal(k, -1.0, 2.0, (N,)),
@@ -247,6 +249,23 @@ def test_bernoulli_frequencies(random: Any) -> None:
     samples = np.asarray(random.bernoulli(random.PRNGKey(1), 0.3, (N,)))
     assert samples.dtype == np.bool_
     assert_frequencies(samples, np.array([0.7, 0.3]))
+
+
+def test_bernoulli_frequencies_with_mode_high(random: Any) -> None:
+    samples = np.asarray(random.bernoulli(random.PRNGKey(1), 0.3, (N,), mode="high"))
+    assert_frequencies(samples, np.array([0.7, 0.3]))
+
+
+@pytest.mark.parametrize("call", ["gumbel", "bernoulli", "categorical"])
+def test_an_unknown_sampling_mode_raises_value_error(call: str, random: Any) -> None:
+    key = random.PRNGKey(0)
+    with pytest.raises(ValueError):
+        if call == "gumbel":
+            random.gumbel(key, (3,), mode="medium")
+        elif call == "bernoulli":
+            random.bernoulli(key, 0.5, (3,), mode="highest")  # gumbel's third mode only
+        else:
+            random.categorical(key, np.zeros(3, np.float32), mode="medium")
 
 
 def test_randint_frequencies(random: Any) -> None:

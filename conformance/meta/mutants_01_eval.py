@@ -496,14 +496,14 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "lax.max.ignores_nan", ELEMENTWISE,
-        "return np.maximum(x, y)  # propagates NaN, as XLA does", "return np.fmax(x, y)", LAX,
+        "out = np.maximum(x, y)  # propagates NaN, as XLA does", "out = np.fmax(x, y)", LAX,
         "max ignores NaN (NumPy's fmax) instead of propagating it",
         keyword="max",
     ),
     Mutant(
         "lax.max.complex_tie_picks_second", ELEMENTWISE,
-        "((x.real == y.real) & (x.imag >= y.imag))", "((x.real == y.real) & (x.imag > y.imag))", LAX + NUMPY,
-        "complex max picks the second operand when both parts are equal",
+        "((x.real == y.real) & (x.imag > y.imag))", "((x.real == y.real) & (x.imag >= y.imag))", LAX + NUMPY,
+        "complex max picks the first operand when both parts are equal",
         equivalent="when the real and imaginary parts both compare equal the two operands are the same "
         "number (up to the sign of a zero, which == cannot see), so either choice gives the same value",
     ),
@@ -1051,5 +1051,25 @@ MUTANTS: list[Mutant] = [
         "new_dtype, weak = aval.dtype, aval.weak_type", "new_dtype, weak = aval.dtype, False", LAX,
         "lax.full_like of a weakly typed array gives a strongly typed result",
         keyword="full",
+    ),
+    Mutant(
+        "lax.max.numpy_signed_zeros", ELEMENTWISE,
+        "return sign_zeros(out, preferred_zeros(x, False) | preferred_zeros(y, False), negative=False)",
+        "return out", LAX + NUMPY,
+        "lax.max returns NumPy's second zero: max(0.0, -0.0) is -0.0 (XLA: 0.0)",
+        keyword="max",
+    ),
+    Mutant(
+        "lax.reduce_min.numpy_signed_zeros", LAX_REDUCTIONS,
+        "return sign_zeros(out, np.any(preferred_zeros(x, negative), axis=axes), negative)",
+        "return out", LAX + NUMPY,
+        "reduce_max/reduce_min keep whichever zero NumPy met last (XLA: +0.0 for max, -0.0 for min)",
+        keyword="max or min",
+    ),
+    Mutant(
+        "random.bernoulli.high_is_low", DISTRIBUTIONS,
+        'if mode == "low":\n        return jnp.less(', 'if True:\n        return jnp.less(', RANDOM,
+        "bernoulli ignores mode='high' and draws one uniform per value",
+        keyword="bernoulli",
     ),
 ]

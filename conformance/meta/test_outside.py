@@ -187,7 +187,8 @@ def test_a_failures_program_reproduces_it_in_a_fresh_process(tmp_path: Path) -> 
     failed = [t for t in json.loads((tmp_path / "conformance.meta.broken.numpy_add.json").read_text())["tests"]
               if t["outcome"] == "failed"]  # fmt: skip
     program, message = failed[0]["reason"].split("\n\n", 1)
-    assert program in done.stdout and "AssertionError" in message
+    # Weak operands are drawn too, so hypothesis may find more than one distinct failure of add.
+    assert program in done.stdout and ("AssertionError" in message or "distinct failures" in message)
     assert "import conformance.meta.broken.numpy_add as jax" in program
     assert "jax.config.update('jax_enable_x64'," in program
 

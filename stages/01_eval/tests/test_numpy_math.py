@@ -304,3 +304,11 @@ def test_unwrap_matches_numpy():
     assert jnp.unwrap(np.zeros((2, 0))).shape == (2, 0)
     with pytest.raises(ValueError, match="complex"):
         jnp.unwrap(np.zeros(3, np.complex64))
+
+
+def test_log10_multiplies_by_the_rounded_reciprocal_of_log_10_as_jax_does() -> None:
+    """log10(2) in float32: log(2) * float32(1 / log(10)) is one ulp above log(2) / log(10)."""
+    x = np.float32(2.0)
+    want = np.log(x) * np.float32(0.4342944819032518)
+    assert np.asarray(jnp.log10(x)).view(np.uint32) == want.view(np.uint32)
+    assert jnp.log10(np.float16(3)).dtype == np.float16

@@ -29,6 +29,8 @@ from .standard import (
     broadcasting_shape,
     check_dtype,
     check_same_dtypes,
+    preferred_zeros,
+    sign_zeros,
     standard_primitive,
 )
 
@@ -213,22 +215,27 @@ def _rem(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.fmod(x, y)
 
 
-def _lexicographic(pick_first: Any, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """max/min of complex numbers compare (real, imag) lexicographically, as XLA does."""
-    first = (x.real > y.real) | ((x.real == y.real) & (x.imag >= y.imag))
-    return np.where(pick_first(first), x, y)
+def _lexicographic_greater(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x > y for complex numbers, comparing (real, imag) lexicographically, as XLA does."""
+    return (x.real > y.real) | ((x.real == y.real) & (x.imag > y.imag))
 
 
 def _max(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if x.dtype.kind == "c":
-        return _lexicographic(lambda first: first, x, y)
-    return np.maximum(x, y)  # propagates NaN, as XLA does
+    if x.dtype.kind == "c":  # y on ties and NaNs: XLA selects x only where x > y
+        return np.where(_lexicographic_greater(x, y), x, y)
+    out = np.maximum(x, y)  # propagates NaN, as XLA does
+    if not dtypes.is_float(x.dtype):
+        return out
+    return sign_zeros(out, preferred_zeros(x, False) | preferred_zeros(y, False), negative=False)
 
 
 def _min(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if x.dtype.kind == "c":
-        return _lexicographic(np.logical_not, x, y)
-    return np.minimum(x, y)
+        return np.where(_lexicographic_greater(y, x), x, y)
+    out = np.minimum(x, y)
+    if not dtypes.is_float(x.dtype):
+        return out
+    return sign_zeros(out, preferred_zeros(x, True) | preferred_zeros(y, True), negative=True)
 
 
 add_p = binop("add", np.add, NUMBER)

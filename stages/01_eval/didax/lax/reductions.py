@@ -22,6 +22,8 @@ from .standard import (
     check_axes,
     check_dtype,
     never_weak,
+    preferred_zeros,
+    sign_zeros,
     standard_primitive,
 )
 
@@ -67,13 +69,21 @@ def _highest(dtype: np.dtype) -> Any:
 def _max(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
     if x.dtype.kind == "c":  # NumPy orders complex numbers lexicographically, as XLA does
         return np.max(x, axis=axes)
-    return np.max(x, axis=axes, initial=_lowest(x.dtype))
+    return _signed_zero_extremum(np.max(x, axis=axes, initial=_lowest(x.dtype)), x, axes, negative=False)
 
 
 def _min(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
     if x.dtype.kind == "c":
         return np.min(x, axis=axes)
-    return np.min(x, axis=axes, initial=_highest(x.dtype))
+    return _signed_zero_extremum(np.min(x, axis=axes, initial=_highest(x.dtype)), x, axes, negative=True)
+
+
+def _signed_zero_extremum(out: np.ndarray, x: np.ndarray, axes: tuple[int, ...], negative: bool) -> np.ndarray:
+    """A zero maximum is +0.0 if any reduced element is +0.0 (a zero minimum -0.0 if any is -0.0),
+    as XLA orders them; NumPy keeps whichever zero it met last."""
+    if not dtypes.is_float(x.dtype):
+        return out
+    return sign_zeros(out, np.any(preferred_zeros(x, negative), axis=axes), negative)
 
 
 def reduction(name: str, numpy_fn: Any, categories: tuple[str, ...], weak_type_rule: Any = None) -> Any:
@@ -222,6 +232,19 @@ def _ufunc_accumulate(ufunc: np.ufunc) -> Any:
     return accumulate
 
 
+def _extremum_accumulate(ufunc: np.ufunc, negative: bool) -> Any:
+    """Running max (min when ``negative``), with XLA's signed zeros: a zero so far is +0.0 once a
+    +0.0 was seen (-0.0 once a -0.0 was, for min). NaN propagates, as in XLA."""
+
+    def accumulate(x: np.ndarray, axis: int, acc: np.dtype) -> np.ndarray:
+        out = ufunc.accumulate(x, axis=axis)
+        if not dtypes.is_float(x.dtype):
+            return out
+        return sign_zeros(out, np.logical_or.accumulate(preferred_zeros(x, negative), axis=axis), negative)
+
+    return accumulate
+
+
 def _logaddexp_accumulate(x: np.ndarray, axis: int, acc: np.dtype) -> np.ndarray:
     """log(exp(x0) + ... + exp(xi)) without overflow. NumPy's logaddexp takes no complex numbers:
     for them, add pairwise, log(exp(a) + exp(b)) = a + log1p(exp(b - a)) with a the larger real part."""
@@ -239,8 +262,8 @@ def _logaddexp_accumulate(x: np.ndarray, axis: int, acc: np.dtype) -> np.ndarray
 
 cumsum_p = cumulative("cumsum", _ufunc_accumulate(np.add), NUMBER)
 cumprod_p = cumulative("cumprod", _ufunc_accumulate(np.multiply), NUMBER)
-cummax_p = cumulative("cummax", _ufunc_accumulate(np.maximum), NUMBER)  # NaN propagates, as in XLA
-cummin_p = cumulative("cummin", _ufunc_accumulate(np.minimum), NUMBER)
+cummax_p = cumulative("cummax", _extremum_accumulate(np.maximum, negative=False), NUMBER)
+cummin_p = cumulative("cummin", _extremum_accumulate(np.minimum, negative=True), NUMBER)
 cumlogsumexp_p = cumulative("cumlogsumexp", _logaddexp_accumulate, INEXACT)
 
 

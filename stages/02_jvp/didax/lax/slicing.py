@@ -33,7 +33,18 @@ import numpy as np
 
 from .. import dtypes
 from ..core import Primitive, ShapedArray, get_aval
-from .standard import ANY, INTEGER, NUMBER, accepts, as_shape, check_dtype, check_same_dtypes, standard_primitive
+from .standard import (
+    ANY,
+    INTEGER,
+    NUMBER,
+    accepts,
+    as_shape,
+    check_dtype,
+    check_same_dtypes,
+    preferred_zeros,
+    sign_zeros,
+    standard_primitive,
+)
 
 
 class GatherDimensionNumbers(NamedTuple):
@@ -372,11 +383,23 @@ def _scatter_with(combine: np.ufunc | None) -> Any:
         view, windows = reach.view(out), reach.from_operand_order(windows)
         if combine is None:
             view[reach.index] = windows
+        elif combine in (np.maximum, np.minimum) and dtypes.is_float(out.dtype):
+            _combine_extremum(combine, view, reach.index, windows)
         else:
             combine.at(view, reach.index, windows)  # unbuffered: repeated positions all count
         return out
 
     return rule
+
+
+def _combine_extremum(combine: np.ufunc, view: np.ndarray, index: tuple, windows: np.ndarray) -> None:
+    """scatter-max/min into ``view`` with XLA's signed zeros: a zero result is +0.0 for max (-0.0
+    for min) if the old value or any update written there was that zero."""
+    negative = combine is np.minimum
+    seen = preferred_zeros(view, negative)
+    np.logical_or.at(seen, index, preferred_zeros(windows, negative))
+    combine.at(view, index, windows)
+    view[...] = sign_zeros(view, seen, negative)
 
 
 def _window_sizes(rank: int, updates: np.ndarray, dn: ScatterDimensionNumbers) -> list[int]:

@@ -131,6 +131,25 @@ def never_weak(*avals: ShapedArray, **params: Any) -> bool:
 
 
 # ----------------------------------------------------------------------------------------------
+# Signed zeros in max and min. XLA orders -0.0 below +0.0, so max(0.0, -0.0) is 0.0 and
+# min(0.0, -0.0) is -0.0 in either order; NumPy's maximum and minimum return whichever zero
+# came second. Every max/min primitive (elementwise, reduction, running, scatter) fixes its
+# zeros with these two helpers.
+
+
+def preferred_zeros(x: np.ndarray, negative: bool) -> np.ndarray:
+    """Where ``x`` holds the zero a max prefers (+0.0), or a min (-0.0) when ``negative``."""
+    return (x == 0) & (np.signbit(x) == negative)
+
+
+def sign_zeros(out: np.ndarray, seen: np.ndarray, negative: bool) -> np.ndarray:
+    """``out`` with each zero made the preferred one where ``seen`` (some operand held it), and
+    the other zero elsewhere (every operand was the other zero)."""
+    preferred = np.array(-0.0 if negative else 0.0, out.dtype)
+    return np.where(out == 0, np.where(seen, preferred, -preferred), out)
+
+
+# ----------------------------------------------------------------------------------------------
 # dtype checks, with JAX's messages.
 
 # Named categories of dtypes that an operation accepts.

@@ -452,7 +452,19 @@ def _log_base(name: str, base: int) -> Any:
 
 
 log2 = _log_base("log2", 2)
-log10 = _log_base("log10", 10)
+
+
+def log10(x: ArrayLike, /) -> ArrayLike:
+    """The base-10 logarithm, elementwise: log(x) times 1/log(10) rounded to x's precision, as JAX
+    computes it (dividing by log(10) can round the other way: log10(2) in float32 is then one ulp
+    low, and geomspace(2, 32, 5, dtype=int32) truncates 1.9999999 to 1)."""
+    (x,) = promote_args_inexact("log10", x)
+    dtype = get_aval(x).dtype
+    one_over_ln10 = lax.convert_element_type(np.array(0.4342944819032518), dtypes.finfo(dtype).dtype)
+    r = lax.log(x)
+    if dtype.kind == "c":  # both parts scaled by the real constant
+        return lax.mul(r, lax.convert_element_type(one_over_ln10, dtype))
+    return lax.mul(r, one_over_ln10)
 
 
 def _real_floats(name: str, *args: ArrayLike) -> list[ArrayLike]:

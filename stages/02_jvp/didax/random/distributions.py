@@ -133,14 +133,79 @@ def exponential(key: Any, shape: Any = (), dtype: Any = None) -> Any:
 
 
 def gumbel(key: Any, shape: Any = (), dtype: Any = None, mode: str | None = None) -> Any:
-    """Standard Gumbel floats: -log(-log(u)), u never 0."""
-    check_key("gumbel", key)
-    if mode not in (None, "low"):
-        raise NotImplementedError("didax.random.gumbel supports mode='low' only.")
+    """Standard Gumbel floats: -log(-log(u)), u never 0. ``mode`` says how many bits make u:
+    'low' (the default) one uniform, so that events rarer than about 2**-nmant are lost; 'high' two,
+    reaching about 2**-(2 * nmant); 'highest' (float32) 64 bits as one fixed-point number."""
     dtype = float_dtype("gumbel", dtype)
+    shape = as_shape("gumbel", shape)
+    if mode is None:
+        mode = "low"  # JAX's default while its use_high_dynamic_range_gumbel flag is off
+    if mode not in ("highest", "high", "low"):
+        raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
+    check_key("gumbel", key)
+    if mode == "highest" and dtype == np.float32:
+        return _gumbel_highest(key, shape)
+    if mode in ("high", "highest"):
+        return _gumbel_high(key, shape, dtype)
     tiny = float(dtypes.finfo(dtype).tiny)
-    u = _uniform(key, as_shape("gumbel", shape), dtype, tiny, 1.0)
+    u = _uniform(key, shape, dtype, tiny, 1.0)
     return lax.neg(lax.log(lax.neg(lax.log(u))))
+
+
+def _gumbel_high(key: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+    """u from two uniforms: below 1/2 the second one fills the bits below the first's last
+    mantissa bit (plus tiny, so u is never 0); -log(-log1p(-u)) keeps those bits where u is small."""
+    finfo = dtypes.finfo(dtype)
+    high, low = _halves(_uniform(key, (2, *shape), dtype, 0.0, 1.0))
+    # JAX adds tiny as a scalar of `dtype` (finfo's), after the scaled low half.
+    small = jnp.add(jnp.add(high, jnp.multiply(2.0 ** -finfo.nmant, low)), finfo.tiny)
+    u = jnp.where(jnp.greater_equal(high, 0.5), high, small)
+    return lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(u)))))
+
+
+def _halves(x: Any) -> tuple[Any, Any]:
+    """x[0] and x[1] of an array whose first axis has size 2."""
+    return lax.index_in_dim(x, 0, keepdims=False), lax.index_in_dim(x, 1, keepdims=False)
+
+
+def _gumbel_highest(key: Any, shape: tuple[int, ...]) -> Any:
+    """float32 Gumbel from 64 random bits read as a fixed-point number b in (0, 1): below 1/2, u = b
+    and the noise is -log(-log1p(-u)); above, u = 1 - b (negated bits plus one ulp of the 64) and
+    -log(-log(u)). Either way u is at most 1/2, so its leading zeros become its exponent."""
+    u32 = np.dtype(np.uint32)
+    bits = random_bits(key, 32, (2, *shape))
+    neg = lax.bitwise_not(bits)
+    neg_hi, neg_lo = _halves(neg)
+    carry = lax.convert_element_type(jnp.equal(neg_lo, const(2**32 - 1, u32)), u32)
+    neg = jnp.stack([lax.add(neg_hi, carry), lax.add(neg_lo, const(1, u32))])  # two's complement
+    flip = jnp.less(lax.index_in_dim(bits, 0, keepdims=False), const(2**31, u32))
+    u = _fixed_point_to_float32(jnp.where(flip, bits, neg))
+    return jnp.where(
+        flip,
+        lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(u))))),
+        lax.neg(lax.log(lax.neg(lax.log(u)))),
+    )
+
+
+def _fixed_point_to_float32(bits: Any) -> Any:
+    """The 64-bit fixed-point fraction hi:lo (hi first along axis 0) as the float32 nearest below:
+    the 24 bits after its leading one become the mantissa, the count of leading zeros the exponent."""
+    u32 = np.dtype(np.uint32)
+    finfo = dtypes.finfo(np.float32)  # bits 32, nmant 23, minexp -126
+    hi, lo = _halves(bits)
+    hi_clz, lo_clz = lax.clz(hi), lax.clz(lo)
+    hi_zero = jnp.equal(hi_clz, const(32, u32))
+    # The 32 bits that follow the leading zeros (XLA shifts by 32 or more give 0).
+    from_lo = jnp.where(
+        hi_zero, lax.shift_left(lo, lo_clz), lax.shift_right_logical(lo, lax.sub(const(32, u32), hi_clz))
+    )
+    top = lax.bitwise_or(lax.shift_left(hi, hi_clz), from_lo)
+    mantissa = lax.shift_right_logical(top, const(finfo.bits - finfo.nmant - 1, u32))
+    mantissa = lax.bitwise_and(mantissa, const((1 << finfo.nmant) - 1, u32))
+    zeros = jnp.where(hi_zero, lax.add(const(32, u32), lo_clz), hi_clz)
+    exponent = lax.shift_left(lax.sub(const(-finfo.minexp, u32), zeros), const(finfo.nmant, u32))
+    exponent = lax.bitwise_and(exponent, const((1 << (finfo.bits - 2)) - (1 << (finfo.nmant - 1)), u32))
+    return lax.bitcast_convert_type(lax.bitwise_or(exponent, mantissa), np.float32)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -148,17 +213,24 @@ def gumbel(key: Any, shape: Any = (), dtype: Any = None, mode: str | None = None
 
 
 def bernoulli(key: Any, p: Any = 0.5, shape: Any = None, mode: str = "low") -> Any:
-    """Booleans that are True with probability p: uniform < p."""
+    """Booleans that are True with probability p: uniform < p. With mode='high', two uniforms
+    u1 + u2 * 2**-nmant < p, so that probabilities below 2**-nmant are not lost."""
+    if shape is not None:
+        shape = as_shape("bernoulli", shape)
+    if mode not in ("high", "low"):
+        raise ValueError(f"got {mode=}, expected 'high' or 'low'")
     check_key("bernoulli", key)
-    if mode != "low":
-        raise NotImplementedError("didax.random.bernoulli supports mode='low' only.")
     dtype = dtypes.canonicalize_dtype(get_aval(p).dtype)
     if not dtypes.is_float(dtype):
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype.name}.")
     p = lax.convert_element_type(p, dtype)
-    shape = get_aval(p).shape if shape is None else as_shape("bernoulli", shape)
+    shape = get_aval(p).shape if shape is None else shape
     check_shape("bernoulli", shape, get_aval(p).shape)
-    return jnp.less(_uniform(key, shape, dtype, 0.0, 1.0), p)
+    if mode == "low":
+        return jnp.less(_uniform(key, shape, dtype, 0.0, 1.0), p)
+    u1, u2 = _halves(_uniform(key, (2, *shape), dtype, 0.0, 1.0))
+    u2 = jnp.multiply(u2, 2.0 ** -dtypes.finfo(dtype).nmant)  # below the resolution of u1
+    return jnp.less(u2, jnp.subtract(p, u1))
 
 
 def _clip_to(x: Any, dtype: np.dtype) -> Any:
