@@ -40,6 +40,7 @@ import argparse
 import importlib
 import json
 import os
+import platform
 import random
 import shutil
 import subprocess
@@ -262,8 +263,9 @@ def summarize(outcomes: Sequence[Outcome]) -> dict[str, object]:
 def describe_run(run: dict) -> str:
     """One pass of the tool, in words: "2026-11-23 08:30 UTC: 145 mutants, --quick, 1 at a time, 21.0 min"."""
     how = "--quick (each on its -k keyword)" if run.get("quick") else "on their whole areas"
-    return (f"{run.get('started', '?')}: {run.get('mutants', '?')} mutants {how}, {run.get('jobs', 1)} at a time, "
-            f"{float(run.get('seconds', 0)) / 60:.1f} min")
+    where = f" on {run['host']}" if run.get("host") else ""
+    return (f"{run.get('started', '?')}: {run.get('mutants', '?')} mutants {how}, {run.get('jobs', 1)} at a time"
+            f"{where}, {float(run.get('seconds', 0)) / 60:.1f} min")
 
 
 def merge(previous: dict, outcomes: Sequence[Outcome], order: Sequence[str]) -> list[Outcome]:
@@ -384,6 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{len(mutants)} mutants of stage {args.stage}, {args.jobs} at a time", flush=True)
     outcomes = run_all(mutants, stage_dir, args.jobs, args.timeout, args.quick)
     runs = [{"started": started_at, "mutants": len(mutants), "quick": args.quick, "jobs": args.jobs,
+             "host": f"{os.cpu_count()} CPUs, Python {platform.python_version()}",
              "seconds": round(time.monotonic() - started, 1)}]
     if args.merge:
         previous = json.loads(previous_path.read_text())
