@@ -8,6 +8,7 @@ reading the repository.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .cases import IMPLS, Case
@@ -19,13 +20,17 @@ LEGEND = ("Microseconds per call, the best of {repeats} repeats (the JSON also h
           "compare the best times, below 1 means didax is faster. — where NumPy has no equivalent.")
 
 
-def results_json(title: str, meta: dict[str, Any], measured: list[tuple[Case, dict[str, Timing | None]]]) -> dict[str, Any]:
-    """The whole results file, from the cases and their timings per implementation."""
+def results_json(title: str, meta: dict[str, Any], measured: list[tuple[Case, dict[str, Timing | None]]],
+                 suite_tables: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """The whole results file, from the cases and their timings per implementation; `suite_tables`
+    adds a suite's own tables, made from the cases' JSON entries."""
     cases = [_case_json(case, timings) for case, timings in measured]
     tables = [_main_table(cases)]
     growth = [c for c in cases if c["ops"] > 1]
     if growth:
         tables.append(_growth_table(growth))
+    if suite_tables:
+        tables += suite_tables(cases)
     return {
         "title": title,
         "measured": measured_line(meta),
@@ -44,6 +49,10 @@ def measured_line(meta: dict[str, Any]) -> str:
         commit += " with uncommitted changes"
     line = (f"Measured on {meta['date_utc']} on {m['description']}: stage `{meta['stage']}` at commit "
             f"{commit}, JAX {m['jax']} on {m['jax_backend']}, NumPy {m['numpy']}, Python {m['python']}.")
+    load = meta.get("load_average")
+    if load and load.get("before") and load.get("after"):
+        line += (f" Load average (1 min) {load['before'][0]:.2f} before the run and {load['after'][0]:.2f} "
+                 f"after, on {m['cpu_count']} CPUs.")
     if meta["timing"]["quick"]:
         line += " A quick run: the figures are rough."
     return line

@@ -12,6 +12,10 @@ from __future__ import annotations
 import os
 
 os.environ["JAX_PLATFORMS"] = "cpu"  # before anything imports jax: compare with JAX on the same CPU
+# One BLAS thread for NumPy (so for didax and for the NumPy baseline alike), unless the caller says
+# otherwise: on a small shared machine OpenBLAS's worker threads spin and stall, and one wide matrix
+# product (what a vmap over one operand of a dot becomes) then took ten times as long as on one thread.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
 import datetime
@@ -25,7 +29,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as `python benchmarks/run.py`: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import eager, jvp, report  # noqa: E402
+from benchmarks import eager, jvp, report, vmap  # noqa: E402
 from benchmarks.cases import IMPLS, Case, Libs  # noqa: E402
 from benchmarks.timing import FULL, QUICK, Settings, Timing, measure_side_by_side  # noqa: E402
 from conformance.impl import STAGES_DIR, load, newest_stage  # noqa: E402  (loads a stage under its own name)
@@ -34,7 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "benchmarks" / "results"
 
 
-SUITES = (eager, jvp)  # each module: SUITE, TITLE, cases(libs), and CAPABILITY if a stage needs one
+# Each module: SUITE, TITLE, cases(libs); CAPABILITY if a stage needs one; tables(cases) for tables of
+# its own, from the cases' JSON entries.
+SUITES = (eager, jvp, vmap)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,6 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     libs = import_libs(args.stage)
     settings = QUICK if args.quick else FULL
     suites = [s for s in SUITES if getattr(s, "CAPABILITY", "eval") in capabilities(libs.didax)]
+    if args.suite:
+        suites = [s for s in suites if s.SUITE in args.suite]
+        if not suites:
+            print(f"stage {args.stage} has no suite {', '.join(args.suite)}", file=sys.stderr)
+            return 2
     chosen = [(suite, [c for c in suite.cases(libs) if selected(c, args.filter)]) for suite in suites]
     if not any(cases for _, cases in chosen):
         names = ", ".join(c.name for suite in suites for c in suite.cases(libs))
@@ -50,9 +61,12 @@ def main(argv: list[str] | None = None) -> int:
     for suite, cases in chosen:
         if not cases:
             continue
+        load_before = load_average()
         measured = [(case, time_case(case, settings)) for case in cases]
         meta = metadata(args, libs, settings, suite.SUITE)
-        data = report.results_json(f"Stage {args.stage}: {suite.TITLE}", meta, measured)
+        meta["load_average"] = {"before": load_before, "after": load_average()}
+        data = report.results_json(f"Stage {args.stage}: {suite.TITLE}", meta, measured,
+                                   getattr(suite, "tables", None))
         write(data, args.out / f"{args.stage}-{suite.SUITE}")
     return 0
 
@@ -60,6 +74,15 @@ def main(argv: list[str] | None = None) -> int:
 def capabilities(module: Any) -> tuple[str, ...]:
     """What the stage can do (its ``__capabilities__``), which decides the suites it gets."""
     return tuple(getattr(module, "__capabilities__", ("eval",)))
+
+
+def load_average() -> list[float] | None:
+    """The system's load averages over 1, 5 and 15 minutes (None where the OS has none): on a shared
+    machine, how busy it was while the figures were taken."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -70,6 +93,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="few, short repeats: for tests, rough figures")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
                         help="folder for the JSON and Markdown results (default: benchmarks/results)")
+    parser.add_argument("--suite", action="append", default=[], choices=[s.SUITE for s in SUITES],
+                        help="run only this suite of the stage's (may be given more than once; default: all)")
     parser.add_argument("--filter", action="append", default=[], metavar="SUBSTR",
                         help="run only cases whose name holds SUBSTR (may be given more than once)")
     return parser.parse_args(argv)
@@ -109,7 +134,9 @@ def metadata(args: argparse.Namespace, libs: Libs, settings: Settings, suite: st
         "timing": {"repeats": settings.repeats, "min_repeat_s": settings.min_time,
                    "warmup_calls": settings.warmup, "quick": args.quick},
         "filter": args.filter,
+        "suites": args.suite,
         "implementations": list(IMPLS),
+        "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
     }
 
 

@@ -252,3 +252,56 @@ def check_derivatives(
 
 def _tuple(names: list[str]) -> str:
     return f"({names[0]},)" if len(names) == 1 else f"({', '.join(names)})"
+
+
+# --- Jacobians (jacfwd) -------------------------------------------------------------------------------
+
+
+def map_leaves(fn: Callable[[int, Any], Any], tree: Any) -> Any:
+    """``fn(k, leaf)`` for the k-th leaf in leaves() order (dict entries by sorted key), containers kept."""
+    count = iter(range(1 << 62))
+
+    def go(t: Any) -> Any:
+        if isinstance(t, (tuple, list)):
+            return type(t)(go(c) for c in t)
+        if isinstance(t, dict):
+            return {k: go(t[k]) for k in sorted(t)}
+        return None if t is None else fn(next(count), t)
+
+    return go(tree)
+
+
+def numerical_jacobian(fun: Callable[..., Any], args: tuple, argnums: int | tuple[int, ...] = 0) -> Any:
+    """What ``jacfwd(fun, argnums)(*args)`` must return, by central differences along each unit vector:
+    the tree of ``fun``'s output with each leaf ``o`` replaced by the tree of ``args[argnums]`` (a tuple
+    of such trees when ``argnums`` is a tuple) whose leaf ``x`` is the array of shape
+    ``o.shape + x.shape`` of the derivatives of ``o`` by ``x``. Float inputs only (as jacfwd)."""
+    nums = tuple(a % len(args) for a in ((argnums,) if isinstance(argnums, int) else argnums))
+    out = fun(*args)
+    shapes = [np.shape(o) for o in leaves(out)]
+    blocks: dict[tuple[int, int], list[np.ndarray]] = {}
+    for a in nums:
+        for li, x in enumerate(leaves(args[a])):
+            x = np.asarray(x)
+            cols = [np.zeros(s + x.shape) for s in shapes]
+            for idx in np.ndindex(x.shape):
+                unit = np.zeros(x.shape, x.dtype)
+                unit[idx] = 1
+                tangents = tuple(
+                    map_leaves(lambda k, leaf, here=(i == a), unit=unit, li=li: unit if here and k == li
+                               else _zeros_like(leaf), arg)
+                    for i, arg in enumerate(args)
+                )  # fmt: skip
+                for o, d in enumerate(numerical_jvp(fun, args, tangents)):
+                    cols[o][(Ellipsis, *idx)] = d
+            blocks[a, li] = cols
+
+    def per_output(o: int, _: Any) -> Any:
+        trees = [map_leaves(lambda li, _x, a=a: blocks[a, li][o], args[a]) for a in nums]
+        return trees[0] if isinstance(argnums, int) else tuple(trees)
+
+    return map_leaves(per_output, out)
+
+
+def _zeros_like(x: Any) -> np.ndarray:
+    return np.zeros(np.shape(x), np.asarray(x).dtype)

@@ -464,3 +464,44 @@ def pytrees(
 
     base = st.one_of(st.none(), leaf if leaf is not None else leaves())
     return st.recursive(base, nodes, max_leaves=max_leaves)
+
+
+# --- vmap: batch axes and their prefix trees ---------------------------------------------------------
+
+
+def batch_axes(rank: int) -> st.SearchStrategy[int]:
+    """Where a batch axis goes in (or comes out of) a value of ``rank`` unbatched dimensions: any of the
+    ``rank + 1`` positions of the batched value, counted from either end."""
+    return st.integers(-(rank + 1), rank)
+
+
+def insert_axis(shape: Shape, axis: int, size: int) -> Shape:
+    """``shape`` with an axis of ``size`` inserted at ``axis`` (of the result: -1 is last)."""
+    axis = axis % (len(shape) + 1)
+    return (*shape[:axis], size, *shape[axis:])
+
+
+@st.composite
+def prefixes(draw: st.DrawFn, axes: Any) -> Any:
+    """A prefix tree of the full tree ``axes`` (tuples, lists, dicts of ints and Nones): where all the
+    leaves below a node agree, the node may be that one axis instead (as in_axes and out_axes allow)."""
+    flat = _uniform(axes)
+    if flat is not _MIXED and draw(st.booleans(), label="one axis for the subtree"):
+        return flat
+    if isinstance(axes, (tuple, list)):
+        return type(axes)(draw(prefixes(a)) for a in axes)
+    if isinstance(axes, dict):
+        return {k: draw(prefixes(axes[k])) for k in sorted(axes)}
+    return axes
+
+
+_MIXED = object()
+
+
+def _uniform(axes: Any) -> Any:
+    """The one axis (an int, or None: unmapped) of every leaf below ``axes``, else _MIXED; an empty
+    container is _MIXED (it must stay what it is)."""
+    if isinstance(axes, (tuple, list, dict)):
+        children = {_uniform(a) for a in (axes.values() if isinstance(axes, dict) else axes)}
+        return children.pop() if len(children) == 1 and _MIXED not in children else _MIXED
+    return axes

@@ -254,6 +254,106 @@ EXERCISES: dict[str, list[ExerciseSet]] = {
             },
         ),
     ],
+    "03_vmap": [
+        ExerciseSet(
+            "batch-trace",
+            "the batching interpreter: a batched value and its batch axis, one rule call per primitive",
+            ("didax/batching.py:BatchTracer.aval", "didax/batching.py:BatchTracer.full_lower",
+             "didax/batching.py:BatchTrace.process_primitive"),
+            ("tests/test_vmap.py",),
+            {
+                "aval": "What one example looks like: the abstract value of self.val (get_aval) with the axis "
+                        "self.batch_dim removed from its shape, same dtype and weak type "
+                        "(ShapedArray(shape, aval.dtype, aval.weak_type)). A value that is not mapped "
+                        "(self.batch_dim is not_mapped) is its own example: return get_aval(self.val). "
+                        "(Working it out once and keeping it in self._aval is allowed, not required.)",
+                "full_lower": "A value that is not mapped is the same for every example and needs no tracer: "
+                              "return full_lower(self.val). Otherwise return self.",
+                "process_primitive": "vals and dims are the tracers' .val and .batch_dim. When every dim is "
+                                     "not_mapped, return primitive.bind(*vals, **params): nothing varies over "
+                                     "the batch. Otherwise rule = batching_rules.get(primitive); with none, "
+                                     "raise NotImplementedError(f\"Batching rule for '{primitive.name}' not "
+                                     "implemented\"). out, out_dim = rule(vals, dims, **params); return "
+                                     "BatchTracer(self, out, out_dim), or, when primitive.multiple_results, a "
+                                     "list of BatchTracers, one per (value, dim) pair of out and out_dim.",
+            },
+        ),
+        ExerciseSet(
+            "elementwise-rule",
+            "elementwise primitives: keep the batch axis where it is, make the other operands broadcast",
+            ("didax/batching.py:defelementwise.rule", "didax/batching.py:_align"),
+            ("tests/test_vmap.py",),
+            {
+                "defelementwise.rule": "Each operand's example rank is _example_ndim(x, d); rank is the "
+                                       "largest. The result's batch axis out is the batch_dim of the first "
+                                       "mapped operand of that rank, or 0 when there is none. Bring every "
+                                       "operand to fit with _align(x, d, its rank, rank, out) and return "
+                                       "(prim.bind(*aligned, **params), out).",
+                "_align": "An unmapped operand: a scalar (rank 0) as it is, else lax.expand_dims(x, (out,)), a "
+                          "size-1 axis where the batch axis is. A mapped operand of the full rank: its batch "
+                          "axis moved to out (moveaxis). A mapped operand of lower rank (a batch of scalars): "
+                          "lax.broadcast_in_dim to the shape with its batch size at out and 1 on every other "
+                          "of the out_rank + 1 axes, broadcast_dimensions (out,).",
+            },
+        ),
+        ExerciseSet(
+            "reduction-rule",
+            "reductions and cumulative operations: renumber the axes around the batch axis",
+            ("didax/batching.py:full_axis", "didax/batching.py:defreduction.rule",
+             "didax/batching.py:defcumulative.rule"),
+            ("tests/test_vmap.py",),
+            {
+                "full_axis": "The position, in the batched array whose batch axis is bdim, of an example's "
+                             "axis: axis itself when it comes before bdim, axis + 1 from bdim on.",
+                "defreduction.rule": "One operand, (x,) and (bdim,). Reduce the batched array's axes "
+                                     "(full_axis of each of axes) with prim.bind(x, axes=those, **params); the "
+                                     "result's batch axis is bdim minus the number of reduced axes before it.",
+                "defcumulative.rule": "One operand. Run prim.bind(x, axis=full_axis(axis, bdim), "
+                                      "reverse=reverse); the batch axis stays at bdim.",
+            },
+        ),
+        ExerciseSet(
+            "dot-general-rule",
+            "dot_general: the batch axis as a batch dimension of the contraction, or a free dimension",
+            ("didax/batching.py:_dot_general_rule",),
+            ("tests/test_vmap.py",),
+            {
+                "_dot_general_rule": "Renumber each mapped operand's contracting and batch dimensions around "
+                                     "its batch axis (_renumber). Both operands mapped: prepend lhs_bdim and "
+                                     "rhs_bdim to the batch dimensions, and the result's batch axis is 0. Only "
+                                     "lhs mapped: its batch axis is a free dimension of lhs, and dot_general "
+                                     "puts the batch dimensions first, then lhs's free dimensions in order "
+                                     "(_free_dims), then rhs's: out = len(lhs_batch) + the position of lhs_bdim "
+                                     "among lhs's free dimensions. Only rhs mapped: out = len(rhs_batch) + the "
+                                     "number of lhs's free dimensions + the position of rhs_bdim among rhs's "
+                                     "free dimensions. Return (lax.dot_general_p.bind(lhs, rhs, "
+                                     "dimension_numbers=the new numbers, preferred_element_type=...), out).",
+            },
+        ),
+        ExerciseSet(
+            "vmap-api",
+            "vmap's API: prefix pytrees of axes, and one batch size with JAX's error when they disagree",
+            ("didax/batching.py:_flatten_axes", "didax/batching.py:_batch_size"),
+            ("tests/test_vmap.py",),
+            {
+                "_flatten_axes": "Flatten axes with None as a leaf (tree_flatten(axes, is_leaf=lambda x: x "
+                                 "is None)); axis_tree.flatten_up_to(tree) gives the subtree of tree under each "
+                                 "of its leaves, and each axis stands for every leaf of its subtree. When the "
+                                 "axes are not a prefix, flatten_up_to raises ValueError e: raise "
+                                 "ValueError(f\"{what} specification must be a tree prefix of the corresponding "
+                                 "value; {e}\").",
+                "_batch_size": "The sizes are get_aval(x).shape[a] of every leaf whose axis is not not_mapped, "
+                               "and axis_size when given. One size in all: return it as an int. No leaves at "
+                               "all: raise ValueError(f\"vmap wrapped function must be passed at least one "
+                               "argument containing an array or axis_size must be specified, got empty "
+                               "*args={args} and **kwargs={kwargs}\"). No size at all: raise ValueError(\"vmap "
+                               "must have at least one non-None value in in_axes or axis_size must be "
+                               "specified\"). Sizes that disagree: raise ValueError(_inconsistent_sizes(fun, "
+                               "args, kwargs, leaves, axes, mapped, axis_size)), with mapped the list of "
+                               "(leaf index, size) pairs of the mapped leaves.",
+            },
+        ),
+    ],
 }
 
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis", ".pytest_cache", "*.egg-info")

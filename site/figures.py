@@ -482,6 +482,128 @@ def _draw_jvp_pairs(data: dict[str, Any]) -> Any:
     return g
 
 
+
+# ----------------------------------------------------------------------------------------------
+# Batching: where the batch axis goes through a real vmap, operation by operation
+
+
+VMAP_PROGRAM = "jnp.tanh(w @ x + 1.0).sum(0)"
+VMAP_SHAPES = {"w": (2, 3), "x": (3, 4)}  # w is shared; x holds four examples of shape (3,), along axis 1
+VMAP_IN_AXES = (None, 1)
+
+
+@probe("vmap-axes")
+def _probe_vmap_axes() -> dict[str, Any]:
+    """Run vmap of VMAP_PROGRAM with BatchTrace.process_primitive wrapped: for each primitive the
+    batching interpreter gets, each operand's batched shape and batch_dim and where it came from,
+    the result's, and the primitives its rule applied one level down."""
+    import numpy as np
+
+    import didax
+    import didax.numpy as jnp
+    from didax import batching, core
+
+    def value(v: Any, bdim: Any) -> dict[str, Any]:
+        return {"shape": list(core.get_aval(v).shape), "batch_dim": bdim}
+
+    events: list[dict[str, Any]] = []
+    made_by: dict[int, str] = {}  # id(tracer or value) -> the node that made it
+    alive: list[Any] = []  # every object seen stays alive, so that no id is reused
+    running: list[dict[str, Any]] = []
+    process, bind_with_trace = batching.BatchTrace.process_primitive, core.Primitive.bind_with_trace
+
+    def recording_process(self: Any, primitive: Any, tracers: Any, params: Any) -> Any:
+        event = {"prim": primitive.name, "level": self.main.level, "rule": [],
+                 "inputs": [{"from": made_by.get(id(t), made_by.get(id(t.val))), **value(t.val, t.batch_dim)}
+                            for t in tracers]}
+        alive.extend(tracers)
+        events.append(event)
+        running.append(event)
+        try:
+            out = process(self, primitive, tracers, params)
+        finally:
+            running.pop()
+        made_by[id(out)] = f"op{len(events) - 1}"
+        alive.append(out)
+        event["out"] = value(out.val, out.batch_dim)
+        return out
+
+    def recording_bind(self: Any, trace: Any, args: Any, params: Any) -> Any:
+        out = bind_with_trace(self, trace, args, params)
+        if running and trace.main.level < running[-1]["level"]:
+            shapes = ", ".join(core.get_aval(a).str_short() for a in args)
+            running[-1]["rule"].append(f"{self.name}({shapes}) -> {core.get_aval(out).str_short()}")
+        return out
+
+    w = jnp.asarray(np.linspace(-1.0, 1.0, 6, dtype=np.float32).reshape(VMAP_SHAPES["w"]))
+    x = jnp.asarray(np.linspace(0.0, 1.0, 12, dtype=np.float32).reshape(VMAP_SHAPES["x"]))
+    made_by[id(w)] = "w"
+    alive.append(w)
+
+    def program(w: Any, x: Any) -> Any:
+        made_by[id(x)] = "x"
+        alive.append(x)
+        return eval(VMAP_PROGRAM, {"jnp": jnp, "w": w, "x": x})
+
+    batching.BatchTrace.process_primitive = recording_process  # type: ignore[method-assign]
+    core.Primitive.bind_with_trace = recording_bind  # type: ignore[method-assign]
+    try:
+        out = didax.vmap(program, in_axes=VMAP_IN_AXES)(w, x)
+    finally:
+        batching.BatchTrace.process_primitive = process  # type: ignore[method-assign]
+        core.Primitive.bind_with_trace = bind_with_trace  # type: ignore[method-assign]
+    return {"program": VMAP_PROGRAM, "in_axes": list(VMAP_IN_AXES),
+            "inputs": {"w": value(w, None), "x": value(x, VMAP_IN_AXES[1])},
+            "events": events, "result": {"shape": list(core.get_aval(out).shape)}}
+
+
+def _batched_label(v: dict[str, Any]) -> str:
+    """A batched value's shape with its batch axis marked: [3,<4>] is four examples of shape (3,)."""
+    dims = [f"<{n}>" if i == v["batch_dim"] else str(n) for i, n in enumerate(v["shape"])]
+    where = "not_mapped" if v["batch_dim"] is None else f"batch_dim {v['batch_dim']}"
+    return f"[{','.join(dims)}] {where}"
+
+
+@drawing("vmap-axes", f"`vmap(lambda w, x: {VMAP_PROGRAM}, in_axes={VMAP_IN_AXES})` with w of shape "
+         f"{VMAP_SHAPES['w']} and x of shape {VMAP_SHAPES['x']}, recorded: each arrow is a batched value, "
+         "its batch axis in angle brackets; each box is one call of the batching interpreter's "
+         "process_primitive, with the primitives its rule applied one level down on whole batches. "
+         "Only the reshapes move the batch axis (a transpose before each); dot_general, add, tanh and "
+         "reduce_sum take it where it is")
+def _draw_vmap_axes(data: dict[str, Any]) -> Any:
+    g = _digraph("vmap_axes", rankdir="TB", nodesep="0.5", ranksep="0.3")
+    g.attr("node", shape="box", style="rounded,filled", fillcolor="white", fontname=MONO, fontsize="10",
+           margin="0.1,0.05")
+    g.attr("edge", fontname=MONO, fontsize="10", fontcolor=INK, color=ACCENT, penwidth="1.3")
+    axes = dict(zip(["w", "x"], data["in_axes"]))
+    for name, v in data["inputs"].items():
+        g.node(name, f"{name}: shape {tuple(v['shape'])}\nin_axes {axes[name]}", fillcolor="#fef3c7")
+    for i, e in enumerate(data["events"]):
+        moved = any(op.startswith("transpose(") for op in e["rule"])
+        rows = [f'<tr><td><font color="{ACCENT}"><b>{html.escape(e["prim"])}</b></font></td></tr>',
+                f'<tr><td><font color="{MUTED}" point-size="9">process_primitive at level {e["level"]}; '
+                f'{"the batch axis moves" if moved else "nothing moves"};</font></td></tr>',
+                f'<tr><td><font color="{MUTED}" point-size="9">its rule applies, at level {e["level"] - 1}:'
+                "</font></td></tr>"]
+        rows += [f'<tr><td align="left">{html.escape(op)}</td></tr>' for op in e["rule"]]
+        g.node(f"op{i}", f'<<table border="0" cellspacing="0" cellpadding="1">{"".join(rows)}</table>>',
+               fillcolor=FILL, color=WEAK if moved else ACCENT)
+        for j, inp in enumerate(e["inputs"]):
+            source = inp["from"]
+            if source is None:  # a constant of the program, boxed by BatchTrace.pure: not_mapped
+                source = f"const{i}_{j}"
+                g.node(source, "constant", style="rounded,dashed,filled", fillcolor="#fff7ed", color=WEAK,
+                       fontcolor=WEAK)
+            unmapped = inp["batch_dim"] is None
+            g.edge(source, f"op{i}", label=_batched_label(inp), color=WEAK if unmapped else ACCENT,
+                   fontcolor=WEAK if unmapped else INK, style="dashed" if unmapped else "solid")
+    last = data["events"][-1] if data["events"] else None
+    g.node("out", f"vmap returns shape {tuple(data['result']['shape'])}\n(out_axes 0)", fillcolor="#fef3c7")
+    if last:
+        g.edge(f"op{len(data['events']) - 1}", "out", label=_batched_label(last["out"]))
+    return g
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "probe":
         json.dump(PROBES[sys.argv[2]](), sys.stdout)

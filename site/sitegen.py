@@ -1010,6 +1010,7 @@ def stage_primitives(stage: str, root: Path = ROOT) -> dict[str, Any]:
 # declared here still gets a column, headed by its name.
 RULE_TABLES: dict[str, tuple[str, str]] = {
     "ad.jvp_rules": ("02_jvp", "JVP rule"),
+    "batching.batching_rules": ("03_vmap", "Batching rule"),
 }
 
 NO_RULE = "**no rule**"

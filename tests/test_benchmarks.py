@@ -75,3 +75,19 @@ def test_a_stage_with_jvp_gets_the_jvp_suite_with_numpy_absent(tmp_path):
     assert case["didax"]["min_us"] > 0 and case["jax"]["min_us"] > 0 and case["didax/jax"] > 0
     assert data["meta"]["suite"] == "jvp" and data["title"] == "Stage 02_jvp: eager forward mode (jvp)"
     assert not (tmp_path / "02_jvp-eager.json").exists()  # the filter matched no eager case
+
+
+def test_a_stage_with_vmap_gets_the_vmap_suite_and_its_loop_table(tmp_path):
+    done = run_benchmarks("-m", "benchmarks.run", "--quick", "--stage", "03_vmap", "--suite", "vmap",
+                          "--out", str(tmp_path), "--filter", "tanh(w @ x)")
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "03_vmap-vmap.json").read_text(encoding="utf-8"))
+    assert [c["case"] for c in data["cases"]] == ["vmap tanh(w @ x)", "loop tanh(w @ x)"]
+    for case in data["cases"]:
+        assert all(case[impl]["min_us"] > 0 for impl in ("numpy", "didax", "jax"))
+        assert case["didax/jax"] > 0 and case["didax/numpy"] > 0
+    assert data["meta"]["suites"] == ["vmap"] and len(data["meta"]["load_average"]["before"]) == 3
+    (loop_table,) = [t for t in data["tables"] if t["title"] and "Python loop" in t["title"]]
+    (row,) = loop_table["rows"]
+    assert row[0] == "`vmap tanh(w @ x)` / `loop tanh(w @ x)`" and all(float(cell) > 0 for cell in row[1:])
+    assert not (tmp_path / "03_vmap-eager.json").exists()  # --suite vmap ran no other suite

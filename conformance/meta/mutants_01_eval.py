@@ -423,17 +423,15 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "lax.dot_general.batch_paired_with_contracting", DOT,
-        "zip(lhs_contract + lhs_batch, rhs_contract + rhs_batch)",
-        "zip(lhs_contract + lhs_batch, rhs_batch + rhs_contract)", LAX,
-        "dot_general pairs lhs contracting dimensions with rhs batch dimensions",
-        keyword="dot_general",
+        "rhs.transpose([*rhs_batch, *rhs_contract, *rhs_free])",
+        "rhs.transpose([*rhs_contract, *rhs_batch, *rhs_free])", LAX + NUMPY,
+        "dot_general lays the rhs out with its contracting dimensions before its batch dimensions",
+        keyword="dot_general or matmul",
     ),
     Mutant(
         "lax.dot_general.free_dims_swapped", DOT,
-        "    out += [lhs[d] for d in _free_dims(lhs_ndim, lhs_contract, lhs_batch)]\n"
-        "    out += [rhs[d] for d in _free_dims(rhs_ndim, rhs_contract, rhs_batch)]",
-        "    out += [rhs[d] for d in _free_dims(rhs_ndim, rhs_contract, rhs_batch)]\n"
-        "    out += [lhs[d] for d in _free_dims(lhs_ndim, lhs_contract, lhs_batch)]", LAX,
+        "shape = batch + [lhs.shape[d] for d in lhs_free] + [rhs.shape[d] for d in rhs_free]",
+        "shape = batch + [rhs.shape[d] for d in rhs_free] + [lhs.shape[d] for d in lhs_free]", LAX,
         "dot_general puts the rhs's free dimensions before the lhs's",
         keyword="dot_general",
     ),

@@ -56,6 +56,7 @@ CASES = [
     ("nn_softmax", "nn", "softmax_rows", "softmax_rows_sum_to_one_and_match_numpy[0]"),
     ("numpy_weak", "numpy", "maximum", "maximum"),  # a weak result where the inputs were strong
     ("numpy_weak", "promotion", "reshape", "reshape"),  # a strong reshape of a weak array
+    ("vmap_out_axes", "vmap", "out_axes_negative or random_under", "out_axes_negative"),
 ]
 
 

@@ -101,6 +101,33 @@ def test_the_jvp_area_kills_the_stage_02_sample(mutant_id: str) -> None:
     assert outcome.status == KILLED, f"{outcome.status}: {outcome.detail}\n{' '.join(outcome.command)}"
 
 
+def test_stage_03s_catalogue_is_stage_02s_and_its_own_and_applies_cleanly() -> None:
+    """Stage 03 is stage 02 plus batching.py and jacobians.py: every stage-02 mutant (stage 01's
+    included) applies to it too, then its vmap mutants."""
+    from conformance.meta.mutants_03_vmap import VMAP_MUTANTS
+
+    catalogue = load_catalogue("03_vmap")
+    stage_dir = STAGES_DIR / "03_vmap"
+    assert [m.id for m in catalogue] == [m.id for m in load_catalogue("02_jvp")] + [m.id for m in VMAP_MUTANTS]
+    assert len(VMAP_MUTANTS) >= 40 and all(m.areas == ("vmap",) for m in VMAP_MUTANTS)
+    stale = {m.id: reason for m in catalogue if (reason := staleness(m, stage_dir)) is not None}
+    assert not stale, stale
+    for mutant in VMAP_MUTANTS:
+        source = (stage_dir / mutant.file).read_text().replace(mutant.find, mutant.replace, 1)
+        compile(source, mutant.file, "exec")
+
+
+# Stage 03: a rule wrong only off axis 0 (found by the drawn batch axes), and an API bug.
+CI_SAMPLE_03 = ["vmap.rev.dimensions_not_renumbered", "vmap.api.negative_in_axes_not_wrapped"]
+
+
+@pytest.mark.parametrize("mutant_id", CI_SAMPLE_03)
+def test_the_vmap_area_kills_the_stage_03_sample(mutant_id: str) -> None:
+    mutant = {m.id: m for m in load_catalogue("03_vmap")}[mutant_id]
+    outcome = run_mutant(mutant, STAGES_DIR / "03_vmap", timeout_s=120, quick=True)
+    assert outcome.status == KILLED, f"{outcome.status}: {outcome.detail}\n{' '.join(outcome.command)}"
+
+
 @pytest.mark.parametrize(
     ("find", "why"),
     [("this text is in no file of didax", "does not occur"), ("x.shape", "occurs")],

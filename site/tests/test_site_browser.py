@@ -22,6 +22,7 @@ PAGES = {
     "": ("didax", "didax: JAX's core, rebuilt from scratch"),
     "stages/01_eval/": ("01 · Evaluation - didax", "What this stage adds"),
     "stages/02_jvp/": ("02 · Forward mode - didax", "What this stage adds"),
+    "stages/03_vmap/": ("03 · Batching - didax", "What this stage adds"),
 }
 
 
@@ -85,8 +86,8 @@ def test_the_checks_can_fail(tmp_path: Path):
 # ----------------------------------------------------------------------------------------------
 # Layout at a desktop width and a phone's, with screenshots kept in build/screenshots/ to look at
 
-LAYOUT_PAGES = ["", "stages/01_eval/", "stages/02_jvp/", "reference/01_eval/", "code/01_eval/didax/core.py/",
-                "course/"]
+LAYOUT_PAGES = ["", "stages/01_eval/", "stages/02_jvp/", "stages/03_vmap/", "reference/01_eval/",
+                "code/01_eval/didax/core.py/", "course/"]
 WIDTHS = (1400, 400)
 SHOTS = ROOT / "build" / "screenshots"
 

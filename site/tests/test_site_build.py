@@ -21,6 +21,7 @@ def test_strict_build_writes_every_page(built_site: Path):
     for page in ["index.html", "getting-started/index.html", "course/index.html",
                  "stages/01_eval/index.html", "conformance/index.html", "performance/index.html",
                  "reference/01_eval/index.html", "stages/02_jvp/index.html", "reference/02_jvp/index.html",
+                 "stages/03_vmap/index.html", "reference/03_vmap/index.html",
                  "search/search_index.json"]:
         assert (built_site / page).is_file(), page
 
@@ -75,6 +76,21 @@ def test_the_jvp_chapter_has_its_generated_parts(built_site: Path):
     assert re.search(r"^\d*defjvp\(lax\.sin_p, lambda t, ans, x: lax\.mul\(t, lax\.cos\(x\)\)\)", text, re.M)
     assert 'id="figure-jvp-pairs"' in chapter
     assert "JVP rule (ad.jvp_rules)" in text and "<strong>no rule</strong>" in chapter
+    assert chapter.count('class="note didax-exercise"') == 5
+    assert "didax:source" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
+
+
+
+def test_the_vmap_chapter_has_its_generated_parts(built_site: Path):
+    chapter = (built_site / "stages/03_vmap/index.html").read_text()
+    text = re.sub(r"<[^>]+>", "", chapter)
+    assert "recorded in stages/03_vmap/LESSON.diff" in text and "Lesson size:" in text
+    for definition in ["class BatchTracer(", "class BatchTrace(", "def vmap(", "def defelementwise(",
+                       "def _dot_general_rule(", "def _gather_rule(", "def jacfwd("]:
+        assert re.search(rf"^\d*{re.escape(definition)}", text, re.M), definition
+    assert 'id="figure-vmap-axes"' in chapter
+    assert "Batching rule (batching.batching_rules)" in text and "JVP rule (ad.jvp_rules)" in text
+    assert "105 of the 106 primitives have a rule in batching.batching_rules; iota has none." in text
     assert chapter.count('class="note didax-exercise"') == 5
     assert "didax:source" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
 

@@ -300,3 +300,98 @@ def test_a_written_inner_function_is_tried_alone_with_the_model_answers(tmp_path
         model_fn = exercises.find_function(ast.parse(model), name)
         assert ast.unparse(mine_fn) == ast.unparse(model_fn), name
 
+
+
+# A learner's own answers to three of stage 03's sets, each written differently from the stage's code.
+VMAP_ANSWERS = {
+    "BatchTracer.aval": """
+        aval = get_aval(self.val)
+        if self.batch_dim is None:
+            return aval
+        shape = list(aval.shape)
+        del shape[self.batch_dim]
+        return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+    """,
+    "BatchTracer.full_lower": """
+        return self if self.batch_dim is not None else full_lower(self.val)
+    """,
+    "BatchTrace.process_primitive": """
+        vals, dims = [t.val for t in tracers], [t.batch_dim for t in tracers]
+        if all(d is None for d in dims):
+            return primitive.bind(*vals, **params)
+        if primitive not in batching_rules:
+            raise NotImplementedError(f"Batching rule for '{primitive.name}' not implemented")
+        out, out_dim = batching_rules[primitive](vals, dims, **params)
+        if not primitive.multiple_results:
+            return BatchTracer(self, out, out_dim)
+        return [BatchTracer(self, v, d) for v, d in zip(out, out_dim)]
+    """,
+    "full_axis": """
+        return axis if axis < bdim else axis + 1
+    """,
+    "defreduction.rule": """
+        [x], [bdim] = vals, dims
+        full = tuple(a + 1 if a >= bdim else a for a in axes)
+        return prim.bind(x, axes=full, **params), bdim - len([a for a in full if a < bdim])
+    """,
+    "defcumulative.rule": """
+        [x], [bdim] = vals, dims
+        return prim.bind(x, axis=axis if axis < bdim else axis + 1, reverse=reverse), bdim
+    """,
+    "_flatten_axes": """
+        axis_leaves, axis_tree = tree_flatten(axes, is_leaf=lambda a: a is None)
+        try:
+            parts = axis_tree.flatten_up_to(tree)
+        except ValueError as err:
+            raise ValueError(f"{what} specification must be a tree prefix of the corresponding value; {err}") from None
+        out = []
+        for axis, part in zip(axis_leaves, parts):
+            out.extend([axis] * len(tree_flatten(part)[0]))
+        return out
+    """,
+    "_batch_size": """
+        mapped = [(i, get_aval(x).shape[a]) for i, (x, a) in enumerate(zip(leaves, axes)) if a is not None]
+        sizes = {s for _, s in mapped}
+        if axis_size is not None:
+            sizes.add(axis_size)
+        if len(sizes) == 1:
+            return int(next(iter(sizes)))
+        if len(leaves) == 0:
+            raise ValueError("vmap wrapped function must be passed at least one argument containing an array or "
+                             f"axis_size must be specified, got empty *args={args} and **kwargs={kwargs}")
+        if not sizes:
+            raise ValueError("vmap must have at least one non-None value in in_axes or axis_size must be specified")
+        raise ValueError(_inconsistent_sizes(fun, args, kwargs, leaves, axes, mapped, axis_size))
+    """,
+}
+
+
+def test_check_passes_other_correct_answers_to_the_vmap_sets(tmp_path: Path):
+    copy = tmp_path / "vmap"
+    sets = ["batch-trace", "reduction-rule", "vmap-api"]
+    assert make("03_vmap", copy, *(arg for name in sets for arg in ("--set", name))).returncode == 0
+    for qualname, body in VMAP_ANSWERS.items():
+        answer_in_place(copy, "didax/batching.py", qualname, body)
+    result = exercises_cli("check", str(copy))
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "exercises: 8 of 8 solved; every test of the stage passes" in result.stdout
+
+
+def test_a_wrong_batch_dim_is_blamed_on_its_rule(tmp_path: Path):
+    """The reduction rule with the seed's off-by-one (the batch axis never moves down) fails, and
+    check names that function, not the others of the set."""
+    copy = tmp_path / "vmap"
+    assert make("03_vmap", copy, "--set", "reduction-rule").returncode == 0
+    answers = dict(VMAP_ANSWERS)
+    answers["defreduction.rule"] = """
+        [x], [bdim] = vals, dims
+        return prim.bind(x, axes=tuple(full_axis(a, bdim) for a in axes), **params), bdim
+    """
+    for qualname in ["full_axis", "defreduction.rule", "defcumulative.rule"]:
+        answer_in_place(copy, "didax/batching.py", qualname, answers[qualname])
+    result = exercises_cli("check", str(copy))
+    assert result.returncode == 1
+    summary = result.stdout.split("exercises: summary for", 1)[1]
+    assert re.search(r"failing +didax/batching.py:defreduction.rule", summary), summary
+    assert re.search(r"solved +didax/batching.py:full_axis", summary), summary
+    assert re.search(r"solved +didax/batching.py:defcumulative.rule", summary), summary

@@ -76,6 +76,7 @@ def test_every_probe_has_a_drawing_and_a_chapter_uses_each():
     assert set(figures.PROBES) == set(figures.DRAWINGS)
     assert set(chapter_figures()) == set(figures.DRAWINGS)
     assert chapter_figures()["jvp-pairs"] == "02_jvp" and chapter_figures()["trace-stack"] == "01_eval"
+    assert chapter_figures()["vmap-axes"] == "03_vmap"
 
 
 def test_the_jvp_pairs_figure_is_a_recorded_jvp():
@@ -95,6 +96,32 @@ def test_the_jvp_pairs_figure_is_a_recorded_jvp():
     assert "process_primitive at level 1" in svg and "(2.0, Zero)" in svg and "jvp returns" in svg
     # x into sin and mul, sin into mul, mul and the constant into add, add into the result
     assert svg.count('class="edge"') == 6
+
+
+
+def test_the_vmap_axes_figure_is_a_recorded_vmap():
+    data = figures.probe_data("vmap-axes", "03_vmap")
+    assert data["program"] == figures.VMAP_PROGRAM == "jnp.tanh(w @ x + 1.0).sum(0)"
+    events = data["events"]
+    assert [e["prim"] for e in events] == ["reshape", "dot_general", "reshape", "add", "tanh", "reduce_sum"]
+    assert all(e["level"] == 1 for e in events)
+    # Where each operand came from, with its batched shape and batch_dim.
+    assert [[i["from"] for i in e["inputs"]] for e in events] == [
+        ["x"], ["w", "op0"], ["op1"], ["op2", None], ["op3"], ["op4"]]
+    assert events[0]["inputs"][0] == {"from": "x", "shape": [3, 4], "batch_dim": 1}
+    assert events[1]["inputs"][0] == {"from": "w", "shape": [2, 3], "batch_dim": None}
+    assert [(e["out"]["shape"], e["out"]["batch_dim"]) for e in events] == [
+        ([4, 3, 1], 0), ([2, 4, 1], 1), ([4, 2], 0), ([4, 2], 0), ([4, 2], 0), ([4], 0)]
+    # Only the reshapes move the batch axis: a transpose one level down, then the reshape itself.
+    moved = [e["prim"] for e in events if any(op.startswith("transpose(") for op in e["rule"])]
+    assert moved == ["reshape", "reshape"]
+    assert events[0]["rule"] == ["transpose(float32[3,4]) -> float32[4,3]", "reshape(float32[4,3]) -> float32[4,3,1]"]
+    assert events[3]["rule"] == ["add(float32[4,2], float32[]) -> float32[4,2]"]  # the scalar is added as it is
+    assert data["result"] == {"shape": [4]}
+    svg = figures.render_svg("vmap-axes", "03_vmap")
+    assert "[3,&lt;4&gt;] batch_dim 1" in svg and "not_mapped" in svg and "vmap returns shape (4,)" in svg
+    # x, w and the constant in; six operations chained; the last into the result
+    assert svg.count('class="edge"') == 9
 
 
 def test_unknown_figures_and_a_missing_dot_are_clear_errors(monkeypatch: pytest.MonkeyPatch):

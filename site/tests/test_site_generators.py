@@ -348,6 +348,20 @@ def test_the_jvp_chapter_shows_which_primitives_have_a_jvp_rule():
     assert "<!-- didax:primitives -->" in (SITE / "docs" / "stages" / "02_jvp.md").read_text()
 
 
+
+def test_the_vmap_chapter_shows_a_batching_rule_for_every_primitive_but_iota():
+    data = sitegen.stage_primitives("03_vmap")
+    rules = data["tables"]["batching.batching_rules"]
+    assert set(data["primitives"]) - set(rules) == {"iota"}  # no operands, so never batched
+    assert rules["sin"] == "defelementwise" and rules["reduce_sum"] == "defreduction"
+    assert rules["dot_general"] == "_dot_general_rule" and rules["scatter-add"] == "defscatter"
+    table = sitegen.primitives_markdown("03_vmap")
+    header = next(line for line in table.splitlines() if line.startswith("| primitive"))
+    assert header.endswith("| JVP rule (`ad.jvp_rules`) | Batching rule (`batching.batching_rules`) |")
+    assert "| `iota` | `lax.structural` | one | yes | `defzero` | **no rule** |" in table
+    assert "<!-- didax:primitives -->" in (SITE / "docs" / "stages" / "03_vmap.md").read_text()
+
+
 def jvp_results() -> dict:
     """A results file as the benchmark runner writes it for the jvp suite: NumPy has no jvp."""
     def timing(us: float) -> dict:

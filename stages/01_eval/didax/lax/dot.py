@@ -7,7 +7,8 @@ dimensions are: the batch dimensions, then lhs's free dimensions, then rhs's fre
 
 from __future__ import annotations
 
-import string
+import functools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -62,6 +63,7 @@ def _dot_general_dtype(
     return preferred_element_type
 
 
+@functools.lru_cache(maxsize=None)  # every evaluation asks again, for a handful of dtype pairs
 def _higher_precision_type(a: np.dtype, b: np.dtype) -> np.dtype:
     if _precision_key(a) == _precision_key(b) and a != b:
         raise TypeError(f"lax.dot_general argument type error: {a.name}, {b.name}")
@@ -86,20 +88,6 @@ def _bit_width(dtype: np.dtype) -> int:
     return 1 if dtype == np.bool_ else dtype.itemsize * 8
 
 
-def _einsum_spec(lhs_ndim: int, rhs_ndim: int, dimension_numbers: DimensionNumbers) -> str:
-    """The same contraction written for np.einsum, one letter per dimension."""
-    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
-    letters = iter(string.ascii_letters)
-    lhs = [next(letters) for _ in range(lhs_ndim)]
-    rhs = [next(letters) for _ in range(rhs_ndim)]
-    for l_dim, r_dim in zip(lhs_contract + lhs_batch, rhs_contract + rhs_batch):
-        rhs[r_dim] = lhs[l_dim]
-    out = [lhs[d] for d in lhs_batch]
-    out += [lhs[d] for d in _free_dims(lhs_ndim, lhs_contract, lhs_batch)]
-    out += [rhs[d] for d in _free_dims(rhs_ndim, rhs_contract, rhs_batch)]
-    return f"{''.join(lhs)},{''.join(rhs)}->{''.join(out)}"
-
-
 def _compute_dtype(dtype: np.dtype) -> np.dtype:
     """Accumulate in a wide type: 16-bit floats in float32, integers and bools in 64 bits
     (integer products then wrap around exactly as they would in the narrow type)."""
@@ -119,10 +107,26 @@ def _dot_general(
     # int8 values wrap to uint32), then accumulate in a wide type.
     operand_dtype = _higher_precision_type(lhs.dtype, rhs.dtype)
     common = _compute_dtype(operand_dtype)
-    spec = _einsum_spec(lhs.ndim, rhs.ndim, dimension_numbers)
-    out = np.einsum(spec, lhs.astype(operand_dtype).astype(common), rhs.astype(operand_dtype).astype(common))
+    lhs, rhs = (x.astype(operand_dtype, copy=False).astype(common, copy=False) for x in (lhs, rhs))
+    out = _contract(lhs, rhs, dimension_numbers)
     out_dtype = preferred_element_type or operand_dtype
     return out != 0 if out_dtype == np.bool_ else out
+
+
+def _contract(lhs: np.ndarray, rhs: np.ndarray, dimension_numbers: DimensionNumbers) -> np.ndarray:
+    """The contraction as one batched matrix product, the form XLA also brings a dot to: lhs laid
+    out as (batch, free, contracting), rhs as (batch, contracting, free), each flattened to three
+    axes. np.matmul runs that through BLAS, many times faster than np.einsum's loops."""
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    lhs_free = _free_dims(lhs.ndim, lhs_contract, lhs_batch)
+    rhs_free = _free_dims(rhs.ndim, rhs_contract, rhs_batch)
+    batch = [lhs.shape[d] for d in lhs_batch]
+    m, k, n = (math.prod(lhs.shape[d] for d in lhs_free), math.prod(lhs.shape[d] for d in lhs_contract),
+               math.prod(rhs.shape[d] for d in rhs_free))
+    a = lhs.transpose([*lhs_batch, *lhs_free, *lhs_contract]).reshape(math.prod(batch), m, k)
+    b = rhs.transpose([*rhs_batch, *rhs_contract, *rhs_free]).reshape(math.prod(batch), k, n)
+    shape = batch + [lhs.shape[d] for d in lhs_free] + [rhs.shape[d] for d in rhs_free]
+    return np.matmul(a, b).reshape(shape)
 
 
 # Weakly typed only when both operands are, like the elementwise primitives.

@@ -159,6 +159,15 @@ def dot(a: ArrayLike, b: ArrayLike) -> ArrayLike:
     return lax.dot_general(a, b, (((a_ndim - 1,), (b_axis,)), ((), ())))
 
 
+def _broadcast_batch(
+    a_shape: tuple[int, ...], b_shape: tuple[int, ...], a_shape2: tuple[int, ...], b_shape2: tuple[int, ...]
+) -> tuple[int, ...]:
+    try:
+        return np.broadcast_shapes(a_shape2[:-2], b_shape2[:-2])
+    except ValueError:
+        raise ValueError(f"matmul: batch dimensions of {a_shape} and {b_shape} do not broadcast") from None
+
+
 def matmul(a: ArrayLike, b: ArrayLike) -> ArrayLike:
     """The ``@`` product: stacks of matrices, with broadcasting over the leading (batch) axes."""
     check_arraylike("matmul", a, b)
@@ -169,16 +178,13 @@ def matmul(a: ArrayLike, b: ArrayLike) -> ArrayLike:
     a2 = lax.reshape(a, (1,) + a_shape) if len(a_shape) == 1 else a  # a row vector
     b2 = lax.reshape(b, b_shape + (1,)) if len(b_shape) == 1 else b  # a column vector
     a_shape2, b_shape2 = get_aval(a2).shape, get_aval(b2).shape
-    try:
-        batch = np.broadcast_shapes(a_shape2[:-2], b_shape2[:-2])
-    except ValueError:
-        raise ValueError(f"matmul: batch dimensions of {a_shape} and {b_shape} do not broadcast") from None
+    batch = a_shape2[:-2] if a_shape2[:-2] == b_shape2[:-2] else _broadcast_batch(a_shape, b_shape, a_shape2, b_shape2)
     if a_shape2[-1] != b_shape2[-2]:
         raise TypeError(
             f"matmul: contracting dimensions differ: {a_shape} @ {b_shape} ({a_shape2[-1]} != {b_shape2[-2]})"
         )
-    a3 = broadcast_to(a2, batch + a_shape2[-2:])
-    b3 = broadcast_to(b2, batch + b_shape2[-2:])
+    a3 = a2 if a_shape2[:-2] == batch else broadcast_to(a2, batch + a_shape2[-2:])
+    b3 = b2 if b_shape2[:-2] == batch else broadcast_to(b2, batch + b_shape2[-2:])
     nb = len(batch)
     batch_dims = tuple(range(nb))
     out = lax.dot_general(a3, b3, (((nb + 1,), (nb,)), (batch_dims, batch_dims)))
