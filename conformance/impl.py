@@ -34,6 +34,10 @@ STAGE_ID = re.compile(r"\d\d_\w+")
 
 # The suite's defaults, which are JAX's: 32-bit types, standard promotion.
 SUITE_FLAGS: dict[str, object] = {"jax_enable_x64": False, "jax_numpy_dtype_promotion": "standard"}
+# Set for the tests of random numbers (fixture `random_flags`), where an implementation has the flag:
+# JAX 0.10.2 (its default) and didax (always) make random bits the "partitionable" way; older JAX
+# releases only with this flag on (False by default in 0.4.38), so they are compared like with like.
+RANDOM_FLAGS: dict[str, object] = {"jax_threefry_partitionable": True}
 
 # The kinds of implementation; the site's matrix shows stages, jax and the suite's reference adapters.
 KINDS = ("stage", "jax", "reference", "folder", "module")
@@ -247,6 +251,14 @@ def read_flag(impl: Impl, name: str) -> object:
     if value is None and hasattr(config, "read"):
         value = config.read(name)
     return SUITE_FLAGS[name] if value is None else value
+
+
+def has_flag(impl: Impl, name: str) -> bool:
+    """Whether the implementation has the config flag `name` (as JAX's `config.<name>`)."""
+    try:
+        return hasattr(unwrap(impl.config), name)
+    except Missing:
+        return False
 
 
 def set_suite_flags(impl: Impl) -> None:

@@ -22,8 +22,10 @@ from hypothesis import HealthCheck, Phase, settings
 from conformance import reproduce, unroll
 from conformance.impl import (
     ALL_CAPABILITIES,
+    RANDOM_FLAGS,
     Impl,
     ImplLoadError,
+    has_flag,
     load,
     newest_stage,
     restored_flags,
@@ -242,6 +244,15 @@ def flags(impl: Impl) -> Iterator[FlagSetter]:
     """Set config flags for one test (`flags("jax_enable_x64", True)`); each is restored afterwards."""
     with restored_flags(impl) as set_flag:
         yield set_flag
+
+
+@pytest.fixture
+def random_flags(impl: Impl, flags: FlagSetter) -> None:
+    """Random bits as JAX 0.10.2 and didax make them: the flags of `impl.RANDOM_FLAGS`
+    (`jax_threefry_partitionable=True`) where the implementation has them, for this test."""
+    for name, value in RANDOM_FLAGS.items():
+        if has_flag(impl, name):
+            flags(name, value)
 
 
 @pytest.fixture(params=[False, True], ids=["x64_off", "x64_on"])

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.impl import SUITE_FLAGS, Impl, read_flag
+from conformance.impl import RANDOM_FLAGS, SUITE_FLAGS, Impl, has_flag, read_flag
 
 # The names a program may use for the implementation's modules, and where they come from.
 ALIASES = {"jnp": "jax.numpy", "lax": "jax.lax", "tree_util": "jax.tree_util", "tu": "jax.tree_util"}
@@ -57,6 +57,9 @@ class Source(str):
     For values only a call can make, such as an implementation's weakly typed array."""
 
 _impl: Impl | None = None
+# The implementation's own values of the RANDOM_FLAGS it has, when it was loaded: a program sets
+# such a flag only where a test changed it (jax_threefry_partitionable on JAX 0.4.38).
+_own_flags: dict[str, object] = {}
 # The last call noted: (call, inputs, flag lines); made into text only when a test fails, since
 # hypothesis notes every example and nearly all of them pass.
 _last: tuple[str, dict[str, Any], list[str]] | None = None
@@ -64,8 +67,9 @@ _last: tuple[str, dict[str, Any], list[str]] | None = None
 
 def use(impl: Impl) -> None:
     """Programs from now on import `impl`."""
-    global _impl
+    global _impl, _own_flags
     _impl = impl
+    _own_flags = {name: read_flag(impl, name) for name in RANDOM_FLAGS if has_flag(impl, name)}
 
 
 def start_test() -> None:
@@ -221,6 +225,9 @@ def _flag_lines() -> list[str]:
     for name, default in SUITE_FLAGS.items():
         value = read_flag(_impl, name)
         if name == "jax_enable_x64" or value != default:  # x64 always: it changes every dtype
+            lines.append(f"jax.config.update({name!r}, {value!r})")
+    for name, own in _own_flags.items():
+        if (value := read_flag(_impl, name)) != own:
             lines.append(f"jax.config.update({name!r}, {value!r})")
     return lines
 

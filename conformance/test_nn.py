@@ -375,6 +375,7 @@ def test_initializer_data_was_recorded_with_the_pinned_jax() -> None:
     assert DATA["meta"] == {"jax_version": "0.10.2"}
 
 
+@pytest.mark.usefixtures("random_flags")  # jax_threefry_partitionable=True where the flag exists
 @pytest.mark.parametrize("case", DATA["cases"], ids=[f"{c['builder']}-{c['dtype']}-{c['seed']}" for c in DATA["cases"]])
 def test_initializer_gives_jaxs_numbers(case: dict, impl: Impl, flags: Callable[[str, object], None]) -> None:
     flags("jax_enable_x64", case["x64"])

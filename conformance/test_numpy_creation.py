@@ -300,6 +300,8 @@ def test_geomspace(impl: Impl, flags, data: st.DataObject) -> None:
         ((np.int64(5),), "int32"),  # canonicalized, x64 being off
         ((5,), "int32"),
         ((0.5, 3), "float32"),
+        # JAX's table, not NumPy's (float64): found by mutation testing (numpy.arange_dtype_from_numpy)
+        ((np.int32(0), np.float16(3)), "float16"),
     ],
 )
 def test_arange_takes_the_dtype_of_numpy_scalar_bounds(impl: Impl, args: tuple, want: str) -> None:

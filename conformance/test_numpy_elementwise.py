@@ -488,6 +488,8 @@ REGRESSIONS = [
     # Found by mutation testing (meta/mutate.py): bool + bool is a logical or, and so is bool * bool an and.
     ("add", False, (np.array([False, True, True]), np.array([True, False, True]))),
     ("multiply", False, (np.array([False, True, True]), np.array([True, False, True]))),
+    # Found by mutation testing: integer floor_divide rounds toward -inf, not toward zero as C does.
+    ("floor_divide", False, (np.array([-7, 7, -7, 7, -6, 0], np.int32), np.array([2, -2, -2, 2, 3, -5], np.int32))),
 ]
 
 

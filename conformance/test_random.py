@@ -17,7 +17,8 @@ from conformance.checks import show_call
 from conformance.impl import Impl
 from conformance.random_cases import CASES, Case, decode
 
-pytestmark = [pytest.mark.area("random"), pytest.mark.requires("eval")]
+# jax_threefry_partitionable=True where the implementation has the flag (older JAX releases).
+pytestmark = [pytest.mark.area("random"), pytest.mark.requires("eval"), pytest.mark.usefixtures("random_flags")]
 
 DATA = json.loads((Path(__file__).resolve().parent / "data" / "random_bits.json").read_text())
 

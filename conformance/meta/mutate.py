@@ -23,6 +23,15 @@ It first runs the same areas on the unmutated stage (they must pass, or every mu
 killed; exit code 2 if not), writes ``build/mutation/<stage>.json`` and ``.md`` (``--publish`` also
 copies them to ``conformance/meta/results/``), and exits with 1 when a mutant survives without
 being marked equivalent, or is stale, or could not be run.
+
+A whole catalogue in two passes: ``--quick`` runs each mutant on its ``-k`` keyword only, which is
+much faster, and a mutant killed that way is killed; the rest are then run on their whole areas
+with ``--merge``, which replaces their outcomes in the previous report (``build/mutation/``) and
+keeps the others. The report says how each mutant was run (its ``-k``, or its whole areas) and
+lists every pass:
+
+    python -m conformance.meta.mutate --stage 01_eval --quick
+    python -m conformance.meta.mutate --stage 01_eval --only ID ... --merge --publish
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ import argparse
 import importlib
 import json
 import os
+import platform
 import random
 import shutil
 import subprocess
@@ -90,6 +100,7 @@ class Outcome:
     seconds: float = 0.0
     detail: str = ""  # why it is stale or an error, the first failing test, or why it is equivalent
     command: list[str] = field(default_factory=list)
+    keyword: str | None = None  # the -k that narrowed its run (--quick); None: its whole areas
 
 
 # --- the catalogue -----------------------------------------------------------------------------
@@ -191,7 +202,7 @@ def run_mutant(mutant: Mutant, stage_dir: Path, timeout_s: float, quick: bool) -
         impl_dir = make_mutant(mutant, stage_dir, Path(tmp) / "impl")
         keyword = mutant.keyword if quick else None
         command = suite_command(impl_dir, mutant.areas, Path(tmp) / "results", keyword)
-        outcome.command = command
+        outcome.command, outcome.keyword = command, keyword
         try:
             done = run_suite(command, timeout_s)
             outcome.status, outcome.detail = classify(done.returncode, done.stdout + done.stderr, mutant)
@@ -249,24 +260,48 @@ def summarize(outcomes: Sequence[Outcome]) -> dict[str, object]:
     return {"total": len(outcomes), "counts": counts, "score": round(score, 4)}
 
 
-def report_json(stage: str, outcomes: Sequence[Outcome], seconds: float) -> str:
-    body = {"stage": stage, "seconds": round(seconds, 1), **summarize(outcomes),
-            "mutants": [asdict(o) for o in outcomes]}
+def describe_run(run: dict) -> str:
+    """One pass of the tool, in words: "2026-11-23 08:30 UTC: 145 mutants, --quick, 1 at a time, 21.0 min"."""
+    how = "--quick (each on its -k keyword)" if run.get("quick") else "on their whole areas"
+    where = f" on {run['host']}" if run.get("host") else ""
+    return (f"{run.get('started', '?')}: {run.get('mutants', '?')} mutants {how}, {run.get('jobs', 1)} at a time"
+            f"{where}, {float(run.get('seconds', 0)) / 60:.1f} min")
+
+
+def merge(previous: dict, outcomes: Sequence[Outcome], order: Sequence[str]) -> list[Outcome]:
+    """The outcomes of a previous report (its JSON), with those re-run now replacing theirs, in the
+    catalogue's ``order``; mutants no longer in the catalogue are dropped."""
+    by_id = {m["id"]: Outcome(**{**m, "areas": tuple(m["areas"])}) for m in previous.get("mutants", [])}
+    by_id.update({o.id: o for o in outcomes})
+    return [by_id[i] for i in order if i in by_id]
+
+
+def report_json(stage: str, outcomes: Sequence[Outcome], runs: Sequence[dict]) -> str:
+    body = {"stage": stage, "seconds": round(sum(float(r["seconds"]) for r in runs), 1), "runs": list(runs),
+            **summarize(outcomes), "mutants": [asdict(o) for o in outcomes]}
     return json.dumps(body, indent=2) + "\n"
 
 
-def report_markdown(stage: str, outcomes: Sequence[Outcome], seconds: float, every: bool = True) -> str:
-    """The score, the survivors (and stale, error, equivalent mutants), then, if ``every``, a table
-    of all mutants."""
+def report_markdown(stage: str, outcomes: Sequence[Outcome], runs: Sequence[dict], every: bool = True) -> str:
+    """The score, how it was run, the survivors (and stale, error, equivalent mutants), then, if
+    ``every``, a table of all mutants."""
     summary = summarize(outcomes)
     counts = summary["counts"]
     assert isinstance(counts, dict)
+    seconds = sum(float(r["seconds"]) for r in runs)
+    narrowed = sum(1 for o in outcomes if o.keyword)
     lines = [
         f"# Mutation testing: stage {stage}",
         "",
         f"{summary['total']} mutants in {seconds / 60:.1f} min. Mutation score "
         f"**{100 * float(summary['score']):.1f} %** (killed / (killed + survived); mutants "
         "shown equivalent to the original are left out).",
+        "",
+        f"{narrowed} of the outcomes come from a run narrowed to the mutant's `-k` keyword (a mutant "
+        f"killed that way is killed); the other {summary['total'] - narrowed} ran on their whole areas. "
+        f"The passes ({len(runs)}):",
+        "",
+        *[f"- {describe_run(r)}" for r in runs],
         "",
         "| killed | survived | equivalent | stale | error |",
         "|---:|---:|---:|---:|---:|",
@@ -282,19 +317,19 @@ def report_markdown(stage: str, outcomes: Sequence[Outcome], seconds: float, eve
             lines.append("")
     if not every:
         return "\n".join(lines)
-    lines += ["## Every mutant", "", "| mutant | areas | status | seconds | description |",
-              "|---|---|---|---:|---|"]
-    lines += [f"| `{o.id}` | {', '.join(o.areas)} | {o.status} | {o.seconds} | {o.description} |"
-              for o in outcomes]
+    lines += ["## Every mutant", "", "| mutant | areas | run with | status | seconds | description |",
+              "|---|---|---|---|---:|---|"]
+    lines += [f"| `{o.id}` | {', '.join(o.areas)} | {f'`-k {o.keyword}`' if o.keyword else 'its areas'} | "
+              f"{o.status} | {o.seconds} | {o.description} |" for o in outcomes]
     return "\n".join(lines) + "\n"
 
 
-def write_reports(stage: str, outcomes: Sequence[Outcome], seconds: float, folders: Iterable[Path]) -> list[Path]:
+def write_reports(stage: str, outcomes: Sequence[Outcome], runs: Sequence[dict], folders: Iterable[Path]) -> list[Path]:
     written = []
     for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
-        for suffix, text in ((".json", report_json(stage, outcomes, seconds)),
-                             (".md", report_markdown(stage, outcomes, seconds))):
+        for suffix, text in ((".json", report_json(stage, outcomes, runs)),
+                             (".md", report_markdown(stage, outcomes, runs))):
             path = folder / f"{stage}{suffix}"
             path.write_text(text)
             written.append(path)
@@ -322,6 +357,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--list", action="store_true", help="list the catalogue and exit")
     parser.add_argument("--no-baseline", action="store_true", help="skip running the unmutated stage first")
     parser.add_argument("--publish", action="store_true", help=f"also write the reports to {PUBLISHED_DIR}")
+    parser.add_argument("--merge", action="store_true",
+                        help=f"replace these mutants' outcomes in the previous report ({BUILD_DIR}) and keep the rest")
     return parser.parse_args(argv)
 
 
@@ -336,6 +373,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{m.id:45} {','.join(m.areas):18} {m.description}")
         return 0
     started = time.monotonic()
+    started_at = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    previous_path = BUILD_DIR / f"{args.stage}.json"
+    if args.merge and not previous_path.is_file():
+        raise SystemExit(f"--merge: no previous report {previous_path}")
     if not args.no_baseline:
         failure = baseline_failure(stage_dir, {a for m in mutants for a in m.areas}, args.timeout)
         if failure is not None:
@@ -344,10 +385,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"baseline: the unmutated stage passes ({time.monotonic() - started:.0f} s)", flush=True)
     print(f"{len(mutants)} mutants of stage {args.stage}, {args.jobs} at a time", flush=True)
     outcomes = run_all(mutants, stage_dir, args.jobs, args.timeout, args.quick)
-    seconds = time.monotonic() - started
+    runs = [{"started": started_at, "mutants": len(mutants), "quick": args.quick, "jobs": args.jobs,
+             "host": f"{os.cpu_count()} CPUs, Python {platform.python_version()}",
+             "seconds": round(time.monotonic() - started, 1)}]
+    if args.merge:
+        previous = json.loads(previous_path.read_text())
+        runs = previous.get("runs", [{"seconds": previous.get("seconds", 0)}]) + runs
+        outcomes = merge(previous, outcomes, [m.id for m in load_catalogue(args.stage)])
+        print(f"merged into the previous report: {len(outcomes)} mutants", flush=True)
     folders = [BUILD_DIR] + ([PUBLISHED_DIR] if args.publish else [])
-    paths = write_reports(args.stage, outcomes, seconds, folders)
-    print(report_markdown(args.stage, outcomes, seconds, every=False))
+    paths = write_reports(args.stage, outcomes, runs, folders)
+    print(report_markdown(args.stage, outcomes, runs, every=False))
     print("reports: " + ", ".join(str(p.relative_to(REPO_ROOT)) for p in paths))
     return exit_code(outcomes)
 

@@ -24,6 +24,9 @@ from conformance.meta.mutate import (
     exit_code,
     load_catalogue,
     make_mutant,
+    merge,
+    report_json,
+    report_markdown,
     run_mutant,
     staleness,
     summarize,
@@ -156,6 +159,23 @@ def test_outcomes_and_score() -> None:
     assert summarize(outcomes)["score"] == round(2 / 3, 4)
     assert exit_code(outcomes) == 1
     assert exit_code([o for o in outcomes if o.status != SURVIVED]) == 0
+
+
+def test_a_rerun_of_some_mutants_merges_into_the_previous_report() -> None:
+    """A --quick pass, then its survivors run on their whole areas: one report, saying how each ran."""
+    import json
+
+    first = [Outcome("a", KILLED, "", ("lax",), keyword="pad"), Outcome("b", SURVIVED, "", ("lax",), keyword="sum"),
+             Outcome("gone", KILLED, "", ("lax",))]
+    runs = [{"started": "then", "mutants": 3, "quick": True, "jobs": 1, "seconds": 60.0}]
+    previous = json.loads(report_json("01_eval", first, runs))
+    merged = merge(previous, [Outcome("b", KILLED, "", ("lax",))], order=["b", "a"])
+    assert [(o.id, o.status, o.keyword) for o in merged] == [("b", KILLED, None), ("a", KILLED, "pad")]
+    runs = runs + [{"started": "now", "mutants": 1, "quick": False, "jobs": 1, "seconds": 120.0}]
+    assert json.loads(report_json("01_eval", merged, runs))["seconds"] == 180.0
+    text = report_markdown("01_eval", merged, runs)
+    assert "1 of the outcomes come from a run narrowed" in text and "now: 1 mutants on their whole areas" in text
+    assert "| `a` | lax | `-k pad` | killed |" in text and "| `b` | lax | its areas | killed |" in text
 
 
 def test_unknown_areas_are_refused() -> None:

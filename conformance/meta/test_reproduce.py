@@ -112,6 +112,27 @@ def test_every_misuse_in_the_catalogue_gives_a_program_that_raises_what_jax_rais
     assert not wrong, wrong[:3]
 
 
+def test_a_program_sets_the_random_flag_where_a_test_changed_it() -> None:
+    """On a JAX whose jax_threefry_partitionable defaults to False (0.4.38), the random tests turn it
+    on, and their programs say so; where the default is already True (0.10.2), programs stay short."""
+    from conformance.impl import restored_flags
+
+    impl, name = load("jax"), "jax_threefry_partitionable"
+    line = f"jax.config.update({name!r}, True)"
+    with restored_flags(impl) as flags:
+        reproduce.use(impl)
+        with restored_flags(impl) as inner:
+            inner(name, True)
+            assert line not in reproduce._flag_lines()  # JAX 0.10.2's own value
+        flags(name, False)  # an older release's default, when it was loaded
+        reproduce.use(impl)
+        assert line not in reproduce._flag_lines()
+        with restored_flags(impl) as inner:
+            inner(name, True)  # what the fixture random_flags does
+            assert line in reproduce._flag_lines()
+    reproduce.use(impl)
+
+
 # --- the pieces ------------------------------------------------------------------------------------
 
 Pair = namedtuple("Pair", ["left", "right"])
