@@ -101,12 +101,12 @@ def test_a_wrapped_key_draws_what_its_words_draw(name: str, random: Any) -> None
         assert got.dtype == want.dtype and np.array_equal(got, want), (i, got, want)
 
 
-def test_wrap_key_data_round_trips_and_copies_the_words(random: Any) -> None:
+def test_wrap_key_data_round_trips_the_words(random: Any) -> None:
+    # Whether the key copies a NumPy buffer is not checked here: JAX 0.10.2 sometimes shares it
+    # (an aligned buffer), so a test of it flakes on JAX. didax's own tests check that it copies.
     words = np.asarray(random.key_data(random.key(7)))
     np.testing.assert_array_equal(np.asarray(random.key_data(random.wrap_key_data(words))), words)
-    buf = np.array([3, 4], np.uint32)
-    key = random.wrap_key_data(buf)
-    buf[:] = 0  # the key holds its own copy of the words
+    key = random.wrap_key_data(np.array([3, 4], np.uint32))
     np.testing.assert_array_equal(np.asarray(random.key_data(key)), [3, 4])
 
 
