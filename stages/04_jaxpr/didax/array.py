@@ -1,0 +1,145 @@
+"""``Array``: a concrete didax value, held in NumPy memory at this stage.
+
+Stage 01 introduced it. An Array is what evaluation produces; it remembers ``weak_type`` so that
+a value made from a Python scalar keeps promoting like one.
+
+Arrays are immutable values, as in JAX. Two rules keep them so: NumPy data coming in is copied
+(core.canonicalize_value), and NumPy views going out are read-only (``__array__``). Inside, many
+Arrays may share one buffer (a reshape is a view); that is safe because nobody can write to it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .core import ConcreteArray, canonicalize_value
+
+
+class Array:
+    """An immutable n-dimensional array with a dtype and a weak_type flag.
+
+    Its Python operators and methods (``+``, ``@``, ``[]``, ``.sum()`` ...) are installed by
+    didax/numpy/array_methods.py, the same ones tracers get.
+    """
+
+    __slots__ = ("_value", "weak_type", "_aval")
+    __array_priority__ = 100
+
+    def __init__(self, value: np.ndarray, weak_type: bool = False) -> None:
+        self._value = value  # never handed out writable, so never changed
+        self.weak_type = weak_type
+        self._aval: ConcreteArray | None = None
+
+    @property
+    def aval(self) -> ConcreteArray:
+        if self._aval is None:
+            self._aval = ConcreteArray(self._value, self.weak_type)
+        return self._aval
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._value.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._value.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def size(self) -> int:
+        return self._value.size
+
+    @property
+    def itemsize(self) -> int:
+        return self._value.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._value.nbytes
+
+    # Conversions to NumPy and Python values.
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """NumPy's view of the array: read-only, unless a copy was asked for (or a new dtype)."""
+        if copy:
+            return np.array(self._value, dtype=dtype, copy=True)
+        if dtype is not None and np.dtype(dtype) != self.dtype:
+            if copy is False:
+                raise ValueError(f"converting {self.dtype} to {np.dtype(dtype)} needs a copy, and copy=False")
+            return self._value.astype(dtype)
+        view = self._value.view()
+        view.flags.writeable = False
+        return view
+
+    def __bool__(self) -> bool:
+        return bool(self._value)  # NumPy's rule: one element, or "truth value is ambiguous"
+
+    def _scalar(self) -> np.ndarray:
+        if self.shape != ():
+            raise TypeError(
+                f"Only scalar arrays can be converted to Python scalars; got an array of shape "
+                f"{self.shape}. Index it first (x[0]) or use x.item()."
+            )
+        return self._value
+
+    def __int__(self) -> int:
+        return int(self._scalar())
+
+    def __float__(self) -> float:
+        return float(self._scalar())
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar())
+
+    def __index__(self) -> int:
+        if self.shape != () or self.dtype.kind not in "iu":
+            raise TypeError(
+                f"Only integer scalar arrays can be converted to a scalar index; got a "
+                f"{self.aval.str_short()} array."
+            )
+        return int(self._value)
+
+    def item(self, *args: Any) -> Any:
+        """The element at ``args`` (a flat index or one index per axis) as a Python scalar."""
+        return self._value.item(*args)
+
+    def tolist(self) -> Any:
+        return self._value.tolist()
+
+    def block_until_ready(self) -> Array:
+        return self  # evaluation is eager and synchronous at this stage
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    __hash__ = None  # type: ignore[assignment]  # == is elementwise, so arrays are unhashable
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        if self.size == 0:  # nothing to show but the shape, as JAX prints it
+            return f"Array([], shape={self.shape}, dtype={self.dtype.name}{weak})"
+        body = np.array2string(self._value, separator=", ", prefix="Array(")
+        return f"Array({body}, dtype={self.dtype.name}{weak})"
+
+    def __str__(self) -> str:
+        return str(self._value)
+
+    def __format__(self, spec: str) -> str:
+        if self.shape == ():
+            return format(self._value.item(), spec)
+        return format(str(self), spec)
+
+
+def to_array(x: Any) -> Array:
+    """An Array for ``x``: an Array already, a NumPy value (copied), or a Python scalar (weakly
+    typed)."""
+    if isinstance(x, Array):
+        return x
+    value, weak_type = canonicalize_value(x)
+    return Array(value, weak_type)

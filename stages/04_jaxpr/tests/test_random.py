@@ -1,0 +1,52 @@
+"""didax.random's raw keys: key_data and wrap_key_data hand back didax arrays, never the caller's buffer."""
+
+import numpy as np
+import pytest
+
+from didax import random
+from didax.array import Array
+
+
+@pytest.mark.parametrize("fn", [random.key_data, random.wrap_key_data])
+def test_a_key_made_from_a_numpy_buffer_does_not_change_with_it(fn):
+    buf = np.array([[1, 2], [3, 4]], np.uint32)
+    keys = fn(buf)
+    assert isinstance(keys, Array)
+    before = random.uniform(keys[1], (3,)).tolist()
+    buf[:] = 9  # JAX copies the words into its own array: so does didax
+    assert np.asarray(random.key_data(keys)).tolist() == [[1, 2], [3, 4]]
+    assert random.uniform(keys[1], (3,)).tolist() == before
+
+
+# --- sampling modes ----------------------------------------------------------------------------
+
+
+def test_fixed_point_to_float32_keeps_the_24_bits_after_the_leading_one() -> None:
+    """gumbel's mode='highest' reads 64 random bits as a fraction in (0, 1); the float32 it makes
+    is that fraction rounded toward zero (Python's integers are the oracle)."""
+    from didax.random.distributions import _fixed_point_to_float32
+
+    words = [(2**31, 0), (1, 0), (0, 1), (0x12345678, 0x9ABCDEF0), (0, 0xFFFFFFFF), (0x00000ABC, 0xDEF01234)]
+    got = np.asarray(_fixed_point_to_float32(np.array(words, np.uint32).T))
+    for (hi, lo), value in zip(words, got):
+        v = hi << 32 | lo
+        drop = max(v.bit_length() - 24, 0)
+        assert value == np.float32((v >> drop << drop) / 2**64), (hi, lo)
+
+
+@pytest.mark.parametrize("mode", ["low", "high", "highest"])
+def test_gumbel_modes_have_the_gumbel_mean_and_variance(mode: str) -> None:
+    x = np.asarray(random.gumbel(random.PRNGKey(3), (40000,), mode=mode), np.float64)
+    assert abs(x.mean() - np.euler_gamma) < 0.03
+    assert abs(x.var() - np.pi**2 / 6) < 0.06
+
+
+def test_bernoulli_mode_high_draws_p_as_often_as_it_says_and_checks_its_mode() -> None:
+    """mode='high' compares u1 + u2 * 2**-23 with p: a small p is still True about N * p times."""
+    p = np.array([2.0**-10], np.float32)
+    x = np.asarray(random.bernoulli(random.PRNGKey(0), p, (50000, 1), mode="high"))
+    assert 20 < x.sum() < 80  # 49 expected
+    with pytest.raises(ValueError, match="expected 'high' or 'low'"):
+        random.bernoulli(random.PRNGKey(0), 0.5, mode="highest")
+    with pytest.raises(ValueError, match="valid mode for gumbel"):
+        random.gumbel(random.PRNGKey(0), mode="medium")
