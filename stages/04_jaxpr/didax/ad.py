@@ -836,6 +836,13 @@ jvp_rules[lax.scatter_min_p] = _scatter_chooser_jvp(lax.scatter_min_p)
 jvp_rules[lax.scatter_max_p] = _scatter_chooser_jvp(lax.scatter_max_p)
 
 
+
+# --- control flow: cond and switch (stage 04) --------------------------------------------------
+
+
+# --- control flow: loops (stage 04) ------------------------------------------------------------
+
+
 def missing_rules() -> list[str]:
     """The primitives of didax.lax without a JVP rule (the chapter lists them)."""
     prims = {p for p in vars(lax).values() if isinstance(p, Primitive)}

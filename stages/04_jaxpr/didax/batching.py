@@ -785,3 +785,9 @@ def _top_k_rule(vals: list[Any], dims: list[int | None], *, k: int, axis: int) -
 
 batching_rules[lax.sort_p] = _sort_rule
 batching_rules[lax.top_k_p] = _top_k_rule
+
+
+# --- control flow: cond and switch (stage 04) --------------------------------------------------
+
+
+# --- control flow: loops (stage 04) ------------------------------------------------------------

@@ -171,6 +171,18 @@ def trace_flat(
     return closed, out_tree[0]
 
 
+def hoist_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
+    """``closed`` with its constvars made its leading invars, and the constants they stood for.
+
+    A control-flow primitive holds jaxprs with no constants of their own: what a branch or a
+    body closes over is passed to the primitive as operands instead, so that the interpreters
+    above see it (a tracer of an enclosing jvp, say, captured by a loop body) like any other
+    input of the operation.
+    """
+    j = closed.jaxpr
+    return ClosedJaxpr(Jaxpr((), [*j.constvars, *j.invars], j.outvars, j.eqns), ()), list(closed.consts)
+
+
 # ----------------------------------------------------------------------------------------------
 # The API.
 
