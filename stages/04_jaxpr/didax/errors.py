@@ -80,6 +80,11 @@ class NonConcreteBooleanIndexError(JAXIndexError):
     depend on the mask's values."""
 
 
+class JaxprTypeError(TypeError):
+    """A jaxpr that is not well typed: a variable read before it is bound or bound twice, or an
+    equation whose output types are not what its primitive gives (jaxpr.check_jaxpr)."""
+
+
 def _describe(tracer: Any) -> str:
     aval = getattr(tracer, "aval", None)
     shape = aval.str_short() if aval is not None else type(tracer).__name__

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import pretty as pp
 from .core import Primitive, ShapedArray, bind
+from .errors import JaxprTypeError
 
 # ----------------------------------------------------------------------------------------------
 # The data structures. All are immutable: a transformation builds a new jaxpr, it never edits one.
@@ -156,23 +157,20 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
     return [read(v) for v in jaxpr.outvars]
 
 
-def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable[..., list[Any]]:
-    """A closed jaxpr as a Python function of its inputs, returning the list of its outputs."""
+def jaxpr_as_fun(closed: ClosedJaxpr, *args: Any) -> Any:
+    """A closed jaxpr as a Python function of its inputs, returning the list of its outputs; given
+    arguments too, that function's result (JAX's ``jaxpr_as_fun`` is curried the same way)."""
 
     def fun(*args: Any) -> list[Any]:
         return eval_jaxpr(closed.jaxpr, closed.consts, *args)
 
-    return fun
+    return fun(*args) if args else fun
 
 
 # ----------------------------------------------------------------------------------------------
 # The type checker. A jaxpr is well typed when every variable is bound once before it is read,
 # and every equation's output types are what its primitive's abstract evaluation says they are
 # for its input types. Transformations that build jaxprs are checked with it in the tests.
-
-
-class JaxprTypeError(TypeError):
-    """A jaxpr that is not well typed (the name JAX gives this error)."""
 
 
 def check_jaxpr(jaxpr: Jaxpr) -> None:
