@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import pretty as pp
+from .array import Array
 from .core import Primitive, ShapedArray, bind
 from .errors import JaxprTypeError
 
@@ -70,6 +71,10 @@ class JaxprEqn(NamedTuple):
     invars: tuple[Atom, ...]
     outvars: tuple[Var, ...]
     params: dict[str, Any]
+
+    def replace(self, **changes: Any) -> JaxprEqn:
+        """A copy with some fields changed (JAX's name for it; ``eqn.replace(params=...)``)."""
+        return self._replace(**changes)
 
 
 class Jaxpr(_Immutable):
@@ -149,12 +154,18 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
     env.update(zip(jaxpr.invars, args))
 
     def read(atom: Atom) -> Any:
-        return atom.val if type(atom) is Literal else env[atom]
+        return literal_value(atom) if type(atom) is Literal else env[atom]
 
     for eqn in jaxpr.eqns:
         outs = bind(eqn.primitive, *[read(x) for x in eqn.invars], **eqn.params)
         env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else (outs,)))
     return [read(v) for v in jaxpr.outvars]
+
+
+def literal_value(lit: Literal) -> Any:
+    """The value a literal stands for when the jaxpr runs: weakly typed if its type says so (it
+    was a Python scalar in the staged function), so that it promotes as it did there."""
+    return Array(lit.val, weak_type=True) if lit.aval.weak_type else lit.val
 
 
 def jaxpr_as_fun(closed: ClosedJaxpr, *args: Any) -> Any:

@@ -65,8 +65,17 @@ class JaxprBuilder:
         return var
 
     def build(self, invars: Sequence[Var], outvars: Sequence[Any]) -> ClosedJaxpr:
-        jaxpr = Jaxpr(list(self.constvars.values()), invars, outvars, self.eqns)
-        return ClosedJaxpr(jaxpr, self.consts)
+        constvars = list(self.constvars.values())
+        jaxpr = Jaxpr(constvars, invars, outvars, self.eqns)
+        return ClosedJaxpr(jaxpr, [typed_const(c, v.aval) for c, v in zip(self.consts, constvars)])
+
+
+def typed_const(val: Any, aval: ShapedArray) -> Any:
+    """A captured NumPy value in its constvar's dtype (a float64 array is f32 while x64 is off), so
+    that the constants have the types the jaxpr declares; arrays and tracers already have them."""
+    if isinstance(val, (np.ndarray, np.generic)) and val.dtype != aval.dtype:
+        return np.asarray(val, aval.dtype)
+    return val
 
 
 class JaxprTracer(Tracer):
@@ -85,7 +94,9 @@ class JaxprTrace(Trace):
         """A constant met while staging: a scalar is written into the equations as a literal; an
         array (or a tracer of an enclosing transformation) becomes a constvar."""
         aval = get_aval(val)
-        if type(aval) is ConcreteArray and aval.shape == ():
+        # A tracer of an enclosing transformation may know its value (a jvp of concrete numbers),
+        # but it is not a constant of this jaxpr: only values that are really known are literals.
+        if type(aval) is ConcreteArray and aval.shape == () and not isinstance(val, Tracer):
             aval = shaped(aval)
             return JaxprTracer(self, aval, Literal(aval_value(val, aval), aval))
         aval = shaped(aval)
