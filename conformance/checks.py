@@ -101,6 +101,14 @@ def assert_values(got: Any, want: np.ndarray, dt: np.dtype, atol: float | np.nda
     assert not bad.any(), _mismatch(got_np, want, bad, rtol, atol)
 
 
+def assert_same_type(got: Any, want: Any, what: str = "result") -> None:
+    """``got`` (a value or an abstract value: anything with dtype and weak_type) is typed exactly
+    as ``want``, an array of the same implementation: the same dtype and weak type. For values that
+    must be typed like another computation of the same function (a staged function's out avals and
+    outputs, and the function run eagerly), where no rule of dtype_rules applies."""
+    assert_dtype(got, result_dtype(want), what, weak=is_weak(want))
+
+
 def assert_rearranged(got: Any, want: np.ndarray, x64: bool | None = None, weak: bool = False) -> None:
     """Shape operations move values without changing them: `got` holds exactly `want`, with want's
     dtype (canonicalized for the x64 mode, when given: the input may have been a 64-bit array) and

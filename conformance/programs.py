@@ -280,14 +280,15 @@ OPS: tuple[Op, ...] = (
 
 
 @st.composite
-def programs(draw: st.DrawFn, min_steps: int = 5, max_steps: int = 8) -> Program:
-    """A program ``f(p)`` of ``min_steps`` to ``max_steps`` operations over a drawn pytree ``p``; it
-    returns a pytree of the last value and of every other value that no step reads."""
+def programs(draw: st.DrawFn, min_steps: int = 5, max_steps: int = 8, ops: tuple[Op, ...] = OPS) -> Program:
+    """A program ``f(p)`` of ``min_steps`` to ``max_steps`` operations (drawn from ``ops``) over a
+    drawn pytree ``p``; it returns a pytree of the last value and of every other value that no step
+    reads. (control_programs.py adds staged control flow to the operations.)"""
     inputs, pool, lines = draw(_inputs())
     steps = draw(st.integers(min_steps, max_steps), label="steps")
     for k in range(steps):
         while True:
-            made = draw(st.sampled_from(OPS), label="operation")(draw, pool)
+            made = draw(st.sampled_from(ops), label="operation")(draw, pool)
             if made is not None:
                 break
         expr, shape = made
