@@ -121,7 +121,9 @@ def associative_scan(draw: st.DrawFn, pool: list[Value]) -> tuple[str, Shape] | 
     if xs is None:
         return None
     fn = draw(st.sampled_from(["jnp.add", "jnp.logaddexp"]), label="associative function")
-    axis = draw(st.integers(-len(xs.shape), len(xs.shape) - 1), label="axis")
+    # (not a negative axis: JAX 0.10.2's vmap of a reversed associative_scan along axis -1 fails,
+    # "rev dimensions must have every element be nonnegative")
+    axis = draw(st.integers(0, len(xs.shape) - 1), label="axis")
     reverse = draw(st.booleans(), label="reverse")
     return f"lax.associative_scan({fn}, {xs.name}, reverse={reverse}, axis={axis})", xs.shape
 
