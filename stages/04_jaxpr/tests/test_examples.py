@@ -24,7 +24,7 @@ def run_example(name: str) -> str:
 def test_every_example_is_tested():
     assert {p.stem for p in (STAGE / "examples").glob("*.py")} == {
         "eval_basics", "mlp", "promotion", "pytrees", "jvp_basics", "nested", "jvp_pytrees",
-        "vmap_basics", "per_example", "jacobians"}
+        "vmap_basics", "per_example", "jacobians", "jaxpr_tour", "inverse", "counting"}
 
 
 def test_eval_basics_prints_the_autodidax_value():
@@ -186,3 +186,98 @@ def test_mlp_example_prints_what_real_jax_prints_for_the_same_source():
         [line for line in theirs.splitlines() if line.endswith(":")]
     assert len(numbers(ours)) == len(numbers(theirs)) > 20
     assert numbers(ours) == pytest.approx(numbers(theirs), abs=2e-4)  # printed to 4 places
+
+
+
+def run_as_jax(name: str) -> str:
+    """The example's source run with real JAX in place of didax (same names, same calls)."""
+    source = (STAGE / "examples" / f"{name}.py").read_text()
+    as_jax = source.replace("import didax\n", "import jax as didax\n").replace(
+        "import didax.numpy as jnp\n", "import jax.numpy as jnp\n")
+    assert as_jax != source
+    return run_source(as_jax)
+
+
+# The seeds' func1 ("Understanding Jaxprs"), as JAX's documentation prints it; today's JAX and
+# didax also print each literal's type (3.0:f32[]).
+SEEDS_FUNC1 = """{ lambda ; a:f32[8] b:f32[8]. let
+    c:f32[8] = sin b
+    d:f32[8] = mul c 3.0
+    e:f32[8] = add a d
+    f:f32[] = reduce_sum[axes=(0,)] e
+  in (f,) }"""
+
+
+def test_jaxpr_tour_prints_the_seeds_jaxpr_and_what_jax_stages():
+    out = run_example("jaxpr_tour")
+    assert SEEDS_FUNC1 in out.replace(":f32[]\n", "\n")
+    lines = out.splitlines()
+    assert "primitives: ['sin', 'mul', 'add', 'reduce_sum']" in lines
+    # Omnistaging: the constants' arange and ones are equations, not arrays.
+    omni = "\n".join(lines[lines.index("Omnistaging: operations on constants are recorded too, even array creation."):])
+    assert "= iota[" in omni.split("in (e,) }")[0] and "= broadcast_in_dim[" in omni.split("in (e,) }")[0]
+    assert f"its consts: {[np.array([1.0, 2.0, 3.0], np.float32)]}" in lines
+    assert "{ lambda a:f32[3]; b:f32[3]. let" in lines  # the array is a constvar, the scalar a literal
+    assert "    d:f32[3] = add c 2.0:f32[]" in lines
+    # Where JAX's printer and didax's agree on every character, and lines that print no jaxpr.
+    theirs = run_as_jax("jaxpr_tour").splitlines()
+    same = [line for line in theirs if line.startswith(("return_shape=", "ShapeDtypeStruct(", "{ lambda ; a:f32[]. let b"))]
+    assert len(same) == 3 and all(line in lines for line in same)
+    assert "  in (4:i32[], f) }" in theirs and "  in (4:i32[], f) }" in lines  # a Python int result: a literal
+    errors = [line.split(":")[0] for line in lines if line.startswith("  ") and "Error:" in line]
+    assert errors == [line.split(":")[0] for line in theirs if line.startswith("  ") and "Error:" in line]
+    assert [e.split()[-1] for e in errors] == ["TracerBoolConversionError", "ConcretizationTypeError",
+                                               "TracerIntegerConversionError", "TracerArrayConversionError",
+                                               "NonConcreteBooleanIndexError"]
+    assert lines[-1] == f"ShapeDtypeStruct(shape={(10_000, 16)}, dtype=float32)"
+
+
+def test_inverse_undoes_the_seeds_function_and_composes():
+    lines = run_example("inverse").splitlines()
+    # The seeds' printouts, of f and of its traced inverse.
+    assert "{ lambda ; a:f32[]. let b:f32[] = tanh a; c:f32[] = exp b in (c,) }" in lines
+    assert "{ lambda ; a:f32[]. let b:f32[] = log a; c:f32[] = atanh b in (c,) }" in lines
+    assert float(next(line for line in lines if line.startswith("f_inv(f(1.0)) = ")).split(" = ")[1]) == \
+        pytest.approx(1.0, abs=1e-6)
+    xs = np.array([0.5, 1.0, 2.0])
+    back = next(line for line in lines if line.startswith("x = ")).split("inverse(h)(h(x)) = ")[1]
+    np.testing.assert_allclose(np.array(back.strip("[]").split(), float), xs, rtol=1e-6)
+    ys = [line.split("= ")[1] for line in lines if line.startswith(("vmap(inverse(f))", "inverse(f)(ys)"))]
+    for printed in ys:
+        np.testing.assert_allclose(np.array(printed.strip("[]").split(), float), [0.2, 0.4, 0.6, 0.8], rtol=1e-6)
+    # d/dy f^-1(y) at y = f(0.2) is 1 / f'(0.2); and central differences of the inverse itself.
+    slope = float(next(line for line in lines if line.startswith("jvp(inverse(f))")).split("= ")[1])
+    y, h = np.exp(np.tanh(0.2)), 1e-6
+    inv = lambda y: np.arctanh(np.log(y))  # noqa: E731 (the inverse, by hand)
+    assert slope == pytest.approx((inv(y + h) - inv(y - h)) / (2 * h), rel=1e-5)
+    assert float(next(line for line in lines if line.startswith("jacfwd(inverse(f))")).split("= ")[1]) == \
+        pytest.approx(slope, rel=1e-6)
+    odd = next(line for line in lines if line.startswith("logistic, then")).split(": ")[1]
+    np.testing.assert_allclose(np.array(odd.strip("[]").split(), float), [-1.0, 2.0], rtol=1e-5)
+    assert "  sin: NotImplementedError: sin does not have a registered inverse." in lines
+
+
+def printed_counts(text: str) -> dict[str, int]:
+    """Equations per primitive, read from printed jaxprs: every `= name` on the left of a line."""
+    counts: dict[str, int] = {}
+    for name in re.findall(r"^ *(?:[a-z_]+:[a-z0-9]+\[[\d,]*\] )+= ([\w-]+)", text, re.M):
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def test_counting_agrees_with_the_printed_jaxprs():
+    lines = run_example("counting").splitlines()
+    counted = {}
+    for line in lines:
+        match = re.match(r"(.+): (\d+) equations \((.*)\)$", line)
+        if match:
+            parts = dict(p.rsplit(" ", 1) for p in match.group(3).split(", "))
+            counted[match.group(1)] = {k: int(v) for k, v in parts.items()}
+            assert sum(counted[match.group(1)].values()) == int(match.group(2))
+    assert set(counted) == {"f", "jvp(f)", "vmap(f) over x", "jacfwd(f)"}
+    jaxpr_text = "\n".join(lines[1:lines.index(next(line for line in lines if line.startswith("f: ")))])
+    assert counted["f"] == printed_counts(jaxpr_text)
+    # Each transformation computes tanh once and adds work around it: jvp a tangent for every
+    # step, vmap only moves axes, jacfwd is a vmap of jvp.
+    assert counted["jvp(f)"]["tanh"] == counted["vmap(f) over x"]["tanh"] == counted["jacfwd(f)"]["tanh"] == 1
+    assert counted["jvp(f)"]["dot_general"] == 2 and counted["vmap(f) over x"]["dot_general"] == 1
