@@ -48,7 +48,8 @@ class Var(_Immutable):
 
 
 class Literal(_Immutable):
-    """A scalar constant written into an equation, as ``2.0:f32[]``."""
+    """A scalar constant written into an equation. It prints as its value, ``2.0``, as in JAX's
+    documentation (JAX itself has since taken to printing its type too, ``2.0:f32[]``)."""
 
     __slots__ = ("val", "aval")
 
@@ -57,7 +58,7 @@ class Literal(_Immutable):
         object.__setattr__(self, "aval", aval)
 
     def __repr__(self) -> str:
-        return f"{self.val[()]}:{short_aval(self.aval)}"
+        return str(self.val[()])
 
 
 Atom = Var | Literal  # what an equation reads: a variable or a literal
@@ -175,22 +176,26 @@ def jaxpr_as_fun(closed: ClosedJaxpr, *args: Any) -> Any:
 
 def check_jaxpr(jaxpr: Jaxpr) -> None:
     """Raise ``JaxprTypeError`` naming the first problem in ``jaxpr``, if it has one."""
-    ctx = PrintContext()
     bound: set[Var] = set()
 
-    def name(v: Atom) -> str:
+    def fail(message: str) -> JaxprTypeError:
+        return JaxprTypeError(f"{message}\n\nin the jaxpr\n{jaxpr}")
+
+    def name(v: Atom) -> str:  # the name the printout gives it
+        ctx = PrintContext()
+        pp_jaxpr(jaxpr, ctx)
         return ctx.name(v) if type(v) is Var else repr(v)
 
     def bind_var(v: Var) -> None:
         if type(v) is not Var:
-            raise JaxprTypeError(f"Binder {v!r} is not a variable: only variables can be bound")
+            raise fail(f"Binder {v!r} is not a variable: only variables can be bound")
         if v in bound:
-            raise JaxprTypeError(f"Variable '{name(v)}' already bound: each variable is bound once")
+            raise fail(f"Variable '{name(v)}' already bound: each variable is bound once")
         bound.add(v)
 
     def read(v: Atom) -> ShapedArray:
         if type(v) is Var and v not in bound:
-            raise JaxprTypeError(f"Variable '{name(v)}' not defined: it is read before any binding")
+            raise fail(f"Variable '{name(v)}' not defined: it is read before any binding")
         return v.aval
 
     for v in (*jaxpr.constvars, *jaxpr.invars):
@@ -202,16 +207,16 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
         try:
             out = eqn.primitive.abstract_eval(*in_avals, **eqn.params)
         except (TypeError, ValueError) as e:
-            raise JaxprTypeError(f"Equation {i} ({eqn.primitive.name}) is ill typed: {e}") from e
+            raise fail(f"Equation {i} ({eqn.primitive.name}) is ill typed: {e}") from e
         out_avals = out if eqn.primitive.multiple_results else [out]
         if len(out_avals) != len(eqn.outvars):
-            raise JaxprTypeError(
+            raise fail(
                 f"Equation {i} ({eqn.primitive.name}) binds {len(eqn.outvars)} variables but its "
                 f"primitive gives {len(out_avals)} results"
             )
         for v, aval in zip(eqn.outvars, out_avals):
             if not types_match(v.aval, aval):
-                raise JaxprTypeError(
+                raise fail(
                     f"Equation {i} ({eqn.primitive.name}): variable '{name(v)}' is declared "
                     f"{short_aval(v.aval)} but the primitive gives {short_aval(aval)}"
                 )

@@ -33,6 +33,7 @@ from .core import (
     new_dynamic,
     new_main,
 )
+from .array import Array, to_array
 from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from .tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
@@ -54,14 +55,17 @@ class JaxprBuilder:
 
     def __init__(self) -> None:
         self.eqns: list[JaxprEqn] = []
-        self.constvars: dict[int, Var] = {}  # id(constant) -> its variable
-        self.consts: list[Any] = []  # kept alive, so that no id is reused
+        self.constvars: dict[int, Var] = {}  # id(the constant as it was met) -> its variable
+        self.consts: list[Any] = []  # the constants' values, in constvar order
+        self.seen: list[Any] = []  # the constants as they were met, kept alive so no id is reused
 
     def const_var(self, val: Any, aval: ShapedArray) -> Var:
         var = self.constvars.get(id(val))
         if var is None:
             var = self.constvars[id(val)] = Var(aval)
-            self.consts.append(val)
+            self.seen.append(val)
+            # A NumPy array is copied: changing it later must not change the jaxpr's constant.
+            self.consts.append(val if isinstance(val, (Tracer, Array)) else to_array(val))
         return var
 
     def build(self, invars: Sequence[Var], outvars: Sequence[Any]) -> ClosedJaxpr:
@@ -82,16 +86,19 @@ class JaxprTracer(Tracer):
 
 class JaxprTrace(Trace):
     def pure(self, val: Any) -> JaxprTracer:
-        """A constant met while staging: a scalar is written into the equations as a literal; an
-        array (or a tracer of an enclosing transformation) becomes a constvar."""
+        """A constant met while staging: a scalar is written into the equations as a literal, an
+        array becomes a constvar."""
         aval = get_aval(val)
-        if type(aval) is ConcreteArray and aval.shape == ():
-            aval = shaped(aval)
-            return JaxprTracer(self, aval, Literal(aval_value(val, aval), aval))
-        aval = shaped(aval)
-        return JaxprTracer(self, aval, self.main.global_data.const_var(val, aval))
+        if aval.shape == ():
+            literal = Literal(np.asarray(aval.val, aval.dtype), shaped(aval))
+            return JaxprTracer(self, literal.aval, literal)
+        return self.lift(val)
 
-    lift = pure
+    def lift(self, val: Any) -> JaxprTracer:
+        """A value from outside: a constvar. A tracer of an enclosing transformation is one too,
+        even when its value is known (a jvp's primal): it carries more than its value."""
+        aval = shaped(get_aval(val))
+        return JaxprTracer(self, aval, self.main.global_data.const_var(val, aval))
 
     def process_primitive(self, primitive: Primitive, tracers: list[Any], params: dict) -> Any:
         avals_out = abstract_eval(primitive, [t.aval for t in tracers], params)
@@ -104,11 +111,6 @@ class JaxprTrace(Trace):
             outvars = (outs.var,)
         self.main.global_data.eqns.append(JaxprEqn(primitive, invars, outvars, params))
         return outs
-
-
-def aval_value(val: Any, aval: ShapedArray) -> np.ndarray:
-    """A known scalar's value as a 0-d NumPy array of its dtype."""
-    return np.asarray(aval.val if isinstance(aval, ConcreteArray) else val, aval.dtype)
 
 
 _known_types: dict[Any, Any] = {}
