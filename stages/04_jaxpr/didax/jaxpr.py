@@ -14,7 +14,7 @@ transformation it is transformed like any other Python function.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -289,9 +289,9 @@ def pp_atom(x: Atom, ctx: PrintContext) -> str:
 
 def pp_binders(vs: Sequence[Var], ctx: PrintContext) -> pp.Doc:
     """``a:f32[] b:i32[3]``, breaking between binders when they do not fit."""
-    return pp.nest(2, pp.group(pp.join(pp.group(pp.brk()), [
-        pp.text(f"{ctx.name(v)}:{short_aval(v.aval)}") for v in vs
-    ])))
+    return pp.nest(
+        2, pp.group(pp.join(pp.group(pp.brk()), [pp.text(f"{ctx.name(v)}:{short_aval(v.aval)}") for v in vs]))
+    )
 
 
 def pp_jaxpr(jaxpr: Jaxpr, ctx: PrintContext) -> pp.Doc:
@@ -301,10 +301,21 @@ def pp_jaxpr(jaxpr: Jaxpr, ctx: PrintContext) -> pp.Doc:
     outs = ", ".join(pp_atom(v, ctx) for v in jaxpr.outvars)
     outs = f"({outs},)" if len(jaxpr.outvars) == 1 else f"({outs})"
     return pp.concat(
-        pp.group(pp.nest(2, pp.concat(
-            pp.text("{ lambda "), constvars, pp.text("; "), invars, pp.text(". let"),
-            pp.nest(2, pp.concat(pp.brk(), eqns)), pp.brk(), pp.text("in " + outs),
-        ))),
+        pp.group(
+            pp.nest(
+                2,
+                pp.concat(
+                    pp.text("{ lambda "),
+                    constvars,
+                    pp.text("; "),
+                    invars,
+                    pp.text(". let"),
+                    pp.nest(2, pp.concat(pp.brk(), eqns)),
+                    pp.brk(),
+                    pp.text("in " + outs),
+                ),
+            )
+        ),
         pp.text(" }"),
     )
 
@@ -321,10 +332,13 @@ def pp_params(params: dict[str, Any], ctx: PrintContext) -> pp.Doc:
     if not params:
         return pp.text("")
     pairs = [pp.concat(pp.text(f"{k}="), pp_param(v, ctx)) for k, v in sorted(params.items())]
-    return pp.group(pp.concat(
-        pp.nest(2, pp.concat(pp.text("["), pp.brk(""), pp.join(pp.brk(), pairs))),
-        pp.brk(""), pp.text("]"),
-    ))
+    return pp.group(
+        pp.concat(
+            pp.nest(2, pp.concat(pp.text("["), pp.brk(""), pp.join(pp.brk(), pairs))),
+            pp.brk(""),
+            pp.text("]"),
+        )
+    )
 
 
 def pp_param(value: Any, ctx: PrintContext) -> pp.Doc:
@@ -332,10 +346,13 @@ def pp_param(value: Any, ctx: PrintContext) -> pp.Doc:
         return pp_jaxpr(value if isinstance(value, Jaxpr) else value.jaxpr, ctx)
     if isinstance(value, tuple) and value and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in value):
         jaxprs = [pp_param(j, ctx) for j in value]
-        return pp.group(pp.concat(
-            pp.nest(2, pp.concat(pp.text("("), pp.brk(""), pp.join(pp.brk(), jaxprs))),
-            pp.brk(""), pp.text(")"),
-        ))
+        return pp.group(
+            pp.concat(
+                pp.nest(2, pp.concat(pp.text("("), pp.brk(""), pp.join(pp.brk(), jaxprs))),
+                pp.brk(""),
+                pp.text(")"),
+            )
+        )
     if isinstance(value, np.dtype):
         return pp.text(value.name)
     return pp.text(str(value))

@@ -102,8 +102,15 @@ def test_params_print_sorted_by_name():
 def test_the_short_dtype_names():
     from didax.jaxpr import short_dtype
 
-    names = {np.float32: "f32", np.float16: "f16", np.int8: "i8", np.uint32: "u32", np.bool_: "bool",
-             np.complex64: "c64", jnp.bfloat16: "bf16"}
+    names = {
+        np.float32: "f32",
+        np.float16: "f16",
+        np.int8: "i8",
+        np.uint32: "u32",
+        np.bool_: "bool",
+        np.complex64: "c64",
+        jnp.bfloat16: "bf16",
+    }
     for dtype, name in names.items():
         assert short_dtype(np.dtype(dtype)) == name
 
@@ -157,7 +164,10 @@ def test_static_argnums_kwargs_and_return_shape():
 
     closed, shape = didax.make_jaxpr(f, static_argnums=1, return_shape=True)(jnp.ones(2), 3, scale=2.0)
     assert len(closed.jaxpr.invars) == 2  # x and the keyword argument; n is static
-    assert shape == {"y": ShapeDtypeStruct((2,), np.float32), "n": ShapeDtypeStruct((), np.int32, weak_type=True)}
+    assert shape == {
+        "y": ShapeDtypeStruct((2,), np.float32),
+        "n": ShapeDtypeStruct((), np.int32, weak_type=True),
+    }
     n, y = jaxpr_as_fun(closed)(jnp.ones(2), 2.0)  # outputs in the tree's leaf order: "n", then "y"
     assert np.array_equal(np.asarray(n), 3) and np.array_equal(np.asarray(y), [6.0, 6.0])
 
@@ -345,3 +355,25 @@ def test_a_failed_staging_leaves_no_state_behind():
 def test_make_jaxpr_rejects_what_is_not_callable():
     with pytest.raises(TypeError, match="Expected a callable value"):
         didax.make_jaxpr(3)
+
+
+def test_argument_errors_name_the_problem():
+    with pytest.raises(
+        TypeError, match=r"of type <class 'str'> and was passed to the function at path y\['k'\]"
+    ):
+        didax.make_jaxpr(lambda x, y: x)(1.0, {"k": "text"})
+    with pytest.raises(TypeError, match="path scale"):
+        didax.eval_shape(lambda x, scale: x, 1.0, scale="big")
+    with pytest.raises(ValueError, match=r"static_argnums=\(3,\), but only accepts 1 positional"):
+        didax.make_jaxpr(lambda x: x, static_argnums=3)(1.0)
+    with pytest.raises(ValueError, match="Non-hashable static arguments are not supported"):
+        didax.make_jaxpr(lambda x, n: x, static_argnums=1)(1.0, [1, 2])
+    with pytest.raises(
+        TypeError, match="returned a value of type <class 'str'>, which is not a valid JAX type"
+    ):
+        didax.make_jaxpr(lambda x: "text")(1.0)
+
+
+def test_a_negative_static_argnum_counts_from_the_end():
+    closed = didax.make_jaxpr(lambda x, n: x * n, static_argnums=-1)(1.0, 2)
+    assert len(closed.jaxpr.invars) == 1 and float(jaxpr_as_fun(closed)(3.0)[0]) == 6.0
