@@ -37,7 +37,7 @@ print("A scalar the function closes over is a literal; an array is a constvar, b
 scale = np.array([1.0, 2.0, 3.0], np.float32)
 closed = didax.make_jaxpr(lambda x: x * scale + 2.0)(jnp.zeros(3))
 print(closed)
-print("its consts:", closed.consts)
+print("its consts:", [np.asarray(c) for c in closed.consts])
 
 print()
 print("Pytrees are flattened: one invar per leaf of the arguments, one outvar per leaf of the result.")

@@ -198,8 +198,8 @@ def run_as_jax(name: str) -> str:
     return run_source(as_jax)
 
 
-# The seeds' func1 ("Understanding Jaxprs"), as JAX's documentation prints it; today's JAX and
-# didax also print each literal's type (3.0:f32[]).
+# The seeds' func1 ("Understanding Jaxprs"), as JAX's documentation prints it (today's JAX also
+# prints a literal's type, 3.0:f32[]; didax prints the documentation's form).
 SEEDS_FUNC1 = """{ lambda ; a:f32[8] b:f32[8]. let
     c:f32[8] = sin b
     d:f32[8] = mul c 3.0
@@ -210,7 +210,7 @@ SEEDS_FUNC1 = """{ lambda ; a:f32[8] b:f32[8]. let
 
 def test_jaxpr_tour_prints_the_seeds_jaxpr_and_what_jax_stages():
     out = run_example("jaxpr_tour")
-    assert SEEDS_FUNC1 in out.replace(":f32[]\n", "\n")
+    assert SEEDS_FUNC1 in out
     lines = out.splitlines()
     assert "primitives: ['sin', 'mul', 'add', 'reduce_sum']" in lines
     # Omnistaging: the constants' arange and ones are equations, not arrays.
@@ -218,12 +218,12 @@ def test_jaxpr_tour_prints_the_seeds_jaxpr_and_what_jax_stages():
     assert "= iota[" in omni.split("in (e,) }")[0] and "= broadcast_in_dim[" in omni.split("in (e,) }")[0]
     assert f"its consts: {[np.array([1.0, 2.0, 3.0], np.float32)]}" in lines
     assert "{ lambda a:f32[3]; b:f32[3]. let" in lines  # the array is a constvar, the scalar a literal
-    assert "    d:f32[3] = add c 2.0:f32[]" in lines
+    assert "    d:f32[3] = add c 2.0" in lines
     # Where JAX's printer and didax's agree on every character, and lines that print no jaxpr.
     theirs = run_as_jax("jaxpr_tour").splitlines()
     same = [line for line in theirs if line.startswith(("return_shape=", "ShapeDtypeStruct(", "{ lambda ; a:f32[]. let b"))]
     assert len(same) == 3 and all(line in lines for line in same)
-    assert "  in (4:i32[], f) }" in theirs and "  in (4:i32[], f) }" in lines  # a Python int result: a literal
+    assert "  in (4:i32[], f) }" in theirs and "  in (4, f) }" in lines  # a Python int result: a literal
     errors = [line.split(":")[0] for line in lines if line.startswith("  ") and "Error:" in line]
     assert errors == [line.split(":")[0] for line in theirs if line.startswith("  ") and "Error:" in line]
     assert [e.split()[-1] for e in errors] == ["TracerBoolConversionError", "ConcretizationTypeError",
