@@ -85,7 +85,8 @@ class JaxprTrace(Trace):
         """A constant met while staging: a scalar is written into the equations as a literal; an
         array (or a tracer of an enclosing transformation) becomes a constvar."""
         aval = get_aval(val)
-        if type(aval) is ConcreteArray and aval.shape == ():
+        # A tracer of an enclosing jvp may know its primal, but it is more than that value.
+        if type(aval) is ConcreteArray and aval.shape == () and not isinstance(val, Tracer):
             aval = shaped(aval)
             return JaxprTracer(self, aval, Literal(aval_value(val, aval), aval))
         aval = shaped(aval)
