@@ -32,6 +32,7 @@ from .core import (
     new_dynamic,
     new_main,
 )
+from . import dtypes
 from .array import Array, to_array
 from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from .tree_util import PyTreeDef, keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
@@ -84,6 +85,10 @@ class JaxprTrace(Trace):
     def pure(self, val: Any) -> JaxprTracer:
         """A constant met while staging: a scalar is written into the equations as a literal, an
         array becomes a constvar."""
+        if isinstance(val, np.ndarray) and val.dtype == dtypes.float0:  # an integer's tangent from jvp
+            aval = ShapedArray(val.shape, dtypes.float0)
+            var = Literal(val, aval) if val.shape == () else self.main.global_data.const_var(val, aval)
+            return JaxprTracer(self, aval, var)
         aval = get_aval(val)
         if aval.shape == () and not isinstance(val, Tracer):
             literal = Literal(np.asarray(aval.val, aval.dtype), shaped(aval))
@@ -266,7 +271,7 @@ def _path_name(fun: Callable[..., Any], path: tuple) -> str:
 
 def _check_outputs(fun: Callable[..., Any], outs: list[Any]) -> None:
     for x in outs:
-        if not isinstance(x, Tracer):
+        if not isinstance(x, Tracer) and not (isinstance(x, np.ndarray) and x.dtype == dtypes.float0):
             try:
                 get_aval(x)
             except TypeError:
