@@ -838,6 +838,31 @@ jvp_rules[lax.scatter_max_p] = _scatter_chooser_jvp(lax.scatter_max_p)
 
 
 # --- control flow: cond and switch (stage 04) --------------------------------------------------
+# Each branch is differentiated as a jaxpr, and the cond runs the chosen branch's JVP. All
+# branches must give the same outputs, so an output's tangent is a symbolic zero only where it is
+# one in every branch; the branches where it is not zero give zeros for it (instantiate).
+
+from .lax.conditionals import cond_p, hoist_branch_consts  # noqa: E402
+
+
+def _cond_jvp(
+    primals: list[Any], tangents: list[Any], *, branches: tuple[ClosedJaxpr, ...]
+) -> tuple[Any, Any]:
+    index, *ops = primals
+    ops_dot = tangents[1:]  # the index is an integer: it has no tangent
+    nonzeros = [type(t) is not Zero for t in ops_dot]
+    out_nonzeros = [any(nz) for nz in zip(*[jvp_jaxpr(b, nonzeros, False)[1] for b in branches])]
+    jvp_branches, consts = hoist_branch_consts([jvp_jaxpr(b, nonzeros, out_nonzeros)[0] for b in branches])
+    nonzero_dots = [t for t in ops_dot if type(t) is not Zero]
+    outs = cond_p.bind(index, *consts, *ops, *nonzero_dots, branches=jvp_branches)
+    primals_out, nonzero_tangents = outs[: len(out_nonzeros)], iter(outs[len(out_nonzeros) :])
+    tangents_out = [
+        next(nonzero_tangents) if nz else Zero.like(p) for p, nz in zip(primals_out, out_nonzeros)
+    ]
+    return primals_out, tangents_out
+
+
+jvp_rules[cond_p] = _cond_jvp
 
 
 # --- control flow: loops (stage 04) ------------------------------------------------------------

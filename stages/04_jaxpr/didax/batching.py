@@ -788,6 +788,53 @@ batching_rules[lax.top_k_p] = _top_k_rule
 
 
 # --- control flow: cond and switch (stage 04) --------------------------------------------------
+# With the same index for every example, the cond stays a cond, of the batched branches; an output
+# is batched if it is in any branch (the others broadcast theirs). With a batched index, examples
+# may take different branches: every branch runs on the whole batch, and select_n picks each
+# example's outputs from its branch's, as JAX does. (JAX also feeds each branch its inputs through
+# a select with stop_gradient, which matters only to reverse mode; didax has none yet.)
+
+from .lax.conditionals import cond_p, hoist_branch_consts  # noqa: E402
+
+
+def _cond_rule(
+    vals: list[Any], dims: list[int | None], *, branches: tuple[ClosedJaxpr, ...]
+) -> tuple[Any, Any]:
+    size = batch_size(vals, dims)
+    if dims[0] is not not_mapped:
+        return _cond_to_select(vals, dims, branches, size)
+    index, *ops = vals
+    in_batched = [d is not not_mapped for d in dims[1:]]
+    ops = [moveaxis(x, d, 0) if b else x for x, d, b in zip(ops, dims[1:], in_batched)]
+    out_batched = [any(bs) for bs in zip(*[batch_jaxpr(b, size, in_batched, False)[1] for b in branches])]
+    batched, consts = hoist_branch_consts(
+        [batch_jaxpr(b, size, in_batched, out_batched)[0] for b in branches]
+    )
+    outs = cond_p.bind(index, *consts, *ops, branches=batched)
+    return outs, [0 if b else not_mapped for b in out_batched]
+
+
+def _cond_to_select(
+    vals: list[Any], dims: list[int | None], branches: tuple[ClosedJaxpr, ...], size: int
+) -> tuple[list[Any], list[int]]:
+    index = moveaxis(vals[0], dims[0], 0)
+    ops = [x if d is not_mapped else moveaxis(x, d, 0) for x, d in zip(vals[1:], dims[1:])]
+    in_batched = [d is not not_mapped for d in dims[1:]]
+    outs = []
+    for branch in branches:  # every output batched, so that select_n can pick per example
+        batched, _ = batch_jaxpr(branch, size, in_batched, True)
+        outs.append(eval_jaxpr(batched.jaxpr, batched.consts, *ops))
+    selected = [lax.select_n(_per_example(index, cases[0]), *cases) for cases in zip(*outs)]
+    return selected, [0] * len(selected)
+
+
+def _per_example(index: Any, case: Any) -> Any:
+    """The batched index, one per example, broadcast over each example's elements."""
+    shape = get_aval(case).shape
+    return index if len(shape) == 1 else lax.broadcast_in_dim(index, shape, (0,))
+
+
+batching_rules[cond_p] = _cond_rule
 
 
 # --- control flow: loops (stage 04) ------------------------------------------------------------

@@ -32,6 +32,7 @@ from .core import (
     new_dynamic,
     new_main,
 )
+from . import dtypes
 from .array import Array, to_array
 from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from .tree_util import PyTreeDef, keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
@@ -54,17 +55,14 @@ class JaxprBuilder:
 
     def __init__(self) -> None:
         self.eqns: list[JaxprEqn] = []
-        self.constvars: dict[int, Var] = {}  # id(the constant as it was met) -> its variable
-        self.consts: list[Any] = []  # the constants' values, in constvar order
-        self.seen: list[Any] = []  # the constants as they were met, kept alive so no id is reused
+        self.constvars: dict[int, Var] = {}  # id(constant) -> its variable
+        self.consts: list[Any] = []  # kept alive, so that no id is reused
 
     def const_var(self, val: Any, aval: ShapedArray) -> Var:
         var = self.constvars.get(id(val))
         if var is None:
             var = self.constvars[id(val)] = Var(aval)
-            self.seen.append(val)
-            # A NumPy array is copied: changing it later must not change the jaxpr's constant.
-            self.consts.append(val if isinstance(val, (Tracer, Array)) else to_array(val))
+            self.consts.append(val)
         return var
 
     def build(self, invars: Sequence[Var], outvars: Sequence[Any]) -> ClosedJaxpr:
@@ -87,8 +85,12 @@ class JaxprTrace(Trace):
     def pure(self, val: Any) -> JaxprTracer:
         """A constant met while staging: a scalar is written into the equations as a literal, an
         array becomes a constvar."""
+        if isinstance(val, np.ndarray) and val.dtype == dtypes.float0:  # an integer's tangent from jvp
+            aval = ShapedArray(val.shape, dtypes.float0)
+            var = Literal(val, aval) if val.shape == () else self.main.global_data.const_var(val, aval)
+            return JaxprTracer(self, aval, var)
         aval = get_aval(val)
-        if aval.shape == ():
+        if aval.shape == () and not isinstance(val, Tracer):
             literal = Literal(np.asarray(aval.val, aval.dtype), shaped(aval))
             return JaxprTracer(self, literal.aval, literal)
         return self.lift(val)
@@ -149,9 +151,11 @@ def trace_to_jaxpr(fun: Callable[..., Any], in_avals: Sequence[ShapedArray]) -> 
 
 
 def _full_raise_var(trace: JaxprTrace, x: Any) -> Var | Literal:
+    """What stands for the output ``x`` in the jaxpr: its variable, or a new literal or constvar
+    for an output that did not depend on the inputs."""
     if isinstance(x, JaxprTracer) and x._trace.main is trace.main:
         return x.var
-    return trace.pure(x).var
+    return (trace.lift(x) if isinstance(x, Tracer) else trace.pure(x)).var
 
 
 def trace_flat(
@@ -267,7 +271,7 @@ def _path_name(fun: Callable[..., Any], path: tuple) -> str:
 
 def _check_outputs(fun: Callable[..., Any], outs: list[Any]) -> None:
     for x in outs:
-        if not isinstance(x, Tracer):
+        if not isinstance(x, Tracer) and not (isinstance(x, np.ndarray) and x.dtype == dtypes.float0):
             try:
                 get_aval(x)
             except TypeError:
@@ -309,12 +313,19 @@ def make_jaxpr(
 
         in_avals, in_tree = _arg_types(fun, dynamic, kwargs)
         closed, out_tree = trace_flat(with_statics, in_tree, in_avals, fun)
+        closed = ClosedJaxpr(closed.jaxpr, [_own(c) for c in closed.consts])
         if not return_shape:
             return closed
         shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
         return closed, tree_unflatten(out_tree, shapes)
 
     return make_jaxpr_f
+
+
+def _own(const: Any) -> Any:
+    """A constant the user's jaxpr keeps: a NumPy array is copied (in its constvar's dtype), so
+    that changing it later cannot change the jaxpr."""
+    return const if isinstance(const, (Tracer, Array)) else to_array(const)
 
 
 def _static_positions(static: tuple[int, ...], nargs: int) -> set[int]:

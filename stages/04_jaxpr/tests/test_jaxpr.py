@@ -377,3 +377,9 @@ def test_argument_errors_name_the_problem():
 def test_a_negative_static_argnum_counts_from_the_end():
     closed = didax.make_jaxpr(lambda x, n: x * n, static_argnums=-1)(1.0, 2)
     assert len(closed.jaxpr.invars) == 1 and float(jaxpr_as_fun(closed)(3.0)[0]) == 6.0
+
+
+def test_an_integer_tangent_of_float0_is_a_literal_output():
+    closed = didax.make_jaxpr(lambda x: didax.jvp(lambda x: (x, 3), (x,), (1.0,)))(1.0)
+    tangent = eval_jaxpr(closed.jaxpr, closed.consts, 2.0)[3]
+    assert closed.out_avals[3].dtype == didax.dtypes.float0 and tangent.dtype == didax.dtypes.float0

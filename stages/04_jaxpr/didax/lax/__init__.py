@@ -19,6 +19,7 @@ from .bitwise import (
     shift_right_logical_p,
     xor_p,
 )
+from .conditionals import cond, cond_p, switch
 from .dot import dot, dot_general, dot_general_p
 from .elementwise import (
     RoundingMethod,
