@@ -609,14 +609,16 @@ def _draw_vmap_axes(data: dict[str, Any]) -> Any:
 
 
 # The function of the chapter's figure. `scale` is an array it closes over (a constvar), 2.0 and
-# 1.0 are scalars (literals).
+# 1.0 are scalars (literals), and the cond's true branch closes over `y`, which the cond is passed
+# as an operand.
 JAXPR_PROGRAM = """\
 scale = np.array([1.0, 2.0, 3.0], np.float32)
 
 
 def f(x, y):
     z = jnp.sin(x) * scale + 2.0
-    return jnp.sum(z * y), z - 1.0
+    w = lax.cond(y > 0, lambda z: z * y, lambda z: -z, z)
+    return jnp.sum(w), z - 1.0
 
 
 args = (jnp.zeros(3), 1.0)

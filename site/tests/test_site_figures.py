@@ -146,7 +146,13 @@ def test_the_jaxpr_graph_figure_is_the_staged_jaxpr():
     # The chapter's f closes over one array (a constvar) and writes its scalars as literals.
     assert top["constvars"] == ["a:f32[3]"] and data["consts"] == ["[1. 2. 3.]"]
     literals = [x["literal"] for j in jaxprs for e in j["eqns"] for x in e["inputs"] if "literal" in x]
-    assert sorted(literals) == ["1.0", "2.0"]
+    assert sorted(literals) == ["0.0", "1.0", "2.0"]
+    # The cond holds its two branches, each a jaxpr of its own; the true branch closes over y, which
+    # the cond is passed as an operand (its first after the index), and so is every branch.
+    [cond] = [e for e in top["eqns"] if e["subs"]]
+    assert cond["primitive"] == "cond" and [s["param"] for s in cond["subs"]] == ["branches[0]", "branches[1]"]
+    assert cond["inputs"][1]["var"] == top["invars"][1].split(":")[0]
+    assert all(len(jaxprs[s["jaxpr"]]["invars"]) == len(cond["inputs"]) - 1 for s in cond["subs"])
     # Every variable is bound once, before it is read.
     for j in jaxprs:
         bound = {v.split(":")[0] for v in j["constvars"] + j["invars"]}
@@ -159,7 +165,7 @@ def test_the_jaxpr_graph_figure_is_the_staged_jaxpr():
     reads = sum(len(e["inputs"]) + len(e["subs"]) for j in jaxprs for e in j["eqns"])
     assert svg.count('class="edge"') == reads + sum(len(j["outvars"]) for j in jaxprs)
     assert svg.count('class="cluster"') == len(jaxprs) - 1
-    assert "constvar = [1. 2. 3.]" in svg and "reduce_sum" in svg and "in (i, j)" in svg
+    assert "constvar = [1. 2. 3.]" in svg and "reduce_sum" in svg and "branches[1] of cond" in svg
 
 
 def test_unknown_figures_and_a_missing_dot_are_clear_errors(monkeypatch: pytest.MonkeyPatch):

@@ -24,7 +24,7 @@ def run_example(name: str) -> str:
 def test_every_example_is_tested():
     assert {p.stem for p in (STAGE / "examples").glob("*.py")} == {
         "eval_basics", "mlp", "promotion", "pytrees", "jvp_basics", "nested", "jvp_pytrees",
-        "vmap_basics", "per_example", "jacobians", "jaxpr_tour", "inverse", "counting"}
+        "vmap_basics", "per_example", "jacobians", "jaxpr_tour", "inverse", "counting", "control_flow"}
 
 
 def test_eval_basics_prints_the_autodidax_value():
@@ -193,7 +193,7 @@ def run_as_jax(name: str) -> str:
     """The example's source run with real JAX in place of didax (same names, same calls)."""
     source = (STAGE / "examples" / f"{name}.py").read_text()
     as_jax = source.replace("import didax\n", "import jax as didax\n").replace(
-        "import didax.numpy as jnp\n", "import jax.numpy as jnp\n")
+        "import didax.numpy as jnp\n", "import jax.numpy as jnp\n").replace("from didax import lax\n", "from jax import lax\n")
     assert as_jax != source
     return run_source(as_jax)
 
@@ -281,3 +281,59 @@ def test_counting_agrees_with_the_printed_jaxprs():
     # step, vmap only moves axes, jacfwd is a vmap of jvp.
     assert counted["jvp(f)"]["tanh"] == counted["vmap(f) over x"]["tanh"] == counted["jacfwd(f)"]["tanh"] == 1
     assert counted["jvp(f)"]["dot_general"] == 2 and counted["vmap(f) over x"]["dot_general"] == 1
+
+
+
+def printed_jaxprs(out: str) -> list[str]:
+    """Every jaxpr printed in ``out``, from its ``{ lambda`` line to its closing ``}`` line."""
+    found, current = [], None
+    for line in out.splitlines():
+        if current is None and line.startswith("{ lambda"):
+            current = [line]
+        elif current is not None:
+            current.append(line)
+        if current is not None and (line.startswith("  in (") or line.startswith("{ lambda")) and line.endswith("}"):
+            found.append("\n".join(current))
+            current = None
+    return found
+
+
+def without_literal_types(text: str) -> str:
+    """JAX 0.10.2 prints a literal's type (3.0:f32[]); JAX's documentation and didax do not."""
+    return re.sub(r"\b(-?\d+(?:\.\d+)?):[a-z]+\d*\[\]", r"\1", text)
+
+
+def test_control_flow_agrees_with_python_finite_differences_a_loop_and_jax():
+    out = run_example("control_flow")
+    lines = out.splitlines()
+    # Values against Python's own control flow.
+    func7 = lambda x: x + 3.0 if x >= 0 else x - 3.0  # noqa: E731
+    assert f"func7(5.0) = {func7(5.0)}  func7(-5.0) = {func7(-5.0)}" in lines
+    branches = [lambda x: x + 1.0, lambda x: x - 2.0, lambda x: x + 3.0]
+    want = [branches[min(max(i, 0), 2)](5.0) for i in (-1, 0, 1, 2, 7)]
+    assert f"one_of_three(i, 5.0) for i in -1, 0, 1, 2, 7 = {want}" in lines
+    # Derivatives against central differences of the branch taken, in float64.
+    h = 1e-6
+    for x, branch in [(1.0, np.sin), (-1.0, np.cos)]:
+        line = next(line for line in lines if line.startswith(f"d/dx f at {x} = "))
+        fd = (branch(x + h) - branch(x - h)) / (2 * h)
+        assert float(line.split(" = ")[1].split()[0]) == pytest.approx(fd, rel=1e-6)
+    # vmap against a loop over the examples, computed here with NumPy.
+    xs = np.array([-1.0, 2.0, -3.0, 4.0])
+    batched = next(line for line in lines if line.startswith("vmap(f)(xs) = ")).split(" = ")[1]
+    np.testing.assert_allclose(np.array(batched.strip("[]").split(), float),
+                               [np.sin(x) if x > 0 else np.cos(x) for x in xs], rtol=1e-6)
+    # A batched predicate: no cond left, a select_n of both branches.
+    jaxprs = printed_jaxprs(out)
+    selected = next(j for j in jaxprs if "select_n" in j)
+    assert "cond[" not in selected and "cos a" in selected and "sin a" in selected
+    # The jaxprs JAX prints for the same source are the same, literal types aside (JAX also feeds
+    # each branch of the batched cond through a select with stop_gradient, for reverse mode).
+    theirs = printed_jaxprs(run_as_jax("control_flow"))
+    assert len(theirs) == len(jaxprs) == 5
+    for ours, jax_text in zip(jaxprs, theirs):
+        if ours is not selected:
+            assert ours == without_literal_types(jax_text)
+    error = next(line for line in lines if line.startswith("TypeError: "))
+    assert error == "TypeError: The output of true_fun has type float32[2] but the corresponding output of " \
+        "false_fun has type float32[], so the shapes do not match."
