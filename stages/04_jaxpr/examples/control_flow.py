@@ -29,7 +29,9 @@ print("func7(5.0) =", func7(5.0), " func7(-5.0) =", func7(-5.0))
 print()
 print("switch: one branch per index; the index is clamped, so -1 picks the first and 7 the last.")
 print(didax.make_jaxpr(one_of_three)(1, 5.0))
-print("one_of_three(i, 5.0) for i in -1, 0, 1, 2, 7 =", [float(one_of_three(i, 5.0)) for i in (-1, 0, 1, 2, 7)])
+print(
+    "one_of_three(i, 5.0) for i in -1, 0, 1, 2, 7 =", [float(one_of_three(i, 5.0)) for i in (-1, 0, 1, 2, 7)]
+)
 
 
 def f(x):
@@ -49,7 +51,9 @@ print(didax.make_jaxpr(didax.vmap(f))(xs))
 print("vmap(f)(xs) =", didax.vmap(f)(xs))
 print("a loop       =", jnp.stack([f(x) for x in xs]))
 print("vmap with one predicate for every example: the cond stays, with batched branches.")
-print(didax.make_jaxpr(didax.vmap(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x), in_axes=(None, 0)))(True, xs))
+print(
+    didax.make_jaxpr(didax.vmap(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x), in_axes=(None, 0)))(True, xs)
+)
 
 print()
 print("Branches must return the same types (this error is intended):")

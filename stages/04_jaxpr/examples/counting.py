@@ -14,6 +14,7 @@ from typing import Any
 
 import didax
 import didax.numpy as jnp
+from didax import lax
 from didax.extend.core import ClosedJaxpr, Jaxpr
 
 
@@ -61,3 +62,17 @@ show(
     count_primitives(didax.make_jaxpr(didax.vmap(layer, in_axes=(None, 0)))(w, jnp.ones((8, 3)))),
 )
 show("jacfwd(f)", count_primitives(didax.make_jaxpr(didax.jacfwd(layer, argnums=1))(w, x)))
+
+print()
+print("A cond holds its branches as jaxprs; the count goes into each (both are staged, one runs):")
+
+
+def clipped(x):
+    return lax.cond(jnp.sum(x) > 0, lambda x: jnp.tanh(x) * 2.0, lambda x: jnp.zeros_like(x), x)
+
+
+closed = didax.make_jaxpr(clipped)(x)
+print(closed)
+show("clipped", count_primitives(closed))
+show("only the top level", Counter(eqn.primitive.name for eqn in closed.eqns))
+show("vmap(clipped): the cond is a select_n", count_primitives(didax.make_jaxpr(didax.vmap(clipped))(w)))

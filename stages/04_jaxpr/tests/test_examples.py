@@ -260,7 +260,7 @@ def test_inverse_undoes_the_seeds_function_and_composes():
 def printed_counts(text: str) -> dict[str, int]:
     """Equations per primitive, read from printed jaxprs: every `= name` on the left of a line."""
     counts: dict[str, int] = {}
-    for name in re.findall(r"^ *(?:[a-z_]+:[a-z0-9]+\[[\d,]*\] )+= ([\w-]+)", text, re.M):
+    for name in re.findall(r"(?:\b[a-z]+:[a-z0-9]+\[[\d,]*\] )+= ([\w-]+)", text):
         counts[name] = counts.get(name, 0) + 1
     return counts
 
@@ -274,9 +274,15 @@ def test_counting_agrees_with_the_printed_jaxprs():
             parts = dict(p.rsplit(" ", 1) for p in match.group(3).split(", "))
             counted[match.group(1)] = {k: int(v) for k, v in parts.items()}
             assert sum(counted[match.group(1)].values()) == int(match.group(2))
-    assert set(counted) == {"f", "jvp(f)", "vmap(f) over x", "jacfwd(f)"}
-    jaxpr_text = "\n".join(lines[1:lines.index(next(line for line in lines if line.startswith("f: ")))])
-    assert counted["f"] == printed_counts(jaxpr_text)
+    assert set(counted) == {"f", "jvp(f)", "vmap(f) over x", "jacfwd(f)", "clipped", "only the top level",
+                            "vmap(clipped): the cond is a select_n"}
+    jaxprs = printed_jaxprs("\n".join(lines))
+    assert counted["f"] == printed_counts(jaxprs[0])
+    # Into the cond's branches: the count of every equation the printout shows, nested ones too.
+    assert counted["clipped"] == printed_counts(jaxprs[1]) and counted["clipped"]["cond"] == 1
+    assert sum(counted["only the top level"].values()) == 4 and "tanh" not in counted["only the top level"]
+    assert "cond" not in counted["vmap(clipped): the cond is a select_n"]
+    assert counted["vmap(clipped): the cond is a select_n"]["select_n"] == 1
     # Each transformation computes tanh once and adds work around it: jvp a tangent for every
     # step, vmap only moves axes, jacfwd is a vmap of jvp.
     assert counted["jvp(f)"]["tanh"] == counted["vmap(f) over x"]["tanh"] == counted["jacfwd(f)"]["tanh"] == 1
