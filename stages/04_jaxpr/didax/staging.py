@@ -91,7 +91,12 @@ class JaxprTrace(Trace):
         aval = shaped(aval)
         return JaxprTracer(self, aval, self.main.global_data.const_var(val, aval))
 
-    lift = pure
+    def lift(self, val: Any) -> JaxprTracer:
+        """A tracer of an enclosing transformation (a loop body closing over a jvp's value, say)
+        is always a constvar, even when its value is a known scalar: the constant is passed in
+        as an operand, and the enclosing interpreter follows it there."""
+        aval = shaped(get_aval(val))
+        return JaxprTracer(self, aval, self.main.global_data.const_var(val, aval))
 
     def process_primitive(self, primitive: Primitive, tracers: list[Any], params: dict) -> Any:
         avals_out = abstract_eval(primitive, [t.aval for t in tracers], params)
