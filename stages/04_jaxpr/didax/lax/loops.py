@@ -249,9 +249,8 @@ def _scan_length(xs_flat: list[Any], length: Any) -> int:
         return length
     distinct = sorted(set(lengths))
     if len(distinct) > 1:
-        raise ValueError(
-            f"scan got values with different leading axis sizes: {', '.join(map(str, lengths))}."
-        )
+        sizes = ", ".join(str(n) for n in lengths)  # (not map: this module's map is lax.map)
+        raise ValueError(f"scan got values with different leading axis sizes: {sizes}.")
     if not distinct:
         raise ValueError("scan got no values to scan over and `length` not provided.")
     return distinct[0]
