@@ -134,6 +134,7 @@ from .elementwise import (
     tanh,
     tanh_p,
 )
+from .loops import associative_scan, fori_loop, map, scan, scan_p, while_loop, while_p
 from .reductions import (
     argmax,
     argmax_p,
