@@ -432,6 +432,37 @@ EXERCISES: dict[str, list[ExerciseSet]] = {
             },
         ),
         ExerciseSet(
+            "cond-rules",
+            "the JVP and batching rules of cond: a cond of JVPs, and a select_n when the predicate is batched",
+            ("didax/ad.py:_cond_jvp", "didax/batching.py:_cond_rule", "didax/batching.py:_cond_to_select"),
+            ("tests/test_cond.py",),
+            {
+                "_cond_jvp": "index, *ops = primals; the index is an integer and has no tangent (tangents[0] is "
+                             "skipped). nonzeros says which operands' tangents are not a Zero. An output has a "
+                             "nonzero tangent when it has one in any branch (jvp_jaxpr(b, nonzeros, False)[1] for "
+                             "each branch b). Make each branch's JVP with jvp_jaxpr(b, nonzeros, out_nonzeros) "
+                             "(so every branch gives a tangent for those outputs), hoist their constants with "
+                             "hoist_branch_consts, and bind cond_p(index, *consts, *ops, *the nonzero tangents, "
+                             "branches=the JVP branches). Its outputs are the primals, then the nonzero tangents "
+                             "in order: return (primals_out, tangents_out), with Zero.like(primal) for the outputs "
+                             "whose tangent is zero.",
+                "_cond_rule": "size = batch_size(vals, dims). When the index is batched (dims[0] is not not_mapped), "
+                              "return _cond_to_select(vals, dims, branches, size). Otherwise move every batched "
+                              "operand's batch axis to 0 (moveaxis); in_batched says which operands are batched. An "
+                              "output is batched when it is in any branch (batch_jaxpr(b, size, in_batched, "
+                              "False)[1]); batch every branch with batch_jaxpr(b, size, in_batched, out_batched), "
+                              "hoist their constants with hoist_branch_consts, bind cond_p(index, *consts, *ops, "
+                              "branches=the batched branches) and return (its outputs, [0 for a batched output, "
+                              "not_mapped for another]).",
+                "_cond_to_select": "Each example may take another branch, so every branch runs on the whole batch. "
+                                   "Move the index's batch axis and every batched operand's to 0. Batch each branch "
+                                   "with every output batched (batch_jaxpr(branch, size, in_batched, True)) and run it "
+                                   "on the operands with eval_jaxpr. Output k is lax.select_n(_per_example(index, "
+                                   "branch 0's output k), *output k of every branch), batch dim 0: return (those, [0] "
+                                   "* their number).",
+            },
+        ),
+        ExerciseSet(
             "dce",
             "dead-code elimination: one backward pass over the equations",
             ("didax/staging.py:dce_jaxpr",),

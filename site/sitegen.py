@@ -975,7 +975,9 @@ def primitives_json() -> dict[str, Any]:
     """Every Primitive in the `didax` on sys.path: its name, the lax module that declares it, and
     the rule tables (any module-level dict keyed by primitives, such as stage 02's `ad.jvp_rules`)
     with, for each primitive that has a rule there, the function that made the rule (the rule
-    itself, or the helper whose inner function it is: `defjvp`, `deflinear`, ...)."""
+    itself, or the helper whose inner function it is: `defjvp`, `deflinear`, ...). A stage with a
+    staging interpreter also gets ABSTRACT_EVAL: staging's rule is each primitive's abstract
+    evaluation, which no table holds."""
     import pkgutil
 
     import didax
@@ -991,17 +993,25 @@ def primitives_json() -> dict[str, Any]:
                 seen.add(id(value))
                 tables[f"{info.name.removeprefix('didax.')}.{attr}"] = {k.name: _maker(r) for k, r in value.items()}
     prims = {}
+    stages = importlib.util.find_spec("didax.staging") is not None  # a staging interpreter, from stage 04 on
     abstract_evals: dict[str, str] = {}
     for module_name in sorted(m.name for m in pkgutil.walk_packages(didax.lax.__path__, "didax.lax.")):
         for value in vars(importlib.import_module(module_name)).values():
             if isinstance(value, core.Primitive) and value.name not in prims:
                 prims[value.name] = {"module": module_name.removeprefix("didax."),
                                      "results": "several" if value.multiple_results else "one"}
-                if "abstract_eval" in vars(value) or type(value).abstract_eval is not core.Primitive.abstract_eval:
+                if stages and _has_abstract_eval(value, core.Primitive):
                     abstract_evals[value.name] = _maker(value.abstract_eval)
-    if importlib.util.find_spec("didax.staging") is not None:  # a stage that stages: its rule is abstract evaluation
+    if stages:  # staging's rule for a primitive is the primitive's abstract evaluation
         tables[ABSTRACT_EVAL] = abstract_evals
     return {"primitives": prims, "tables": {t: dict(sorted(r.items())) for t, r in sorted(tables.items())}}
+
+
+def _has_abstract_eval(prim: Any, base: type) -> bool:
+    """Whether a primitive was given an abstract evaluation (def_abstract_eval, or a subclass's
+    method), rather than the base class's, which raises."""
+    return "abstract_eval" in vars(prim) or getattr(type(prim), "abstract_eval", None) is not getattr(
+        base, "abstract_eval", None)
 
 
 def _maker(rule: Any) -> str:
