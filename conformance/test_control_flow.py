@@ -140,7 +140,9 @@ def _map(xs: np.ndarray) -> np.ndarray:
     return np.stack([np.sum(r) * np.sin(r) for r in xs])
 
 
-def _cumulative(fn: Callable[[Any, Any], Any], xs: np.ndarray, axis: int = 0, reverse: bool = False) -> np.ndarray:
+def _cumulative(
+    fn: Callable[[Any, Any], Any], xs: np.ndarray, axis: int = 0, reverse: bool = False
+) -> np.ndarray:
     moved = np.moveaxis(xs, axis, 0)
     order = list(reversed(range(len(moved)))) if reverse else list(range(len(moved)))
     out, acc = np.empty_like(moved), None
@@ -176,6 +178,8 @@ CASES = [
          p=((), AWAY), x=(V,), y=(V,)),
     case("cond_closing_over_its_operands", "f = lambda p, x, y: lax.cond(p > 0, lambda: x * y, lambda: jnp.tanh(x) + y)",
          lambda p, x, y: x * y if p > 0 else np.tanh(x) + y, p=((), AWAY), x=(V,), y=((),)),
+    case("cond_with_a_constant_branch", "f = lambda p, x: lax.cond(p > 0, lambda u: jnp.sin(u), lambda u: jnp.ones_like(u), x)",
+         lambda p, x: np.sin(x) if p > 0 else np.ones_like(x), p=((), AWAY), x=(V,)),  # a zero tangent, unbatched
     case("cond_on_an_integer", "f = lambda i, x: lax.cond(i, lambda u: u * 3.0, lambda u: -u, x)",
          lambda i, x: x * 3.0 if i != 0 else -x, i=((), Domain(-1, 2), I32), x=(V,)),
     case("switch", "f = lambda i, x: lax.switch(i, [lambda u: jnp.sin(u), lambda u: u * u, lambda u: -u], x)",
@@ -190,6 +194,12 @@ CASES = [
          "f = lambda n, x, y: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * jnp.cos(y) + y), (0, x))[1]",
          _while_closing_over, n=((), Domain(0, 3), I32), x=(V,), y=((),)),
     case("fori_loop", "f = lambda x: lax.fori_loop(0, 4, lambda i, c: c * 0.5 + jnp.sin(c) * i, x)", _fori, x=(V,)),
+    case("fori_loop_from_a_constant_carry",  # the carry's tangent and batch axis come from x, later
+         "f = lambda x: lax.fori_loop(0, 3, lambda i, c: c * 0.5 + jnp.sin(x), jnp.zeros_like(x))",
+         lambda x: _repeat(lambda c: c * 0.5 + np.sin(x), np.zeros_like(x), 3), x=(V,)),
+    case("while_loop_from_a_constant_carry",
+         "f = lambda n, x: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 0.5 + x), (0, jnp.zeros_like(x)))[1]",
+         lambda n, x: _repeat(lambda c: c * 0.5 + x, np.zeros_like(x), max(0, int(n))), n=((), Domain(0, 3), I32), x=(V,)),
     case("fori_loop_traced_bounds", "f = lambda lo, hi, x: lax.fori_loop(lo, hi, lambda i, c: c + jnp.cos(c) * i, x)",
          _fori_bounds, lo=((), Domain(0, 2), I32), hi=((), Domain(0, 5), I32), x=(V,)),
     case("fori_loop_of_a_pair", "f = lambda x, y: lax.fori_loop(1, 4, lambda i, c: (c[0] * jnp.tanh(c[1]), c[1] + i), (x, y))",
@@ -231,7 +241,9 @@ def _compile(s: Staging, source: str) -> Callable[..., Any]:
     return scope["f"]
 
 
-def _draw(data: st.DataObject, c: Case, batched: dict[str, int | None] | None = None) -> dict[str, np.ndarray]:
+def _draw(
+    data: st.DataObject, c: Case, batched: dict[str, int | None] | None = None
+) -> dict[str, np.ndarray]:
     """The case's arguments, those in ``batched`` with a batch axis of size B at the given place."""
     values = {}
     for name, arg in c.args.items():
@@ -271,9 +283,6 @@ def test_control_flow_matches_the_reference_loop(impl: Impl, flags, c: Case, dat
     check_round_trip(s, f, tuple(values.values()), source=c.source, values=values)
 
 
-
-
-
 @pytest.mark.parametrize("c", CASES, ids=lambda c: c.name)
 @TABLE_SETTINGS
 @given(data=st.data())
@@ -311,8 +320,9 @@ def test_control_flow_vmap_matches_the_loop(impl: Impl, flags, c: Case, data: st
 
 # Every batched/unbatched pattern of the arguments of the cases where one argument steers: a
 # predicate, an index or a trip count batched alone, with the operands, or not at all.
-STEERED = [c for c in CASES if c.name in ("cond", "cond_closing_over_its_operands", "switch_of_two_operands",
-                                          "while_loop_closing_over", "fori_loop_traced_bounds")]  # fmt: skip
+STEERED = [c for c in CASES if c.name in ("cond", "cond_closing_over_its_operands", "cond_with_a_constant_branch",
+                                          "switch_of_two_operands", "while_loop_closing_over",
+                                          "while_loop_from_a_constant_carry", "fori_loop_traced_bounds")]  # fmt: skip
 
 
 @pytest.mark.parametrize("c", STEERED, ids=lambda c: c.name)
@@ -351,7 +361,9 @@ PROGRAM_SETTINGS = settings(max_examples=max(1, settings().max_examples // 5))
 
 @PROGRAM_SETTINGS
 @given(data=st.data())
-def test_random_control_flow_program_jvp_matches_finite_differences(impl: Impl, flags, data: st.DataObject) -> None:
+def test_random_control_flow_program_jvp_matches_finite_differences(
+    impl: Impl, flags, data: st.DataObject
+) -> None:
     s = staging(impl)
     for name in CONTROL_NAMES:
         getattr(s.lax, name)
@@ -413,7 +425,9 @@ def _repeat(fn: Callable[[np.ndarray], np.ndarray], x: np.ndarray, n: int) -> np
     return x
 
 
-@pytest.mark.parametrize("source, ref", [loop[1:] for loop in LONG_LOOPS], ids=[loop[0] for loop in LONG_LOOPS])
+@pytest.mark.parametrize(
+    "source, ref", [loop[1:] for loop in LONG_LOOPS], ids=[loop[0] for loop in LONG_LOOPS]
+)
 def test_loops_are_staged_as_loops_not_unrolled(impl: Impl, source: str, ref: Callable[..., Any]) -> None:
     """A loop of 100 iterations is a few equations (a loop primitive holding its body), not 100
     copies of the body; it evaluates to the reference loop."""
@@ -435,6 +449,38 @@ def test_a_concrete_predicate_still_works(impl: Impl) -> None:
     assert_values(s.lax.cond(True, s.jnp.sin, s.jnp.cos, X4), np.sin(X4), F32)
     assert_values(s.lax.cond(np.bool_(False), s.jnp.sin, s.jnp.cos, X4), np.cos(X4), F32)
     assert_values(s.lax.switch(1, [s.jnp.sin, s.jnp.cos], X4), np.cos(X4), F32)
+
+
+@pytest.mark.parametrize("i", [-2, -1, 0, 1, 3])
+def test_a_number_as_predicate_is_true_when_nonzero(impl: Impl, i: int) -> None:
+    """cond's predicate may be a number: nonzero (negative too) is true; given as it is and staged."""
+    s = staging(impl)
+    f = lambda p, x: s.lax.cond(p, s.jnp.sin, s.jnp.cos, x)  # noqa: E731
+    want = np.sin(X4) if i != 0 else np.cos(X4)
+    show_call("f = lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x)\nf(p, x), "
+              "jax.core.eval_jaxpr(jax.make_jaxpr(f)(p, x).jaxpr, [], p, x)", p=np.int32(i), x=X4)  # fmt: skip
+    assert_values(f(np.int32(i), X4), want, F32)
+    closed = s.jax.make_jaxpr(f)(np.int32(i), X4)
+    assert_values(s.core.eval_jaxpr(closed.jaxpr, closed.consts, np.int32(i), X4)[0], want, F32)
+
+
+# (id, the call, its value) of calls JAX accepts: a Python scalar carry takes the type the body
+# gives it (a weakly typed int carry becomes a float one).
+ACCEPTED = [
+    ("while_int_carry_becomes_float", "lax.while_loop(lambda c: c < 3, lambda c: c + 1.0, 0)", np.array(3.0)),
+    ("fori_int_carry_becomes_float", "lax.fori_loop(0, 3, lambda i, c: c + 0.5, 0)", np.array(1.5)),
+    ("scan_int_carry_becomes_float", "lax.scan(lambda c, r: (c + r, c), 0, x)[0]", np.array(X4.sum())),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call, want", [a[1:] for a in ACCEPTED], ids=[a[0] for a in ACCEPTED])
+def test_a_python_scalar_carry_takes_the_bodys_type(impl: Impl, call: str, want: np.ndarray) -> None:
+    s = staging(impl)
+    _look_up(s, call)
+    show_call(call, x=X4)
+    got = eval(call, dict(s.namespace, x=X4))  # the table's own text
+    assert_dtype(got, F32, weak=None)
+    assert_values(got, want, F32, atol=1e-6)
 
 
 # --- errors: what changes type ---------------------------------------------------------------------------------

@@ -396,21 +396,22 @@ def test_make_jaxpr_inside_make_jaxpr_closing_over_a_staged_value(impl: Impl) ->
     inner_shapes: list[Any] = []
 
     def outer(x: Any) -> Any:
-        inner = s.jax.make_jaxpr(lambda y: x * y + 1.0)(2.0)
+        inner = s.jax.make_jaxpr(lambda y: (x * y + 1.0, x))(2.0)  # x itself is an output too
         s.ext.check_jaxpr(inner.jaxpr)
         inner_shapes.append((len(inner.jaxpr.constvars), primitives(inner)))
-        return s.core.eval_jaxpr(inner.jaxpr, inner.consts, 2.0)[0]
+        a, b = s.core.eval_jaxpr(inner.jaxpr, inner.consts, 2.0)
+        return a - b
 
-    show_call(f"{PROGRAM_HEADER}def outer(x):\n    inner = jax.make_jaxpr(lambda y: x * y + 1.0)(2.0)\n"
+    show_call(f"{PROGRAM_HEADER}def outer(x):\n    inner = jax.make_jaxpr(lambda y: (x * y + 1.0, x))(2.0)\n"
               "    jax.extend.core.check_jaxpr(inner.jaxpr)\n"
-              "    return jax.core.eval_jaxpr(inner.jaxpr, inner.consts, 2.0)[0]\n"
+              "    a, b = jax.core.eval_jaxpr(inner.jaxpr, inner.consts, 2.0)\n    return a - b\n"
               "closed = jax.make_jaxpr(outer)(x)", x=X3)  # fmt: skip
     closed = s.jax.make_jaxpr(outer)(X3)
     s.ext.check_jaxpr(closed.jaxpr)
     [(nconsts, prims)] = inner_shapes
     assert nconsts == 1 and "mul" in prims, f"the inner jaxpr has {nconsts} constvars and applies {prims}"
     assert "mul" in primitives(closed), f"the outer jaxpr applies {primitives(closed)}"
-    assert_values(s.core.eval_jaxpr(closed.jaxpr, closed.consts, X3)[0], X3 * 2 + 1, F32)
+    assert_values(s.core.eval_jaxpr(closed.jaxpr, closed.consts, X3)[0], X3 * 2 + 1 - X3, F32)
 
 
 def test_make_jaxpr_inside_jvp_closing_over_a_differentiated_value(impl: Impl, flags) -> None:

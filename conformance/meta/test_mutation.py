@@ -181,3 +181,30 @@ def test_a_rerun_of_some_mutants_merges_into_the_previous_report() -> None:
 def test_unknown_areas_are_refused() -> None:
     with pytest.raises(ValueError):
         Mutant("bad", "didax/core.py", "a", "b", ("telepathy",), "unknown area")
+
+
+def test_stage_04s_catalogue_is_stage_03s_and_its_own_and_applies_cleanly() -> None:
+    """Stage 04 is stage 03 plus staging and control flow: every stage-03 mutant applies to it too,
+    then its jaxpr mutants."""
+    from conformance.meta.mutants_04_jaxpr import JAXPR_MUTANTS
+
+    catalogue = load_catalogue("04_jaxpr")
+    stage_dir = STAGES_DIR / "04_jaxpr"
+    assert [m.id for m in catalogue] == [m.id for m in load_catalogue("03_vmap")] + [m.id for m in JAXPR_MUTANTS]
+    assert len(JAXPR_MUTANTS) >= 40 and all(m.areas == ("jaxpr",) for m in JAXPR_MUTANTS)
+    stale = {m.id: reason for m in catalogue if (reason := staleness(m, stage_dir)) is not None}
+    assert not stale, stale
+    for mutant in JAXPR_MUTANTS:
+        source = (stage_dir / mutant.file).read_text().replace(mutant.find, mutant.replace, 1)
+        compile(source, mutant.file, "exec")
+
+
+# Stage 04: omnistaging off (found by a constant in the jaxpr), and a batching rule of control flow.
+CI_SAMPLE_04 = ["staging.omnistaging_off", "cond.vmap.branches_reversed_in_select"]
+
+
+@pytest.mark.parametrize("mutant_id", CI_SAMPLE_04)
+def test_the_jaxpr_area_kills_the_stage_04_sample(mutant_id: str) -> None:
+    mutant = {m.id: m for m in load_catalogue("04_jaxpr")}[mutant_id]
+    outcome = run_mutant(mutant, STAGES_DIR / "04_jaxpr", timeout_s=120, quick=True)
+    assert outcome.status == KILLED, f"{outcome.status}: {outcome.detail}\n{' '.join(outcome.command)}"
