@@ -4,12 +4,13 @@ of whose steps are ``lax.cond``, ``lax.switch``, ``lax.fori_loop`` (static and t
 
 Each control-flow step applies small bodies, drawn from programs.UNARY (and, one time in four, a
 control-flow expression themselves, so that jaxprs nest), to values computed so far. Predicates,
-indices and trip counts come from other values of the program (``jnp.sum(v2) > 0``), so they are
+indices and trip counts come from other values of the program (``jnp.sum(v2) > 0.1234``), so they are
 staged values, and batched ones under vmap. Bodies either take their operands or close over them,
 so that a branch or a loop body captures values of the enclosing trace. Every body keeps values
 moderate, as programs.py's steps do, and the programs are smooth away from the predicates'
-switching points, which the inputs hit with probability zero: the jvp of a program can be checked
-against central finite differences.
+switching points. Those are at odd thresholds (``THRESHOLD``), never at 0 or an integer, which
+values drawn by hypothesis (zeros, small integers) and simple functions of them hit: the jvp of a
+program can be checked against central finite differences.
 
 The names a program uses are in ``CONTROL_NAMES``: a test looks them up before it draws, so that an
 implementation without staged control flow is reported missing them, not failing.
@@ -22,6 +23,7 @@ from hypothesis import strategies as st
 from conformance.programs import UNARY, Op, Program, Shape, Value, _operand, programs
 from conformance.programs import OPS as PLAIN_OPS
 
+THRESHOLD = 0.1234  # where predicates switch: no value a program computes from drawn inputs is exactly this
 CONTROL_NAMES = ("cond", "switch", "fori_loop", "while_loop", "scan", "map", "associative_scan")
 BRANCHES = 3  # of a switch
 
@@ -33,7 +35,7 @@ def _body(draw: st.DrawFn, var: str, nest: bool = True) -> str:
         inner = draw(st.sampled_from(["cond", "fori", "scan"]), label="nested kind")
         a, b = _body(draw, "w", False), _body(draw, "w", False)
         if inner == "cond":
-            return f"lax.cond(jnp.sum({var}) > 0, lambda w: {a}, lambda w: {b}, {var})"
+            return f"lax.cond(jnp.sum({var}) > {THRESHOLD}, lambda w: {a}, lambda w: {b}, {var})"
         if inner == "fori":
             return f"lax.fori_loop(0, 2, lambda j, w: {a}, {var})"
         return f"lax.scan(lambda w, _: ({a}, None), {var}, None, length=2)[0]"
@@ -45,7 +47,7 @@ def _count(draw: st.DrawFn, pool: list[Value]) -> str:
     if draw(st.booleans(), label="traced trip count"):
         b = _operand(draw, pool)
         assert b is not None
-        return f"jnp.sum({b.name} > 0)"
+        return f"jnp.sum({b.name} > {THRESHOLD})"
     return str(draw(st.integers(0, 3), label="trip count"))
 
 
@@ -53,7 +55,7 @@ def cond(draw: st.DrawFn, pool: list[Value]) -> tuple[str, Shape]:
     a, b = _operand(draw, pool), _operand(draw, pool)
     assert a is not None and b is not None
     t, f = _body(draw, "u"), _body(draw, "u")
-    pred = f"jnp.sum({b.name}) > 0"
+    pred = f"jnp.sum({b.name}) > {THRESHOLD}"
     if draw(st.booleans(), label="closed over"):  # no operands: the branches capture a
         t, f = _body(draw, a.name), _body(draw, a.name)
         return f"lax.cond({pred}, lambda: {t}, lambda: {f})", a.shape
@@ -65,7 +67,7 @@ def switch(draw: st.DrawFn, pool: list[Value]) -> tuple[str, Shape]:
     assert a is not None and b is not None
     branches = ", ".join(f"lambda u: {_body(draw, 'u')}" for _ in range(BRANCHES))
     # Any integer: lax.switch clamps the index into range, and the sum often lands outside it.
-    index = f"jnp.floor(jnp.sum({b.name})).astype(jnp.int32)"
+    index = f"jnp.floor(jnp.sum({b.name}) + {THRESHOLD}).astype(jnp.int32)"
     return f"lax.switch({index}, [{branches}], {a.name})", a.shape
 
 

@@ -84,7 +84,7 @@ def _while(n: Any, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _while_on_values(x: np.ndarray) -> np.ndarray:
-    while np.sum(x) < 10.0:
+    while np.sum(x) < 9.8765:
         x = x * 1.5 + 0.5
     return x
 
@@ -188,7 +188,7 @@ CASES = [
          lambda i, x, y: x * y if np.clip(i, 0, 1) == 0 else x + np.cos(y), i=((), Domain(0, 1), I32), x=(V,), y=(V,)),
     case("while_loop", "f = lambda n, x: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, jnp.sin(c[1]) + c[1] * 0.5), (0, x))",
          _while, order=2, n=((), Domain(-1, 4), I32), x=(V,)),
-    case("while_loop_on_values", "f = lambda x: lax.while_loop(lambda c: jnp.sum(c) < 10.0, lambda c: c * 1.5 + 0.5, x)",
+    case("while_loop_on_values", "f = lambda x: lax.while_loop(lambda c: jnp.sum(c) < 9.8765, lambda c: c * 1.5 + 0.5, x)",
          _while_on_values, x=(V, POSITIVE)),
     case("while_loop_closing_over",
          "f = lambda n, x, y: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * jnp.cos(y) + y), (0, x))[1]",
