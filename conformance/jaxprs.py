@@ -63,9 +63,13 @@ def staging(impl: Impl) -> Staging:
 
 
 def _submodule(impl: Impl, name: str) -> Any:
-    # A ModuleNotFoundError for the implementation's own submodule is reported as missing
-    # (missing.missing_name), like a name its Namespace lacks.
-    return importlib.import_module(f"{impl.module.__name__}.{name}")
+    """``impl.module.<name>`` (``extend.core``): an attribute if it is one (a module standing for
+    jax may hold jax's own), else imported. A ModuleNotFoundError for the implementation's own
+    submodule is reported as missing (missing.missing_name), like a name its Namespace lacks."""
+    found: Any = impl.module
+    for part in name.split("."):
+        found = getattr(found, part, None)
+    return found if found is not None else importlib.import_module(f"{impl.module.__name__}.{name}")
 
 
 def flat_args(args: tuple, kwargs: dict[str, Any] | None = None) -> list[Any]:

@@ -57,6 +57,7 @@ CASES = [
     ("numpy_weak", "numpy", "maximum", "maximum"),  # a weak result where the inputs were strong
     ("numpy_weak", "promotion", "reshape", "reshape"),  # a strong reshape of a weak array
     ("vmap_out_axes", "vmap", "out_axes_negative or random_under", "out_axes_negative"),
+    ("jaxpr_consts", "jaxpr", "staged_not_baked_in", "ones"),
 ]
 
 
