@@ -490,6 +490,7 @@ def _broken(s: Staging, which: str) -> Any:
 
 
 @pytest.mark.parametrize("which", BROKEN)
+@pytest.mark.filterwarnings("ignore:core.Jaxpr is missing a DebugInfo")  # JAX, for a Jaxpr built by hand
 def test_check_jaxpr_rejects_a_broken_jaxpr(impl: Impl, which: str) -> None:
     """JaxprTypeError (a TypeError) for a variable bound twice or read unbound, and for an equation
     whose variables are not typed as its primitive's results; the unbroken jaxpr passes."""
