@@ -41,7 +41,16 @@ def shaped(aval: ShapedArray) -> ShapedArray:
     """Forget the value: a ConcreteArray becomes the ShapedArray of its type."""
     if type(aval) is ShapedArray:
         return aval
-    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+    key = (aval.shape, aval.dtype, aval.weak_type)
+    known = _shaped_avals.get(key)
+    if known is None:  # one ShapedArray per type, made once: every literal needs one
+        known = _shaped_avals[key] = ShapedArray(*key)
+        if len(_shaped_avals) > 4096:  # ever-new shapes must not grow memory without end
+            _shaped_avals.clear()
+    return known
+
+
+_shaped_avals: dict[tuple[Any, ...], ShapedArray] = {}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -85,9 +94,11 @@ class JaxprTrace(Trace):
         """A constant met while staging: a scalar is written into the equations as a literal; an
         array (or a tracer of an enclosing transformation) becomes a constvar."""
         aval = get_aval(val)
-        if type(aval) is ConcreteArray and aval.shape == ():
-            aval = shaped(aval)
-            return JaxprTracer(self, aval, Literal(aval_value(val, aval), aval))
+        if type(aval) is ConcreteArray and not aval.shape and not isinstance(val, Tracer):
+            typ = shaped(aval)
+            return JaxprTracer(self, typ, Literal(literal_value(aval), typ))
+        # A tracer of an enclosing transformation is not a constant even when its value is known
+        # (a jvp's primal): as a constvar it stays an input that the outer interpreter follows.
         aval = shaped(aval)
         return JaxprTracer(self, aval, self.main.global_data.const_var(val, aval))
 
@@ -95,10 +106,10 @@ class JaxprTrace(Trace):
 
     def process_primitive(self, primitive: Primitive, tracers: list[Any], params: dict) -> Any:
         avals_out = abstract_eval(primitive, [t.aval for t in tracers], params)
-        invars = tuple(t.var for t in tracers)
+        invars = tuple([t.var for t in tracers])
         if primitive.multiple_results:
             outs = [JaxprTracer(self, a, Var(a)) for a in avals_out]
-            outvars = tuple(t.var for t in outs)
+            outvars = tuple([t.var for t in outs])
         else:
             outs = JaxprTracer(self, avals_out, Var(avals_out))
             outvars = (outs.var,)
@@ -106,9 +117,11 @@ class JaxprTrace(Trace):
         return outs
 
 
-def aval_value(val: Any, aval: ShapedArray) -> np.ndarray:
-    """A known scalar's value as a 0-d NumPy array of its dtype."""
-    return np.asarray(aval.val if isinstance(aval, ConcreteArray) else val, aval.dtype)
+def literal_value(aval: ConcreteArray) -> np.ndarray:
+    """A known scalar's value as a 0-d NumPy array of its dtype: the value itself when it is one
+    already (np.asarray would cost more than all the rest of making the literal)."""
+    val = aval.val
+    return val if type(val) is np.ndarray else np.asarray(val, aval.dtype)
 
 
 _known_types: dict[Any, Any] = {}
