@@ -354,6 +354,129 @@ EXERCISES: dict[str, list[ExerciseSet]] = {
             },
         ),
     ],
+    "04_jaxpr": [
+        ExerciseSet(
+            "staging",
+            "the staging interpreter: literals, constvars, and one typed equation per primitive",
+            ("didax/staging.py:JaxprTrace.pure", "didax/staging.py:JaxprTrace.lift",
+             "didax/staging.py:JaxprTrace.process_primitive"),
+            ("tests/test_jaxpr.py",),
+            {
+                "pure": "A constant met while staging (not a tracer of any transformation). aval = get_aval(val). A "
+                        "scalar (aval.shape == ()) is written into the equations as a literal: literal = "
+                        "Literal(np.asarray(aval.val, aval.dtype), shaped(aval)); return JaxprTracer(self, "
+                        "literal.aval, literal). Anything else: return self.lift(val).",
+                "lift": "A value from outside the staging, an array or a tracer of an enclosing transformation, "
+                        "becomes a constvar: aval = shaped(get_aval(val)); return JaxprTracer(self, aval, "
+                        "self.main.global_data.const_var(val, aval)). (The JaxprBuilder in global_data gives one "
+                        "constvar per constant object.)",
+                "process_primitive": "Type the result: avals_out = abstract_eval(primitive, [t.aval for t in "
+                                     "tracers], params), a list of avals when primitive.multiple_results. Make a "
+                                     "JaxprTracer(self, aval, Var(aval)) for each result, append JaxprEqn(primitive, "
+                                     "the tuple of the tracers' .var, the tuple of the new Vars, params) to "
+                                     "self.main.global_data.eqns, and return the new tracer (a list of them when "
+                                     "primitive.multiple_results).",
+            },
+        ),
+        ExerciseSet(
+            "eval-jaxpr",
+            "run a jaxpr by binding its equations, and check its types the same way",
+            ("didax/jaxpr.py:eval_jaxpr", "didax/jaxpr.py:check_jaxpr"),
+            ("tests/test_jaxpr.py",),
+            {
+                "eval_jaxpr": "With a number of args other than len(jaxpr.invars), raise TypeError(f\"eval_jaxpr: the "
+                              "jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}\"). Map the constvars to "
+                              "consts and the invars to args; for each equation, read its operands (a Literal's "
+                              "value is its .val), apply bind(eqn.primitive, *operands, **eqn.params), and map its "
+                              "outvars to the result (a list of results when primitive.multiple_results). Return "
+                              "the list of the outvars' values.",
+                "check_jaxpr": "The walk of eval_jaxpr, with types. Bind the constvars, then the invars; for each "
+                               "equation read its operands' avals, check every jaxpr of its params "
+                               "(subjaxprs(eqn.params)) with check_jaxpr, compute out = "
+                               "eqn.primitive.abstract_eval(*in_avals, **eqn.params) (a list when "
+                               "multiple_results), then bind its outvars; at the end read the outvars. Each problem "
+                               "raises JaxprTypeError(f\"{message}\\n\\nin the jaxpr\\n{jaxpr}\"), a variable named "
+                               "as the printout names it (ctx = PrintContext(); pp_jaxpr(jaxpr, ctx); "
+                               "ctx.name(v)). The messages: f\"Variable '{name}' not defined: it is read before any "
+                               "binding\"; f\"Variable '{name}' already bound: each variable is bound once\"; "
+                               "f\"Binder {v!r} is not a variable: only variables can be bound\"; when abstract_eval "
+                               "raises TypeError or ValueError e, f\"Equation {i} ({eqn.primitive.name}) is ill "
+                               "typed: {e}\"; for a count that differs, f\"Equation {i} ({eqn.primitive.name}) "
+                               "binds {len(eqn.outvars)} variables but its primitive gives {len(out_avals)} "
+                               "results\"; and for an outvar whose shape or dtype differs (types_match), "
+                               "f\"Equation {i} ({eqn.primitive.name}): variable '{name}' is declared "
+                               "{short_aval(v.aval)} but the primitive gives {short_aval(aval)}\".",
+            },
+        ),
+        ExerciseSet(
+            "printer",
+            "JAX's variable names, and the strictly pretty layout of a document to a width",
+            ("didax/jaxpr.py:alphabetic", "didax/jaxpr.py:PrintContext.name", "didax/pretty.py:flat_width",
+             "didax/pretty.py:format"),
+            ("tests/test_jaxpr.py",),
+            {
+                "alphabetic": "The n-th variable name: n written in base 26 with the digits a..z, most "
+                              "significant first, so 0 is 'a', 25 is 'z', 26 is 'ba' and 27 is 'bb' (a is the "
+                              "zero digit, as in JAX).",
+                "name": "The name of v in this printout: when v has none yet, give it alphabetic(the number of "
+                        "names given so far) and remember it in self.names. Return its name.",
+                "flat_width": "The width of doc laid out on one line: the lengths of its Text pieces and of its "
+                              "Breaks' text added up, walking a Concat's docs and a Nest's or Group's doc. Stop "
+                              "once the width passes limit (any width above limit may then be returned).",
+                "format": "Keep a column and a stack of (indent, flat, doc), starting from (0, False, Group(doc)). "
+                          "Pop one at a time: a Text is written; a Break is written as its text when flat, and "
+                          "otherwise as a newline and indent spaces (the column is then indent); a Concat pushes "
+                          "its docs so that the first is popped first; a Nest pushes its doc with indent plus its "
+                          "indent; a Group pushes its doc, flat when it is inside a flat group or when "
+                          "flat_width(its doc, width - column) <= width - column. Return the text written.",
+            },
+        ),
+        ExerciseSet(
+            "cond-rules",
+            "the JVP and batching rules of cond: a cond of JVPs, and a select_n when the predicate is batched",
+            ("didax/ad.py:_cond_jvp", "didax/batching.py:_cond_rule", "didax/batching.py:_cond_to_select"),
+            ("tests/test_cond.py",),
+            {
+                "_cond_jvp": "index, *ops = primals; the index is an integer and has no tangent (tangents[0] is "
+                             "skipped). nonzeros says which operands' tangents are not a Zero. An output has a "
+                             "nonzero tangent when it has one in any branch (jvp_jaxpr(b, nonzeros, False)[1] for "
+                             "each branch b). Make each branch's JVP with jvp_jaxpr(b, nonzeros, out_nonzeros) "
+                             "(so every branch gives a tangent for those outputs), hoist their constants with "
+                             "hoist_branch_consts, and bind cond_p(index, *consts, *ops, *the nonzero tangents, "
+                             "branches=the JVP branches). Its outputs are the primals, then the nonzero tangents "
+                             "in order: return (primals_out, tangents_out), with Zero.like(primal) for the outputs "
+                             "whose tangent is zero.",
+                "_cond_rule": "size = batch_size(vals, dims). When the index is batched (dims[0] is not not_mapped), "
+                              "return _cond_to_select(vals, dims, branches, size). Otherwise move every batched "
+                              "operand's batch axis to 0 (moveaxis); in_batched says which operands are batched. An "
+                              "output is batched when it is in any branch (batch_jaxpr(b, size, in_batched, "
+                              "False)[1]); batch every branch with batch_jaxpr(b, size, in_batched, out_batched), "
+                              "hoist their constants with hoist_branch_consts, bind cond_p(index, *consts, *ops, "
+                              "branches=the batched branches) and return (its outputs, [0 for a batched output, "
+                              "not_mapped for another]).",
+                "_cond_to_select": "Each example may take another branch, so every branch runs on the whole batch. "
+                                   "Move the index's batch axis and every batched operand's to 0. Batch each branch "
+                                   "with every output batched (batch_jaxpr(branch, size, in_batched, True)) and run it "
+                                   "on the operands with eval_jaxpr. Output k is lax.select_n(_per_example(index, "
+                                   "branch 0's output k), *output k of every branch), batch dim 0: return (those, [0] "
+                                   "* their number).",
+            },
+        ),
+        ExerciseSet(
+            "dce",
+            "dead-code elimination: one backward pass over the equations",
+            ("didax/staging.py:dce_jaxpr",),
+            ("tests/test_jaxpr.py",),
+            {
+                "dce_jaxpr": "used_outputs and instantiate are a bool for all, or one per output (per input). The "
+                             "live variables start as the used outvars that are Vars. Walk the equations backwards: "
+                             "keep an equation when one of its outvars is live, and then its Var operands are live "
+                             "too. An input is kept when it is live or marked in instantiate. Return (Jaxpr(the "
+                             "same constvars, the kept invars, the used outvars, the kept equations in their "
+                             "order), the list of which invars were kept).",
+            },
+        ),
+    ],
 }
 
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis", ".pytest_cache", "*.egg-info")

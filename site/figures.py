@@ -604,6 +604,158 @@ def _draw_vmap_axes(data: dict[str, Any]) -> Any:
     return g
 
 
+# ----------------------------------------------------------------------------------------------
+# Jaxprs: a real make_jaxpr drawn as a graph, its nested jaxprs as clusters
+
+
+# The function of the chapter's figure. `scale` is an array it closes over (a constvar), 2.0 and
+# 1.0 are scalars (literals), and the cond's true branch closes over `y`, which the cond is passed
+# as an operand.
+JAXPR_PROGRAM = """\
+scale = np.array([1.0, 2.0, 3.0], np.float32)
+
+
+def f(x, y):
+    z = jnp.sin(x) * scale + 2.0
+    w = lax.cond(y > 0, lambda z: z * y, lambda z: -z, z)
+    return jnp.sum(w), z - 1.0
+
+
+args = (jnp.zeros(3), 1.0)
+"""
+
+
+@probe("jaxpr-graph")
+def _probe_jaxpr_graph() -> dict[str, Any]:
+    """Stage JAXPR_PROGRAM's `f` with make_jaxpr and return its jaxpr as plain data: each jaxpr
+    (the top one, then the ones held in equations' parameters) with its binders, equations and
+    outputs, every variable under the name the printer gives it."""
+    import numpy as np
+
+    import didax
+    import didax.numpy as jnp
+    from didax import lax
+    from didax.jaxpr import ClosedJaxpr, Jaxpr, Literal, PrintContext, pp_jaxpr, short_aval
+
+    scope: dict[str, Any] = {"np": np, "jnp": jnp, "lax": lax, "didax": didax}
+    exec(JAXPR_PROGRAM, scope)
+    closed = didax.make_jaxpr(scope["f"])(*scope["args"])
+    names = PrintContext()
+    pp_jaxpr(closed.jaxpr, names)  # names every variable as the printout does
+
+    def binder(v: Any) -> str:
+        return f"{names.name(v)}:{short_aval(v.aval)}"
+
+    def atom(x: Any) -> dict[str, str]:
+        return {"literal": repr(x)} if type(x) is Literal else {"var": names.name(x), "type": short_aval(x.aval)}
+
+    jaxprs: list[dict[str, Any]] = []
+
+    def walk(jaxpr: Any) -> int:
+        entry: dict[str, Any] = {"constvars": [binder(v) for v in jaxpr.constvars],
+                                 "invars": [binder(v) for v in jaxpr.invars], "eqns": []}
+        jaxprs.append(entry)
+        index = len(jaxprs) - 1
+        for eqn in jaxpr.eqns:
+            params, subs = {}, []
+            for key, value in sorted(eqn.params.items()):
+                items = value if isinstance(value, tuple) else (value,)
+                if items and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in items):
+                    for i, sub in enumerate(items):
+                        label = f"{key}[{i}]" if isinstance(value, tuple) else key
+                        subs.append({"param": label, "jaxpr": walk(sub if isinstance(sub, Jaxpr) else sub.jaxpr)})
+                else:
+                    params[key] = str(value)
+            entry["eqns"].append({"primitive": eqn.primitive.name, "params": params, "subs": subs,
+                                  "inputs": [atom(x) for x in eqn.invars],
+                                  "outputs": [binder(v) for v in eqn.outvars]})
+        entry["outvars"] = [atom(x) for x in jaxpr.outvars]
+        return index
+
+    walk(closed.jaxpr)
+    return {"program": JAXPR_PROGRAM, "printed": str(closed), "jaxprs": jaxprs,
+            "consts": [np.array2string(np.asarray(c)) for c in closed.consts]}
+
+
+def _eqn_label(eqn: dict[str, Any]) -> str:
+    """An equation as an HTML-like Graphviz label: what it binds, its primitive, its parameters."""
+    rows = [f'<tr><td><font color="{MUTED}" point-size="9">{html.escape(" ".join(eqn["outputs"]))} =</font></td></tr>',
+            f'<tr><td><font color="{ACCENT}"><b>{html.escape(eqn["primitive"])}</b></font></td></tr>']
+    for key, value in eqn["params"].items():
+        text = f"{key}={value}"
+        text = text if len(text) <= 44 else text[:41] + "..."
+        rows.append(f'<tr><td><font point-size="9">{html.escape(text)}</font></td></tr>')
+    return f'<<table border="0" cellspacing="0" cellpadding="1">{"".join(rows)}</table>>'
+
+
+@drawing("jaxpr-graph", "The jaxpr of the chapter's `f(x, y)`, staged by `make_jaxpr` when this page was built and "
+         "drawn from its data structure: the constvar (dashed) and the invars at the top, one box per equation "
+         "(what it binds, its primitive, its parameters), an arrow from each variable to every equation that "
+         "reads it, literals written into their equations, and the outputs at the bottom. A jaxpr held in an "
+         "equation's parameters (a branch or a loop body) is drawn as a cluster of its own")
+def _draw_jaxpr_graph(data: dict[str, Any]) -> Any:
+    g = _digraph("jaxpr_graph", rankdir="TB", nodesep="0.35", ranksep="0.35", compound="true", newrank="true")
+    g.attr("node", shape="box", style="rounded,filled", fillcolor="white", fontname=MONO, fontsize="10",
+           margin="0.1,0.04", height="0.3")
+    g.attr("edge", fontname=MONO, fontsize="9", fontcolor=INK, color=ACCENT)
+    consts = iter(data["consts"])
+
+    def draw(index: int, graph: Any) -> str:
+        """Draw jaxpr `index` into `graph`; returns its first node (a cluster's arrows point at it)."""
+        j, prefix = data["jaxprs"][index], f"j{index}_"
+        made_by: dict[str, str] = {}  # variable name -> the node that binds it
+        for v in j["constvars"]:
+            node = prefix + v.split(":")[0]
+            graph.node(node, f"{v}\nconstvar = {next(consts, '?')}", style="rounded,dashed,filled",
+                       fillcolor="#fff7ed", color=WEAK, fontcolor=WEAK)
+            made_by[v.split(":")[0]] = node
+        for v in j["invars"]:
+            node = prefix + v.split(":")[0]
+            graph.node(node, f"{v}\ninvar", fillcolor="#fef3c7")
+            made_by[v.split(":")[0]] = node
+        with graph.subgraph() as binders:  # the jaxpr's binders side by side, at its top
+            binders.attr(rank="same")
+            order = list(made_by.values())
+            for left, right in zip(order, order[1:]):  # in the printout's order, left to right
+                binders.edge(left, right, style="invis")
+        first = next(iter(made_by.values()), None)
+        for k, eqn in enumerate(j["eqns"]):
+            node = f"{prefix}e{k}"
+            graph.node(node, _eqn_label(eqn), fillcolor=FILL, color=ACCENT)
+            first = first or node
+            for m, x in enumerate(eqn["inputs"]):
+                if "literal" in x:
+                    lit = f"{node}_lit{m}"
+                    graph.node(lit, x["literal"], shape="plaintext", style="", fontcolor=WEAK)
+                    graph.edge(lit, node, color=WEAK, style="dashed")
+                else:
+                    graph.edge(made_by[x["var"]], node, label=x["var"])
+            for sub in eqn["subs"]:
+                name = f"cluster_j{sub['jaxpr']}"
+                with g.subgraph(name=name) as cluster:
+                    cluster.attr(label=f"{sub['param']} of {eqn['primitive']}", fontname=MONO, fontcolor=INK,
+                                 color=MUTED, style="rounded,dashed")
+                    target = draw(sub["jaxpr"], cluster)
+                graph.edge(node, target, lhead=name, style="dotted", color=MUTED, arrowhead="odiamond")
+            for v in eqn["outputs"]:
+                made_by[v.split(":")[0]] = node
+        out = f"{prefix}out"
+        listed = ", ".join(x.get("var") or x["literal"] for x in j["outvars"])
+        graph.node(out, f"in ({listed}{',' if len(j['outvars']) == 1 else ''})", shape="box",
+                   style="rounded", color=MUTED, fontcolor=INK)
+        for m, x in enumerate(j["outvars"]):
+            if "literal" in x:
+                lit = f"{out}_lit{m}"
+                graph.node(lit, x["literal"], shape="plaintext", style="", fontcolor=WEAK)
+                graph.edge(lit, out, color=WEAK, style="dashed")
+            else:
+                graph.edge(made_by[x["var"]], out, label=x["var"])
+        return first or out
+
+    draw(0, g)
+    return g
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "probe":
         json.dump(PROBES[sys.argv[2]](), sys.stdout)

@@ -4,7 +4,7 @@ reference, the conformance matrix and the benchmark results.
 
 site/hooks.py calls these while mkdocs builds; site/tests call them directly. Standard library only
 (plus matplotlib for plots, when it is installed). Run as a script, it prints one stage's public
-API as JSON: `PYTHONPATH=stages/01_eval python site/sitegen.py api-json`.
+API as JSON: `PYTHONPATH=stages/01_eval python site/sitegen.py api-json [MODULE ...]`.
 """
 
 from __future__ import annotations
@@ -38,6 +38,16 @@ COURSE: list[tuple[str, str, str]] = [
 
 # The modules whose public names the API reference lists, for every stage.
 API_MODULES = ["didax", "didax.numpy", "didax.lax", "didax.tree_util", "didax.tree", "didax.random", "didax.nn", "didax.nn.initializers", "didax.scipy.special", "didax.dtypes"]
+# Modules a later stage adds to its API reference, with the stage that adds them.
+LATER_API_MODULES = {"didax.extend.core": "04_jaxpr"}
+
+
+def api_modules(stage: str) -> list[str]:
+    """The modules the API reference of `stage` lists: every stage's, then those its stage or an
+    earlier one added."""
+    order = [name for name, _, _ in COURSE]
+    since = order.index(stage) if stage in order else len(order)
+    return API_MODULES + [m for m, first in LATER_API_MODULES.items() if order.index(first) <= since]
 
 
 class SiteError(Exception):
@@ -459,11 +469,12 @@ def describe_module(module: Any) -> list[dict[str, str]]:
     return entries
 
 
-def api_json() -> dict[str, list[dict[str, str]]]:
-    """Every API module of the `didax` on sys.path (run with PYTHONPATH=stages/<stage>)."""
+def api_json(modules: list[str] | None = None) -> dict[str, list[dict[str, str]]]:
+    """Every API module of the `didax` on sys.path (run with PYTHONPATH=stages/<stage>), or the
+    `modules` named."""
     import importlib
 
-    return {name: describe_module(importlib.import_module(name)) for name in API_MODULES}
+    return {name: describe_module(importlib.import_module(name)) for name in modules or API_MODULES}
 
 
 def stage_api(stage: str, root: Path = ROOT) -> dict[str, list[dict[str, str]]]:
@@ -472,7 +483,7 @@ def stage_api(stage: str, root: Path = ROOT) -> dict[str, list[dict[str, str]]]:
     if not (stage_dir / "didax").is_dir():
         raise SiteError(f"no stage {stage!r} under {root / 'stages'}")
     env = {**os.environ, "PYTHONPATH": str(stage_dir), "PYTHONDONTWRITEBYTECODE": "1"}
-    result = subprocess.run([sys.executable, str(Path(__file__).resolve()), "api-json"], cwd=stage_dir,
+    result = subprocess.run([sys.executable, str(Path(__file__).resolve()), "api-json", *api_modules(stage)], cwd=stage_dir,
                             env=env, capture_output=True, text=True, timeout=120)
     if result.returncode:
         raise SiteError(f"reading the API of {stage} failed:\n{result.stderr[-3000:]}")
@@ -481,17 +492,18 @@ def stage_api(stage: str, root: Path = ROOT) -> dict[str, list[dict[str, str]]]:
 
 def api_markdown(stage: str, root: Path = ROOT) -> str:
     api = stage_api(stage, root)
+    modules = api_modules(stage)
     out = [
         f"Every public name of stage `{stage}`, read from its package when this page was built: "
         "the signature (or the value), and the first sentence of the docstring as its summary. "
-        + ", ".join(f"`{m}`: {len(api[m])}" for m in API_MODULES) + " names.",
+        + ", ".join(f"`{m}`: {len(api[m])}" for m in modules) + " names.",
         "",
     ]
-    missing = sum(1 for m in API_MODULES for e in api[m] if not e["doc"])
+    missing = sum(1 for m in modules for e in api[m] if not e["doc"])
     if missing:
-        out += [f"{missing} of the {sum(len(api[m]) for m in API_MODULES)} names have no docstring yet, "
+        out += [f"{missing} of the {sum(len(api[m]) for m in modules)} names have no docstring yet, "
                 "so no summary.", ""]
-    for module in API_MODULES:
+    for module in modules:
         out += [f"## `{module}`", "", '<div class="didax-api"><table>',
                 "<thead><tr><th>name</th><th>kind</th><th>signature or value</th><th>summary</th></tr></thead>",
                 "<tbody>"]
@@ -963,7 +975,9 @@ def primitives_json() -> dict[str, Any]:
     """Every Primitive in the `didax` on sys.path: its name, the lax module that declares it, and
     the rule tables (any module-level dict keyed by primitives, such as stage 02's `ad.jvp_rules`)
     with, for each primitive that has a rule there, the function that made the rule (the rule
-    itself, or the helper whose inner function it is: `defjvp`, `deflinear`, ...)."""
+    itself, or the helper whose inner function it is: `defjvp`, `deflinear`, ...). A stage with a
+    staging interpreter also gets ABSTRACT_EVAL: staging's rule is each primitive's abstract
+    evaluation, which no table holds."""
     import pkgutil
 
     import didax
@@ -979,12 +993,25 @@ def primitives_json() -> dict[str, Any]:
                 seen.add(id(value))
                 tables[f"{info.name.removeprefix('didax.')}.{attr}"] = {k.name: _maker(r) for k, r in value.items()}
     prims = {}
+    stages = importlib.util.find_spec("didax.staging") is not None  # a staging interpreter, from stage 04 on
+    abstract_evals: dict[str, str] = {}
     for module_name in sorted(m.name for m in pkgutil.walk_packages(didax.lax.__path__, "didax.lax.")):
         for value in vars(importlib.import_module(module_name)).values():
             if isinstance(value, core.Primitive) and value.name not in prims:
                 prims[value.name] = {"module": module_name.removeprefix("didax."),
                                      "results": "several" if value.multiple_results else "one"}
+                if stages and _has_abstract_eval(value, core.Primitive):
+                    abstract_evals[value.name] = _maker(value.abstract_eval)
+    if stages:  # staging's rule for a primitive is the primitive's abstract evaluation
+        tables[ABSTRACT_EVAL] = abstract_evals
     return {"primitives": prims, "tables": {t: dict(sorted(r.items())) for t, r in sorted(tables.items())}}
+
+
+def _has_abstract_eval(prim: Any, base: type) -> bool:
+    """Whether a primitive was given an abstract evaluation (def_abstract_eval, or a subclass's
+    method), rather than the base class's, which raises."""
+    return "abstract_eval" in vars(prim) or getattr(type(prim), "abstract_eval", None) is not getattr(
+        base, "abstract_eval", None)
 
 
 def _maker(rule: Any) -> str:
@@ -1011,7 +1038,11 @@ def stage_primitives(stage: str, root: Path = ROOT) -> dict[str, Any]:
 RULE_TABLES: dict[str, tuple[str, str]] = {
     "ad.jvp_rules": ("02_jvp", "JVP rule"),
     "batching.batching_rules": ("03_vmap", "Batching rule"),
+    "core.Primitive.abstract_eval": ("04_jaxpr", "Staging: abstract evaluation"),
 }
+# Staging (stage 04) keeps no table: its rule for a primitive is the primitive's own abstract
+# evaluation, so a stage with a staging interpreter gets this column, read from the primitives.
+ABSTRACT_EVAL = "core.Primitive.abstract_eval"
 
 NO_RULE = "**no rule**"
 
@@ -1056,9 +1087,9 @@ def primitives_markdown(stage: str, root: Path = ROOT) -> str:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["api-json"]:
-        json.dump(api_json(), sys.stdout)
+    if sys.argv[1:2] == ["api-json"]:
+        json.dump(api_json(sys.argv[2:]), sys.stdout)
     elif sys.argv[1:] == ["primitives-json"]:
         json.dump(primitives_json(), sys.stdout)
     else:
-        sys.exit("usage: PYTHONPATH=stages/<stage> python site/sitegen.py api-json|primitives-json")
+        sys.exit("usage: PYTHONPATH=stages/<stage> python site/sitegen.py api-json [MODULE ...]|primitives-json")

@@ -15,6 +15,7 @@ import yaml  # mkdocs depends on PyYAML
 from site_common import ROOT, SITE, build_site  # puts site/ on sys.path first
 
 import sitegen  # noqa: E402
+from exercises import EXERCISES  # noqa: E402
 
 
 def test_strict_build_writes_every_page(built_site: Path):
@@ -22,6 +23,7 @@ def test_strict_build_writes_every_page(built_site: Path):
                  "stages/01_eval/index.html", "conformance/index.html", "performance/index.html",
                  "reference/01_eval/index.html", "stages/02_jvp/index.html", "reference/02_jvp/index.html",
                  "stages/03_vmap/index.html", "reference/03_vmap/index.html",
+                 "stages/04_jaxpr/index.html", "reference/04_jaxpr/index.html",
                  "search/search_index.json"]:
         assert (built_site / page).is_file(), page
 
@@ -93,6 +95,23 @@ def test_the_vmap_chapter_has_its_generated_parts(built_site: Path):
     assert "105 of the 106 primitives have a rule in batching.batching_rules; iota has none." in text
     assert chapter.count('class="note didax-exercise"') == 5
     assert "didax:source" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
+
+
+def test_the_jaxpr_chapter_has_its_generated_parts(built_site: Path):
+    chapter = (built_site / "stages/04_jaxpr/index.html").read_text()
+    text = re.sub(r"<[^>]+>", "", chapter)
+    assert "recorded in stages/04_jaxpr/LESSON.diff" in text and "Lesson size:" in text
+    for definition in ["class Var(", "class ClosedJaxpr(", "def eval_jaxpr(", "def check_jaxpr(", "def alphabetic(",
+                       "def format(", "class JaxprTrace(", "def new_dynamic(", "def make_jaxpr(", "def dce_jaxpr(",
+                       "def jvp_jaxpr(", "def batch_jaxpr(", "def inverse_jaxpr(", "def count_primitives("]:
+        assert re.search(rf"^\d*{re.escape(definition)}", text, re.M), definition
+    assert 'id="figure-jaxpr-graph"' in chapter
+    assert "Staging: abstract evaluation (core.Primitive.abstract_eval)" in text
+    assert re.search(r"(\d+) of the \1 primitives have a rule in core.Primitive.abstract_eval: every one.", text)
+    assert chapter.count('class="note didax-exercise"') == len(EXERCISES["04_jaxpr"])
+    assert "didax:source" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
+    api = (built_site / "reference/04_jaxpr/index.html").read_text()
+    assert "<code>didax.extend.core</code>" in api and "<code>make_jaxpr</code>" in api
 
 
 class _Links(html.parser.HTMLParser):

@@ -395,3 +395,91 @@ def test_a_wrong_batch_dim_is_blamed_on_its_rule(tmp_path: Path):
     assert re.search(r"failing +didax/batching.py:defreduction.rule", summary), summary
     assert re.search(r"solved +didax/batching.py:full_axis", summary), summary
     assert re.search(r"solved +didax/batching.py:defcumulative.rule", summary), summary
+
+
+# A learner's own answers to three of stage 04's sets, each written differently from the stage's code.
+JAXPR_ANSWERS = {
+    "alphabetic": """
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        return alphabetic(n // 26) + letters[n % 26] if n >= 26 else letters[n]
+    """,
+    "PrintContext.name": """
+        return self.names.setdefault(v, alphabetic(len(self.names)))
+    """,
+    "eval_jaxpr": """
+        if len(args) != len(jaxpr.invars):
+            raise TypeError(f"eval_jaxpr: the jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}")
+        values = {}
+        for var, value in [*zip(jaxpr.constvars, consts), *zip(jaxpr.invars, args)]:
+            values[var] = value
+        value_of = lambda x: x.val if isinstance(x, Literal) else values[x]  # noqa: E731
+        for eqn in jaxpr.eqns:
+            result = eqn.primitive.bind(*[value_of(x) for x in eqn.invars], **eqn.params)
+            results = list(result) if eqn.primitive.multiple_results else [result]
+            for var, value in zip(eqn.outvars, results):
+                values[var] = value
+        return list(map(value_of, jaxpr.outvars))
+    """,
+    "dce_jaxpr": """
+        outs = list(used_outputs) if not isinstance(used_outputs, bool) else [used_outputs] * len(jaxpr.outvars)
+        needed = {v for v, u in zip(jaxpr.outvars, outs) if u and isinstance(v, Var)}
+        keep_eqn = [False] * len(jaxpr.eqns)
+        for i in range(len(jaxpr.eqns) - 1, -1, -1):
+            eqn = jaxpr.eqns[i]
+            if needed.intersection(eqn.outvars):
+                keep_eqn[i] = True
+                needed.update(x for x in eqn.invars if isinstance(x, Var))
+        inst = list(instantiate) if not isinstance(instantiate, bool) else [instantiate] * len(jaxpr.invars)
+        used_inputs = [(v in needed) or bool(k) for v, k in zip(jaxpr.invars, inst)]
+        return (
+            Jaxpr(
+                jaxpr.constvars,
+                [v for v, u in zip(jaxpr.invars, used_inputs) if u],
+                [v for v, u in zip(jaxpr.outvars, outs) if u],
+                [e for e, k in zip(jaxpr.eqns, keep_eqn) if k],
+            ),
+            used_inputs,
+        )
+    """,
+}
+
+
+def test_check_passes_other_correct_answers_to_the_jaxpr_sets(tmp_path: Path):
+    copy = tmp_path / "jaxpr"
+    assert make("04_jaxpr", copy, "--set", "eval-jaxpr", "--set", "dce",
+                "--remove", "didax/jaxpr.py:alphabetic,didax/jaxpr.py:PrintContext.name").returncode == 0
+    # check_jaxpr is part of the eval-jaxpr set: put the stage's back, the others are the learner's.
+    model = exercises.find_function(ast.parse((ROOT / "stages/04_jaxpr/didax/jaxpr.py").read_text()), "check_jaxpr")
+    lines = (ROOT / "stages/04_jaxpr/didax/jaxpr.py").read_text().splitlines(keepends=True)
+    body = "".join(lines[model.body[1].lineno - 1:model.end_lineno])
+    answer_in_place(copy, "didax/jaxpr.py", "check_jaxpr", textwrap.dedent(body))
+    for qualname, answer in JAXPR_ANSWERS.items():
+        rel = "didax/staging.py" if qualname == "dce_jaxpr" else "didax/jaxpr.py"
+        answer_in_place(copy, rel, qualname, answer)
+    result = exercises_cli("check", str(copy))
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "exercises: 5 of 5 solved; every test of the stage passes" in result.stdout
+
+
+def test_names_that_go_on_after_z_with_aa_are_blamed_on_alphabetic(tmp_path: Path):
+    """A printer that names the 27th variable `aa` (a spreadsheet's columns) instead of JAX's `ba`:
+    check names alphabetic and the test of the names after z."""
+    copy = tmp_path / "printer"
+    assert make("04_jaxpr", copy, "--set", "printer").returncode == 0
+    pretty_model = (ROOT / "stages/04_jaxpr/didax/pretty.py").read_text()
+    (copy / "didax/pretty.py").write_text(pretty_model)  # the layout as the stage has it
+    answer_in_place(copy, "didax/jaxpr.py", "alphabetic", """
+        s = ""
+        n += 1
+        while n:
+            n, digit = divmod(n - 1, 26)
+            s = chr(ord("a") + digit) + s
+        return s
+    """)
+    answer_in_place(copy, "didax/jaxpr.py", "PrintContext.name", JAXPR_ANSWERS["PrintContext.name"])
+    result = exercises_cli("check", str(copy))
+    assert result.returncode == 1
+    summary = result.stdout.split("exercises: summary for", 1)[1]
+    assert re.search(r"failing +didax/jaxpr.py:alphabetic\n +tests/test_jaxpr.py::test_names_go_on_after_z", summary), summary
+    assert re.search(r"solved +didax/jaxpr.py:PrintContext.name", summary), summary
+    assert re.search(r"solved +didax/pretty.py:format", summary), summary

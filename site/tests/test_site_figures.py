@@ -1,6 +1,7 @@
 """The pictures are drawn from the stage's code at build time: the lattice from dtypes.py's
 tables, the dispatch from a recorded run through bind, the pytree from a real tree_flatten, the
-(primal, tangent) pairs from a recorded jvp."""
+(primal, tangent) pairs from a recorded jvp, the batch axes from a recorded vmap, the jaxpr from a
+real make_jaxpr."""
 
 from __future__ import annotations
 
@@ -77,6 +78,7 @@ def test_every_probe_has_a_drawing_and_a_chapter_uses_each():
     assert set(chapter_figures()) == set(figures.DRAWINGS)
     assert chapter_figures()["jvp-pairs"] == "02_jvp" and chapter_figures()["trace-stack"] == "01_eval"
     assert chapter_figures()["vmap-axes"] == "03_vmap"
+    assert chapter_figures()["jaxpr-graph"] == "04_jaxpr"
 
 
 def test_the_jvp_pairs_figure_is_a_recorded_jvp():
@@ -122,6 +124,48 @@ def test_the_vmap_axes_figure_is_a_recorded_vmap():
     assert "[3,&lt;4&gt;] batch_dim 1" in svg and "not_mapped" in svg and "vmap returns shape (4,)" in svg
     # x, w and the constant in; six operations chained; the last into the result
     assert svg.count('class="edge"') == 9
+
+
+def printed_equations(printed: str) -> list[tuple[str, str]]:
+    """(what an equation binds, its primitive) for every equation of a printed jaxpr, nested ones
+    included, read from the printer's text alone."""
+    return re.findall(r"((?:\b[a-z_]+:[a-z0-9]+\[[\d,]*\] ?)+) = ([\w-]+)", printed)
+
+
+def test_the_jaxpr_graph_figure_is_the_staged_jaxpr():
+    data = figures.probe_data("jaxpr-graph", "04_jaxpr")
+    assert data["program"] == figures.JAXPR_PROGRAM
+    jaxprs = data["jaxprs"]
+    # The walk and the printer agree: the top binders, and every equation (nested ones too) with
+    # the names the printout gives its variables.
+    first = data["printed"].splitlines()[0]
+    top = jaxprs[0]
+    assert first.startswith(f"{{ lambda {' '.join(top['constvars'])}; {' '.join(top['invars'])}.")
+    walked = [(" ".join(e["outputs"]), e["primitive"]) for j in jaxprs for e in j["eqns"]]
+    assert sorted(walked) == sorted((binds.strip(), prim) for binds, prim in printed_equations(data["printed"]))
+    # The chapter's f closes over one array (a constvar) and writes its scalars as literals.
+    assert top["constvars"] == ["a:f32[3]"] and data["consts"] == ["[1. 2. 3.]"]
+    literals = [x["literal"] for j in jaxprs for e in j["eqns"] for x in e["inputs"] if "literal" in x]
+    assert sorted(literals) == ["0.0", "1.0", "2.0"]
+    # The cond holds its two branches, each a jaxpr of its own; the true branch closes over y, which
+    # the cond is passed as an operand (its first after the index), and so is every branch.
+    [cond] = [e for e in top["eqns"] if e["subs"]]
+    assert cond["primitive"] == "cond" and [s["param"] for s in cond["subs"]] == ["branches[0]", "branches[1]"]
+    assert cond["inputs"][1]["var"] == top["invars"][1].split(":")[0]
+    assert all(len(jaxprs[s["jaxpr"]]["invars"]) == len(cond["inputs"]) - 1 for s in cond["subs"])
+    # Every variable is bound once, before it is read.
+    for j in jaxprs:
+        bound = {v.split(":")[0] for v in j["constvars"] + j["invars"]}
+        for e in j["eqns"]:
+            assert all(x["var"] in bound for x in e["inputs"] if "var" in x), e
+            assert not bound & {v.split(":")[0] for v in e["outputs"]}
+            bound |= {v.split(":")[0] for v in e["outputs"]}
+    svg = figures.render_svg("jaxpr-graph", "04_jaxpr")
+    # An arrow per operand read, per output, and one from each control-flow equation to each of its jaxprs.
+    reads = sum(len(e["inputs"]) + len(e["subs"]) for j in jaxprs for e in j["eqns"])
+    assert svg.count('class="edge"') == reads + sum(len(j["outvars"]) for j in jaxprs)
+    assert svg.count('class="cluster"') == len(jaxprs) - 1
+    assert "constvar = [1. 2. 3.]" in svg and "reduce_sum" in svg and "branches[1] of cond" in svg
 
 
 def test_unknown_figures_and_a_missing_dot_are_clear_errors(monkeypatch: pytest.MonkeyPatch):

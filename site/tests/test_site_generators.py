@@ -397,3 +397,25 @@ def test_a_suite_without_numpy_is_plotted_with_the_implementations_it_has(tmp_pa
     png = sitegen.benchmark_plot(tmp_path / "02_jvp-jvp.json")
     assert png is not None and png.startswith(b"\x89PNG")
 
+
+
+def test_the_jaxpr_chapter_shows_each_primitives_abstract_evaluation_as_the_staging_rule():
+    data = sitegen.stage_primitives("04_jaxpr")
+    staging = data["tables"][sitegen.ABSTRACT_EVAL]
+    assert set(staging) == set(data["primitives"])  # staging can record every primitive
+    assert staging["sin"] == "standard_primitive" and staging["sort"] == "_sort_abstract_eval"
+    table = sitegen.primitives_markdown("04_jaxpr")
+    header = next(line for line in table.splitlines() if line.startswith("| primitive"))
+    assert header.endswith("| Batching rule (`batching.batching_rules`) | Staging: abstract evaluation "
+                           "(`core.Primitive.abstract_eval`) |")
+    assert sitegen.ABSTRACT_EVAL not in sitegen.stage_primitives("03_vmap")["tables"]  # no staging before 04
+    assert "<!-- didax:primitives -->" in (SITE / "docs" / "stages" / "04_jaxpr.md").read_text()
+
+
+def test_a_stage_lists_the_api_modules_it_or_an_earlier_stage_added():
+    assert sitegen.api_modules("03_vmap") == sitegen.API_MODULES
+    assert sitegen.api_modules("04_jaxpr") == [*sitegen.API_MODULES, "didax.extend.core"]
+    api = sitegen.stage_api("04_jaxpr")
+    names = {e["name"] for e in api["didax.extend.core"]}
+    assert {"ClosedJaxpr", "Jaxpr", "JaxprEqn", "Literal", "Var", "check_jaxpr", "jaxpr_as_fun"} <= names
+    assert {"make_jaxpr", "eval_shape", "ShapeDtypeStruct"} <= {e["name"] for e in api["didax"]}

@@ -38,6 +38,15 @@ from .core import (
     new_main,
 )
 from .jaxpr import ClosedJaxpr, eval_jaxpr
+from .lax.loops import (
+    bind_scan,
+    bind_while,
+    carry_fixed_point,
+    interleaved,
+    move_binders,
+    split_list,
+    with_unused_inputs,
+)
 from .lax.slicing import GatherDimensionNumbers, GatherScatterMode
 from .staging import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
@@ -838,9 +847,95 @@ jvp_rules[lax.scatter_max_p] = _scatter_chooser_jvp(lax.scatter_max_p)
 
 
 # --- control flow: cond and switch (stage 04) --------------------------------------------------
+# Each branch is differentiated as a jaxpr, and the cond runs the chosen branch's JVP. All
+# branches must give the same outputs, so an output's tangent is a symbolic zero only where it is
+# one in every branch; the branches where it is not zero give zeros for it (instantiate).
+
+from .lax.conditionals import cond_p, hoist_branch_consts  # noqa: E402
+
+
+def _cond_jvp(
+    primals: list[Any], tangents: list[Any], *, branches: tuple[ClosedJaxpr, ...]
+) -> tuple[Any, Any]:
+    index, *ops = primals
+    ops_dot = tangents[1:]  # the index is an integer: it has no tangent
+    nonzeros = [type(t) is not Zero for t in ops_dot]
+    out_nonzeros = [any(nz) for nz in zip(*[jvp_jaxpr(b, nonzeros, False)[1] for b in branches])]
+    jvp_branches, consts = hoist_branch_consts([jvp_jaxpr(b, nonzeros, out_nonzeros)[0] for b in branches])
+    nonzero_dots = [t for t in ops_dot if type(t) is not Zero]
+    outs = cond_p.bind(index, *consts, *ops, *nonzero_dots, branches=jvp_branches)
+    primals_out, nonzero_tangents = outs[: len(out_nonzeros)], iter(outs[len(out_nonzeros) :])
+    tangents_out = [
+        next(nonzero_tangents) if nz else Zero.like(p) for p, nz in zip(primals_out, out_nonzeros)
+    ]
+    return primals_out, tangents_out
+
+
+jvp_rules[cond_p] = _cond_jvp
 
 
 # --- control flow: loops (stage 04) ------------------------------------------------------------
+# A loop's JVP is a loop over the JVP of its body, carrying tangents beside the primals. Which
+# carries need a tangent is a fixed point: those with a nonzero one at the start, and those the
+# body gives one (from a constant's tangent, an xs tangent, or another carry's).
+
+
+def _while_jvp(primals: list[Any], tangents: list[Any], *, cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr,
+               cond_nconsts: int, body_nconsts: int) -> tuple[list[Any], list[Any]]:  # fmt: skip
+    nonzeros = [type(t) is not Zero for t in tangents]
+    _, bconst_nz, init_nz = split_list(nonzeros, [cond_nconsts, body_nconsts])
+    carry_nz = carry_fixed_point(lambda nz: jvp_jaxpr(body_jaxpr, bconst_nz + nz, nz)[1], init_nz)
+    body_jvp, _ = jvp_jaxpr(body_jaxpr, bconst_nz + carry_nz, carry_nz)
+    n_bconst_dot, n_carry_dot = sum(bconst_nz), sum(carry_nz)
+    # (bconsts, carry, bconst_dots, carry_dots) -> (carry, carry_dots), regrouped as while's operands.
+    body_jvp = move_binders(body_jvp, interleaved([body_nconsts, len(init_nz)], [n_bconst_dot, n_carry_dot]),
+                            range(len(init_nz) + n_carry_dot))  # fmt: skip
+    cconsts, bconsts, init = split_list(primals, [cond_nconsts, body_nconsts])
+    _, bconst_dots, init_dots = split_list(tangents, [cond_nconsts, body_nconsts])
+    bconst_dots = [t for t, nz in zip(bconst_dots, bconst_nz) if nz]
+    init_dots = [instantiate_zeros(t) for t, nz in zip(init_dots, carry_nz) if nz]
+    # The condition reads only the primals: it takes the tangents and ignores them.
+    carry_avals = cond_jaxpr.in_avals[cond_nconsts:]
+    cond = with_unused_inputs(cond_jaxpr, [tangent_aval(a) for a, nz in zip(carry_avals, carry_nz) if nz])
+    outs = bind_while(cond, body_jvp, cconsts, [*bconsts, *bconst_dots], [*init, *init_dots])
+    carry_out, carry_dots = split_list(outs, [len(init)])
+    return carry_out, _with_zeros(carry_out, carry_nz, carry_dots)
+
+
+def _scan_jvp(primals: list[Any], tangents: list[Any], *, jaxpr: ClosedJaxpr, length: int, reverse: bool,
+              unroll: int, num_consts: int, num_carry: int) -> tuple[list[Any], list[Any]]:  # fmt: skip
+    nonzeros = [type(t) is not Zero for t in tangents]
+    const_nz, init_nz, xs_nz = split_list(nonzeros, [num_consts, num_carry])
+    num_ys = len(jaxpr.out_avals) - num_carry
+
+    def carry_out_nz(carry_nz: list[bool]) -> list[bool]:
+        return jvp_jaxpr(jaxpr, const_nz + carry_nz + xs_nz, carry_nz + [False] * num_ys)[1][:num_carry]
+
+    carry_nz = carry_fixed_point(carry_out_nz, init_nz)
+    body_jvp, out_nz = jvp_jaxpr(jaxpr, const_nz + carry_nz + xs_nz, carry_nz + [False] * num_ys)
+    ys_nz = out_nz[num_carry:]
+    # (consts, carry, xs, their tangents) -> (carry, ys, their tangents), regrouped as scan's operands.
+    in_order = interleaved([num_consts, num_carry, len(xs_nz)], [sum(const_nz), sum(carry_nz), sum(xs_nz)])
+    body_jvp = move_binders(body_jvp, in_order, interleaved([num_carry, num_ys], [sum(carry_nz), sum(ys_nz)]))
+    consts, init, xs = split_list(primals, [num_consts, num_carry])
+    const_dots, init_dots, xs_dots = split_list(tangents, [num_consts, num_carry])
+    const_dots = [t for t, nz in zip(const_dots, const_nz) if nz]
+    init_dots = [instantiate_zeros(t) for t, nz in zip(init_dots, carry_nz) if nz]
+    xs_dots = [t for t, nz in zip(xs_dots, xs_nz) if nz]
+    outs = bind_scan(body_jvp, [*consts, *const_dots], [*init, *init_dots], [*xs, *xs_dots],
+                               length=length, reverse=reverse, unroll=unroll)  # fmt: skip
+    carry, carry_dots, ys, ys_dots = split_list(outs, [num_carry, len(init_dots), num_ys])
+    return [*carry, *ys], _with_zeros([*carry, *ys], carry_nz + ys_nz, [*carry_dots, *ys_dots])
+
+
+def _with_zeros(primals: list[Any], nonzeros: list[bool], given: list[Any]) -> list[Any]:
+    """A tangent per primal: the next of ``given`` where marked nonzero, a symbolic zero elsewhere."""
+    it = iter(given)
+    return [next(it) if nz else Zero.like(p) for p, nz in zip(primals, nonzeros)]
+
+
+jvp_rules[lax.while_p] = _while_jvp
+jvp_rules[lax.scan_p] = _scan_jvp
 
 
 def missing_rules() -> list[str]:

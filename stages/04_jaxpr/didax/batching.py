@@ -38,6 +38,7 @@ from .core import (
     new_main,
 )
 from .jaxpr import ClosedJaxpr, eval_jaxpr
+from .lax.loops import bind_scan, bind_while, carry_fixed_point, split_list
 from .lax.slicing import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
 from .staging import trace_to_jaxpr
 from .tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
@@ -788,6 +789,138 @@ batching_rules[lax.top_k_p] = _top_k_rule
 
 
 # --- control flow: cond and switch (stage 04) --------------------------------------------------
+# With the same index for every example, the cond stays a cond, of the batched branches; an output
+# is batched if it is in any branch (the others broadcast theirs). With a batched index, examples
+# may take different branches: every branch runs on the whole batch, and select_n picks each
+# example's outputs from its branch's, as JAX does. (JAX also feeds each branch its inputs through
+# a select with stop_gradient, which matters only to reverse mode; didax has none yet.)
+
+from .lax.conditionals import cond_p, hoist_branch_consts  # noqa: E402
+
+
+def _cond_rule(
+    vals: list[Any], dims: list[int | None], *, branches: tuple[ClosedJaxpr, ...]
+) -> tuple[Any, Any]:
+    size = batch_size(vals, dims)
+    if dims[0] is not not_mapped:
+        return _cond_to_select(vals, dims, branches, size)
+    index, *ops = vals
+    in_batched = [d is not not_mapped for d in dims[1:]]
+    ops = [moveaxis(x, d, 0) if b else x for x, d, b in zip(ops, dims[1:], in_batched)]
+    out_batched = [any(bs) for bs in zip(*[batch_jaxpr(b, size, in_batched, False)[1] for b in branches])]
+    batched, consts = hoist_branch_consts(
+        [batch_jaxpr(b, size, in_batched, out_batched)[0] for b in branches]
+    )
+    outs = cond_p.bind(index, *consts, *ops, branches=batched)
+    return outs, [0 if b else not_mapped for b in out_batched]
+
+
+def _cond_to_select(
+    vals: list[Any], dims: list[int | None], branches: tuple[ClosedJaxpr, ...], size: int
+) -> tuple[list[Any], list[int]]:
+    index = moveaxis(vals[0], dims[0], 0)
+    ops = [x if d is not_mapped else moveaxis(x, d, 0) for x, d in zip(vals[1:], dims[1:])]
+    in_batched = [d is not not_mapped for d in dims[1:]]
+    outs = []
+    for branch in branches:  # every output batched, so that select_n can pick per example
+        batched, _ = batch_jaxpr(branch, size, in_batched, True)
+        outs.append(eval_jaxpr(batched.jaxpr, batched.consts, *ops))
+    selected = [lax.select_n(_per_example(index, cases[0]), *cases) for cases in zip(*outs)]
+    return selected, [0] * len(selected)
+
+
+def _per_example(index: Any, case: Any) -> Any:
+    """The batched index, one per example, broadcast over each example's elements."""
+    shape = get_aval(case).shape
+    return index if len(shape) == 1 else lax.broadcast_in_dim(index, shape, (0,))
+
+
+batching_rules[cond_p] = _cond_rule
 
 
 # --- control flow: loops (stage 04) ------------------------------------------------------------
+# A batched loop is one loop over batched bodies. Which carries are batched is a fixed point:
+# those batched at the start, and those the body makes batched (from a batched constant, a
+# batched xs, or another batched carry).
+
+
+def _while_rule(vals: list[Any], dims: list[int | None], *, cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr,
+                cond_nconsts: int, body_nconsts: int) -> tuple[list[Any], list[int | None]]:  # fmt: skip
+    size = batch_size(vals, dims)
+    batched = [d is not not_mapped for d in dims]
+    cconst_b, bconst_b, init_b = split_list(batched, [cond_nconsts, body_nconsts])
+    carry_b = carry_fixed_point(lambda b: batch_jaxpr(body_jaxpr, size, bconst_b + b, b)[1], init_b)
+    _, (pred_b,) = batch_jaxpr(cond_jaxpr, size, cconst_b + carry_b, False)
+    if pred_b:
+        # Each example has its own predicate: the loop runs while any holds, and an example whose
+        # predicate is false keeps its carry (while's impl selects, see loops.py). So every carry
+        # is batched, and the predicate, one per example, leads the carries' shapes.
+        carry_dims: list[int | None] = [0] * len(carry_b)
+        pred_dim: int | None = 0
+    else:
+        # One predicate for all: the batch axis goes after its axes, if it has any (it has when
+        # this loop was itself batched with a batched predicate: its shape must stay a prefix).
+        rank = cond_jaxpr.out_avals[0].ndim
+        carry_dims, pred_dim = [rank if b else not_mapped for b in carry_b], not_mapped
+    cconst_dims, bconst_dims, init_dims = split_list(dims, [cond_nconsts, body_nconsts])
+    body = batch_jaxpr_axes(body_jaxpr, size, bconst_dims + carry_dims, carry_dims)
+    cond = batch_jaxpr_axes(cond_jaxpr, size, cconst_dims + carry_dims, [pred_dim])
+    cconsts, bconsts, init = split_list(vals, [cond_nconsts, body_nconsts])
+    init = [x if new is not_mapped else bdim_to(x, d, new, size) for x, d, new in zip(init, init_dims, carry_dims)]
+    return bind_while(cond, body, cconsts, bconsts, init), carry_dims
+
+
+def _scan_rule(vals: list[Any], dims: list[int | None], *, jaxpr: ClosedJaxpr, length: int, reverse: bool,
+               unroll: int, num_consts: int, num_carry: int) -> tuple[list[Any], list[int | None]]:  # fmt: skip
+    # Inside the body the batch axis is axis 0 of everything batched; outside, the leading axis
+    # of xs and ys is the scan's, so their batch axis is axis 1.
+    size = batch_size(vals, dims)
+    batched = [d is not not_mapped for d in dims]
+    const_b, init_b, xs_b = split_list(batched, [num_consts, num_carry])
+    num_ys = len(jaxpr.out_avals) - num_carry
+
+    def carry_out_b(carry_b: list[bool]) -> list[bool]:
+        return batch_jaxpr(jaxpr, size, const_b + carry_b + xs_b, carry_b + [False] * num_ys)[1][:num_carry]
+
+    carry_b = carry_fixed_point(carry_out_b, init_b)
+    body, out_b = batch_jaxpr(jaxpr, size, const_b + carry_b + xs_b, carry_b + [False] * num_ys)
+    consts, init, xs = split_list(vals, [num_consts, num_carry])
+    const_dims, init_dims, xs_dims = split_list(dims, [num_consts, num_carry])
+    consts = [x if d is not_mapped else moveaxis(x, d, 0) for x, d in zip(consts, const_dims)]
+    init = [bdim_to(x, d, 0, size) if b else x for x, d, b in zip(init, init_dims, carry_b)]
+    xs = [x if d is not_mapped else moveaxis(x, d, 1) for x, d in zip(xs, xs_dims)]
+    outs = bind_scan(body, consts, init, xs, length=length, reverse=reverse, unroll=unroll)
+    carry_dims = [0 if b else not_mapped for b in carry_b]
+    return outs, carry_dims + [1 if b else not_mapped for b in out_b[num_carry:]]
+
+
+def batch_jaxpr_axes(
+    closed: ClosedJaxpr, axis_size: int, in_dims: Sequence[int | None], out_dims: Sequence[int | None]
+) -> ClosedJaxpr:
+    """``closed`` batched with each input's batch axis at ``in_dims`` and each output's at
+    ``out_dims`` (``not_mapped``: none; an output given one it lacks is broadcast). batch_jaxpr
+    is the same with every batch axis at 0; a while loop also needs them elsewhere."""
+
+    def batched_fun(*args: Any) -> list[Any]:
+        with new_main(BatchTrace, AxisData(None, axis_size, None)) as main:
+            trace = BatchTrace(main)
+            tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
+            outs = eval_jaxpr(closed.jaxpr, closed.consts, *tracers)
+            pairs = [(t.val, t.batch_dim) for t in (full_raise(trace, x) for x in outs)]
+        results = []
+        for (val, bdim), dst in zip(pairs, out_dims):
+            if dst is not_mapped and bdim is not not_mapped:
+                raise AssertionError("batch_jaxpr_axes: an output asked to be unbatched is batched")
+            results.append(val if dst is not_mapped else bdim_to(val, bdim, dst, axis_size))
+        return results
+
+    in_avals = [
+        a if d is not_mapped else ShapedArray((*a.shape[:d], axis_size, *a.shape[d:]), a.dtype, a.weak_type)
+        for a, d in zip(closed.in_avals, in_dims)
+    ]
+    jaxpr, _ = trace_to_jaxpr(batched_fun, in_avals)
+    return jaxpr
+
+
+batching_rules[lax.while_p] = _while_rule
+batching_rules[lax.scan_p] = _scan_rule

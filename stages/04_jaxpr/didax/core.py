@@ -400,4 +400,4 @@ trace_state = TraceState()
 
 
 # Jaxprs (stage 04) live in jaxpr.py, which builds on this module; JAX keeps eval_jaxpr in core.
-from .jaxpr import eval_jaxpr  # noqa: E402
+from .jaxpr import eval_jaxpr  # noqa: E402, F401  (re-exported: didax.core.eval_jaxpr)

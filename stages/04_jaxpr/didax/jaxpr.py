@@ -14,7 +14,7 @@ transformation it is transformed like any other Python function.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -52,7 +52,8 @@ class Var(_Immutable):
 
 
 class Literal(_Immutable):
-    """A scalar constant written into an equation, as ``2.0:f32[]``."""
+    """A scalar constant written into an equation. It prints as its value, ``2.0``, as in JAX's
+    documentation (JAX itself has since taken to printing its type too, ``2.0:f32[]``)."""
 
     __slots__ = ("val", "aval")
 
@@ -63,7 +64,7 @@ class Literal(_Immutable):
         return literal
 
     def __repr__(self) -> str:
-        return f"{self.val[()]}:{short_aval(self.aval)}"
+        return str(self.val[()])
 
 
 _set_var_aval = Var.__dict__["aval"].__set__
@@ -186,22 +187,26 @@ def jaxpr_as_fun(closed: ClosedJaxpr, *args: Any) -> Any:
 
 def check_jaxpr(jaxpr: Jaxpr) -> None:
     """Raise ``JaxprTypeError`` naming the first problem in ``jaxpr``, if it has one."""
-    ctx = PrintContext()
     bound: set[Var] = set()
 
-    def name(v: Atom) -> str:
+    def fail(message: str) -> JaxprTypeError:
+        return JaxprTypeError(f"{message}\n\nin the jaxpr\n{jaxpr}")
+
+    def name(v: Atom) -> str:  # the name the printout gives it
+        ctx = PrintContext()
+        pp_jaxpr(jaxpr, ctx)
         return ctx.name(v) if type(v) is Var else repr(v)
 
     def bind_var(v: Var) -> None:
         if type(v) is not Var:
-            raise JaxprTypeError(f"Binder {v!r} is not a variable: only variables can be bound")
+            raise fail(f"Binder {v!r} is not a variable: only variables can be bound")
         if v in bound:
-            raise JaxprTypeError(f"Variable '{name(v)}' already bound: each variable is bound once")
+            raise fail(f"Variable '{name(v)}' already bound: each variable is bound once")
         bound.add(v)
 
     def read(v: Atom) -> ShapedArray:
         if type(v) is Var and v not in bound:
-            raise JaxprTypeError(f"Variable '{name(v)}' not defined: it is read before any binding")
+            raise fail(f"Variable '{name(v)}' not defined: it is read before any binding")
         return v.aval
 
     for v in (*jaxpr.constvars, *jaxpr.invars):
@@ -213,16 +218,16 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
         try:
             out = eqn.primitive.abstract_eval(*in_avals, **eqn.params)
         except (TypeError, ValueError) as e:
-            raise JaxprTypeError(f"Equation {i} ({eqn.primitive.name}) is ill typed: {e}") from e
+            raise fail(f"Equation {i} ({eqn.primitive.name}) is ill typed: {e}") from e
         out_avals = out if eqn.primitive.multiple_results else [out]
         if len(out_avals) != len(eqn.outvars):
-            raise JaxprTypeError(
+            raise fail(
                 f"Equation {i} ({eqn.primitive.name}) binds {len(eqn.outvars)} variables but its "
                 f"primitive gives {len(out_avals)} results"
             )
         for v, aval in zip(eqn.outvars, out_avals):
             if not types_match(v.aval, aval):
-                raise JaxprTypeError(
+                raise fail(
                     f"Equation {i} ({eqn.primitive.name}): variable '{name(v)}' is declared "
                     f"{short_aval(v.aval)} but the primitive gives {short_aval(aval)}"
                 )
@@ -295,9 +300,9 @@ def pp_atom(x: Atom, ctx: PrintContext) -> str:
 
 def pp_binders(vs: Sequence[Var], ctx: PrintContext) -> pp.Doc:
     """``a:f32[] b:i32[3]``, breaking between binders when they do not fit."""
-    return pp.nest(2, pp.group(pp.join(pp.group(pp.brk()), [
-        pp.text(f"{ctx.name(v)}:{short_aval(v.aval)}") for v in vs
-    ])))
+    return pp.nest(
+        2, pp.group(pp.join(pp.group(pp.brk()), [pp.text(f"{ctx.name(v)}:{short_aval(v.aval)}") for v in vs]))
+    )
 
 
 def pp_jaxpr(jaxpr: Jaxpr, ctx: PrintContext) -> pp.Doc:
@@ -307,10 +312,21 @@ def pp_jaxpr(jaxpr: Jaxpr, ctx: PrintContext) -> pp.Doc:
     outs = ", ".join(pp_atom(v, ctx) for v in jaxpr.outvars)
     outs = f"({outs},)" if len(jaxpr.outvars) == 1 else f"({outs})"
     return pp.concat(
-        pp.group(pp.nest(2, pp.concat(
-            pp.text("{ lambda "), constvars, pp.text("; "), invars, pp.text(". let"),
-            pp.nest(2, pp.concat(pp.brk(), eqns)), pp.brk(), pp.text("in " + outs),
-        ))),
+        pp.group(
+            pp.nest(
+                2,
+                pp.concat(
+                    pp.text("{ lambda "),
+                    constvars,
+                    pp.text("; "),
+                    invars,
+                    pp.text(". let"),
+                    pp.nest(2, pp.concat(pp.brk(), eqns)),
+                    pp.brk(),
+                    pp.text("in " + outs),
+                ),
+            )
+        ),
         pp.text(" }"),
     )
 
@@ -327,10 +343,13 @@ def pp_params(params: dict[str, Any], ctx: PrintContext) -> pp.Doc:
     if not params:
         return pp.text("")
     pairs = [pp.concat(pp.text(f"{k}="), pp_param(v, ctx)) for k, v in sorted(params.items())]
-    return pp.group(pp.concat(
-        pp.nest(2, pp.concat(pp.text("["), pp.brk(""), pp.join(pp.brk(), pairs))),
-        pp.brk(""), pp.text("]"),
-    ))
+    return pp.group(
+        pp.concat(
+            pp.nest(2, pp.concat(pp.text("["), pp.brk(""), pp.join(pp.brk(), pairs))),
+            pp.brk(""),
+            pp.text("]"),
+        )
+    )
 
 
 def pp_param(value: Any, ctx: PrintContext) -> pp.Doc:
@@ -338,10 +357,13 @@ def pp_param(value: Any, ctx: PrintContext) -> pp.Doc:
         return pp_jaxpr(value if isinstance(value, Jaxpr) else value.jaxpr, ctx)
     if isinstance(value, tuple) and value and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in value):
         jaxprs = [pp_param(j, ctx) for j in value]
-        return pp.group(pp.concat(
-            pp.nest(2, pp.concat(pp.text("("), pp.brk(""), pp.join(pp.brk(), jaxprs))),
-            pp.brk(""), pp.text(")"),
-        ))
+        return pp.group(
+            pp.concat(
+                pp.nest(2, pp.concat(pp.text("("), pp.brk(""), pp.join(pp.brk(), jaxprs))),
+                pp.brk(""),
+                pp.text(")"),
+            )
+        )
     if isinstance(value, np.dtype):
         return pp.text(value.name)
     return pp.text(str(value))

@@ -17,6 +17,7 @@ for that; its primitives hold the jaxprs this module makes of their branches and
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -24,7 +25,6 @@ import numpy as np
 
 from .core import (
     ConcreteArray,
-    MainTrace,
     Primitive,
     ShapedArray,
     Trace,
@@ -33,8 +33,10 @@ from .core import (
     new_dynamic,
     new_main,
 )
+from . import dtypes
+from .array import Array, to_array
 from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
-from .tree_util import PyTreeDef, tree_flatten, tree_unflatten
+from .tree_util import PyTreeDef, keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 
 def shaped(aval: ShapedArray) -> ShapedArray:
@@ -91,18 +93,23 @@ class JaxprTracer(Tracer):
 
 class JaxprTrace(Trace):
     def pure(self, val: Any) -> JaxprTracer:
-        """A constant met while staging: a scalar is written into the equations as a literal; an
-        array (or a tracer of an enclosing transformation) becomes a constvar."""
+        """A constant met while staging: a scalar is written into the equations as a literal, an
+        array becomes a constvar."""
+        if isinstance(val, np.ndarray) and val.dtype == dtypes.float0:  # an integer's tangent from jvp
+            aval = ShapedArray(val.shape, dtypes.float0)
+            var = Literal(val, aval) if val.shape == () else self.main.global_data.const_var(val, aval)
+            return JaxprTracer(self, aval, var)
         aval = get_aval(val)
-        if type(aval) is ConcreteArray and not aval.shape and not isinstance(val, Tracer):
+        if not aval.shape and not isinstance(val, Tracer):
             typ = shaped(aval)
             return JaxprTracer(self, typ, Literal(literal_value(aval), typ))
-        # A tracer of an enclosing transformation is not a constant even when its value is known
-        # (a jvp's primal): as a constvar it stays an input that the outer interpreter follows.
-        aval = shaped(aval)
-        return JaxprTracer(self, aval, self.main.global_data.const_var(val, aval))
+        return self.lift(val)
 
-    lift = pure
+    def lift(self, val: Any) -> JaxprTracer:
+        """A value from outside: a constvar. A tracer of an enclosing transformation is one too,
+        even when its value is known (a jvp's primal): it carries more than its value."""
+        aval = shaped(get_aval(val))
+        return JaxprTracer(self, aval, self.main.global_data.const_var(val, aval))
 
     def process_primitive(self, primitive: Primitive, tracers: list[Any], params: dict) -> Any:
         avals_out = abstract_eval(primitive, [t.aval for t in tracers], params)
@@ -152,31 +159,35 @@ def trace_to_jaxpr(fun: Callable[..., Any], in_avals: Sequence[ShapedArray]) -> 
     """Stage ``fun``, a function of flat arguments of types ``in_avals`` returning a flat list;
     the closed jaxpr, and the flat outputs as ``fun`` gave them (for their tree, if any)."""
     builder = JaxprBuilder()
-    with new_main(JaxprTrace, builder) as main:
-        with new_dynamic(main):
-            trace = JaxprTrace(main)
-            tracers = [JaxprTracer(trace, shaped(a), Var(shaped(a))) for a in in_avals]
-            outs = fun(*tracers)
-            out_vars = [_full_raise_var(trace, x) for x in outs]
+    with new_main(JaxprTrace, builder) as main, new_dynamic(main):
+        trace = JaxprTrace(main)
+        tracers = [JaxprTracer(trace, shaped(a), Var(shaped(a))) for a in in_avals]
+        outs = fun(*tracers)
+        out_vars = [_full_raise_var(trace, x) for x in outs]
     return builder.build([t.var for t in tracers], out_vars), outs
 
 
 def _full_raise_var(trace: JaxprTrace, x: Any) -> Var | Literal:
+    """What stands for the output ``x`` in the jaxpr: its variable, or a new literal or constvar
+    for an output that did not depend on the inputs."""
     if isinstance(x, JaxprTracer) and x._trace.main is trace.main:
         return x.var
-    return trace.pure(x).var
+    return (trace.lift(x) if isinstance(x, Tracer) else trace.pure(x)).var
 
 
 def trace_flat(
-    fun: Callable[..., Any], in_tree: PyTreeDef, in_avals: Sequence[ShapedArray]
+    fun: Callable[..., Any], in_tree: PyTreeDef, in_avals: Sequence[ShapedArray], user_fun: Any = None
 ) -> tuple[ClosedJaxpr, PyTreeDef]:
-    """Stage ``fun`` called on the pytree ``in_tree`` of values of types ``in_avals``; the closed
-    jaxpr of its flattened outputs, and their tree."""
+    """Stage ``fun`` called on the pytree ``in_tree`` (of ``(args, kwargs)``) of values of types
+    ``in_avals``; the closed jaxpr of its flattened outputs, and their tree. With ``user_fun``
+    (the function the user gave, for the message), an output that is not an array is an error."""
     out_tree: list[PyTreeDef] = []
 
     def flat_fun(*leaves: Any) -> list[Any]:
         args, kwargs = tree_unflatten(in_tree, leaves)
         out_leaves, tree = tree_flatten(fun(*args, **kwargs))
+        if user_fun is not None:
+            _check_outputs(user_fun, out_leaves)
         out_tree.append(tree)
         return out_leaves
 
@@ -206,7 +217,9 @@ class ShapeDtypeStruct:
 
     __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
-    def __init__(self, shape: Sequence[int], dtype: Any, *, sharding: Any = None, weak_type: bool = False) -> None:
+    def __init__(
+        self, shape: Sequence[int], dtype: Any, *, sharding: Any = None, weak_type: bool = False
+    ) -> None:
         self.shape = tuple(int(d) for d in shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
@@ -221,8 +234,11 @@ class ShapeDtypeStruct:
         return int(np.prod(self.shape, dtype=np.int64))
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type)
-                == (other.shape, other.dtype, other.weak_type))
+        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == (
+            other.shape,
+            other.dtype,
+            other.weak_type,
+        )
 
     def __hash__(self) -> int:
         return hash((self.shape, self.dtype, self.weak_type))
@@ -239,6 +255,50 @@ def abstractify(x: Any) -> ShapedArray:
     return shaped(get_aval(x))
 
 
+def _arg_types(fun: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[list[ShapedArray], PyTreeDef]:
+    """The staged types of the leaves of ``(args, kwargs)`` and their tree; JAX's TypeError for
+    a leaf that is not an array, naming where it was passed."""
+    pairs, _ = tree_flatten_with_path((args, kwargs))
+    avals = []
+    for path, leaf in pairs:
+        try:
+            avals.append(abstractify(leaf))
+        except TypeError:
+            raise TypeError(
+                f"Error interpreting argument to {fun} as an abstract array. The problematic value is "
+                f"of type {type(leaf)} and was passed to the function at path {_path_name(fun, path)}.\n"
+                "This typically means that a function was called with a non-array argument; pass it as "
+                "a static argument (static_argnums) instead."
+            ) from None
+    return avals, tree_flatten((args, kwargs))[1]
+
+
+def _path_name(fun: Callable[..., Any], path: tuple) -> str:
+    """``x``, ``x['a'][0]`` or ``kwargs['k']``: where a leaf sat among ``fun``'s arguments."""
+    (in_kwargs, first, *rest) = path
+    if in_kwargs.idx == 1:
+        return f"{first.key}{keystr(tuple(rest))}"
+    try:
+        names = list(inspect.signature(fun).parameters)
+        name = names[first.idx] if first.idx < len(names) else f"args[{first.idx}]"
+    except (TypeError, ValueError):  # no signature
+        name = f"args[{first.idx}]"
+    return f"{name}{keystr(tuple(rest))}"
+
+
+def _check_outputs(fun: Callable[..., Any], outs: list[Any]) -> None:
+    for x in outs:
+        if not isinstance(x, Tracer) and not (isinstance(x, np.ndarray) and x.dtype == dtypes.float0):
+            try:
+                get_aval(x)
+            except TypeError:
+                name = getattr(fun, "__name__", repr(fun))
+                raise TypeError(
+                    f"function {name} traced for make_jaxpr returned a value of type {type(x)}, which "
+                    "is not a valid JAX type"
+                ) from None
+
+
 def make_jaxpr(
     fun: Callable[..., Any],
     static_argnums: int | Sequence[int] = (),
@@ -249,8 +309,9 @@ def make_jaxpr(
     ``return_shape`` also a pytree of ShapeDtypeStructs shaped like ``fun``'s output.
 
     Arguments at ``static_argnums`` are passed to ``fun`` as they are (they are not staged, and
-    need not be arrays); the others become the jaxpr's inputs, their pytrees flattened.
-    ``axis_env`` is kept for the named axes of stage 07; nothing reads it yet.
+    need not be arrays, but must be hashable, as for jit); the others become the jaxpr's inputs,
+    their pytrees flattened. ``axis_env`` is kept for the named axes of stage 07; nothing reads
+    it yet.
     """
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
@@ -258,15 +319,18 @@ def make_jaxpr(
 
     @functools.wraps(fun)
     def make_jaxpr_f(*args: Any, **kwargs: Any) -> Any:
-        statics = {i % len(args) if -len(args) <= i < len(args) else i for i in static}
-        dynamic = [a for i, a in enumerate(args) if i not in statics]
+        statics = _static_positions(static, len(args))
+        for i in sorted(statics):
+            _check_hashable(args[i])
+        dynamic = tuple(a for i, a in enumerate(args) if i not in statics)
 
         def with_statics(*dyn: Any, **kw: Any) -> Any:
             it = iter(dyn)
             return fun(*[a if i in statics else next(it) for i, a in enumerate(args)], **kw)
 
-        leaves, in_tree = tree_flatten((tuple(dynamic), kwargs))
-        closed, out_tree = trace_flat(with_statics, in_tree, [abstractify(x) for x in leaves])
+        in_avals, in_tree = _arg_types(fun, dynamic, kwargs)
+        closed, out_tree = trace_flat(with_statics, in_tree, in_avals, fun)
+        closed = ClosedJaxpr(closed.jaxpr, [_own(c) for c in closed.consts])
         if not return_shape:
             return closed
         shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
@@ -275,11 +339,35 @@ def make_jaxpr(
     return make_jaxpr_f
 
 
+def _own(const: Any) -> Any:
+    """A constant the user's jaxpr keeps: a NumPy array is copied (in its constvar's dtype), so
+    that changing it later cannot change the jaxpr."""
+    return const if isinstance(const, (Tracer, Array)) else to_array(const)
+
+
+def _static_positions(static: tuple[int, ...], nargs: int) -> set[int]:
+    if any(not -nargs <= i < nargs for i in static):
+        raise ValueError(
+            f"Function has static_argnums={static}, but only accepts {nargs} positional arguments."
+        )
+    return {i % nargs for i in static}
+
+
+def _check_hashable(arg: Any) -> None:
+    try:
+        hash(arg)
+    except TypeError as e:
+        raise ValueError(
+            f"Non-hashable static arguments are not supported. An error occurred while trying to hash "
+            f"an object of type {type(arg)}, {arg}. The error was:\n{type(e).__name__}: {e}\n"
+        ) from None
+
+
 def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """The shapes and dtypes of ``fun(*args, **kwargs)`` as ShapeDtypeStructs, without computing
     it: ``fun`` is staged on the arguments' types and nothing runs."""
-    leaves, in_tree = tree_flatten((args, kwargs))
-    closed, out_tree = trace_flat(fun, in_tree, [abstractify(x) for x in leaves])
+    in_avals, in_tree = _arg_types(fun, args, kwargs)
+    closed, out_tree = trace_flat(fun, in_tree, in_avals, fun)
     shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
     return tree_unflatten(out_tree, shapes)
 
@@ -308,4 +396,3 @@ def dce_jaxpr(
     invars = [v for v, u in zip(jaxpr.invars, used_inputs) if u]
     outvars = [v for v, u in zip(jaxpr.outvars, used) if u]
     return Jaxpr(jaxpr.constvars, invars, outvars, kept[::-1]), used_inputs
-

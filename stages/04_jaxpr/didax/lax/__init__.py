@@ -19,6 +19,7 @@ from .bitwise import (
     shift_right_logical_p,
     xor_p,
 )
+from .conditionals import cond, cond_p, switch
 from .dot import dot, dot_general, dot_general_p
 from .elementwise import (
     RoundingMethod,
@@ -133,6 +134,7 @@ from .elementwise import (
     tanh,
     tanh_p,
 )
+from .loops import associative_scan, fori_loop, map, scan, scan_p, while_loop, while_p
 from .reductions import (
     argmax,
     argmax_p,
