@@ -23,6 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from . import dtypes
+from .array import Array, to_array
+from .config import config
 from .core import (
     ConcreteArray,
     Primitive,
@@ -33,8 +36,6 @@ from .core import (
     new_dynamic,
     new_main,
 )
-from . import dtypes
-from .array import Array, to_array
 from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from .tree_util import PyTreeDef, keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
@@ -135,10 +136,11 @@ _known_types: dict[Any, Any] = {}
 
 
 def abstract_eval(primitive: Primitive, avals: list[ShapedArray], params: dict) -> Any:
-    """``primitive``'s abstract evaluation, remembered per (primitive, input types, params):
-    staging a long program asks the same question many times."""
+    """``primitive``'s abstract evaluation, remembered per (primitive, input types, params, the
+    64-bit flag, with which rules canonicalize dtypes): staging a long program asks the same
+    question many times."""
     try:
-        key = (primitive, *avals, *params.items())
+        key = (primitive, config.jax_enable_x64, *avals, *params.items())
         return _known_types[key]
     except TypeError:  # an unhashable parameter
         return primitive.abstract_eval(*avals, **params)
