@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
+from typing import Any
 
 # The implementations, in the order the tables show them.
 IMPLS = ("numpy", "didax", "jax")
@@ -25,10 +26,12 @@ class Case:
 
     `calls[impl]` is None where that library has no equivalent (NumPy has no pytrees): the case is
     then recorded as absent for it. `ops` counts the operations one call performs, so that growth
-    cases can report the cost per operation.
+    cases can report the cost per operation. `extra` is copied into the case's JSON entry as it
+    is, for what a suite's own tables need (the staging suite's equation counts).
     """
 
     name: str
     what: str
     calls: dict[str, Callable[[], object] | None]
     ops: int = 1
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -53,6 +53,8 @@ def measured_line(meta: dict[str, Any]) -> str:
     if load and load.get("before") and load.get("after"):
         line += (f" Load average (1 min) {load['before'][0]:.2f} before the run and {load['after'][0]:.2f} "
                  f"after, on {m['cpu_count']} CPUs.")
+    if meta["timing"].get("clock") == "process_time":
+        line += " Times are the process's CPU time (time.process_time), not wall-clock time."
     if meta["timing"]["quick"]:
         line += " A quick run: the figures are rough."
     return line
@@ -76,7 +78,7 @@ def table_markdown(table: dict[str, Any]) -> list[str]:
 
 
 def _case_json(case: Case, timings: dict[str, Timing | None]) -> dict[str, Any]:
-    entry: dict[str, Any] = {"case": case.name, "what": case.what, "ops": case.ops}
+    entry: dict[str, Any] = {"case": case.name, "what": case.what, "ops": case.ops, **case.extra}
     for impl in IMPLS:
         timing = timings.get(impl)
         entry[impl] = timing.as_json() if timing else None

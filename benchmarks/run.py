@@ -23,13 +23,15 @@ import json
 import platform
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 if __package__ in (None, ""):  # run as `python benchmarks/run.py`: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import eager, jvp, report, vmap  # noqa: E402
+from benchmarks import eager, jaxpr, jvp, report, vmap  # noqa: E402
 from benchmarks.cases import IMPLS, Case, Libs  # noqa: E402
 from benchmarks.timing import FULL, QUICK, Settings, Timing, measure_side_by_side  # noqa: E402
 from conformance.impl import STAGES_DIR, load, newest_stage  # noqa: E402  (loads a stage under its own name)
@@ -39,8 +41,8 @@ DEFAULT_OUT = ROOT / "benchmarks" / "results"
 
 
 # Each module: SUITE, TITLE, cases(libs); CAPABILITY if a stage needs one; tables(cases) for tables of
-# its own, from the cases' JSON entries.
-SUITES = (eager, jvp, vmap)
+# its own, from the cases' JSON entries; CLOCK if not wall-clock time (time.perf_counter).
+SUITES = (eager, jvp, vmap, jaxpr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,8 +64,10 @@ def main(argv: list[str] | None = None) -> int:
         if not cases:
             continue
         load_before = load_average()
-        measured = [(case, time_case(case, settings)) for case in cases]
+        clock = getattr(suite, "CLOCK", time.perf_counter)
+        measured = [(case, time_case(case, settings, clock)) for case in cases]
         meta = metadata(args, libs, settings, suite.SUITE)
+        meta["timing"]["clock"] = clock.__name__
         meta["load_average"] = {"before": load_before, "after": load_average()}
         data = report.results_json(f"Stage {args.stage}: {suite.TITLE}", meta, measured,
                                    getattr(suite, "tables", None))
@@ -112,9 +116,10 @@ def selected(case: Case, filters: list[str]) -> bool:
     return not filters or any(f.lower() in case.name.lower() for f in filters)
 
 
-def time_case(case: Case, settings: Settings) -> dict[str, Timing | None]:
+def time_case(case: Case, settings: Settings,
+              clock: Callable[[], float] = time.perf_counter) -> dict[str, Timing | None]:
     """Each implementation's timing of the case, None where it has no equivalent."""
-    measured = measure_side_by_side({impl: fn for impl, fn in case.calls.items() if fn}, settings)
+    measured = measure_side_by_side({impl: fn for impl, fn in case.calls.items() if fn}, settings, clock)
     timings = {impl: measured.get(impl) for impl in case.calls}
     shown = "  ".join(f"{impl} {t.min_us:10.2f} µs" if t else f"{impl} {'—':>10}   " for impl, t in timings.items())
     print(f"{case.name:16} {shown}", file=sys.stderr)

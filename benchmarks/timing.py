@@ -2,12 +2,14 @@
 
 K is chosen per function so that one repeat lasts at least `min_time` seconds, which keeps the
 clock's resolution out of the figures whether a call takes a microsecond or a hundred milliseconds.
-Like timeit, the garbage collector is off while a repeat runs.
+Like timeit, the garbage collector is off while a repeat runs. The clock is wall-clock time
+(``time.perf_counter``) unless a suite asks for another: the staging suite times process CPU time.
 """
 
 from __future__ import annotations
 
 import statistics
+import time
 import timeit
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,9 +42,10 @@ class Timing:
                 "calls": self.calls, "repeats": self.repeats}
 
 
-def measure_side_by_side(fns: dict[str, Callable[[], object]], settings: Settings) -> dict[str, Timing]:
+def measure_side_by_side(fns: dict[str, Callable[[], object]], settings: Settings,
+                         clock: Callable[[], float] = time.perf_counter) -> dict[str, Timing]:
     """Warm each function up (JAX compiles on its first call), then time them in turns: repeat r of
-    every function runs before repeat r + 1 of any.
+    every function runs before repeat r + 1 of any. `clock` reads the time in seconds.
 
     On a machine whose load changes while the benchmark runs, each implementation then meets the
     same conditions, so their ratio stays meaningful even when the absolute figures move.
@@ -51,7 +54,7 @@ def measure_side_by_side(fns: dict[str, Callable[[], object]], settings: Setting
     for name, fn in fns.items():
         for _ in range(settings.warmup):
             fn()
-        timer = timeit.Timer(fn)
+        timer = timeit.Timer(fn, timer=clock)
         timers[name] = (timer, calls_per_repeat(timer, settings.min_time))
     per_call: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(settings.repeats):

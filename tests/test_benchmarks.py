@@ -91,3 +91,24 @@ def test_a_stage_with_vmap_gets_the_vmap_suite_and_its_loop_table(tmp_path):
     (row,) = loop_table["rows"]
     assert row[0] == "`vmap tanh(w @ x)` / `loop tanh(w @ x)`" and all(float(cell) > 0 for cell in row[1:])
     assert not (tmp_path / "03_vmap-eager.json").exists()  # --suite vmap ran no other suite
+
+
+def test_a_stage_with_jaxpr_gets_the_staging_suite_with_equation_counts(tmp_path):
+    done = run_benchmarks("-m", "benchmarks.run", "--quick", "--stage", "04_jaxpr", "--suite", "jaxpr",
+                          "--out", str(tmp_path), "--filter", "chain ×100")
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "04_jaxpr-jaxpr.json").read_text(encoding="utf-8"))
+    assert [c["case"] for c in data["cases"]] == ["make_jaxpr chain ×100", "make_jaxpr chain ×1000"]
+    for case in data["cases"]:
+        assert case["numpy"] is None and case["didax"]["min_us"] > 0 and case["jax"]["min_us"] > 0
+        for impl in ("didax", "jax"):
+            counts = case["equations"][impl]
+            # Every jax.numpy operation records at least one equation, and nesting only adds some.
+            assert case["ops"] <= counts["top_level"] <= counts["with_nested"], (case["case"], impl)
+    assert data["meta"]["timing"]["clock"] == "process_time" and "CPU time" in data["measured"]
+    (per_eqn,) = [t for t in data["tables"] if t["title"] and t["title"].startswith("Per equation")]
+    assert [row[0] for row in per_eqn["rows"]] == ["`make_jaxpr chain ×100`", "`make_jaxpr chain ×1000`"]
+    assert per_eqn["rows"][0][-2:] == ["1.00", "1.00"]  # the first chain is its own reference
+    assert all(float(cell) > 0 for row in per_eqn["rows"] for cell in row[4:])
+    md = (tmp_path / "04_jaxpr-jaxpr.md").read_text(encoding="utf-8")
+    assert "| case | operations | didax equations | JAX equations |" in md

@@ -140,7 +140,9 @@ class Primitive:
     def bind_with_trace(self, trace: Trace, args: Sequence[Any], params: dict) -> Any:
         """Run this primitive in ``trace``'s interpreter. Primitives that need another kind of
         dispatch (later stages' call-like and custom-rule primitives) override this, not bind."""
-        tracers = [full_raise(trace, arg) for arg in args]
+        main = trace.main
+        # Most arguments are already the trace's own tracers: keep those without a call.
+        tracers = [x if isinstance(x, Tracer) and x._trace.main is main else full_raise(trace, x) for x in args]
         out = trace.process_primitive(self, tracers, params)
         if self.multiple_results:
             return [full_lower(x) for x in out]
@@ -340,17 +342,19 @@ def find_top_trace(xs: Sequence[Any]) -> Trace:
     the bottom of the stack. A tracer whose transformation has ended has escaped it: that is an
     error, not a constant.
     """
-    top: Tracer | None = None
+    top = trace_state.dynamic_trace
+    level = top.main.level
+    stack = trace_state.trace_stack
     for x in xs:
         if isinstance(x, Tracer):
-            if not is_alive(x._trace.main):
+            main = x._trace.main
+            if main.level >= len(stack) or stack[main.level] is not main:  # is_alive, inlined: bind is hot
                 raise UnexpectedTracerError(x)
-            if top is None or x._trace.main.level > top._trace.main.level:
-                top = x
-    dynamic = trace_state.dynamic_trace
-    if top is None or top._trace.main.level < dynamic.main.level:
-        return dynamic
-    return top._trace.main.trace_type(top._trace.main)
+            if main.level >= level:
+                # Every tracer of one transformation has an equivalent trace (a trace holds only
+                # its MainTrace), so the tracer's own will do: no new Trace per operation.
+                top, level = x._trace, main.level
+    return top
 
 
 def full_raise(trace: Trace, val: Any) -> Any:

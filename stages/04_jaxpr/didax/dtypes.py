@@ -317,5 +317,7 @@ def python_scalar_to_numpy(x: bool | int | float | complex, dtype: np.dtype) -> 
     value = np.asarray(x, dtype=default)
     if dtype == default:
         return value
+    if dtype.kind not in "fc" or dtype.itemsize >= default.itemsize:  # nothing can overflow to inf
+        return value.astype(dtype)
     with np.errstate(over="ignore"):  # a float too large for float16 becomes inf, as in XLA
         return value.astype(dtype)

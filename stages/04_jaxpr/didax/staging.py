@@ -23,7 +23,11 @@ from typing import Any
 
 import numpy as np
 
+from . import dtypes
+from .array import Array, to_array
+from .config import config
 from .core import (
+    ConcreteArray,
     Primitive,
     ShapedArray,
     Trace,
@@ -32,8 +36,6 @@ from .core import (
     new_dynamic,
     new_main,
 )
-from . import dtypes
-from .array import Array, to_array
 from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from .tree_util import PyTreeDef, keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
@@ -42,7 +44,16 @@ def shaped(aval: ShapedArray) -> ShapedArray:
     """Forget the value: a ConcreteArray becomes the ShapedArray of its type."""
     if type(aval) is ShapedArray:
         return aval
-    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+    key = (aval.shape, aval.dtype, aval.weak_type)
+    known = _shaped_avals.get(key)
+    if known is None:  # one ShapedArray per type, made once: every literal needs one
+        known = _shaped_avals[key] = ShapedArray(*key)
+        if len(_shaped_avals) > 4096:  # ever-new shapes must not grow memory without end
+            _shaped_avals.clear()
+    return known
+
+
+_shaped_avals: dict[tuple[Any, ...], ShapedArray] = {}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -90,9 +101,9 @@ class JaxprTrace(Trace):
             var = Literal(val, aval) if val.shape == () else self.main.global_data.const_var(val, aval)
             return JaxprTracer(self, aval, var)
         aval = get_aval(val)
-        if aval.shape == () and not isinstance(val, Tracer):
-            literal = Literal(np.asarray(aval.val, aval.dtype), shaped(aval))
-            return JaxprTracer(self, literal.aval, literal)
+        if not aval.shape and not isinstance(val, Tracer):
+            typ = shaped(aval)
+            return JaxprTracer(self, typ, Literal(literal_value(aval), typ))
         return self.lift(val)
 
     def lift(self, val: Any) -> JaxprTracer:
@@ -103,10 +114,10 @@ class JaxprTrace(Trace):
 
     def process_primitive(self, primitive: Primitive, tracers: list[Any], params: dict) -> Any:
         avals_out = abstract_eval(primitive, [t.aval for t in tracers], params)
-        invars = tuple(t.var for t in tracers)
+        invars = tuple([t.var for t in tracers])
         if primitive.multiple_results:
             outs = [JaxprTracer(self, a, Var(a)) for a in avals_out]
-            outvars = tuple(t.var for t in outs)
+            outvars = tuple([t.var for t in outs])
         else:
             outs = JaxprTracer(self, avals_out, Var(avals_out))
             outvars = (outs.var,)
@@ -114,14 +125,22 @@ class JaxprTrace(Trace):
         return outs
 
 
+def literal_value(aval: ConcreteArray) -> np.ndarray:
+    """A known scalar's value as a 0-d NumPy array of its dtype: the value itself when it is one
+    already (np.asarray would cost more than all the rest of making the literal)."""
+    val = aval.val
+    return val if type(val) is np.ndarray else np.asarray(val, aval.dtype)
+
+
 _known_types: dict[Any, Any] = {}
 
 
 def abstract_eval(primitive: Primitive, avals: list[ShapedArray], params: dict) -> Any:
-    """``primitive``'s abstract evaluation, remembered per (primitive, input types, params):
-    staging a long program asks the same question many times."""
+    """``primitive``'s abstract evaluation, remembered per (primitive, input types, params, the
+    64-bit flag, with which rules canonicalize dtypes): staging a long program asks the same
+    question many times."""
     try:
-        key = (primitive, *avals, *params.items())
+        key = (primitive, config.jax_enable_x64, *avals, *params.items())
         return _known_types[key]
     except TypeError:  # an unhashable parameter
         return primitive.abstract_eval(*avals, **params)

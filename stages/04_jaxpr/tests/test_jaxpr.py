@@ -383,3 +383,13 @@ def test_an_integer_tangent_of_float0_is_a_literal_output():
     closed = didax.make_jaxpr(lambda x: didax.jvp(lambda x: (x, 3), (x,), (1.0,)))(1.0)
     tangent = eval_jaxpr(closed.jaxpr, closed.consts, 2.0)[3]
     assert closed.out_avals[3].dtype == didax.dtypes.float0 and tangent.dtype == didax.dtypes.float0
+
+
+def test_the_64_bit_flag_changes_the_staged_types_between_calls():
+    f = lambda x: lax.convert_element_type(x, np.float64)  # noqa: E731
+    with pytest.warns(UserWarning, match="truncated to dtype float32"):
+        assert didax.make_jaxpr(f)(np.float32(1.0)).out_avals[0].dtype == np.float32
+    with didax.enable_x64():
+        assert didax.make_jaxpr(f)(np.float32(1.0)).out_avals[0].dtype == np.float64
+    with pytest.warns(UserWarning, match="truncated to dtype float32"):
+        assert didax.make_jaxpr(f)(np.float32(1.0)).out_avals[0].dtype == np.float32

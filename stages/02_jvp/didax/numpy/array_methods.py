@@ -12,14 +12,14 @@ from typing import Any
 from ..array import Array
 from ..core import Tracer
 from . import at, creation, indexing, manipulation, reductions, shapes, sorting, structure, ufuncs
-from .util import is_arraylike
+from .util import _ARRAYLIKE_TYPES, is_arraylike
 
 
 def _binary(fn: Callable[..., Any], swap: bool = False) -> Callable[..., Any]:
     """An operator method; unknown operand types get NotImplemented, so Python tries the other."""
 
     def method(self: Any, other: Any) -> Any:
-        if not is_arraylike(other):
+        if type(other) not in _ARRAYLIKE_TYPES and not is_arraylike(other):
             return NotImplemented
         return fn(other, self) if swap else fn(self, other)
 

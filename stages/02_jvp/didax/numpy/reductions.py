@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import math
 from typing import Any
 
 import numpy as np
@@ -203,7 +204,7 @@ def _count(
 ) -> ArrayLike:
     """How many elements each result is reduced from: a constant, or the mask's count."""
     if where is None:
-        return convert(int(np.prod([aval.shape[i] for i in axes], dtype=np.int64)), dtype)
+        return convert(math.prod([aval.shape[i] for i in axes]), dtype)
     mask = broadcast_to(convert(as_array(where), np.dtype(np.bool_)), aval.shape)
     return sum(mask, axis=axes, dtype=dtype, keepdims=keepdims)
 

@@ -13,6 +13,7 @@ from ..core import get_aval, to_concrete_value
 from .util import (
     ArrayLike,
     as_array,
+    broadcast_shapes,
     broadcast_to,
     check_arraylike,
     convert,
@@ -28,7 +29,7 @@ from .util import (
 
 
 def _is_bool(x: ArrayLike) -> bool:
-    return get_aval(x).dtype == np.bool_
+    return get_aval(x).dtype.kind == "b"  # kind: comparing with np.bool_ costs ten times more
 
 
 def _bool_to_int(x: ArrayLike) -> ArrayLike:
@@ -362,9 +363,10 @@ def where(condition: ArrayLike, x: ArrayLike = None, y: ArrayLike = None, /) -> 
 def broadcast_all(name: str, *args: ArrayLike) -> list[ArrayLike]:
     """Broadcast every argument to one shape (select_n needs equal shapes), keeping dtypes."""
     shapes = [get_aval(a).shape for a in args]
-    try:
-        shape = np.broadcast_shapes(*shapes)
-    except ValueError:  # JAX's where says ValueError here, where its binary ufuncs say TypeError
+    if all(s == shapes[0] for s in shapes):
+        return list(args)
+    shape = broadcast_shapes(*shapes)
+    if shape is None:  # JAX's where says ValueError here, where its binary ufuncs say TypeError
         shown = ", ".join(map(str, shapes))
         raise ValueError(f"{name}: incompatible shapes for broadcasting: {shown}.") from None
     args = promote_shapes(name, *args)

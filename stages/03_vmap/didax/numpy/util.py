@@ -22,7 +22,7 @@ ArrayLike = Any  # an Array, a Tracer, a NumPy value or a Python scalar
 def check_arraylike(name: str, *args: Any) -> None:
     """jax.numpy takes arrays and scalars, not lists: ``jnp.sum([1, 2])`` is an error."""
     for position, arg in enumerate(args):
-        if type(arg) not in _ARRAYLIKE_TYPES and not is_arraylike(arg):
+        if type(arg) not in _ARRAYLIKE_TYPES and not isinstance(arg, Tracer) and not is_arraylike(arg):
             if hasattr(arg, "__jax_array__"):  # JAX converts these only in asarray, and says so
                 raise ValueError(
                     f"{name} got a {type(arg).__name__}, which converts itself with __jax_array__; "
@@ -80,15 +80,28 @@ def promote_shapes(name: str, *args: ArrayLike) -> list[ArrayLike]:
     shapes = [get_aval(x).shape for x in args]
     if len({shape for shape in shapes if shape}) < 2:
         return list(args)  # the common case: one shape, and scalars, which lax broadcasts itself
-    try:
-        np.broadcast_shapes(*shapes)
-    except ValueError:
+    if broadcast_shapes(*shapes) is None:
         shown = ", ".join(map(str, shapes))
         raise TypeError(f"{name} got incompatible shapes for broadcasting: {shown}.") from None
     rank = max(len(s) for s in shapes)
     return [
         x if len(s) in (0, rank) else lax.reshape(x, (1,) * (rank - len(s)) + s) for x, s in zip(args, shapes)
     ]
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
+    """NumPy's broadcast shape of ``shapes``, None if they do not broadcast (np.broadcast_shapes
+    builds arrays to find it: ten times slower for the two or three shapes of an operation)."""
+    rank = max(len(s) for s in shapes)
+    out = [1] * rank
+    for shape in shapes:
+        for i, n in enumerate(shape, rank - len(shape)):
+            if n != out[i]:
+                if out[i] != 1 and n != 1:
+                    return None
+                if n != 1:
+                    out[i] = n
+    return tuple(out)
 
 
 def promote_args(name: str, *args: ArrayLike) -> list[ArrayLike]:
@@ -140,6 +153,8 @@ def canonicalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     checked, duplicates refused."""
     if axis is None:
         return tuple(range(ndim))
+    if type(axis) is int and -ndim <= axis < ndim:  # the common case, without NumPy
+        return (axis % ndim,)
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     result = tuple(canonicalize_axis(a, ndim) for a in axes)
     if len(set(result)) != len(result):
