@@ -2,7 +2,8 @@
 suite must notice.
 
 Stage 04 is stage 03 plus staging, so its catalogue is stage 03's (stage 01's, the jvp rules' and the
-batching rules', under the same ids: every one of those snippets is still in stage 04) followed by
+batching rules', under the same ids; two of them in stage 04's words, ``STAGE_04_VERSIONS``, for
+the rewritten find_top_trace) followed by
 ``JAXPR_MUTANTS``, which the ``jaxpr`` area must notice: a bug in staging (``didax/staging.py``:
 omnistaging, literals and constvars, the abstract-evaluation cache, make_jaxpr's and eval_shape's
 API), in the jaxprs themselves (``didax/jaxpr.py``: eval_jaxpr, the type checker), in the dynamic
@@ -30,7 +31,7 @@ LOOPS = "didax/lax/loops.py"
 AD = "didax/ad.py"
 BATCHING = "didax/batching.py"
 AREA = ("jaxpr",)
-PURE = "if aval.shape == () and not isinstance(val, Tracer):"
+PURE = "if not aval.shape and not isinstance(val, Tracer):"
 ROUND_TRIP = "round_trips or reference_loop"
 CF_JVP = "control_flow_jvp"
 CF_VMAP = "control_flow_vmap or every_batched"
@@ -83,7 +84,8 @@ JAXPR_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "staging.type_cache_ignores_params", STAGING,
-        "key = (primitive, *avals, *params.items())", "key = (primitive, *avals)",
+        "key = (primitive, config.jax_enable_x64, *avals, *params.items())",
+        "key = (primitive, config.jax_enable_x64, *avals)",
         AREA, "the abstract-evaluation cache is keyed on the input types alone: reduce_sum over another "
         "axis gets the type of the first one asked", keyword=ROUND_TRIP,
     ),
@@ -95,8 +97,7 @@ JAXPR_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "staging.shaped_drops_weak_type", STAGING,
-        "    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)\n",
-        "    return ShapedArray(aval.shape, aval.dtype)\n",
+        "known = _shaped_avals[key] = ShapedArray(*key)", "known = _shaped_avals[key] = ShapedArray(*key[:2])",
         AREA, "a staged argument made from a Python scalar is strongly typed: it promotes as a float32 array",
         keyword="weak",
     ),
@@ -141,7 +142,7 @@ JAXPR_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "core.dynamic_trace_only_for_constants", CORE,
-        "if top is None or top._trace.main.level < dynamic.main.level:", "if top is None:",
+        "if main.level >= level:", "if main.level >= level or top is trace_state.dynamic_trace:",
         AREA, "an operation on an enclosing jvp's tracer inside make_jaxpr goes to the jvp, not to the "
         "staging trace above it: it is not staged", keyword="inside_jvp or inside_vmap",
     ),
@@ -333,4 +334,22 @@ JAXPR_MUTANTS: list[Mutant] = [
     ),
 ]  # fmt: skip
 
-MUTANTS: list[Mutant] = [*VMAP_STAGE_MUTANTS, *JAXPR_MUTANTS]
+# Stage 04 rewrote find_top_trace (the dynamic trace is where the search starts, is_alive inlined):
+# these inherited mutants are the same bugs, in its new words.
+STAGE_04_VERSIONS: dict[str, Mutant] = {m.id: m for m in [
+    Mutant(
+        "jvp.nesting.lowest_level_wins", CORE,
+        "if main.level >= level:", "if main.level <= level or top is trace_state.dynamic_trace:",
+        ("jvp",), "bind hands an operation to the lowest transformation among its inputs, not the highest",
+        keyword="confusion or nested",
+    ),
+    Mutant(
+        "jvp.nesting.escaped_tracer_not_detected", CORE,
+        "            if main.level >= len(stack) or stack[main.level] is not main:  # is_alive, inlined: bind is hot\n"
+        "                raise UnexpectedTracerError(x)\n", "",
+        ("jvp",), "a tracer used after its jvp returned is processed by a dead trace instead of raising",
+        keyword="escaped",
+    ),
+]}  # fmt: skip
+
+MUTANTS: list[Mutant] = [*(STAGE_04_VERSIONS.get(m.id, m) for m in VMAP_STAGE_MUTANTS), *JAXPR_MUTANTS]
