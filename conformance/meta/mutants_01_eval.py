@@ -310,8 +310,8 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "reductions.mean_divides_by_the_size", NP_REDUCTIONS,
-        "return convert(int(np.prod([aval.shape[i] for i in axes], dtype=np.int64)), dtype)",
-        "return convert(int(np.prod(aval.shape, dtype=np.int64)), dtype)", NUMPY,
+        "return convert(math.prod([aval.shape[i] for i in axes]), dtype)",
+        "return convert(math.prod(aval.shape), dtype)", NUMPY,
         "mean over some axes divides by the total number of elements",
         keyword="mean",
     ),
