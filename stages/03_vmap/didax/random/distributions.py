@@ -435,13 +435,14 @@ def _gamma_one(key: Any, alpha: Any, log_space: bool) -> Any:
     """One Gamma(alpha) sample by Marsaglia and Tsang's rejection method (ACM TOMS 2000).
 
     JAX runs the two loops as lax.while_loop; stage 01 has no while_loop yet, so they are Python
-    loops that read each condition's value (so this function needs known values).
+    loops that read each condition with ``bool``: the function needs known values, and where a
+    value is not known (under vmap, each example has its own) ``bool`` raises. Stage 04 stages them.
     """
     dtype = get_aval(alpha).dtype
     zero, one = const(0, dtype), const(1, dtype)
     third = const(1.0 / 3.0, dtype)
     # For alpha < 1, sample Gamma(alpha + 1) and scale by u ** (1 / alpha).
-    boost = bool(to_concrete_value(lax.ge(alpha, one)))
+    boost = bool(lax.ge(alpha, one))
     alpha_orig = alpha
     alpha = alpha if boost else lax.add(alpha, one)
     d = lax.sub(alpha, third)
@@ -452,7 +453,7 @@ def _gamma_one(key: Any, alpha: Any, log_space: bool) -> Any:
     while _rejected(X, V, U, d, dtype):
         key, x_key, u_key = first_keys(key, 3)
         x, v = zero, const(-1, dtype)
-        while bool(to_concrete_value(lax.le(v, zero))):  # v = (1 + c x)^3 must be positive
+        while bool(lax.le(v, zero)):  # v = (1 + c x)^3 must be positive
             x_key, normal_key = first_keys(x_key, 2)
             x = normal(normal_key, (), dtype)
             v = lax.add(one, lax.mul(x, c))
@@ -461,7 +462,7 @@ def _gamma_one(key: Any, alpha: Any, log_space: bool) -> Any:
         U = uniform(u_key, (), dtype)
     if log_space:
         log_samples = lax.neg(exponential(subkey, (), dtype))
-        keep = boost or bool(to_concrete_value(lax.eq(log_samples, zero)))
+        keep = boost or bool(lax.eq(log_samples, zero))
         log_boost = zero if keep else lax.mul(log_samples, lax.div(one, alpha_orig))
         return lax.add(lax.add(lax.log(d), lax.log(V)), log_boost)
     samples = lax.sub(one, uniform(subkey, (), dtype))
@@ -477,7 +478,7 @@ def _rejected(X: Any, V: Any, U: Any, d: Any, dtype: np.dtype) -> bool:
         lax.log(U),
         lax.add(lax.mul(X, const(0.5, dtype)), lax.mul(d, lax.add(lax.sub(one, V), lax.log(V)))),
     )
-    return bool(to_concrete_value(lax.bitwise_and(squeeze, exact)))
+    return bool(lax.bitwise_and(squeeze, exact))
 
 
 def _gamma(key: Any, a: Any, shape: Any, dtype: Any, log_space: bool, name: str) -> Any:
