@@ -16,7 +16,7 @@ import didax.numpy as jnp
 from didax import lax, random
 from didax.batching import BatchTrace, batching_rules
 from didax.core import trace_state
-from didax.errors import UnexpectedTracerError
+from didax.errors import TracerBoolConversionError, UnexpectedTracerError
 
 B = 3  # the batch size of the tables
 
@@ -276,6 +276,14 @@ def test_fold_in_over_a_batch_of_data():
     key = random.PRNGKey(1)
     got = np.asarray(didax.vmap(random.fold_in, (None, 0))(key, data))
     np.testing.assert_array_equal(got, loop(random.fold_in, [np.asarray(key), data], (None, 0), size=4))
+
+
+@pytest.mark.parametrize("sampler", [lambda k: random.gamma(k, 2.0), lambda k: random.beta(k, 2.0, 3.0)])
+def test_gamma_over_a_batch_of_keys_raises_rather_than_guessing(sampler):
+    """gamma's rejection loops are Python loops until stage 04 stages them: under vmap each example
+    has its own condition, so reading one raises (it must not be taken as False)."""
+    with pytest.raises(TracerBoolConversionError):
+        didax.vmap(sampler)(random.split(random.PRNGKey(0), 3))
 
 
 # --- the API ----------------------------------------------------------------------------------
