@@ -1,6 +1,6 @@
 """didax.numpy's Bessel function i0 and Kaiser window, einsum's diagonals, weighted quantiles,
 complex logaddexp, cov, corrcoef, gradient and unwrap, against NumPy (and Python's decimal module
-for I0)."""
+for I0); float32 power against Python's float power."""
 
 import decimal
 
@@ -312,3 +312,18 @@ def test_log10_multiplies_by_the_rounded_reciprocal_of_log_10_as_jax_does() -> N
     want = np.log(x) * np.float32(0.4342944819032518)
     assert np.asarray(jnp.log10(x)).view(np.uint32) == want.view(np.uint32)
     assert jnp.log10(np.float16(3)).dtype == np.float16
+
+
+# --- pow ------------------------------------------------------------------------------------------
+
+
+def test_float32_pow_is_the_float64_power_rounded_once_at_any_rank():
+    """XLA's float32 pow is nearly always the exact power rounded to float32, and so is didax's,
+    for a 0-d array as for a longer one (NumPy's own float32 power is neither)."""
+    rng = np.random.default_rng(5)
+    x = rng.uniform(0, 2, 400).astype(np.float32)
+    y = rng.uniform(-3, 3, 400).astype(np.float32)
+    want = np.array([np.float32(float(a) ** float(b)) for a, b in zip(x, y)])
+    np.testing.assert_array_equal(np.asarray(jnp.power(x, y)), want)
+    scalars = [np.asarray(jnp.power(a, b)) for a, b in zip(x[:40], y[:40])]
+    np.testing.assert_array_equal(np.array(scalars), want[:40])

@@ -300,7 +300,17 @@ def _pow_dtype(x: ShapedArray, y: ShapedArray) -> np.dtype:
     return x.dtype
 
 
-pow_p = standard_primitive("pow", np.power, partial(broadcasting_shape, "pow"), _pow_dtype)
+def _pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x ** y. NumPy's float32 power is often an ulp off, and not the same way for a 0-d array as
+    for a longer one; XLA's nearly never is. Narrow floats are raised in float64, and the result
+    is rounded once, to their dtype."""
+    if dtypes.is_float(x.dtype) and x.dtype.itemsize < 8:
+        wide = np.power(x.astype(np.float64), y.astype(np.float64) if dtypes.is_float(y.dtype) else y)
+        return wide.astype(x.dtype)  # here, where overflow to inf is quiet
+    return np.power(x, y)
+
+
+pow_p = standard_primitive("pow", _pow, partial(broadcasting_shape, "pow"), _pow_dtype)
 
 # ----------------------------------------------------------------------------------------------
 # select_n(which, *cases): elementwise, pick cases[which]; which is bool (two cases) or int32.
