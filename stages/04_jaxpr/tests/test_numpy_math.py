@@ -3,6 +3,7 @@ complex logaddexp, cov, corrcoef, gradient and unwrap, against NumPy (and Python
 for I0); float32 power against Python's float power."""
 
 import decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -317,13 +318,20 @@ def test_log10_multiplies_by_the_rounded_reciprocal_of_log_10_as_jax_does() -> N
 # --- pow ------------------------------------------------------------------------------------------
 
 
-def test_float32_pow_is_the_float64_power_rounded_once_at_any_rank():
-    """XLA's float32 pow is nearly always the exact power rounded to float32, and so is didax's,
-    for a 0-d array as for a longer one (NumPy's own float32 power is neither)."""
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_float_pow_is_the_exact_power_rounded_once_at_any_rank(dtype):
+    """XLA's float pow is nearly always the exact power rounded to the dtype, and so is didax's, for
+    a 0-d array as for a longer one (NumPy's own float power is neither). The oracle: Python's
+    Fraction for float64 (an integer power of the exact base), its float power for float32."""
     rng = np.random.default_rng(5)
-    x = rng.uniform(0, 2, 400).astype(np.float32)
-    y = rng.uniform(-3, 3, 400).astype(np.float32)
-    want = np.array([np.float32(float(a) ** float(b)) for a, b in zip(x, y)])
-    np.testing.assert_array_equal(np.asarray(jnp.power(x, y)), want)
-    scalars = [np.asarray(jnp.power(a, b)) for a, b in zip(x[:40], y[:40])]
+    x = rng.uniform(0, 2, 400).astype(dtype)
+    if dtype == "float32":
+        y = rng.uniform(-3, 3, 400).astype(dtype)
+        want = np.array([np.float32(float(a) ** float(b)) for a, b in zip(x, y)])
+    else:  # exponents whose exact power a Fraction computes
+        y = rng.integers(-6, 7, 400).astype(dtype)
+        want = np.array([float(Fraction(float(a)) ** int(b)) if a or b >= 0 else np.inf for a, b in zip(x, y)])
+    with didax.enable_x64():
+        np.testing.assert_array_equal(np.asarray(jnp.power(x, y)), want)
+        scalars = [np.asarray(jnp.power(a, b)) for a, b in zip(x[:40], y[:40])]
     np.testing.assert_array_equal(np.array(scalars), want[:40])

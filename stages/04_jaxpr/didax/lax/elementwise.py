@@ -301,11 +301,12 @@ def _pow_dtype(x: ShapedArray, y: ShapedArray) -> np.dtype:
 
 
 def _pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """x ** y. NumPy's float32 power is often an ulp off, and not the same way for a 0-d array as
-    for a longer one; XLA's nearly never is. Narrow floats are raised in float64, and the result
-    is rounded once, to their dtype."""
-    if dtypes.is_float(x.dtype) and x.dtype.itemsize < 8:
-        wide = np.power(x.astype(np.float64), y.astype(np.float64) if dtypes.is_float(y.dtype) else y)
+    """x ** y. NumPy's float power is often an ulp off, and not the same way for a 0-d array as for
+    a longer one; XLA's nearly never is. Floats are raised in a wider type (float64, or for float64
+    the long double, 80 bits on x86) and the result is rounded once, to their dtype."""
+    if dtypes.is_float(x.dtype):
+        wider = np.float64 if x.dtype.itemsize < 8 else np.longdouble
+        wide = np.power(x.astype(wider), y.astype(wider) if dtypes.is_float(y.dtype) else y)
         return wide.astype(x.dtype)  # here, where overflow to inf is quiet
     return np.power(x, y)
 
