@@ -330,7 +330,7 @@ def test_float_pow_is_the_exact_power_rounded_once_at_any_rank(dtype):
         want = np.array([np.float32(float(a) ** float(b)) for a, b in zip(x, y)])
     else:  # exponents whose exact power a Fraction computes
         y = rng.integers(-6, 7, 400).astype(dtype)
-        want = np.array([float(Fraction(float(a)) ** int(b)) if a or b >= 0 else np.inf for a, b in zip(x, y)])
+        want = np.array([float(Fraction(float(a)) ** int(b)) for a, b in zip(x, y)])  # a > 0
     with didax.enable_x64():
         np.testing.assert_array_equal(np.asarray(jnp.power(x, y)), want)
         scalars = [np.asarray(jnp.power(a, b)) for a, b in zip(x[:40], y[:40])]
