@@ -9,6 +9,7 @@ comparison for bernoulli; sorting by random keys for permutation; rejection for 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -17,6 +18,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from .. import numpy as jnp
+from ..batching import vmap
 from ..core import get_aval, to_concrete_value
 from ..numpy.util import promote_dtypes_inexact
 from .prng import UINT_DTYPES, as_shape, check_key, random_bits, split
@@ -434,43 +436,51 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Any = None, replac
 def _gamma_one(key: Any, alpha: Any, log_space: bool) -> Any:
     """One Gamma(alpha) sample by Marsaglia and Tsang's rejection method (ACM TOMS 2000).
 
-    JAX runs the two loops as lax.while_loop; stage 01 has no while_loop yet, so they are Python
-    loops that read each condition with ``bool``: the function needs known values, and where a
-    value is not known (under vmap, each example has its own) ``bool`` raises. Stage 04 stages them.
+    As in JAX, the two rejection loops are lax.while_loop and the choices select_n (from stage
+    04 on; stage 01 ran Python loops on known values), so the sampler stages into a jaxpr and
+    vmap batches it: each loop then runs until every example has accepted.
     """
     dtype = get_aval(alpha).dtype
     zero, one = const(0, dtype), const(1, dtype)
     third = const(1.0 / 3.0, dtype)
     # For alpha < 1, sample Gamma(alpha + 1) and scale by u ** (1 / alpha).
-    boost = bool(lax.ge(alpha, one))
+    boost = lax.ge(alpha, one)
     alpha_orig = alpha
-    alpha = alpha if boost else lax.add(alpha, one)
+    alpha = lax.select_n(boost, lax.add(alpha, one), alpha)
     d = lax.sub(alpha, third)
     c = lax.div(third, lax.sqrt(d))
 
+    def next_candidate(state: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+        x_key, _, _ = state
+        x_key, normal_key = first_keys(x_key, 2)
+        x = normal(normal_key, (), dtype)
+        return x_key, x, lax.add(one, lax.mul(x, c))
+
+    def propose(state: tuple[Any, Any, Any, Any]) -> tuple[Any, Any, Any, Any]:
+        key, x_key, u_key = first_keys(state[0], 3)
+        # Draw x until v = 1 + c x is positive (v^3 is the candidate's scale).
+        start = (x_key, zero, const(-1, dtype))
+        _, x, v = lax.while_loop(lambda s: lax.le(s[2], zero), next_candidate, start)
+        return key, lax.mul(x, x), lax.mul(lax.mul(v, v), v), uniform(u_key, (), dtype)
+
+    def rejected(state: tuple[Any, Any, Any, Any]) -> Any:
+        _, X, V, U = state
+        return _rejected(X, V, U, d, dtype)
+
     key, subkey = first_keys(key, 2)
-    X, V, U = zero, one, const(2, dtype)
-    while _rejected(X, V, U, d, dtype):
-        key, x_key, u_key = first_keys(key, 3)
-        x, v = zero, const(-1, dtype)
-        while bool(lax.le(v, zero)):  # v = (1 + c x)^3 must be positive
-            x_key, normal_key = first_keys(x_key, 2)
-            x = normal(normal_key, (), dtype)
-            v = lax.add(one, lax.mul(x, c))
-        X = lax.mul(x, x)
-        V = lax.mul(lax.mul(v, v), v)
-        U = uniform(u_key, (), dtype)
+    # (X, V, U) = (0, 1, 2) is rejected: the loop proposes at least once.
+    _, _, V, _ = lax.while_loop(rejected, propose, (key, zero, one, const(2, dtype)))
     if log_space:
         log_samples = lax.neg(exponential(subkey, (), dtype))
-        keep = boost or bool(lax.eq(log_samples, zero))
-        log_boost = zero if keep else lax.mul(log_samples, lax.div(one, alpha_orig))
+        keep = lax.bitwise_or(boost, lax.eq(log_samples, zero))
+        log_boost = lax.select_n(keep, lax.mul(log_samples, lax.div(one, alpha_orig)), zero)
         return lax.add(lax.add(lax.log(d), lax.log(V)), log_boost)
     samples = lax.sub(one, uniform(subkey, (), dtype))
-    scale = one if boost else lax.pow(samples, lax.div(one, alpha_orig))
+    scale = lax.select_n(boost, lax.pow(samples, lax.div(one, alpha_orig)), one)
     return lax.mul(lax.mul(d, V), scale)
 
 
-def _rejected(X: Any, V: Any, U: Any, d: Any, dtype: np.dtype) -> bool:
+def _rejected(X: Any, V: Any, U: Any, d: Any, dtype: np.dtype) -> Any:
     """Marsaglia-Tsang's test: reject unless u < 1 - 0.0331 x^4 or log u < x^2/2 + d (1 - v + log v)."""
     one = const(1, dtype)
     squeeze = lax.ge(U, lax.sub(one, lax.mul(const(0.0331, dtype), lax.mul(X, X))))
@@ -478,7 +488,7 @@ def _rejected(X: Any, V: Any, U: Any, d: Any, dtype: np.dtype) -> bool:
         lax.log(U),
         lax.add(lax.mul(X, const(0.5, dtype)), lax.mul(d, lax.add(lax.sub(one, V), lax.log(V)))),
     )
-    return bool(lax.bitwise_and(squeeze, exact))
+    return lax.bitwise_and(squeeze, exact)
 
 
 def _gamma(key: Any, a: Any, shape: Any, dtype: Any, log_space: bool, name: str) -> Any:
@@ -493,10 +503,9 @@ def _gamma(key: Any, a: Any, shape: Any, dtype: Any, log_space: bool, name: str)
     size = math.prod(shape)
     if size == 0:
         return jnp.zeros(shape, dtype)
-    flat = lax.reshape(a, (size,))
-    keys = first_keys(key, size)  # one key per element, as JAX splits for random_gamma_p
-    samples = [_gamma_one(k, lax.reshape(lax.slice(flat, (i,), (i + 1,)), ()), log_space) for i, k in enumerate(keys)]
-    return lax.reshape(lax.concatenate([lax.reshape(s, (1,)) for s in samples], 0), shape)
+    keys = split(key, size)  # one key per element, as JAX splits for random_gamma_p
+    samples = vmap(functools.partial(_gamma_one, log_space=log_space))(keys, lax.reshape(a, (size,)))
+    return lax.reshape(samples, shape)
 
 
 def gamma(key: Any, a: Any, shape: Any = None, dtype: Any = None) -> Any:
