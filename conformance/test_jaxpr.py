@@ -453,6 +453,93 @@ def test_make_jaxpr_inside_vmap_closing_over_a_batched_value(impl: Impl) -> None
     assert_values(s.jax.vmap(h)(xs), 2 * np.sin(xs), F32)
 
 
+# --- what needs staged control flow: gamma's rejection loops, x.at[].apply ---------------------------------
+
+KEY = np.array([0, 1701], np.uint32)  # random.PRNGKey(1701)
+# (id, f of a key and a shape parameter, the parameter)
+SAMPLERS = [
+    ("gamma", "f = lambda key, a: jax.random.gamma(key, a, (4,))", np.array([0.3, 1.0, 2.5, 9.0], np.float32)),
+    ("loggamma", "f = lambda key, a: jax.random.loggamma(key, a, (3,))", np.float32(0.05)),
+    ("beta", "f = lambda key, a: jax.random.beta(key, a, 2.0, (3,))", np.float32(0.7)),
+    ("dirichlet", "f = lambda key, a: jax.random.dirichlet(key, a)", np.array([0.5, 1.0, 3.0], np.float32)),
+]
+
+
+@pytest.mark.parametrize("source, a", [c[1:] for c in SAMPLERS], ids=[c[0] for c in SAMPLERS])
+def test_rejection_samplers_round_trip_through_their_jaxpr(impl: Impl, source: str, a: np.ndarray) -> None:
+    """Gamma sampling loops until a candidate is accepted, a number of times the key decides: staged,
+    the loop is in the jaxpr, which draws the key's samples from the key as an input."""
+    s = staging(impl)
+    f = _compile(s, source)
+    check_round_trip(s, f, (KEY, a), source=source, values={"key": KEY, "a": a})
+
+
+def apply_each(x: np.ndarray, idx: list[int], fn: Callable[[Any], Any], mode: str | None) -> np.ndarray:
+    """The oracle of x.at[idx].apply(fn, mode=mode): fn at each index in turn, so an index given
+    twice gets it twice; a negative index counts from the end, then one out of range is clipped
+    (mode 'clip') or dropped."""
+    out, n = x.copy(), len(x)
+    for i in idx:
+        i = i + n if i < 0 else i
+        if mode == "clip":
+            i = min(max(i, 0), n - 1)
+        elif not 0 <= i < n:
+            continue
+        out[i] = fn(out[i])
+    return out
+
+
+X5 = np.array([0.5, -1.25, 2.0, 3.0, -0.75], np.float32)
+AT_IDX = [0, 2, 0, -1, 7, 0, -7, 2]  # repeated, negative, out of range both ways
+
+
+@pytest.mark.parametrize("mode", [None, "clip", "drop"])
+def test_at_apply_applies_its_function_once_per_index(impl: Impl, mode: str | None) -> None:
+    """x.at[idx].apply(fn) is one scatter carrying fn as a jaxpr: fn runs at each index as many times
+    as the index names it (x.at[idx].set(fn(x[idx])) would run it once), eagerly and staged."""
+    s = staging(impl)
+    idx = np.array(AT_IDX, np.int32)
+    source = f"f = lambda x, i: jnp.asarray(x).at[i].apply(lambda v: v * 2.0 + 1.0, mode={mode!r})"
+    f = _compile(s, source)
+    show_call(f"{source}\nf(x, i)", x=X5, i=idx)
+    assert_values(f(X5, idx), apply_each(X5, AT_IDX, lambda v: v * np.float32(2) + np.float32(1), mode), F32)
+    check_round_trip(s, f, (X5, idx), source=source, values={"x": X5, "i": idx})
+
+
+def test_at_apply_on_windows_and_integers(impl: Impl) -> None:
+    """Rows named twice get fn twice, every element of the row; an integer array keeps its dtype."""
+    s = staging(impl)
+    x = np.arange(12, dtype=np.int32).reshape(4, 3)
+    source = "f = lambda x: jnp.asarray(x).at[np.array([1, 3, 1])].apply(lambda v: v * 2 - 1)"
+    f = _compile(s, source)
+    show_call(f"{source}\nf(x)", x=x)
+    want = x.copy()
+    want[1] = (want[1] * 2 - 1) * 2 - 1
+    want[3] = want[3] * 2 - 1
+    assert_values(f(x), want, I32)
+    check_round_trip(s, f, (x,), source=source, values={"x": x})
+
+
+@pytest.mark.requires("jvp")
+def test_at_apply_has_no_jvp(impl: Impl) -> None:
+    """As in JAX, the scatter that applies a function has no derivative rule."""
+    s = staging(impl)
+    f = lambda x: s.jnp.asarray(x).at[np.array([0, 0])].apply(s.jnp.sin)  # noqa: E731
+    show_call("f = lambda x: jnp.asarray(x).at[np.array([0, 0])].apply(jnp.sin)\njax.jvp(f, (x,), (x,))", x=X5)
+    with pytest.raises(NotImplementedError):
+        s.jax.jvp(f, (X5,), (X5,))
+
+
+def test_at_apply_cannot_close_over_a_staged_value(impl: Impl) -> None:
+    """The function becomes a parameter of the scatter, where a staged value cannot go: JAX's error."""
+    s = staging(impl)
+    f = lambda x: s.jnp.asarray(x).at[np.array([0, 0])].apply(lambda v: v * x[2])  # noqa: E731
+    show_call("f = lambda x: jnp.asarray(x).at[np.array([0, 0])].apply(lambda v: v * x[2])\n"
+              "jax.make_jaxpr(f)(x)", x=X5)  # fmt: skip
+    with pytest.raises(NotImplementedError, match="close over Tracers"):
+        s.jax.make_jaxpr(f)(X5)
+
+
 # --- the type checker ---------------------------------------------------------------------------------------
 
 

@@ -376,6 +376,60 @@ def test_random_under_vmap_gives_the_loops_bits(
     check_vmap(impl, source, values, in_axes, out_axes, exact=True)
 
 
+# --- what needs staged control flow: gamma's rejection loops, x.at[].apply -------------------------------
+# In didax these work under vmap from stage 04 on (while_loop; scatter's update_jaxpr): requires jaxpr.
+
+# (id, f, its arguments but the keys): keys made by random.split(random.PRNGKey(42), 5)
+GAMMA_FAMILY = [
+    ("gamma", "f = lambda k: random.gamma(k, np.array([0.3, 1.0, 2.5, 9.0], np.float32))"),
+    ("gamma_of_a_mapped_shape", "f = lambda k, a: random.gamma(k, a, (2,))"),
+    ("loggamma", "f = lambda k: random.loggamma(k, 0.05, (3,))"),
+    ("beta", "f = lambda k: random.beta(k, 2.0, 0.5, (3,))"),
+    # JAX compiles the batched normalization (exp, sum, divide) differently: an ulp apart from the loop.
+    ("dirichlet", "f = lambda k: random.dirichlet(k, np.array([0.5, 1.0, 3.0], np.float32))"),
+]
+EXACT_BITS = {"gamma", "gamma_of_a_mapped_shape", "loggamma", "beta"}
+
+
+@pytest.mark.requires("jaxpr")
+@pytest.mark.parametrize("name, source", GAMMA_FAMILY, ids=[g[0] for g in GAMMA_FAMILY])
+def test_gamma_family_under_vmap_gives_the_loops_bits(impl: Impl, name: str, source: str) -> None:
+    """Marsaglia and Tsang's rejection sampler is a while loop whose condition differs key by key:
+    batched, it runs until every key has accepted, and each key's sample is the one it gives alone."""
+    _look_up(impl, source)
+    random = _namespace(impl)["random"]
+    values: dict[str, Any] = {"keys": np.asarray(random.split(random.PRNGKey(42), 5))}
+    in_axes: tuple = (0,)
+    if "k, a" in source:
+        values["a"], in_axes = np.array([0.2, 0.7, 1.0, 3.0, 12.0], np.float32), (0, 0)
+    check_vmap(impl, source, values, in_axes, exact=name in EXACT_BITS)
+
+
+# (id, f, in_axes): repeated indices, so that f is applied more than once
+AT_APPLY = [
+    ("operand", "f = lambda x: jnp.asarray(x).at[np.array([0, 2, 0, 0])].apply(lambda v: v * 2.0 + 1.0)", (0,)),
+    ("indices", "f = lambda x, i: jnp.asarray(x).at[i].apply(lambda v: v * 2.0 + 1.0)", (None, 0)),
+    ("both", "f = lambda x, i: jnp.asarray(x).at[i].apply(jnp.sin)", (1, 0)),
+    ("window", "f = lambda x, i: jnp.asarray(x).at[i].apply(lambda v: v - 1.0, mode='clip')", (0, 0)),
+]
+
+
+@pytest.mark.requires("jaxpr")
+@pytest.mark.parametrize("source, in_axes", [a[1:] for a in AT_APPLY], ids=[a[0] for a in AT_APPLY])
+def test_at_apply_under_vmap_matches_the_loop(impl: Impl, source: str, in_axes: tuple) -> None:
+    """x.at[i].apply(f) is a scatter applying f once per index (its update_jaxpr), batched here
+    over the operand, the indices or both."""
+    rng = np.random.default_rng(11)
+    x = rng.uniform(-2, 2, (B, 5) if in_axes[0] == 0 else (5, B) if in_axes[0] == 1 else (5,)).astype(np.float32)
+    values: dict[str, Any] = {"x": x}
+    if len(in_axes) == 2:
+        rows = [[1, 1, 3], [0, 4, 0], [2, 2, 2]] if "window" not in source else [[0, 0], [1, 7], [3, 3]]
+        values["i"] = np.array(rows, np.int32)
+        if "window" in source:
+            values["x"] = rng.uniform(-2, 2, (B, 5, 2)).astype(np.float32)
+    check_vmap(impl, source, values, in_axes)
+
+
 # --- random programs, with drawn in_axes and out_axes as prefix trees ------------------------------------
 
 

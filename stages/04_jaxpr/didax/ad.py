@@ -785,6 +785,8 @@ def _scatter_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> tupl
     the same one. Scatter a number per update, read the numbers back: an update won where it
     reads its own number, the operand survived where no number landed. Then the result is a
     scatter-add of the winners alone, for the primal and the tangent alike."""
+    if params["update_jaxpr"] is not None:  # x.at[...].apply(f): no rule, as in JAX
+        raise NotImplementedError("scatter_apply JVP not implemented")
     operand, indices, updates = primals
     t_operand, _, t_updates = map(instantiate, tangents)
     if params["unique_indices"]:

@@ -155,10 +155,54 @@ def test_promise_in_bounds_broken_does_what_xla_on_cpu_does():
     np.testing.assert_array_equal(np.asarray(got), [1, 1, 0, 2, 2])
 
 
-def test_apply_applies_once_per_distinct_position():
-    # A documented difference: JAX applies func once per occurrence of a repeated index.
-    out = jnp.zeros(3).at[jnp.asarray([0, 0, 2])].apply(lambda v: v + 1)
-    assert out.tolist() == [1.0, 0.0, 1.0]
+def test_apply_applies_its_function_once_per_occurrence_of_an_index():
+    # Stage 01 applied it once per distinct position: it had no jaxpr to give the scatter.
+    out = jnp.zeros(3).at[jnp.asarray([0, 0, 2, 0])].apply(lambda v: v * 2 + 1)
+    assert out.tolist() == [7.0, 0.0, 1.0]
+
+
+def test_apply_stages_its_function_once_into_the_scatters_update_jaxpr():
+    import didax
+    from didax.jaxpr import check_jaxpr
+
+    calls = []
+
+    def f(v):
+        calls.append(v)
+        return jnp.sin(v) * 2.0
+
+    closed = didax.make_jaxpr(lambda x: x.at[jnp.asarray([1, 1, 1])].apply(f))(jnp.zeros(4))
+    assert len(calls) == 1 and calls[0].shape == ()  # staged on one scalar, whatever the index
+    (eqn,) = [e for e in closed.eqns if e.primitive is lax.scatter_p]
+    assert [e.primitive.name for e in eqn.params["update_jaxpr"].eqns] == ["sin", "mul"]
+    assert len(eqn.params["update_jaxpr"].invars) == 2 and eqn.params["update_consts"] == ()
+    assert "update_jaxpr={ lambda ; " in str(closed)
+    check_jaxpr(closed.jaxpr)
+    x = np.array([0.0, 0.5, 1.0, 1.5], np.float32)
+    want = x.copy()
+    for _ in range(3):
+        want[1] = np.sin(want[1]) * np.float32(2)
+    np.testing.assert_allclose(np.asarray(jnp.asarray(x).at[jnp.asarray([1, 1, 1])].apply(f)), want, rtol=1e-6)
+
+
+def test_apply_has_no_jvp_rule_as_in_jax():
+    import didax
+
+    with pytest.raises(NotImplementedError, match="scatter_apply JVP not implemented"):
+        didax.jvp(lambda x: x.at[jnp.asarray([0, 0])].apply(jnp.sin), (jnp.ones(2),), (jnp.ones(2),))
+
+
+def test_scatter_apply_on_windows_with_lax_dimension_numbers():
+    """lax.scatter_apply with window updates: the windows at 0 and 1 overlap at position 1."""
+    dnums = ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(), scatter_dims_to_operand_dims=(0,))
+    out = lax.scatter_apply(np.ones(5, np.float32), np.array([[0], [1]]), lambda v: v * 3, dnums, update_shape=(2, 2))
+    np.testing.assert_array_equal(np.asarray(out), [3, 9, 3, 1, 1])
+
+
+def test_scatter_apply_refuses_a_function_that_changes_the_type():
+    dnums = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,))
+    with pytest.raises(ValueError, match="must map a float32\\[\\] to a float32\\[\\], but it returns bool\\[\\]"):
+        lax.scatter_apply(np.ones(3, np.float32), np.array([[0]]), lambda v: v > 0, dnums, update_shape=(1,))
 
 
 def test_an_update_cast_that_loses_information_warns():

@@ -246,6 +246,12 @@ def test_scatter_by_at_with_every_operand_batched_or_not(method):
     check_batching(f, f32(4, 3), np.int32(1), f32())
 
 
+def test_scatter_apply_by_at_with_operand_and_indices_batched_or_not():
+    """apply's function is a jaxpr of scalars: batching leaves it as it is."""
+    check_batching(lambda x, i: jnp.asarray(x).at[i].apply(lambda v: v * 2.0 + 1.0),
+                   f32(4, 3), np.array([3, 0, 3], np.int32))  # fmt: skip
+
+
 def test_sort_several_operands_some_unbatched():
     check_batching(lambda k, v: lax.sort((k, v), num_keys=1)[1], np.array([3.0, 1.0, 2.0], np.float32), f32(3))
 

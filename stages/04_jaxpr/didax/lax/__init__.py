@@ -174,6 +174,7 @@ from .slicing import (
     scatter,
     scatter_add,
     scatter_add_p,
+    scatter_apply,
     scatter_max,
     scatter_max_p,
     scatter_min,

@@ -18,9 +18,11 @@ A scatter is a gather run backwards: ``update_window_dims``, ``inserted_window_d
 from the updates. scatter writes (the last write wins where slices overlap), and scatter_add,
 scatter_sub, scatter_mul, scatter_min and scatter_max combine every update into the operand.
 
-JAX's scatter_p also carries ``update_jaxpr`` and ``update_consts`` (the combining function as a
-jaxpr, used by ``x.at[...].apply``); didax has no jaxprs at this stage, so its scatter
-primitives leave them out. ``GatherScatterMode.ONE_HOT`` is not implemented either.
+From stage 04 on the scatter primitives carry ``update_jaxpr`` and ``update_consts``, as JAX's
+do: ``scatter_apply`` (``x.at[...].apply(f)``) stages ``f`` into a jaxpr of two scalars, and
+the overwriting scatter applies it once per update, so a position reached twice gets ``f``
+twice. The combining scatters keep their NumPy operation (JAX puts its jaxpr there; didax None).
+``GatherScatterMode.ONE_HOT`` is not implemented.
 """
 
 from __future__ import annotations
@@ -32,7 +34,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import dtypes
-from ..core import Primitive, ShapedArray, get_aval
+from ..core import Primitive, ShapedArray, Tracer, get_aval
+from ..jaxpr import Jaxpr, eval_jaxpr
+from ..staging import trace_to_jaxpr
+from .structural import broadcast_in_dim
 from .standard import (
     ANY,
     INTEGER,
@@ -362,7 +367,7 @@ def _scatter_with(combine: np.ufunc | None) -> Any:
     def rule(
         operand: np.ndarray, indices: np.ndarray, updates: np.ndarray, *,
         dimension_numbers: ScatterDimensionNumbers, indices_are_sorted: bool, unique_indices: bool,
-        mode: GatherScatterMode,
+        mode: GatherScatterMode, update_jaxpr: Jaxpr | None, update_consts: tuple[Any, ...],
     ) -> np.ndarray:
         dn = dimension_numbers
         sizes = _window_sizes(operand.ndim, updates, dn)
@@ -381,7 +386,9 @@ def _scatter_with(combine: np.ufunc | None) -> Any:
         out = operand.copy()
         reach = _windows(starts, sizes, [*dn.scatter_dims_to_operand_dims, *dn.operand_batching_dims])
         view, windows = reach.view(out), reach.from_operand_order(windows)
-        if combine is None:
+        if update_jaxpr is not None:  # scatter_apply: the updates are placeholders
+            _apply_per_update(update_jaxpr, update_consts, view, reach.index)
+        elif combine is None:
             view[reach.index] = windows
         elif combine in (np.maximum, np.minimum) and dtypes.is_float(out.dtype):
             _combine_extremum(combine, view, reach.index, windows)
@@ -390,6 +397,20 @@ def _scatter_with(combine: np.ufunc | None) -> Any:
         return out
 
     return rule
+
+
+def _apply_per_update(jaxpr: Jaxpr, consts: tuple[Any, ...], view: np.ndarray, index: tuple) -> None:
+    """``view[index] = f(view[index])`` once per update: a position that ``n`` updates reach gets
+    ``f`` applied ``n`` times. ``f`` is the scalar jaxpr (its second input, the update, unused),
+    batched over every position still to go."""
+    from ..batching import vmap  # batching.py imports didax.lax, so not at the top
+
+    f = vmap(lambda x: eval_jaxpr(jaxpr, consts, x, x)[0])
+    hits = np.zeros(view.shape, np.int64)
+    np.add.at(hits, index, 1)
+    for n in range(int(hits.max(initial=0))):
+        again = hits > n
+        view[again] = np.asarray(f(view[again]))
 
 
 def _combine_extremum(combine: np.ufunc, view: np.ndarray, index: tuple, windows: np.ndarray) -> None:
@@ -434,11 +455,13 @@ scatter_max_p = _scatter_primitive("scatter-max", np.maximum, ANY)
 def _bind_scatter(
     prim: Primitive, operand: Any, scatter_indices: Any, updates: Any, dimension_numbers: ScatterDimensionNumbers,
     indices_are_sorted: bool, unique_indices: bool, mode: str | GatherScatterMode | None,
+    update_jaxpr: Jaxpr | None = None, update_consts: tuple[Any, ...] = (),
 ) -> Any:
     dn = ScatterDimensionNumbers(*(tuple(int(d) for d in field) for field in dimension_numbers))
     return prim.bind(
         operand, scatter_indices, updates, dimension_numbers=dn, indices_are_sorted=bool(indices_are_sorted),
-        unique_indices=bool(unique_indices), mode=GatherScatterMode.from_any(mode),
+        unique_indices=bool(unique_indices), mode=GatherScatterMode.from_any(mode), update_jaxpr=update_jaxpr,
+        update_consts=update_consts,
     )
 
 
@@ -494,3 +517,28 @@ def scatter_max(
     """Keep the larger of the operand and each update window at its index vector."""
     return _bind_scatter(scatter_max_p, operand, scatter_indices, updates, dimension_numbers,
                          indices_are_sorted, unique_indices, mode)
+
+
+def scatter_apply(
+    operand: Any, scatter_indices: Any, func: Any, dimension_numbers: ScatterDimensionNumbers, *,
+    update_shape: tuple[int, ...] = (), indices_are_sorted: bool = False, unique_indices: bool = False,
+    mode: str | GatherScatterMode | None = None,
+) -> Any:
+    """Replace the operand's entries in each update window by ``func`` of them; where windows
+    overlap, ``func`` is applied as many times. ``func`` maps a scalar of the operand's dtype to
+    one: it is staged once into a jaxpr, the scatter's ``update_jaxpr``; the updates, of
+    ``update_shape``, are placeholder zeros."""
+    dtype = get_aval(operand).dtype
+    scalar = ShapedArray((), dtype)
+    closed, _ = trace_to_jaxpr(lambda x, _: [func(x)], [scalar, scalar])
+    (out,) = closed.out_avals
+    if (out.shape, out.dtype) != ((), dtype):
+        raise ValueError(f"scatter_apply: func must map a {scalar.str_short()} to a {scalar.str_short()}, "
+                         f"but it returns {out.str_short()}.")  # fmt: skip
+    if any(isinstance(c, Tracer) for c in closed.consts):  # a param cannot hold a traced value
+        raise NotImplementedError(
+            "Reduction computations can't close over Tracers. Please open an issue at https://github.com/jax-ml/jax."
+        )
+    updates = broadcast_in_dim(np.zeros((), dtype), tuple(update_shape), ())
+    return _bind_scatter(scatter_p, operand, scatter_indices, updates, dimension_numbers, indices_are_sorted,
+                         unique_indices, mode, closed.jaxpr, tuple(closed.consts))  # fmt: skip

@@ -208,25 +208,19 @@ class _IndexUpdateRef:
         mode: Mode = None,
         wrap_negative_indices: bool = True,
     ) -> ArrayLike:
-        """``x[index] = func(x[index])`` for an elementwise ``func``.
+        """``x[index] = func(x[index])`` for a ``func`` of one scalar; a position the index names
+        twice gets ``func`` applied twice (``x.at[i].set(func(x[i]))`` would apply it once).
 
-        JAX passes ``func`` to its scatter as a jaxpr and applies it once per occurrence of an
-        index; didax has no jaxprs yet, so it reads, applies and writes back: a repeated index
-        gets ``func`` applied once.
+        One scatter whose ``update_jaxpr`` is ``func`` staged on a scalar (lax.scatter_apply), as
+        in JAX; like JAX's, it has no JVP rule.
         """
-        old = self.get(
-            indices_are_sorted=indices_are_sorted,
-            unique_indices=unique_indices,
-            mode=None if mode is None else "clip",
-            wrap_negative_indices=wrap_negative_indices,
-        )
-        return self.set(
-            func(old),
-            indices_are_sorted=indices_are_sorted,
-            unique_indices=unique_indices,
-            mode=mode,
-            wrap_negative_indices=wrap_negative_indices,
-        )
+
+        def scatter_apply(x: ArrayLike, indices: ArrayLike, y: ArrayLike, dnums: ScatterDimensionNumbers,
+                          **kwargs: Any) -> ArrayLike:  # fmt: skip
+            return lax.scatter_apply(x, indices, func, dnums, update_shape=get_aval(y).shape, **kwargs)
+
+        zero = lax.convert_element_type(0, get_aval(self.array).dtype)  # placeholder updates
+        return _scatter(scatter_apply, self, zero, indices_are_sorted, unique_indices, mode, wrap_negative_indices)
 
 
 def _scatter(

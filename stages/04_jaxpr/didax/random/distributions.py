@@ -438,7 +438,9 @@ def _gamma_one(key: Any, alpha: Any, log_space: bool) -> Any:
 
     As in JAX, the two rejection loops are lax.while_loop and the choices select_n (from stage
     04 on; stage 01 ran Python loops on known values), so the sampler stages into a jaxpr and
-    vmap batches it: each loop then runs until every example has accepted.
+    vmap batches it: each loop then runs until every example has accepted. JAX binds it as a
+    ``random_gamma`` primitive, whose JVP rule in alpha uses ``random_gamma_grad``; didax has
+    neither, and jvp differentiates through the loops, the accepted candidate held fixed.
     """
     dtype = get_aval(alpha).dtype
     zero, one = const(0, dtype), const(1, dtype)
