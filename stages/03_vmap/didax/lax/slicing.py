@@ -19,8 +19,8 @@ from the updates. scatter writes (the last write wins where slices overlap), and
 scatter_sub, scatter_mul, scatter_min and scatter_max combine every update into the operand.
 
 JAX's scatter_p also carries ``update_jaxpr`` and ``update_consts`` (the combining function as a
-jaxpr, used by ``x.at[...].apply``); didax has no jaxprs at this stage, so its scatter
-primitives leave them out. ``GatherScatterMode.ONE_HOT`` is not implemented either.
+jaxpr, used by ``x.at[...].apply``); didax has no jaxprs until stage 04, so its scatter
+primitives leave them out until then. ``GatherScatterMode.ONE_HOT`` is not implemented either.
 """
 
 from __future__ import annotations

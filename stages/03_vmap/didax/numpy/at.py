@@ -211,8 +211,8 @@ class _IndexUpdateRef:
         """``x[index] = func(x[index])`` for an elementwise ``func``.
 
         JAX passes ``func`` to its scatter as a jaxpr and applies it once per occurrence of an
-        index; didax has no jaxprs yet, so it reads, applies and writes back: a repeated index
-        gets ``func`` applied once.
+        index; didax has no jaxprs until stage 04 (which does the same), so here it reads,
+        applies and writes back: a repeated index gets ``func`` applied once.
         """
         old = self.get(
             indices_are_sorted=indices_are_sorted,
