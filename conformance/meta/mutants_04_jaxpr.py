@@ -9,7 +9,9 @@ omnistaging, literals and constvars, the abstract-evaluation cache, make_jaxpr's
 API), in the jaxprs themselves (``didax/jaxpr.py``: eval_jaxpr, the type checker), in the dynamic
 trace (``didax/core.py``), and in the control-flow primitives: their impl and API
 (``didax/lax/conditionals.py``, ``didax/lax/loops.py``), JVP rules (``didax/ad.py``) and batching
-rules (``didax/batching.py``). Run them with
+rules (``didax/batching.py``); and in what staging makes traceable: gamma's rejection loops
+(``didax/random/distributions.py``, which the ``random`` area notices too) and ``x.at[].apply``'s
+``update_jaxpr`` (``didax/lax/slicing.py``, ``didax/numpy/at.py``, ``didax/ad.py``). Run them with
 
     python -m conformance.meta.mutate --stage 04_jaxpr --only staging.omnistaging_off ...
     python -m conformance.meta.mutate --stage 04_jaxpr --quick --only $(python -c "...JAXPR_MUTANTS ids")
@@ -35,6 +37,12 @@ PURE = "if not aval.shape and not isinstance(val, Tracer):"
 ROUND_TRIP = "round_trips or reference_loop"
 CF_JVP = "control_flow_jvp"
 CF_VMAP = "control_flow_vmap or every_batched"
+RANDOM = "didax/random/distributions.py"
+SLICING = "didax/lax/slicing.py"
+AT = "didax/numpy/at.py"
+GAMMA_AREAS = ("random", "vmap", "jaxpr")
+GAMMA = "gamma or beta or dirichlet or rejection"
+APPLY = "at_apply"
 
 JAXPR_MUTANTS: list[Mutant] = [
     # --- staging: omnistaging, literals, constvars ------------------------------------------------------------
@@ -331,6 +339,75 @@ JAXPR_MUTANTS: list[Mutant] = [
         "return outs, carry_dims + [1 if b else not_mapped for b in out_b[num_carry:]]",
         "return outs, carry_dims + [0 if b else not_mapped for b in out_b[num_carry:]]",
         AREA, "a batched scan says its ys are batched along axis 0 (they are along 1)", keyword=CF_VMAP,
+    ),
+    # --- what staging makes traceable: gamma's rejection loops, x.at[].apply ------------------------------------
+    Mutant(
+        "gamma.boost_select_swapped", RANDOM,
+        "alpha = lax.select_n(boost, lax.add(alpha, one), alpha)",
+        "alpha = lax.select_n(boost, alpha, lax.add(alpha, one))",
+        GAMMA_AREAS, "gamma boosts the shape parameters of at least 1 (to a + 1) and leaves those below 1",
+        keyword=GAMMA,
+    ),
+    Mutant(
+        "gamma.scale_by_the_boosted_alpha", RANDOM,
+        "scale = lax.select_n(boost, lax.pow(samples, lax.div(one, alpha_orig)), one)",
+        "scale = lax.select_n(boost, lax.pow(samples, lax.div(one, alpha)), one)",
+        GAMMA_AREAS, "a sample of a < 1 is scaled by u ** (1 / (a + 1)), the boosted parameter, not u ** (1 / a)",
+        keyword=GAMMA,
+    ),
+    Mutant(
+        "gamma.log_boost_by_the_boosted_alpha", RANDOM,
+        "log_boost = lax.select_n(keep, lax.mul(log_samples, lax.div(one, alpha_orig)), zero)",
+        "log_boost = lax.select_n(keep, lax.mul(log_samples, lax.div(one, alpha)), zero)",
+        GAMMA_AREAS, "loggamma of a < 1 adds log(u) / (a + 1), the boosted parameter, not log(u) / a",
+        keyword=GAMMA,
+    ),
+    Mutant(
+        "gamma.accept_on_either_test", RANDOM,
+        "    return lax.bitwise_and(squeeze, exact)\n",
+        "    return lax.bitwise_or(squeeze, exact)\n",
+        GAMMA_AREAS, "a candidate is rejected when it fails either of Marsaglia and Tsang's tests, not only when it fails both",
+        keyword=GAMMA,
+    ),
+    Mutant(
+        "gamma.one_key_for_every_element", RANDOM,
+        "    keys = split(key, size)  # one key per element, as JAX splits for random_gamma_p\n",
+        "    keys = lax.broadcast_in_dim(key, (size, 2), (1,))\n",
+        GAMMA_AREAS, "every element of a gamma sample draws from the same key: equal parameters, equal samples",
+        keyword=GAMMA,
+    ),
+    Mutant(
+        "apply.once_per_distinct_position", SLICING,
+        "    np.add.at(hits, index, 1)\n", "    hits[index] += 1\n",
+        AREA, "the positions an index reaches are counted with buffered indexing: a repeated position once, so "
+        "f is applied once however often the index names it", keyword=APPLY,
+    ),
+    Mutant(
+        "apply.update_jaxpr_ignored", SLICING,
+        "        if update_jaxpr is not None:  # scatter_apply: the updates are placeholders\n",
+        "        if False:\n",
+        AREA, "the scatter ignores its update_jaxpr and writes its placeholder updates (zeros)", keyword=APPLY,
+    ),
+    Mutant(
+        "apply.mode_ignored", AT,
+        "return _scatter(scatter_apply, self, zero, indices_are_sorted, unique_indices, mode, wrap_negative_indices)",
+        "return _scatter(scatter_apply, self, zero, indices_are_sorted, unique_indices, None, wrap_negative_indices)",
+        AREA, "x.at[i].apply ignores its mode: out-of-range indices are dropped under mode='clip' too",
+        keyword=APPLY,
+    ),
+    Mutant(
+        "apply.jvp_not_refused", AD,
+        "    if params[\"update_jaxpr\"] is not None:  # x.at[...].apply(f): no rule, as in JAX\n"
+        "        raise NotImplementedError(\"scatter_apply JVP not implemented\")\n", "",
+        AREA, "the JVP of a scatter that applies a function goes on as for an overwriting scatter, where JAX "
+        "raises NotImplementedError", keyword=APPLY,
+    ),
+    Mutant(
+        "apply.closing_over_a_tracer_allowed", SLICING,
+        "    if any(isinstance(c, Tracer) for c in closed.consts):  # a param cannot hold a traced value\n",
+        "    if False:\n",
+        AREA, "a function closing over a staged value is staged anyway, the tracer left in the scatter's "
+        "update_consts, where JAX raises NotImplementedError", keyword=APPLY,
     ),
 ]  # fmt: skip
 
