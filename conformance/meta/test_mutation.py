@@ -191,7 +191,9 @@ def test_stage_04s_catalogue_is_stage_03s_and_its_own_and_applies_cleanly() -> N
     catalogue = load_catalogue("04_jaxpr")
     stage_dir = STAGES_DIR / "04_jaxpr"
     assert [m.id for m in catalogue] == [m.id for m in load_catalogue("03_vmap")] + [m.id for m in JAXPR_MUTANTS]
-    assert len(JAXPR_MUTANTS) >= 40 and all(m.areas == ("jaxpr",) for m in JAXPR_MUTANTS)
+    # The sampler that staging made traceable is checked against JAX's recorded bits (random area).
+    own_areas = {m.id: m.areas for m in JAXPR_MUTANTS if m.file != "didax/random/distributions.py"}
+    assert len(JAXPR_MUTANTS) >= 40 and set(own_areas.values()) == {("jaxpr",)}
     stale = {m.id: reason for m in catalogue if (reason := staleness(m, stage_dir)) is not None}
     assert not stale, stale
     for mutant in JAXPR_MUTANTS:

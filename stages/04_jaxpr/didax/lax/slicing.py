@@ -37,6 +37,7 @@ from .. import dtypes
 from ..core import Primitive, ShapedArray, Tracer, get_aval
 from ..jaxpr import Jaxpr, eval_jaxpr
 from ..staging import trace_to_jaxpr
+from ..tree_util import tree_flatten
 from .structural import broadcast_in_dim
 from .standard import (
     ANY,
@@ -530,11 +531,12 @@ def scatter_apply(
     ``update_shape``, are placeholder zeros."""
     dtype = get_aval(operand).dtype
     scalar = ShapedArray((), dtype)
-    closed, _ = trace_to_jaxpr(lambda x, _: [func(x)], [scalar, scalar])
-    (out,) = closed.out_avals
-    if (out.shape, out.dtype) != ((), dtype):
+    closed, _ = trace_to_jaxpr(lambda x, _: tree_flatten(func(x))[0], [scalar, scalar])
+    outs = closed.out_avals
+    if len(outs) != 1 or (outs[0].shape, outs[0].dtype) != ((), dtype):
+        returned = ", ".join(a.str_short() for a in outs)
         raise ValueError(f"scatter_apply: func must map a {scalar.str_short()} to a {scalar.str_short()}, "
-                         f"but it returns {out.str_short()}.")  # fmt: skip
+                         f"but it returns {returned}.")  # fmt: skip
     if any(isinstance(c, Tracer) for c in closed.consts):  # a param cannot hold a traced value
         raise NotImplementedError(
             "Reduction computations can't close over Tracers. Please open an issue at https://github.com/jax-ml/jax."
