@@ -114,7 +114,7 @@ def _masked(a: ArrayLike, where: ArrayLike, fill: Any) -> ArrayLike:
 
 
 _COMBINE = {lax.reduce_sum: lax.add, lax.reduce_prod: lax.mul, lax.reduce_max: lax.max, lax.reduce_min: lax.min,
-            lax.reduce_and: lax.bitwise_and, lax.reduce_or: lax.bitwise_or}  # fmt: skip
+            lax.reduce_and: lax.bitwise_and, lax.reduce_or: lax.bitwise_or, lax.reduce_xor: lax.bitwise_xor}  # fmt: skip
 
 
 def _zero(dtype: np.dtype) -> Any:
@@ -475,7 +475,7 @@ def _cumulative(name: str, lax_fn: Any, nan_fill: Any = None) -> Any:
         if nan_fill is not None:
             a = _nan_free(a, nan_fill)
         aval = get_aval(a)
-        if axis is None:
+        if axis is None or aval.ndim == 0:  # a scalar runs as a one-element array, as in JAX
             a = lax.reshape(a, (aval.size,))
             axis = 0
         axis = canonicalize_axis(axis, get_aval(a).ndim)
