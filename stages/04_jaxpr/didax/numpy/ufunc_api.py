@@ -35,6 +35,7 @@ from .util import (
     convert,
     promote_dtypes_inexact,
 )
+from .vectorize import vectorize
 
 _AT_INPLACE_WARNING = """\
 Because didax arrays are immutable, jnp.ufunc.at() cannot operate inplace like
@@ -90,26 +91,9 @@ class ufunc:
         return self._call_elementwise(*args)
 
     def _call_elementwise(self, *args: ArrayLike) -> Any:
-        """The function applied to each element of the broadcast arguments (0-d arrays in, as
-        jnp.vectorize passes them), the results stacked back into the broadcast shape."""
-        arrays = [as_array(a) for a in args]
-        shape = broadcast_shapes(*(get_aval(a).shape for a in arrays))
-        if shape is None:
-            shapes = ", ".join(str(get_aval(a).shape) for a in arrays)
-            raise ValueError(f"{self.__name__}: arguments of shapes {shapes} do not broadcast together.")
-        flat = [ravel(broadcast_to(a, shape)) for a in arrays]
-        results = [
-            self._outputs(self._func(*(lax.index_in_dim(f, i, keepdims=False) for f in flat)))
-            for i in range(math.prod(shape))
-        ]
-        if results:
-            outs = [lax.reshape(stack([r[j] for r in results]), shape) for j in range(self.nout)]
-        else:  # nothing to apply it to: the result types come from one call on ones
-            outs = [lax.full_like(r, 0, shape=shape) for r in self._outputs(self._func(*map(_one, arrays)))]
-        return outs[0] if self.nout == 1 else tuple(outs)
-
-    def _outputs(self, result: Any) -> list[ArrayLike]:
-        return [as_array(r) for r in (result if self.nout > 1 else (result,))]
+        """The function mapped over every axis of the broadcast arguments with vmap, as
+        jnp.vectorize does: it runs once, on batched values, not once per element."""
+        return vectorize(self._func)(*args)
 
     def _result_dtype(self, *args: ArrayLike) -> np.dtype:
         """The dtype the function gives for these arguments' types (JAX asks eval_shape)."""
