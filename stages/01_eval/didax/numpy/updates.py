@@ -5,8 +5,6 @@ return an updated copy through ``x.at[...].set``. didax arrays never change, so 
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import lax
 from ..core import get_aval
 from .manipulation import tile, unravel_index
