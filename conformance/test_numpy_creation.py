@@ -382,7 +382,8 @@ def test_fromfunction(impl: Impl, flags, data: st.DataObject) -> None:
 # jnp's scalar types -> the dtype each stands for: one per dtype, and the aliases (jnp.bool is bool_;
 # int_, float_ and complex_ are the 64-bit types, canonicalized when used as a dtype while x64 is off)
 TYPE_NAMES = {"bool_" if n == "bool" else n: n for n in DTYPE_NAMES} | {
-    "bool": "bool", "int_": "int64", "float_": "float64", "complex_": "complex128"}  # fmt: skip
+    "bool": "bool", "int_": "int64", "uint": "uint64", "float_": "float64", "complex_": "complex128",
+    "single": "float32", "double": "float64", "csingle": "complex64", "cdouble": "complex128"}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", list(TYPE_NAMES))
@@ -431,7 +432,7 @@ def test_iinfo_matches_numpys(impl: Impl, name: str) -> None:
             assert getattr(got, attr) == getattr(want, attr), f"iinfo({arg!r}).{attr}"
 
 
-@pytest.mark.parametrize("name", ["pi", "e", "inf", "nan"])
+@pytest.mark.parametrize("name", ["pi", "e", "euler_gamma", "inf", "nan"])
 def test_constants_are_numpys_python_floats(impl: Impl, x64: bool, name: str) -> None:
     """So an array of one is a weak default float."""
     value = getattr(impl.numpy, name)
@@ -440,6 +441,105 @@ def test_constants_are_numpys_python_floats(impl: Impl, x64: bool, name: str) ->
     got = impl.numpy.asarray(value)
     assert_dtype(got, dr.default_float(x64), weak=dr.weak_result("fill", want))
     assert_values(got, np.asarray(want), dr.default_float(x64))
+
+
+# --- the narrow types of ml_dtypes, as dtype names --------------------------------------------------
+
+NARROW_FLOATS = ["float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
+                 "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn",
+                 "float4_e2m1fn"]  # fmt: skip
+NARROW_INTS = ["int1", "int2", "int4", "uint1", "uint2", "uint4"]
+
+
+@pytest.mark.parametrize("name", NARROW_FLOATS + NARROW_INTS)
+def test_narrow_types_name_ml_dtypes_types(impl: Impl, name: str) -> None:
+    """jnp.float8_e4m3fn, jnp.int4, ...: ml_dtypes' types, with their limits, in their places among
+    the dtype classes (NumPy itself sees them as opaque). Computing with them is not checked here:
+    didax only names them."""
+    jnp = impl.numpy
+    want = np.dtype(getattr(ml_dtypes, name))
+    assert jnp.dtype(getattr(jnp, name)) == want
+    assert jnp.issubdtype(getattr(jnp, name), getattr(jnp, name))
+    signed = name.startswith("int")
+    floating = name.startswith("float")
+    classes = {"floating": floating, "inexact": floating, "number": True, "generic": True, "integer": not floating,
+               "signedinteger": signed, "unsignedinteger": name.startswith("uint"), "complexfloating": False}  # fmt: skip
+    for category, expected in classes.items():
+        assert jnp.issubdtype(want, getattr(jnp, category)) == expected, category
+    kinds = {"real floating": floating, "integral": not floating, "signed integer": signed, "numeric": True}
+    for kind, expected in kinds.items():
+        assert jnp.isdtype(want, kind) == expected, kind
+    if floating:
+        got, limits = jnp.finfo(getattr(jnp, name)), ml_dtypes.finfo(want)
+        assert (got.bits, float(got.eps), float(got.max)) == (limits.bits, float(limits.eps), float(limits.max))
+    else:
+        got, limits = jnp.iinfo(getattr(jnp, name)), ml_dtypes.iinfo(want)
+        assert (got.bits, int(got.min), int(got.max)) == (limits.bits, int(limits.min), int(limits.max))
+
+
+# --- arrays from bytes, text, iterators and DLPack buffers ----------------------------------------
+
+
+@given(data=st.data())
+def test_frombuffer_reads_numpys_bytes(impl: Impl, flags, data: st.DataObject) -> None:
+    x64 = draw_x64(data, flags)
+    x = data.draw(S.dtype_and_array([S.ALL], S.shapes(min_dims=1, max_dims=1, min_side=0)), label="x")
+    count = data.draw(st.integers(-1, x.size), label="count")
+    offset = data.draw(st.integers(0, x.size - max(count, 0)), label="offset") * x.itemsize
+    show_call(f"jnp.frombuffer(x.tobytes(), dtype=x.dtype, count={count}, offset={offset})", x=x)
+    got = impl.numpy.frombuffer(x.tobytes(), dtype=x.dtype, count=count, offset=offset)
+    want = np.frombuffer(x.tobytes(), dtype=x.dtype, count=count, offset=offset)
+    want_dtype = dr.canonicalize(x.dtype, x64)
+    assert_dtype(got, want_dtype, weak=False)
+    assert_values(got, wide(want), want_dtype)
+
+
+def test_frombuffer_fromstring_fromiter_and_from_dlpack(impl: Impl, x64: bool) -> None:
+    jnp = impl.numpy
+    got = jnp.frombuffer(np.arange(3.0).tobytes())  # dtype=float: the 64-bit float, canonicalized
+    assert_dtype(got, dr.canonicalize("float64", x64), weak=False)
+    assert_values(got, np.arange(3.0), dr.canonicalize("float64", x64))
+    got = jnp.fromstring("1, 2, 3", dtype=np.int16, sep=",")
+    assert_dtype(got, np.dtype("int16"), weak=False)
+    assert_values(got, np.array([1, 2, 3]), np.dtype("int16"))
+    assert_values(jnp.fromstring("1.5 2.5", sep=" "), np.array([1.5, 2.5]), dr.canonicalize("float64", x64))
+    with pytest.raises(NotImplementedError):  # iterating is a side effect: JAX refuses it
+        jnp.fromiter(iter([1, 2]), dtype=int)
+    source = np.arange(5, dtype=np.int16)
+    got = jnp.from_dlpack(source)
+    source[0] = 9  # the array does not follow later changes of the buffer it came from
+    assert_dtype(got, np.dtype("int16"), weak=False)
+    assert_values(got, np.arange(5), np.dtype("int16"))
+
+
+# --- NumPy's own: the ComplexWarning, printing -------------------------------------------------------
+
+
+def test_complex_warning_is_numpys_and_complex_to_real_raises_it(impl: Impl) -> None:
+    assert impl.numpy.ComplexWarning is np.exceptions.ComplexWarning
+    z = impl.numpy.asarray(np.array([1 + 2j], np.complex64))
+    with pytest.warns(impl.numpy.ComplexWarning):
+        got = impl.lax.convert_element_type(z, np.float32)
+    assert_values(got, np.array([1.0]), np.dtype("float32"))
+
+
+def test_arrays_print_with_numpys_print_options(impl: Impl) -> None:
+    """jnp.printoptions and friends are NumPy's; arrays print through NumPy, so they follow them."""
+    jnp = impl.numpy
+    x = jnp.asarray(np.array([1.23456, 2.0], np.float32))
+    before = jnp.get_printoptions()
+    with jnp.printoptions(precision=2):
+        assert jnp.get_printoptions()["precision"] == 2
+        assert "1.23" in repr(x) and "1.2345" not in repr(x)
+    assert jnp.get_printoptions() == before
+    jnp.set_printoptions(precision=3)
+    try:
+        assert "1.235" in str(x)
+    finally:
+        jnp.set_printoptions(**before)
+    # array_repr and array_str are NumPy's functions (which name the array's class in front).
+    assert jnp.array_repr(x) == np.array_repr(x) and jnp.array_repr(x).endswith(", dtype=float32)")
+    assert jnp.array_str(x, precision=1) == np.array_str(x, precision=1) == "[1.2 2. ]"
 
 
 # --- a 64-bit dtype asked for while x64 is off ---------------------------------------------------

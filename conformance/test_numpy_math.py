@@ -877,3 +877,68 @@ def test_histogram_interp_convolve_and_polyval_match_numpy(impl: Impl) -> None:
         assert_values(jnp.correlate(a, v, mode=mode), np.correlate(a, v, mode=mode), f32, atol=1e-6)
     p = np.array([2.0, -1.0, 0.5], np.float32)
     assert_values(jnp.polyval(p, at), np.polyval(p, at), f32, atol=1e-6)
+
+
+@given(data=st.data())
+def test_histogram2d_and_histogramdd_match_numpy(impl: Impl, flags, data: st.DataObject) -> None:
+    """Counts per cell of a grid of bins, and each dimension's edges. The points lie on a grid of
+    quarters and the bins split power-of-two ranges, so every edge is exact and no point sits a
+    rounding error away from its bin."""
+    x64 = draw_x64(data, flags)
+    n, d = data.draw(st.integers(1, 12), label="n"), data.draw(st.integers(1, 3), label="d")
+    dt = data.draw(S.dtypes([np.dtype("float32"), np.dtype("float64"), np.dtype("int32")]), label="dtype")
+    sample = data.draw(S.arrays(dt, (n, d), Domain(-4, 4, grid=0.25)), label="sample")
+    bins = data.draw(st.sampled_from([1, 2, 4, 8]) | st.lists(st.sampled_from([1, 2, 4]), min_size=d, max_size=d),
+                     label="bins")  # fmt: skip
+    ranges = data.draw(st.none() | st.lists(st.sampled_from([(-4.0, 4.0), (-2.0, 2.0), (0.0, 8.0)]), min_size=d,
+                                            max_size=d), label="range")  # fmt: skip
+    weights = data.draw(st.none() | S.arrays(np.dtype("float32"), (n,), Domain(0, 4, grid=0.25)), label="weights")
+    density = data.draw(st.booleans(), label="density")
+    if ranges is None:  # edges from the data's own range: only an exact one (a power of two) qualifies
+        span = sample.max(axis=0) - sample.min(axis=0)
+        if not np.all(np.isin(span, [0, 0.25, 0.5, 1, 2, 4, 8])):
+            ranges = [(-4.0, 4.0)] * d
+    show_call(f"jnp.histogramdd(sample, bins={bins}, range={ranges}, weights=weights, density={density})",
+              sample=sample, weights=weights)  # fmt: skip
+    hist, edges = impl.numpy.histogramdd(sample, bins=bins, range=ranges, weights=weights, density=density)
+    with np.errstate(all="ignore"):
+        want_hist, want_edges = np.histogramdd(wide(sample), bins=bins, range=ranges, weights=weights, density=density)
+    edge_dtype = dr.inexact(dr.canonicalize(dt, x64), x64)
+    if density or weights is not None:
+        hist_dtype = dr.promote(edge_dtype, np.dtype("float32"), x64=x64) if weights is not None else edge_dtype
+    else:
+        hist_dtype = dr.default_int(x64)
+    assert_dtype(hist, hist_dtype, "hist", weak=False)
+    assert_values(hist, want_hist, hist_dtype, atol=1e-6)
+    assert len(edges) == d
+    for got_edges, want_e in zip(edges, want_edges):
+        assert_dtype(got_edges, edge_dtype, "edges", weak=False)
+        assert_values(got_edges, want_e, edge_dtype)
+    if d == 2:
+        show_call(f"jnp.histogram2d(x, y, bins={bins}, range={ranges}, weights=weights, density={density})",
+                  x=sample[:, 0], y=sample[:, 1], weights=weights)  # fmt: skip
+        hist2, x_edges, y_edges = impl.numpy.histogram2d(sample[:, 0], sample[:, 1], bins, ranges, weights, density)
+        assert_values(hist2, want_hist, hist_dtype, atol=1e-6)
+        assert_values(x_edges, want_edges[0], edge_dtype)
+        assert_values(y_edges, want_edges[1], edge_dtype)
+
+
+def test_histogramdd_checks_its_arguments(impl: Impl) -> None:
+    sample = np.zeros((4, 2), np.float32)
+    with pytest.raises(ValueError):
+        impl.numpy.histogramdd(sample, bins=[2, 2, 2])
+    with pytest.raises(ValueError):
+        impl.numpy.histogramdd(sample, range=[(0, 1)])
+    with pytest.raises(ValueError):
+        impl.numpy.histogramdd(sample, weights=np.ones(3, np.float32))
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod", "nancumsum", "nancumprod"])
+@pytest.mark.parametrize("value", [2.0, 3])
+def test_running_reduction_of_a_python_scalar_runs_over_one_element(impl: Impl, x64: bool, name: str, value) -> None:
+    """A weakly typed scalar is a one-element array, so axis 0 names its axis (a strongly typed
+    0-d array has no axis in JAX 0.10.2)."""
+    got = getattr(impl.numpy, name)(value, axis=0)
+    want_dtype = dr.default_float(x64) if isinstance(value, float) else dr.default_int(x64)
+    assert_dtype(got, want_dtype, weak=False)
+    assert_values(got, getattr(np, name)(value, axis=0), want_dtype)

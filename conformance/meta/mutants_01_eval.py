@@ -52,6 +52,11 @@ NN_FUNCTIONS = "didax/nn/functions.py"
 INITIALIZERS = "didax/nn/initializers.py"
 SCIPY_SPECIAL = "didax/scipy/special.py"
 TREE_MODULE = "didax/tree.py"
+UPDATES = "didax/numpy/updates.py"
+BITS = "didax/numpy/bits.py"
+POLYNOMIAL = "didax/numpy/polynomial.py"
+UFUNC_API = "didax/numpy/ufunc_api.py"
+SCALAR_TYPES = "didax/numpy/scalar_types.py"
 
 PROMOTION = ("promotion",)
 NUMPY = ("numpy",)
@@ -1022,6 +1027,190 @@ MUTANTS: list[Mutant] = [
         "return lax.mul(x, lax.log(y))", NN,
         "xlogy is x * log(y) with no special case: xlogy(0, 0) is NaN instead of 0",
         keyword="xlogy",
+    ),
+    # --- writers, bits, polynomials, histograms of several dimensions, ufunc objects (npmore) ----------
+    Mutant(
+        "numpy.put.wrap_clips", UPDATES,
+        'ind_arr, scatter_mode = remainder(ind_arr, size), "promise_in_bounds"',
+        'ind_arr, scatter_mode = clip(ind_arr, 0, size - 1), "promise_in_bounds"', NUMPY,
+        "put's mode='wrap' clips out-of-range positions instead of wrapping them",
+        keyword="put_matches",
+    ),
+    Mutant(
+        "numpy.put_along_axis.first_axis_always", UPDATES,
+        "index[canonicalize_axis(axis, ndim)] = indices", "index[0] = indices", NUMPY,
+        "put_along_axis writes along the first axis whatever axis is named",
+        keyword="put_along_axis",
+    ),
+    Mutant(
+        "numpy.place.padding_in_range", UPDATES,
+        "(positions,) = nonzero(ravel(mask_arr), size=size, fill_value=size)",
+        "(positions,) = nonzero(ravel(mask_arr), size=size, fill_value=0)", NUMPY,
+        "place pads its positions with 0, not an out-of-range one, so surplus values land on element 0",
+        keyword="place_matches",
+    ),
+    Mutant(
+        "numpy.packbits.bit_order_swapped", BITS,
+        'return lax.sub(convert(7, _UINT8), positions) if bitorder == "big" else positions',
+        'return lax.sub(convert(7, _UINT8), positions) if bitorder == "little" else positions', NUMPY,
+        "packbits and unpackbits take the first bit as the lowest for bitorder='big' (and the reverse)",
+        keyword="packbits",
+    ),
+    Mutant(
+        "numpy.packbits.pads_in_front", BITS,
+        "[(0, 0, 0)] * len(batch) + [(0, 8 - n % 8, 0)]", "[(0, 0, 0)] * len(batch) + [(8 - n % 8, 0, 0)]", NUMPY,
+        "packbits pads a short last run of bits at its front, not its end",
+        keyword="packbits",
+    ),
+    Mutant(
+        "numpy.unpackbits.count_pads_ones", BITS,
+        "bits = lax.pad(bits, convert(0, _UINT8), [(0, 0, 0)] * len(batch) + [(0, count - n * 8, 0)])",
+        "bits = lax.pad(bits, convert(1, _UINT8), [(0, 0, 0)] * len(batch) + [(0, count - n * 8, 0)])", NUMPY,
+        "unpackbits pads with ones when count asks for more bits than there are",
+        keyword="packbits",
+    ),
+    Mutant(
+        "numpy.polyadd.aligned_at_the_front", POLYNOMIAL,
+        "return a1.at[-shape2[0]:].add(a2)", "return a1.at[: shape2[0]].add(a2)", NUMPY,
+        "polyadd adds the shorter polynomial to the highest powers of the longer one",
+        keyword="polyadd",
+    ),
+    Mutant(
+        "numpy.polydiv.adds_the_multiple", POLYNOMIAL,
+        "u = u.at[k : k + n + 1].add(multiply(negative(d), v))", "u = u.at[k : k + n + 1].add(multiply(d, v))", NUMPY,
+        "polydiv's long division adds each multiple of the divisor instead of subtracting it",
+        keyword="polydiv",
+    ),
+    Mutant(
+        "numpy.polyder.factors_not_reversed", POLYNOMIAL,
+        "factors = lax.rev(prod(grid, axis=0), (0,))", "factors = prod(grid, axis=0)", NUMPY,
+        "polyder multiplies the highest power's coefficient by the lowest power's factor",
+        keyword="polyder",
+    ),
+    Mutant(
+        "numpy.polyint.zero_divisors", POLYNOMIAL,
+        "divisors = lax.rev(prod(maximum(1, grid), axis=0), (0,))", "divisors = lax.rev(prod(grid, axis=0), (0,))",
+        NUMPY, "polyint divides the integration constants by zero (the grid is not raised to at least 1)",
+        keyword="polyint",
+    ),
+    Mutant(
+        "numpy.poly.roots_not_negated", POLYNOMIAL,
+        "factor = concatenate([ones((1,), dtype=dt), negative(lax.index_in_dim(roots, k))])",
+        "factor = concatenate([ones((1,), dtype=dt), lax.index_in_dim(roots, k)])", NUMPY,
+        "poly builds prod(x + root) instead of prod(x - root)",
+        keyword="poly_matches",
+    ),
+    Mutant(
+        "numpy.histogram_bin_edges.one_edge_short", COUNTING,
+        "return linspace(lo, hi, bins + 1, dtype=dtype)", "return linspace(lo, hi, bins, dtype=dtype)", NUMPY,
+        "histogram_bin_edges makes bins edges for bins bins, one bin too few",
+        keyword="histogram",
+    ),
+    Mutant(
+        "numpy.histogramdd.last_edge_open", COUNTING,
+        "index = where(lax.eq(column, last), lax.sub(index, lax.full((), 1, np.dtype(np.int32))), index)",
+        "index = where(lax.gt(column, last), lax.sub(index, lax.full((), 1, np.dtype(np.int32))), index)", NUMPY,
+        "histogramdd drops points on the last edge (NumPy's last bin is closed)",
+        keyword="histogram2d",
+    ),
+    Mutant(
+        "numpy.histogramdd.density_ignores_widths", COUNTING,
+        "            hist = true_divide(hist, width)\n", "            hist = hist\n", NUMPY,
+        "histogramdd's density is a fraction of the points, not divided by the cells' widths",
+        keyword="histogram2d",
+    ),
+    Mutant(
+        "numpy.mask_indices.k_ignored", STRUCTURE,
+        "rows, cols = nonzero(mask_func(ones((n, n)), k), size=size)",
+        "rows, cols = nonzero(mask_func(ones((n, n)), 0), size=size)", NUMPY,
+        "mask_indices always masks the main diagonal's triangle, whatever k is",
+        keyword="mask_indices",
+    ),
+    Mutant(
+        "numpy.frombuffer.offset_ignored", CREATION,
+        "asarray(np.frombuffer(buffer=buffer, dtype=dtype, count=count, offset=offset))",
+        "asarray(np.frombuffer(buffer=buffer, dtype=dtype, count=count))", NUMPY,
+        "frombuffer reads from the start of the buffer whatever the offset",
+        keyword="frombuffer",
+    ),
+    Mutant(
+        "numpy.scalar_types.double_is_single", SCALAR_TYPES,
+        "single, double, csingle, cdouble = float32, float64, complex64, complex128",
+        "single, double, csingle, cdouble = float32, float32, complex64, complex128", NUMPY,
+        "jnp.double names float32 (NumPy's double is float64)",
+        keyword="dtype_names",
+    ),
+    Mutant(
+        "dtypes.narrow_ints_not_signed", DTYPES,
+        "return category in (np.signedinteger, np.integer, np.number, np.generic)",
+        "return category in (np.integer, np.number, np.generic)", NUMPY,
+        "issubdtype does not place int4 (and int1, int2) below signedinteger",
+        keyword="narrow",
+    ),
+    Mutant(
+        "lax.convert_element_type.no_complex_warning", ELEMENTWISE,
+        'if new_dtype.kind != "c" and _is_complex(operand):', "if False:", NUMPY,
+        "casting complex values to a real type drops the imaginary part without NumPy's ComplexWarning",
+        keyword="complex_warning",
+    ),
+    Mutant(
+        "numpy.cumsum.weak_scalar_has_no_axis", NP_REDUCTIONS,
+        "if axis is None or (aval.ndim == 0 and aval.weak_type):", "if axis is None:", NUMPY,
+        "cumsum(2.0, axis=0) fails: a Python scalar is not run as a one-element array, as JAX does",
+        keyword="python_scalar_runs",
+    ),
+    Mutant(
+        "numpy.ufunc.reduce_default_axis_none", UFUNC_API,
+        "self, a: ArrayLike, axis: int | None = 0, dtype: Any = None, out: None = None, keepdims: bool = False,",
+        "self, a: ArrayLike, axis: int | None = None, dtype: Any = None, out: None = None, keepdims: bool = False,",
+        NUMPY, "ufunc.reduce reduces every axis by default (NumPy's and JAX's default is axis 0)",
+        keyword="ufunc",
+    ),
+    Mutant(
+        "numpy.ufunc.fold_skips_initial", UFUNC_API,
+        "start = 1 if initial is None else 0", "start = 1", NUMPY,
+        "a ufunc's derived reduce with an initial value (or identity) skips the first element",
+        keyword="frompyfunc",
+    ),
+    Mutant(
+        "numpy.ufunc.accumulate_swaps_operands", UFUNC_API,
+        "value = self(astype(value, dtype), astype(lax.index_in_dim(arr, i, keepdims=False), dtype))",
+        "value = self(astype(lax.index_in_dim(arr, i, keepdims=False), dtype), astype(value, dtype))", NUMPY,
+        "a ufunc's derived accumulate folds with the operands swapped (subtract.accumulate is wrong)",
+        keyword="accumulate or frompyfunc",
+    ),
+    Mutant(
+        "numpy.ufunc.at_once_per_place", UFUNC_API,
+        "        if not shape:  # one place (or one block of slices): a single update\n",
+        "        if True:  # one place (or one block of slices): a single update\n", NUMPY,
+        "a ufunc's derived at applies a repeated index once, not once per repeat",
+        keyword="ufunc_at or frompyfunc",
+    ),
+    Mutant(
+        "numpy.ufunc.reduceat_counts_the_start_twice", UFUNC_API,
+        "inside = ufuncs.logical_and(ufuncs.less(start, i), ufuncs.greater(end, i))",
+        "inside = ufuncs.logical_and(ufuncs.less_equal(start, i), ufuncs.greater(end, i))", NUMPY,
+        "reduceat folds each segment's first element in twice",
+        keyword="reduceat or frompyfunc",
+    ),
+    Mutant(
+        "numpy.ufunc.outer_is_elementwise", UFUNC_API,
+        "return self(lax.reshape(A, a_shape + (1,) * b_ndim), B)", "return self(A, B)", NUMPY,
+        "ufunc.outer applies the function elementwise (broadcasting) instead of to every pair",
+        keyword="outer or frompyfunc",
+    ),
+    Mutant(
+        "numpy.ufunc.logsumexp_drops_the_maximum", UFUNC_API,
+        "result = lax.add(lax.log(sumexp), convert(amax, get_aval(sumexp).dtype))", "result = lax.log(sumexp)",
+        NUMPY, "logaddexp.reduce subtracts the maximum before exponentiating and never adds it back",
+        keyword="ufunc_reduce",
+    ),
+    Mutant(
+        "numpy.ufunc.bitwise_and_identity_zero", UFUNC_API,
+        'bitwise_and = _binary(ufuncs.bitwise_and, -1, reduce=_bit_reduction("reduce_bitwise_and", lax.reduce_and, -1,',
+        'bitwise_and = _binary(ufuncs.bitwise_and, 0, reduce=_bit_reduction("reduce_bitwise_and", lax.reduce_and, -1,',
+        NUMPY, "jnp.bitwise_and.identity is 0, not -1 (all bits set)",
+        keyword="ufunc_objects",
     ),
     # --- didax.tree, and lax's composite helpers (lax/structural.py) ----------------------------------
     Mutant(

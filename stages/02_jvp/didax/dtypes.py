@@ -26,6 +26,15 @@ _FLOATS = [bfloat16] + [np.dtype(t) for t in (np.float16, np.float32, np.float64
 _COMPLEX = [np.dtype(t) for t in (np.complex64, np.complex128)]
 SUPPORTED_DTYPES: tuple[np.dtype, ...] = tuple(_BOOL + _UNSIGNED + _SIGNED + _FLOATS + _COMPLEX)
 
+# The narrow types of ml_dtypes that JAX names (jnp.float8_e4m3fn, jnp.int4, ...): didax knows
+# where they sit among the dtype classes, but computes only with the types above.
+NARROW_FLOATS = frozenset(np.dtype(getattr(ml_dtypes, name)) for name in (
+    "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
+    "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
+))  # fmt: skip
+NARROW_SIGNED = frozenset(np.dtype(t) for t in (ml_dtypes.int1, ml_dtypes.int2, ml_dtypes.int4))
+NARROW_UNSIGNED = frozenset(np.dtype(t) for t in (ml_dtypes.uint1, ml_dtypes.uint2, ml_dtypes.uint4))
+
 # The dtype of the tangents of integer and boolean values (stage 02): zero-sized, as they are
 # always zero. It is not an array dtype: float0 values are NumPy arrays.
 float0 = np.dtype([("float0", np.void, 0)])
@@ -91,6 +100,11 @@ def check_dtype(dtype: Any) -> np.dtype:
     if isinstance(dtype, type) and dtype in PYTHON_SCALAR_DTYPES:  # dtype=int, dtype=float, ...
         return PYTHON_SCALAR_DTYPES[dtype]
     dt = np.dtype(dtype)  # raises TypeError: data type 'foo' not understood
+    if dt in NARROW_FLOATS or dt in NARROW_SIGNED or dt in NARROW_UNSIGNED:
+        raise TypeError(
+            f"didax does not compute with the narrow type {dt.name}: it names the dtype, but arrays are "
+            "of the fifteen types of the promotion lattice. Convert to float32 or int8 on the host."
+        )
     if dt not in SUPPORTED_DTYPES:
         names = ", ".join(d.name for d in SUPPORTED_DTYPES)
         raise TypeError(f"didax does not support dtype {dt.name}. Supported dtypes: {names}.")
@@ -113,10 +127,15 @@ def to_inexact_dtype(dtype: np.dtype) -> np.dtype:
 
 @functools.cache  # np.issubdtype takes a microsecond, and front ends ask it on every operation
 def issubdtype(dtype: Any, category: Any) -> bool:
-    """np.issubdtype that also knows bfloat16 is a floating type."""
+    """np.issubdtype that also knows bfloat16 and the narrow types of ml_dtypes (NumPy sees
+    them as opaque 'V' types): floats, signed or unsigned integers."""
     dt = np.dtype(dtype)
-    if dt == bfloat16:
+    if dt == bfloat16 or dt in NARROW_FLOATS:
         return category in (np.floating, np.inexact, np.number, np.generic)
+    if dt in NARROW_SIGNED:
+        return category in (np.signedinteger, np.integer, np.number, np.generic)
+    if dt in NARROW_UNSIGNED:
+        return category in (np.unsignedinteger, np.integer, np.number, np.generic)
     return np.issubdtype(dt, category)
 
 

@@ -97,3 +97,56 @@ def test_permute_dims_takes_only_a_permutation_of_the_axes():
     assert jnp.permute_dims(np.zeros((1, 2, 3)), (2, 0, 1)).shape == (3, 1, 2)
     with pytest.raises(TypeError, match="permutation"):
         jnp.permute_dims(np.zeros((1, 2, 3)), (-1, 0, 1))
+
+
+def test_histogram_counts_the_largest_value_in_the_last_bin():
+    """The last edge is the maximum itself (a linspace endpoint), not a rounding away from it."""
+    x = np.random.default_rng(0).normal(size=20).astype(np.float32)
+    counts, edges = jnp.histogram(x, bins=3)
+    assert values(counts) == [3.0, 9.0, 8.0]
+    assert float(edges[-1]) == float(x.max())
+
+
+def test_running_reductions_of_a_scalar_run_over_one_element():
+    assert values(jnp.cumsum(2.0, axis=0)) == [2.0]
+    assert values(jnp.cumprod(3, axis=0)) == [3]
+
+
+def test_logical_ufunc_reductions_read_a_complex_number_by_its_real_part():
+    """As JAX does (NumPy asks whether the whole number is nonzero)."""
+    assert values(jnp.logical_and.reduce(np.array([1j, 1], np.complex64))) is False
+    assert values(jnp.logical_or.reduce(np.array([1j, 0j], np.complex64))) is False
+
+
+def test_ufunc_methods_jax_derives_from_the_function():
+    """subtract has no reduction of its own: a fold, left to right."""
+    x = np.arange(1.0, 5.0, dtype=np.float32)
+    assert values(jnp.subtract.reduce(x)) == -8.0
+    assert values(jnp.subtract.accumulate(x)) == [1.0, -1.0, -4.0, -8.0]
+    assert values(jnp.add.at(np.array([True, False, False]), np.array([1, 1]), True, inplace=False)) == [
+        True, True, False]  # fmt: skip
+    twice_minus = jnp.frompyfunc(lambda a, b: a * 2 - b, nin=2, nout=1)
+    assert values(twice_minus.reduce(x)) == ((1 * 2 - 2) * 2 - 3) * 2 - 4
+    assert repr(jnp.add) == "<jnp.ufunc 'add'>" and jnp.add == jnp.add and hash(jnp.add) == hash(jnp.add)
+
+
+def test_put_clips_an_index_out_of_range_by_default():
+    got = jnp.put(jnp.zeros(5), np.array([7, -1, -7, 2]), np.array([1.0, 2.0, 3.0, 4.0]), inplace=False)
+    assert values(got) == [3.0, 0.0, 4.0, 0.0, 2.0]
+
+
+def test_narrow_types_name_dtypes_but_make_no_arrays():
+    """didax computes with the fifteen types of the promotion lattice only (JAX computes with
+    float8 and int4 too): the narrow types are names, and asking for an array of one says so."""
+    assert jnp.dtype(jnp.float8_e4m3fn).name == "float8_e4m3fn"
+    assert jnp.issubdtype(jnp.int4, jnp.signedinteger) and jnp.isdtype(jnp.uint2, "unsigned integer")
+    for make in (lambda: jnp.float8_e4m3fn(1.0), lambda: jnp.zeros(2, jnp.int4), lambda: jnp.ones(2).astype("float4_e2m1fn")):
+        with pytest.raises(TypeError, match="narrow type"):
+            make()
+
+
+def test_what_needs_a_decomposition_or_shared_memory_is_refused():
+    with pytest.raises(NotImplementedError, match="eigenvalue"):
+        jnp.poly(np.eye(2, dtype=np.float32))
+    with pytest.raises(BufferError):
+        jnp.from_dlpack(np.arange(3), copy=False)

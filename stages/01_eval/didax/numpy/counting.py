@@ -4,20 +4,19 @@ correlate and polyval, built from comparisons, sums and dot_general. Stage 01 in
 
 from __future__ import annotations
 
+import builtins
+import math
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes, lax
 from ..core import get_aval, to_concrete_value
+from .creation import linspace
 from .reductions import max, min, sum
 from .shapes import ravel
 from .ufuncs import add, clip, conjugate, multiply, subtract, true_divide, where
 from .util import ArrayLike, as_array, check_arraylike, convert, promote_dtypes, promote_dtypes_inexact
-
-
-def _iota(n: int, dtype: Any = np.int32) -> ArrayLike:
-    return lax.iota(np.dtype(dtype), n)
 
 
 def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left", sorter: ArrayLike | None = None, *,
@@ -95,24 +94,26 @@ def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0,
 def histogram_bin_edges(
     a: ArrayLike, bins: Any = 10, range: Any = None, weights: ArrayLike | None = None
 ) -> ArrayLike:  # noqa: A002
-    """The edges of histogram's bins: bins+1 evenly spaced over range (default: a's min to max)."""
-    check_arraylike("histogram_bin_edges", a)
+    """The edges of histogram's bins: bins+1 evenly spaced over range (default: a's min to max),
+    the last one exactly the range's end, so that the largest value is counted."""
+    if isinstance(bins, str):
+        raise NotImplementedError("string values for `bins` not implemented.")
+    check_arraylike("histogram_bin_edges", a, bins)
     a = ravel(as_array(a))
     dtype = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(get_aval(a).dtype))
     if np.ndim(bins) == 1:
-        return convert(as_array(np.asarray(bins)) if isinstance(bins, (list, tuple)) else bins, dtype)
+        return convert(as_array(bins), dtype)
     bins = int(bins)
     if range is None:
         lo, hi = convert(min(a), dtype), convert(max(a), dtype)
     else:
-        lo, hi = convert(range[0], dtype), convert(range[1], dtype)
+        lo, hi = convert(as_array(range[0]), dtype), convert(as_array(range[1]), dtype)
     # An empty range (lo == hi) is widened by 0.5 on each side, as in NumPy.
     same = lax.eq(lo, hi)
     half = convert(0.5, dtype)
     lo = where(same, lax.sub(lo, half), lo)
     hi = where(same, lax.add(hi, half), hi)
-    steps = lax.div(convert(_iota(bins + 1), dtype), convert(bins, dtype))
-    return add(lo, multiply(steps, subtract(hi, lo)))
+    return linspace(lo, hi, bins + 1, dtype=dtype)
 
 
 def histogram(a: ArrayLike, bins: Any = 10, range: Any = None, weights: ArrayLike | None = None,  # noqa: A002
@@ -141,6 +142,73 @@ def histogram(a: ArrayLike, bins: Any = 10, range: Any = None, weights: ArrayLik
         widths = subtract(lax.slice_in_dim(edges, 1, nbins + 1), lax.slice_in_dim(edges, 0, nbins))
         counts = true_divide(true_divide(counts, widths), sum(counts))
     return counts, edges
+
+
+def histogramdd(sample: ArrayLike, bins: Any = 10, range: Any = None, weights: ArrayLike | None = None,  # noqa: A002
+                density: bool | None = None) -> tuple[ArrayLike, list[ArrayLike]]:  # fmt: skip
+    """Counts of the N points of ``sample`` (shape (N, D)) in each cell of a D-dimensional grid of
+    bins, and each dimension's bin edges: a bin index per dimension, raveled into one flat index,
+    then counted with bincount."""
+    if weights is None:
+        check_arraylike("histogramdd", sample)
+        (sample,) = promote_dtypes_inexact(as_array(sample))
+    else:
+        check_arraylike("histogramdd", sample, weights)
+        if np.shape(weights) != np.shape(sample)[:1]:
+            raise ValueError("should have one weight for each sample.")
+        sample, weights = promote_dtypes_inexact(as_array(sample), as_array(weights))
+    n, d = get_aval(sample).shape
+    if range is not None and (len(range) != d or any(r is not None and np.shape(r)[0] != 2 for r in range)):
+        raise ValueError(f"For sample.shape={(n, d)}, range must be a sequence of {d} pairs or Nones; got {range=}")
+    try:
+        bins_per_dimension = list(bins)
+    except TypeError:  # one number of bins for every dimension
+        bins_per_dimension = d * [bins]
+    else:
+        if len(bins_per_dimension) != d:
+            raise ValueError("should be a bin for each dimension.")
+    from .manipulation import ravel_multi_index
+    from .statistics import diff
+    from .structure import ix_
+
+    bin_indices, bin_edges = [], []
+    for i in builtins.range(d):
+        column = lax.index_in_dim(sample, i, axis=1, keepdims=False)
+        edges = histogram_bin_edges(column, bins_per_dimension[i], None if range is None else range[i], weights)
+        # Bin j + 1 holds edges[j] <= x < edges[j + 1]; 0 and the last are outside. The last
+        # edge belongs to the last bin.
+        index = searchsorted(edges, column, side="right")
+        last = lax.index_in_dim(edges, get_aval(edges).shape[0] - 1, keepdims=False)
+        index = where(lax.eq(column, last), lax.sub(index, lax.full((), 1, np.dtype(np.int32))), index)
+        bin_indices.append(index)
+        bin_edges.append(edges)
+    nbins = tuple(get_aval(edges).shape[0] + 1 for edges in bin_edges)
+    flat = ravel_multi_index(tuple(bin_indices), nbins, mode="clip")
+    hist = lax.reshape(bincount(flat, weights, length=math.prod(nbins)), nbins)
+    hist = lax.slice(hist, (1,) * d, tuple(b - 1 for b in nbins))  # drop the outside bins
+    if density:
+        hist = convert(hist, get_aval(sample).dtype)
+        hist = true_divide(hist, sum(hist))
+        for width in ix_(*(diff(edges) for edges in bin_edges)):
+            hist = true_divide(hist, width)
+    return hist, bin_edges
+
+
+def histogram2d(x: ArrayLike, y: ArrayLike, bins: Any = 10, range: Any = None,  # noqa: A002
+                weights: ArrayLike | None = None, density: bool | None = None) -> tuple[ArrayLike, ArrayLike, ArrayLike]:  # fmt: skip
+    """histogramdd of the points (x[i], y[i]): the counts, then the x and y edges."""
+    check_arraylike("histogram2d", x, y)
+    try:
+        count = len(bins)
+    except TypeError:
+        count = 1
+    if count not in (1, 2):  # one array of edges, for both dimensions
+        bins = [as_array(bins), as_array(bins)]
+    from .shapes import stack
+
+    sample = stack([as_array(x), as_array(y)], axis=1)
+    hist, edges = histogramdd(sample, bins, range, weights, density)
+    return hist, edges[0], edges[1]
 
 
 def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike | None = None,

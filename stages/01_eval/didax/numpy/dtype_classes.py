@@ -46,12 +46,12 @@ def issubdtype(arg1: Any, arg2: Any) -> bool:
 
 _KINDS = {
     "bool": lambda dt: dt == np.bool_,
-    "signed integer": lambda dt: dt.kind == "i",
-    "unsigned integer": lambda dt: dt.kind == "u",
-    "integral": lambda dt: dt.kind in "iu",
+    "signed integer": lambda dt: dtypes.issubdtype(dt, np.signedinteger),
+    "unsigned integer": lambda dt: dtypes.issubdtype(dt, np.unsignedinteger),
+    "integral": lambda dt: dtypes.issubdtype(dt, np.integer),
     "real floating": lambda dt: dtypes.is_float(dt),
     "complex floating": lambda dt: dt.kind == "c",
-    "numeric": lambda dt: dt.kind in "iuc" or dtypes.is_float(dt),
+    "numeric": lambda dt: dtypes.issubdtype(dt, np.number),
 }
 
 

@@ -8,6 +8,7 @@ the default dtype of its kind). Shapes must match, except for size-1 and rank-0 
 from __future__ import annotations
 
 import enum
+import warnings
 from functools import partial
 from typing import Any
 
@@ -658,9 +659,17 @@ def select_n(which: Any, *cases: Any) -> Any:
 
 
 def convert_element_type(operand: Any, new_dtype: Any) -> Any:
-    """Cast to ``new_dtype`` (canonicalized: 32-bit while x64 is off); the result is strong."""
+    """Cast to ``new_dtype`` (canonicalized: 32-bit while x64 is off); the result is strong.
+    Complex to real keeps the real part, with NumPy's ComplexWarning, as in JAX."""
     new_dtype = dtypes.check_user_dtype(new_dtype, "convert_element_type")
+    if new_dtype.kind != "c" and _is_complex(operand):
+        warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning,
+                      stacklevel=2)  # fmt: skip
     return convert_to(operand, new_dtype, weak_type=False)
+
+
+def _is_complex(x: Any) -> bool:
+    return type(x) is complex or getattr(getattr(x, "dtype", None), "kind", None) == "c"
 
 
 def convert_to(operand: Any, new_dtype: np.dtype, weak_type: bool) -> Any:

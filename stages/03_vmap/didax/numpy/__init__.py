@@ -14,6 +14,10 @@ from .creation import (
     astype,
     empty,
     eye,
+    from_dlpack,
+    frombuffer,
+    fromiter,
+    fromstring,
     full,
     full_like,
     linspace,
@@ -27,18 +31,40 @@ from .reductions import amax, amin, argmax, argmin, max, mean, min, prod, sum
 from .scalar_types import (
     bfloat16,
     bool_,
+    cdouble,
     complex64,
     complex128,
     complex_,
+    csingle,
+    double,
+    float4_e2m1fn,
+    float6_e2m3fn,
+    float6_e3m2fn,
+    float8_e3m4,
+    float8_e4m3,
+    float8_e4m3b11fnuz,
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
     float16,
     float32,
     float64,
     float_,
+    int1,
+    int2,
+    int4,
     int8,
     int16,
     int32,
     int64,
     int_,
+    single,
+    uint,
+    uint1,
+    uint2,
+    uint4,
     uint8,
     uint16,
     uint32,
@@ -60,14 +86,10 @@ from .shapes import (
 from .ufuncs import (
     abs,
     absolute,
-    add,
-    bitwise_and,
     bitwise_count,
     bitwise_left_shift,
     bitwise_not,
-    bitwise_or,
     bitwise_right_shift,
-    bitwise_xor,
     cos,
     divide,
     equal,
@@ -82,14 +104,8 @@ from .ufuncs import (
     less_equal,
     log,
     log1p,
-    logical_and,
     logical_not,
-    logical_or,
-    maximum,
-    minimum,
     mod,
-    multiply,
-    negative,
     not_equal,
     positive,
     power,
@@ -100,22 +116,40 @@ from .ufuncs import (
     sin,
     sqrt,
     square,
-    subtract,
     tan,
     tanh,
     true_divide,
     where,
 )
+from .ufunc_api import (
+    add,
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
+    frompyfunc,
+    logaddexp,
+    logaddexp2,
+    logical_and,
+    logical_or,
+    logical_xor,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    subtract,
+    ufunc,
+)
 from .util import broadcast_to
 
 bool = bool_  # noqa: A001 - jax.numpy.bool is its bool scalar type
 dtype = _np.dtype
+ComplexWarning = _np.exceptions.ComplexWarning
 promote_types = _dtypes.promote_types
 result_type = _dtypes.result_type
 iinfo = _dtypes.iinfo
 finfo = _dtypes.finfo
 issubdtype = _dtypes.issubdtype
-pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
+pi, e, euler_gamma, inf, nan = _np.pi, _np.e, _np.euler_gamma, _np.inf, _np.nan
 newaxis = None
 
 # ----------------------------------------------------------------------------------------------
@@ -182,6 +216,7 @@ from .structure import (  # noqa: E402
     indices,
     ix_,
     kaiser,
+    mask_indices,
     logspace,
     meshgrid,
     mgrid,
@@ -298,9 +333,6 @@ from .ufuncs import (  # noqa: E402
     ldexp,
     log2,
     log10,
-    logaddexp,
-    logaddexp2,
-    logical_xor,
     modf,
     nan_to_num,
     nextafter,
@@ -379,8 +411,19 @@ from .counting import (  # noqa: E402
     histogram,
     histogram_bin_edges,
     interp,
+    histogram2d,
+    histogramdd,
     polyval,
     searchsorted,
 )
 
 # --- end of the npmath block ---
+
+# --- NumPy's writers as functions, bits, polynomials, printing (the npmore branch) ---
+from .bits import packbits, unpackbits  # noqa: E402
+from .polynomial import poly, polyadd, polyder, polydiv, polyint, polymul, polysub  # noqa: E402
+from .updates import place, put, put_along_axis  # noqa: E402
+
+# didax arrays print through NumPy (as JAX's do), so NumPy's print options are theirs.
+array_repr, array_str = _np.array_repr, _np.array_str
+printoptions, get_printoptions, set_printoptions = _np.printoptions, _np.get_printoptions, _np.set_printoptions

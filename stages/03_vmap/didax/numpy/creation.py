@@ -307,3 +307,39 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> ArrayLik
     cols = lax.broadcasted_iota(np.int32, (N, M), 1)
     on_diagonal = lax.eq(lax.sub(cols, rows), np.int32(k))
     return convert(on_diagonal, _dtype_or(dtype, "f", "eye"))
+
+
+# ----------------------------------------------------------------------------------------------
+# Arrays from host data: NumPy reads the bytes, text or DLPack buffer (only known values can be
+# read), and the result becomes a didax array like any NumPy array.
+
+
+def frombuffer(buffer: Any, dtype: Any = float, count: int = -1, offset: int = 0) -> ArrayLike:
+    """The bytes of ``buffer`` read as a 1-D array of ``dtype``."""
+    return asarray(np.frombuffer(buffer=buffer, dtype=dtype, count=count, offset=offset))
+
+
+def fromstring(string: str, dtype: Any = float, count: int = -1, *, sep: str) -> ArrayLike:
+    """The numbers in the text ``string``, separated by ``sep``, as a 1-D array of ``dtype``."""
+    return asarray(np.fromstring(string=string, dtype=dtype, count=count, sep=sep))
+
+
+def fromiter(*args: Any, **kwargs: Any) -> ArrayLike:
+    """Refused, as in JAX: reading an iterator uses it up, which a pure function must not do."""
+    raise NotImplementedError(
+        "didax.numpy.fromiter() is not implemented because it may be non-pure and thus unsafe under "
+        "transformations (it consumes the iterator). Consider didax.numpy.asarray(np.fromiter(...)) "
+        "instead, outside any transformation."
+    )
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> ArrayLike:
+    """An array from any object that exports a DLPack buffer (``__dlpack__``): a NumPy array, a
+    PyTorch CPU tensor... didax copies it (its arrays never change), so ``copy=False`` is refused."""
+    if device is not None:
+        raise NotImplementedError("didax.numpy.from_dlpack: didax has no devices to choose at this stage; "
+                                  "leave device=None.")  # fmt: skip
+    if copy is False:
+        raise BufferError("didax.numpy.from_dlpack cannot share the buffer (copy=False): didax arrays own "
+                          "their data, so that nothing done to the source changes them.")  # fmt: skip
+    return asarray(np.from_dlpack(x))

@@ -114,7 +114,7 @@ def _masked(a: ArrayLike, where: ArrayLike, fill: Any) -> ArrayLike:
 
 
 _COMBINE = {lax.reduce_sum: lax.add, lax.reduce_prod: lax.mul, lax.reduce_max: lax.max, lax.reduce_min: lax.min,
-            lax.reduce_and: lax.bitwise_and, lax.reduce_or: lax.bitwise_or}  # fmt: skip
+            lax.reduce_and: lax.bitwise_and, lax.reduce_or: lax.bitwise_or, lax.reduce_xor: lax.bitwise_xor}  # fmt: skip
 
 
 def _zero(dtype: np.dtype) -> Any:
@@ -472,12 +472,12 @@ def _cumulative(name: str, lax_fn: Any, nan_fill: Any = None) -> Any:
         _no_out(name, out)
         check_arraylike(name, a)
         a = as_array(a)
-        if nan_fill is not None:
-            a = _nan_free(a, nan_fill)
         aval = get_aval(a)
-        if axis is None:
+        if axis is None or (aval.ndim == 0 and aval.weak_type):  # a Python scalar is a 1-element array
             a = lax.reshape(a, (aval.size,))
             axis = 0
+        if nan_fill is not None:
+            a = _nan_free(a, nan_fill)
         axis = canonicalize_axis(axis, get_aval(a).ndim)
         if dtype is not None:
             a = convert(a, dtypes.check_user_dtype(dtype, name))

@@ -17,7 +17,7 @@ from ..array import Array
 from ..core import get_aval, to_concrete_value
 from ..errors import ConcretizationTypeError
 from . import ufuncs
-from .creation import arange, array, eye, linspace, zeros_like
+from .creation import arange, array, eye, linspace, ones, zeros_like
 from .manipulation import atleast_1d, broadcast_arrays
 from .shapes import concatenate, moveaxis, ravel, reshape
 from .util import ArrayLike, as_array, broadcast_to, canonicalize_axes, canonicalize_axis, check_arraylike, convert
@@ -151,6 +151,16 @@ def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[ArrayLike, A
     """Row and column indices of the upper triangle of an n x m matrix."""
     rows, cols = np.triu_indices(operator.index(n), operator.index(k), None if m is None else operator.index(m))
     return _index_array(rows), _index_array(cols)
+
+
+def mask_indices(n: int, mask_func: Callable[[ArrayLike, int], ArrayLike], k: int = 0, *,
+                 size: int | None = None) -> tuple[ArrayLike, ArrayLike]:  # fmt: skip
+    """Row and column indices of the nonzero entries of ``mask_func(ones((n, n)), k)`` (such as
+    triu or tril); give ``size`` when the count cannot be known."""
+    from .sorting import nonzero
+
+    rows, cols = nonzero(mask_func(ones((n, n)), k), size=size)
+    return rows, cols
 
 
 def _matrix_shape(name: str, arr: Any) -> tuple[int, int]:
