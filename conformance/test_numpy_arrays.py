@@ -358,8 +358,8 @@ def test_packbits_and_unpackbits_match_numpy(impl: Impl, flags, data: st.DataObj
     packed = impl.numpy.packbits(bits, axis=axis, bitorder=bitorder)
     want = np.packbits(bits != 0, axis=axis, bitorder=bitorder)
     assert_rearranged(packed, want, x64)
-    if want.size == 0 and want.ndim > 1:
-        return  # JAX 0.10.2's unpackbits fails here (it reshapes an empty array with -1)
+    if want.size == 0:  # NumPy's unpackbits pads an empty input with uninitialized bytes (count=1
+        return  # can give 208), and JAX 0.10.2's fails on one of several axes (a reshape with -1)
     total = want.shape[0 if axis is None else axis] * 8
     count = data.draw(st.none() | st.integers(-total, total + 3), label="count")  # NumPy: -count <= the bits
     show_call(f"jnp.unpackbits(packed, axis={axis}, count={count}, bitorder={bitorder!r})", packed=want)

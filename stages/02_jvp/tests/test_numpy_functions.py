@@ -150,3 +150,12 @@ def test_what_needs_a_decomposition_or_shared_memory_is_refused():
         jnp.poly(np.eye(2, dtype=np.float32))
     with pytest.raises(BufferError):
         jnp.from_dlpack(np.arange(3), copy=False)
+
+
+def test_from_dlpack_copies_the_buffer():
+    """didax arrays never change, so a later write to the source is not seen (JAX, on CPU, may
+    share an aligned buffer, and then the write shows)."""
+    source = np.arange(64, dtype=np.int16)
+    got = jnp.from_dlpack(source)
+    source[0] = 9
+    assert values(got)[0] == 0
