@@ -435,7 +435,8 @@ def fold_in(key: Any, data: Any) -> Any:
             f"fold_in accepts a scalar, but was given an array ofshape {aval.shape} != (). "
             "Use jax.vmap for batching."
         )
-    data = lax.convert_element_type(data, UINT32)
+    if aval.dtype != UINT32:
+        data = lax.convert_element_type(data, UINT32)
     return _return_keys(wrapped, random_fold_in_p.bind(typed, data))
 
 
