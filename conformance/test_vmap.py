@@ -409,6 +409,19 @@ def test_typed_keys_under_vmap_give_the_loops_bits(impl: Impl, name: str, source
     check_vmap(impl, source, values, in_axes, out_axes, exact=True)
 
 
+@pytest.mark.parametrize("name", ["normal", "split", "bits", "key_data"])
+def test_typed_keys_batched_on_their_second_axis(impl: Impl, name: str) -> None:
+    """Typed keys given to vmap directly, mapped along their second axis (the loop indexes them)."""
+    random = _namespace(impl)["random"]
+    f = {"normal": lambda k: random.normal(k, (3,)), "split": lambda k: random.key_data(random.split(k)),
+         "bits": lambda k: random.bits(k, (2,)), "key_data": random.key_data}[name]  # fmt: skip
+    keys = random.split(random.key(3), (2, 4))
+    show_call(f"keys = jax.random.split(jax.random.key(3), (2, 4))\njax.vmap(jax.vmap(f), in_axes=1)(keys)  # {name}")
+    got = np.asarray(_vmap(impl)(_vmap(impl)(f), in_axes=1)(keys))
+    want = np.stack([np.stack([np.asarray(f(keys[i, j])) for i in range(2)]) for j in range(4)])
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
 # --- random programs, with drawn in_axes and out_axes as prefix trees ------------------------------------
 
 
