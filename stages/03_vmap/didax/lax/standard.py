@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..dtypes import KeyTy
 from ..array import Array, PRNGKeyArray, to_array
 from ..config import config
 from ..core import Primitive, ShapedArray, get_aval
+from ..dtypes import KeyTy
 
 Rule = Callable[..., Any]
 

@@ -103,8 +103,6 @@ def broadcast(operand: Any, sizes: Sequence[int]) -> Any:
     return broadcast_in_dim(operand, shape, tuple(range(len(sizes), len(shape))))
 
 
-
-
 def _select_n_physical(key_shape: Shape, which: Any, *cases: Any) -> Any:
     """select_n (elementwise.py) on keys selects their words: a ``which`` that is not a scalar
     spreads over the words' trailing axes."""
