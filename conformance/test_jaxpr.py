@@ -284,6 +284,93 @@ def test_a_multiple_results_primitive_round_trips(impl: Impl) -> None:
     assert len(closed.jaxpr.eqns) == 1 and len(closed.jaxpr.outvars) == 2
 
 
+# --- typed PRNG keys ----------------------------------------------------------------------------------------
+# Key arrays (random.key, dtype key<fry>) are values of an extended dtype: jaxprs type their
+# variables key<fry>, the random functions stage the random_* primitives, and eval_jaxpr gives the
+# keys back (compared by their words, random.key_data).
+
+# (function of one argument, the argument, the primitives JAX 0.10.2 stages, in order)
+KEY_PROGRAMS = [
+    ("split", "f = lambda k: random.split(k, 3)", "key", ["random_split"]),
+    ("fold_in", "f = lambda k: random.fold_in(k, np.uint32(3))", "key", ["random_fold_in"]),
+    ("bits", "f = lambda k: random.bits(k, (3,))", "key", ["random_bits"]),
+    ("key", "f = lambda s: random.key(s)", "seed", ["random_seed"]),
+    ("PRNGKey", "f = lambda s: random.PRNGKey(s)", "seed", ["random_seed", "random_unwrap"]),
+    ("key_data", "f = lambda k: random.key_data(k)", "key", ["random_unwrap"]),
+    ("wrap_key_data", "f = lambda w: random.wrap_key_data(w)", "words", ["random_wrap"]),
+    ("raw_key", "f = lambda w: random.bits(w, (2,))", "words", ["random_wrap", "random_bits"]),
+    ("reshape", "f = lambda ks: ks.reshape(2, 2)", "keys", ["reshape"]),
+]
+
+
+def _key_args(random: Any) -> dict[str, Any]:
+    return {"key": random.key(1), "seed": np.int32(7), "words": np.array([5, 6], np.uint32),
+            "keys": random.split(random.key(2), 4)}  # fmt: skip
+
+
+def _is_key_type(dtype: Any, impl: Impl) -> bool:
+    return impl.dtypes.issubdtype(dtype, impl.dtypes.prng_key)
+
+
+def _as_words(impl: Impl, x: Any) -> np.ndarray:
+    return np.asarray(impl.module.random.key_data(x) if _is_key_type(x.dtype, impl) else x)
+
+
+@pytest.mark.parametrize("name, source, arg, prims", KEY_PROGRAMS, ids=[p[0] for p in KEY_PROGRAMS])
+def test_key_programs_stage_the_random_primitives_and_round_trip(impl: Impl, name: str, source: str, arg: str,
+                                                                 prims: list[str]) -> None:  # fmt: skip
+    s = staging(impl)
+    random = impl.module.random
+    x = _key_args(random)[arg]
+    scope = {**s.namespace, "random": random}
+    exec(compile(source, "<jaxpr case>", "exec"), scope)
+    f = scope["f"]
+    show_call(f"{source}\nclosed = jax.make_jaxpr(f)(x)\njax.core.eval_jaxpr(closed.jaxpr, closed.consts, x)")
+    closed = s.jax.make_jaxpr(f)(x)
+    s.ext.check_jaxpr(closed.jaxpr)
+    assert primitives(closed) == prims, f"staged {primitives(closed)}, JAX stages {prims}"
+    (invar,), (out_aval,) = closed.jaxpr.invars, closed.out_avals
+    assert _is_key_type(invar.aval.dtype, impl) == (arg in ("key", "keys")), f"input typed {invar.aval}"
+    want = f(x)
+    assert _is_key_type(out_aval.dtype, impl) == _is_key_type(want.dtype, impl), f"output typed {out_aval}"
+    assert str(out_aval.dtype) == str(want.dtype) and tuple(out_aval.shape) == tuple(want.shape)
+    [got] = s.core.eval_jaxpr(closed.jaxpr, closed.consts, x)
+    assert str(got.dtype) == str(want.dtype)
+    np.testing.assert_array_equal(_as_words(impl, got), _as_words(impl, want))
+
+
+def test_a_captured_key_is_a_constant_of_key_type(impl: Impl) -> None:
+    s = staging(impl)
+    random = impl.module.random
+    key = random.key(4)
+    f = lambda x: x * random.uniform(key)  # noqa: E731
+    show_call("key = jax.random.key(4)\nf = lambda x: x * jax.random.uniform(key)\njax.make_jaxpr(f)(x)", x=X3)
+    closed = s.jax.make_jaxpr(f)(X3)
+    (constvar,) = closed.jaxpr.constvars
+    assert _is_key_type(constvar.aval.dtype, impl) and tuple(constvar.aval.shape) == ()
+    [got] = s.core.eval_jaxpr(closed.jaxpr, closed.consts, X3)
+    assert_values(got, X3 * np.asarray(random.uniform(key)), F32)
+
+
+def test_keys_carried_through_staged_loops(impl: Impl) -> None:
+    """A key as the carry of fori_loop and scan, staged and evaluated: the eager loop's keys."""
+    s = staging(impl)
+    random, lax = impl.module.random, impl.lax
+    f = lambda k: lax.scan(lambda c, i: (random.fold_in(c, i), random.bits(c)), k, np.arange(3, dtype=np.uint32))  # noqa: E731
+    show_call("f = lambda k: lax.scan(lambda c, i: (random.fold_in(c, i), random.bits(c)), k, np.arange(3, dtype=np.uint32))\n"
+              "jax.core.eval_jaxpr(closed.jaxpr, closed.consts, jax.random.key(5))")  # fmt: skip
+    key = random.key(5)
+    closed = s.jax.make_jaxpr(f)(key)
+    s.ext.check_jaxpr(closed.jaxpr)
+    carry, ys = s.core.eval_jaxpr(closed.jaxpr, closed.consts, key)
+    want_carry, want_ys = key, []
+    for i in range(3):
+        want_ys.append(np.asarray(random.bits(want_carry)))
+        want_carry = random.fold_in(want_carry, np.uint32(i))
+    np.testing.assert_array_equal(_as_words(impl, carry), _as_words(impl, want_carry))
+    np.testing.assert_array_equal(np.asarray(ys), np.stack(want_ys))
+
+
 # --- weak types -------------------------------------------------------------------------------------------
 
 

@@ -342,6 +342,28 @@ def test_a_function_of_integers_alone_has_float0_tangents_and_the_plain_values(i
     assert_float0(tangent, (3,), "tangent")
 
 
+def test_typed_keys_have_float0_tangents(impl: Impl) -> None:
+    """A PRNG key (random.key, dtype key<fry>) takes a float0 tangent and cannot move: the keys a
+    function makes have float0 tangents of their shape, and a sample drawn from a fixed key is a
+    constant, so x * sample has the sample as its derivative in x."""
+    jax = _namespace(impl)["jax"]
+    random = jax.random
+    key = random.key(3)
+    tk = np.zeros((), float0(impl))
+    sample = np.asarray(random.normal(key, (3,)))
+    source = "f = lambda x, k: (x * random.normal(k, (3,)), random.split(k, 4), random.fold_in(k, 2))"
+    show_call(f"{source}\njax.jvp(f, (x, k), (1.0, tk))", x=2.0, tk=tk)
+    f = lambda x, k: (x * random.normal(k, (3,)), random.split(k, 4), random.fold_in(k, 2))  # noqa: E731
+    (value, keys, folded), (t_value, t_keys, t_folded) = jax.jvp(f, (np.float32(2.0), key), (np.float32(1.0), tk))
+    assert_values(value, 2 * sample, np.dtype("float32"))
+    assert_values(t_value, sample, np.dtype("float32"))
+    assert str(keys.dtype) == str(folded.dtype) == "key<fry>"
+    assert_float0(t_keys, (4,), "the split keys' tangent")
+    assert_float0(t_folded, (), "the folded key's tangent")
+    with pytest.raises(TypeError, match="primal and tangent arguments to jax.jvp do not match"):
+        jax.jvp(random.split, (key,), (np.float32(0.0),))
+
+
 # --- misuse: JAX's errors, and the next call still works ----------------------------------------------
 
 X = np.array([0.5, -1.0, 2.0], np.float32)

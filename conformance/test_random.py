@@ -116,6 +116,169 @@ def test_uniform_refuses_an_integer_dtype(random: Any) -> None:
 
 
 # ----------------------------------------------------------------------------------------------
+# Typed keys: random.key makes an array of dtype key<fry>, whose uint32 words (key_data) hide in a
+# trailing axis. A typed key draws what its words draw as a raw key, JAX's numbers; structural
+# operations move whole keys (NumPy on the words is the oracle); arithmetic refuses them.
+
+
+def _is_key(x: Any, impl: Impl) -> bool:
+    return impl.dtypes.issubdtype(x.dtype, impl.dtypes.prng_key)
+
+
+def _words(x: Any, random: Any, impl: Impl) -> np.ndarray:
+    """An output as NumPy: a key array as its words."""
+    return np.asarray(random.key_data(x) if _is_key(x, impl) else x)
+
+
+TYPED_CASES = [c for c in CASES if "_key" in c.fn.__code__.co_names]  # the cases drawing from _key(r)
+
+
+@pytest.mark.parametrize("case", TYPED_CASES, ids=[c.name for c in TYPED_CASES])
+def test_a_typed_key_gives_jaxs_numbers(case: Case, random: Any, impl: Impl, flags: Callable[[str, object], None],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Every recorded case again, drawn from the typed key random.key(seed) instead of the raw
+    PRNGKey(seed): the same bits (keys that come out are compared by their words)."""
+    import conformance.random_cases as random_cases
+
+    flags("jax_enable_x64", case.x64)
+    monkeypatch.setattr(random_cases, "_key", lambda r, seed=1701: r.key(seed))
+    show_call("_key = lambda r, seed=1701: r.key(seed)  # a typed key\nfn(jax.random), decode(DATA['cases'][name])",
+              fn=case.fn, name=case.name)  # fmt: skip
+    out = case.fn(random)
+    assert case.name.startswith(("split", "fold_in")) == _is_key(out, impl), f"{case.name} gave dtype {out.dtype}"
+    got, want = _words(out, random, impl), decode(DATA["cases"][case.name])
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype, want.shape)
+    if case.rtol == 0 and case.atol == 0:
+        same = got == want if got.dtype == np.bool_ else got.view(f"u{got.dtype.itemsize}") == want.view(f"u{want.dtype.itemsize}")
+        assert same.all()
+    else:
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=case.rtol, atol=case.atol)
+
+
+def test_a_typed_key_is_a_scalar_of_an_extended_dtype(random: Any, impl: Impl) -> None:
+    key = random.key(0)
+    assert key.shape == () and key.ndim == 0 and str(key.dtype) == "key<fry>" and key.dtype.itemsize == 8
+    assert _is_key(key, impl) and impl.dtypes.issubdtype(key.dtype, impl.dtypes.extended)
+    assert not impl.dtypes.issubdtype(key.dtype, np.integer) and not impl.numpy.issubdtype(key.dtype, np.number)
+    assert not impl.dtypes.issubdtype(np.dtype(np.uint32), impl.dtypes.prng_key)
+    assert random.key_impl(key) == random.key_impl(random.PRNGKey(0)) == "threefry2x32"
+    assert key.dtype == random.key_dtype() == random.key_dtype("threefry2x32") and key.dtype != np.dtype(np.uint32)
+    keys = random.split(key, (2, 3))
+    assert keys.shape == (2, 3) and keys.dtype == key.dtype and keys.size == 6 and keys.nbytes == 48
+
+
+@pytest.mark.parametrize("seed", [0, 1, -1, 2**31, 2**32 + 5])
+def test_the_words_of_a_typed_key_are_the_raw_key(seed: int, random: Any) -> None:
+    np.testing.assert_array_equal(np.asarray(random.key_data(random.key(seed))), np.asarray(random.PRNGKey(seed)))
+
+
+def test_split_and_fold_in_give_typed_keys_for_a_typed_key_and_raw_for_raw(random: Any, impl: Impl) -> None:
+    typed, raw = random.key(11), random.PRNGKey(11)
+    for op in (lambda k: random.split(k, 3), lambda k: random.fold_in(k, 9)):
+        t, r = op(typed), op(raw)
+        assert _is_key(t, impl) and not _is_key(r, impl) and np.dtype(r.dtype) == np.uint32
+        assert tuple(r.shape) == (*t.shape, 2)
+        np.testing.assert_array_equal(np.asarray(random.key_data(t)), np.asarray(r))
+
+
+KEY_WORDS = np.arange(12, dtype=np.uint32).reshape(6, 2) * np.uint32(0x9E3779B9)
+MASK = np.array([True, False, True, True, False, False])
+# name: (the operation on keys, with jnp and lax of the implementation; the same on their words, NumPy)
+KEY_STRUCTURE: dict[str, tuple[Callable[..., Any], Callable[[np.ndarray], np.ndarray]]] = {
+    "index": (lambda k, jnp, lax: k[1], lambda w: w[1]),
+    "negative index": (lambda k, jnp, lax: k[-2], lambda w: w[-2]),
+    "slice": (lambda k, jnp, lax: k[1:5:2], lambda w: w[1:5:2]),
+    "integer array": (lambda k, jnp, lax: k[jnp.array([4, 0, 4])], lambda w: w[[4, 0, 4]]),
+    "boolean mask": (lambda k, jnp, lax: k[MASK], lambda w: w[MASK]),
+    "2d index": (lambda k, jnp, lax: k.reshape(2, 3)[1, ::-1], lambda w: w.reshape(2, 3, 2)[1, ::-1]),
+    "reshape": (lambda k, jnp, lax: jnp.reshape(k, (3, 2)), lambda w: w.reshape(3, 2, 2)),
+    "transpose": (lambda k, jnp, lax: k.reshape(2, 3).T, lambda w: w.reshape(2, 3, 2).transpose(1, 0, 2)),
+    "ravel": (lambda k, jnp, lax: k.reshape(3, 2).ravel(), lambda w: w),
+    "squeeze": (lambda k, jnp, lax: jnp.squeeze(k[None, :, None]), lambda w: w),
+    "expand_dims": (lambda k, jnp, lax: jnp.expand_dims(k, -1), lambda w: w[:, None]),
+    "stack": (lambda k, jnp, lax: jnp.stack([k, k[::-1]], axis=1), lambda w: np.stack([w, w[::-1]], axis=1)),
+    "concatenate": (lambda k, jnp, lax: jnp.concatenate([k, k[:2]]), lambda w: np.concatenate([w, w[:2]])),
+    "broadcast_to": (lambda k, jnp, lax: jnp.broadcast_to(k[2], (2, 3)), lambda w: np.broadcast_to(w[2], (2, 3, 2))),
+    "where": (lambda k, jnp, lax: jnp.where(MASK, k, k[::-1]), lambda w: np.where(MASK[:, None], w, w[::-1])),
+    "where with one key": (lambda k, jnp, lax: jnp.where(MASK, k[2], k), lambda w: np.where(MASK[:, None], w[2], w)),
+    "select_n": (lambda k, jnp, lax: lax.select_n(MASK, k, k[::-1]), lambda w: np.where(MASK[:, None], w[::-1], w)),
+    "select": (lambda k, jnp, lax: lax.select(MASK, k, k[::-1]), lambda w: np.where(MASK[:, None], w, w[::-1])),
+    "flip": (lambda k, jnp, lax: jnp.flip(k), lambda w: w[::-1]),
+    "take": (lambda k, jnp, lax: jnp.take(k, jnp.array([5, 1])), lambda w: w[[5, 1]]),
+    "at set": (lambda k, jnp, lax: k.at[1].set(k[4]), lambda w: w[[0, 4, 2, 3, 4, 5]]),
+    "at set many": (lambda k, jnp, lax: k.at[jnp.array([0, 5])].set(k[2:4]), lambda w: w[[2, 1, 2, 3, 4, 3]]),
+    "dynamic_slice": (lambda k, jnp, lax: lax.dynamic_slice(k, (np.int32(4),), (3,)), lambda w: w[3:6]),
+    "dynamic_update_slice": (lambda k, jnp, lax: lax.dynamic_update_slice(k, k[:2], (np.int32(3),)),
+                             lambda w: w[[0, 1, 2, 0, 1, 5]]),  # fmt: skip
+    "broadcast_in_dim": (lambda k, jnp, lax: lax.broadcast_in_dim(k[:3], (3, 2), (0,)),
+                         lambda w: np.repeat(w[:3, None], 2, axis=1)),  # fmt: skip
+}
+
+
+@pytest.mark.parametrize("name", list(KEY_STRUCTURE))
+def test_structural_operations_move_whole_keys(name: str, random: Any, impl: Impl) -> None:
+    on_keys, on_words = KEY_STRUCTURE[name]
+    show_call(f"keys = jax.random.wrap_key_data(words)\njax.random.key_data(op(keys, jnp, lax))  # {name}",
+              words=KEY_WORDS)  # fmt: skip
+    out = on_keys(random.wrap_key_data(KEY_WORDS), impl.numpy, impl.lax)
+    assert _is_key(out, impl), f"{name} gave dtype {out.dtype}"
+    np.testing.assert_array_equal(np.asarray(random.key_data(out)), on_words(KEY_WORDS))
+
+
+def test_iterating_over_keys_gives_single_keys(random: Any) -> None:
+    keys = random.wrap_key_data(KEY_WORDS)
+    assert len(keys) == 6
+    assert [np.asarray(random.key_data(k)).tolist() for k in keys] == KEY_WORDS.tolist()
+
+
+def test_arithmetic_on_keys_raises_jaxs_type_errors(random: Any, impl: Impl) -> None:
+    keys, jnp, lax = random.split(random.key(0), 3), impl.numpy, impl.lax
+    with pytest.raises(TypeError, match=r"^add does not accept dtypes key<fry>, int32\."):
+        keys + 1
+    with pytest.raises(TypeError, match=r"^subtract does not accept dtypes int32, key<fry>\."):
+        1 - keys
+    with pytest.raises(TypeError, match=r"^add does not accept dtype key<fry> at position 0\."):
+        lax.add(keys, keys)
+    with pytest.raises(TypeError, match=r"^mul does not accept dtype key<fry> at position 0\."):
+        keys * keys
+    with pytest.raises(TypeError, match=r"^neg does not accept dtype key<fry>\."):
+        lax.neg(keys)
+    with pytest.raises(TypeError, match="Cannot interpret 'key<fry>' as a data type"):
+        jnp.sin(keys)
+    with pytest.raises(ValueError, match=r"dtype=key<fry> is not a valid dtype for JAX type promotion"):
+        jnp.result_type(keys, 1)
+    with pytest.raises(ValueError, match="Cannot convert_element_type from key<fry> to uint32"):
+        lax.convert_element_type(keys, np.uint32)
+
+
+def test_a_key_is_no_number(random: Any) -> None:
+    key = random.key(0)
+    with pytest.raises(TypeError, match="key_data"):
+        np.asarray(key)
+    with pytest.raises(TypeError, match="key array cannot be converted to boolean"):
+        bool(key)
+    with pytest.raises(TypeError):
+        int(key)
+
+
+def test_typed_keys_check_their_seeds_and_words(random: Any) -> None:
+    with pytest.raises(TypeError, match=r"key accepts a scalar seed, but was given an array of shape \(2,\)"):
+        random.key(np.array([1, 2]))
+    with pytest.raises(TypeError, match="key accepts a scalar seed, but was given a PRNG key"):
+        random.key(random.key(0))
+    with pytest.raises(TypeError, match=r"expected key_data.shape to end with \(2,\)"):
+        random.wrap_key_data(np.zeros((4, 3), np.uint32))
+    with pytest.raises(TypeError, match="expected key_data.dtype = uint32"):
+        random.wrap_key_data(np.zeros(2, np.int32))
+    with pytest.raises(TypeError, match="expected key_data.ndim >= 1"):
+        random.wrap_key_data(random.key(0))
+    with pytest.raises(ValueError, match='unrecognized PRNG implementation "nope"'):
+        random.key(0, impl="nope")
+    with pytest.raises(ValueError, match="single key"):
+        random.normal(random.split(random.key(0)))
+
+
+# ----------------------------------------------------------------------------------------------
 # Distributions: Kolmogorov-Smirnov statistics against exact CDFs.
 
 

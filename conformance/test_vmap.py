@@ -430,6 +430,52 @@ def test_at_apply_under_vmap_matches_the_loop(impl: Impl, source: str, in_axes: 
     check_vmap(impl, source, values, in_axes)
 
 
+# Typed keys (random.key, dtype key<fry>) under vmap: each function takes the words of its key and
+# wraps them (random.wrap_key_data), so the loop and vmap meet uint32 arrays at the border while
+# inside vmap batches typed keys: the random primitives on them, and structural operations.
+TYPED = [
+    ("normal", "f = lambda w: random.normal(random.wrap_key_data(w), (3,))", (0,), 0),
+    ("split", "f = lambda w: random.key_data(random.split(random.wrap_key_data(w), 3))", (0,), 1),
+    ("bits", "f = lambda w: random.bits(random.wrap_key_data(w), (2,), np.uint8)", (0,), 0),
+    ("fold_in", "f = lambda w, d: random.key_data(random.fold_in(random.wrap_key_data(w), d))", (0, 0), 0),
+    ("fold_in_one_key", "f = lambda w, d: random.key_data(random.fold_in(random.wrap_key_data(w), d))", (None, 0), 0),
+    ("words_on_axis_1", "f = lambda w: random.uniform(random.wrap_key_data(w), (2,))", (1,), 0),
+    ("structure", "def f(w):\n    k = random.wrap_key_data(w)\n    ks = random.split(k, 4).reshape(2, 2).T\n"
+                  "    return random.key_data(jnp.where(jnp.array([True, False]), ks[1], jnp.stack([k, ks[0, 1]])))",
+     (0,), 0),
+    ("keys_on_axis_1", "f = lambda w: random.key_data(random.wrap_key_data(w)[::-1])", (1,), 2),
+    ("nested", "f = lambda w: jax.vmap(lambda k: random.normal(k, (2,)))(random.wrap_key_data(w))", (1,), 1),
+]
+
+
+@pytest.mark.parametrize("name, source, in_axes, out_axes", TYPED, ids=[r[0] for r in TYPED])
+def test_typed_keys_under_vmap_give_the_loops_bits(impl: Impl, name: str, source: str, in_axes: tuple,
+                                                   out_axes: int) -> None:  # fmt: skip
+    random = _namespace(impl)["random"]
+    words = np.asarray(random.key_data(random.split(random.key(42), 5)))  # (5, 2): five keys' words
+    if name == "words_on_axis_1":  # the batch after the words' own axis
+        words = words.T
+    elif in_axes[0] == 1:  # two keys per example, the batch between them and their words
+        words = np.stack([words, words[::-1]])
+    values: dict[str, Any] = {"w": words if in_axes[0] is not None else words[0]}
+    if len(in_axes) == 2:
+        values["d"] = np.arange(5, dtype=np.uint32) * 7
+    check_vmap(impl, source, values, in_axes, out_axes, exact=True)
+
+
+@pytest.mark.parametrize("name", ["normal", "split", "bits", "key_data"])
+def test_typed_keys_batched_on_their_second_axis(impl: Impl, name: str) -> None:
+    """Typed keys given to vmap directly, mapped along their second axis (the loop indexes them)."""
+    random = _namespace(impl)["random"]
+    f = {"normal": lambda k: random.normal(k, (3,)), "split": lambda k: random.key_data(random.split(k)),
+         "bits": lambda k: random.bits(k, (2,)), "key_data": random.key_data}[name]  # fmt: skip
+    keys = random.split(random.key(3), (2, 4))
+    show_call(f"keys = jax.random.split(jax.random.key(3), (2, 4))\njax.vmap(jax.vmap(f), in_axes=1)(keys)  # {name}")
+    got = np.asarray(_vmap(impl)(_vmap(impl)(f), in_axes=1)(keys))
+    want = np.stack([np.stack([np.asarray(f(keys[i, j])) for i in range(2)]) for j in range(4)])
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
 # --- random programs, with drawn in_axes and out_axes as prefix trees ------------------------------------
 
 

@@ -972,7 +972,8 @@ def _plot_growth(ax: Any, growth: dict[str, list[tuple[int, float]]]) -> None:
 
 
 def primitives_json() -> dict[str, Any]:
-    """Every Primitive in the `didax` on sys.path: its name, the lax module that declares it, and
+    """Every Primitive in the `didax` on sys.path: its name, the module of didax.lax (or
+    didax.random, for the random primitives) that declares it, and
     the rule tables (any module-level dict keyed by primitives, such as stage 02's `ad.jvp_rules`)
     with, for each primitive that has a rule there, the function that made the rule (the rule
     itself, or the helper whose inner function it is: `defjvp`, `deflinear`, ...). A stage with a
@@ -983,19 +984,23 @@ def primitives_json() -> dict[str, Any]:
     import didax
     from didax import core
 
-    tables: dict[str, dict[str, str]] = {}
-    seen: set[int] = set()  # a table imported into a second module is still one table
+    # A table imported into other modules is still one table, named after the module defining it.
+    found_in: dict[int, tuple[dict, list[str]]] = {}
     for info in pkgutil.walk_packages(didax.__path__, "didax."):
         module = importlib.import_module(info.name)
         for attr, value in vars(module).items():
-            is_table = isinstance(value, dict) and value and all(isinstance(k, core.Primitive) for k in value)
-            if is_table and id(value) not in seen:
-                seen.add(id(value))
-                tables[f"{info.name.removeprefix('didax.')}.{attr}"] = {k.name: _maker(r) for k, r in value.items()}
+            if isinstance(value, dict) and value and all(isinstance(k, core.Primitive) for k in value):
+                found_in.setdefault(id(value), (value, []))[1].append(f"{info.name}.{attr}")
+    tables: dict[str, dict[str, str]] = {}
+    for value, names in found_in.values():
+        name = next((n for n in names if _defines(n)), names[0]).removeprefix("didax.")
+        tables[name] = {k.name: _maker(r) for k, r in value.items()}
     prims = {}
     stages = importlib.util.find_spec("didax.staging") is not None  # a staging interpreter, from stage 04 on
     abstract_evals: dict[str, str] = {}
-    for module_name in sorted(m.name for m in pkgutil.walk_packages(didax.lax.__path__, "didax.lax.")):
+    declaring = [m.name for package in ("lax", "random") if (found := getattr(didax, package, None)) is not None
+                 for m in pkgutil.walk_packages(found.__path__, f"didax.{package}.")]  # fmt: skip
+    for module_name in sorted(declaring):
         for value in vars(importlib.import_module(module_name)).values():
             if isinstance(value, core.Primitive) and value.name not in prims:
                 prims[value.name] = {"module": module_name.removeprefix("didax."),
@@ -1005,6 +1010,15 @@ def primitives_json() -> dict[str, Any]:
     if stages:  # staging's rule for a primitive is the primitive's abstract evaluation
         tables[ABSTRACT_EVAL] = abstract_evals
     return {"primitives": prims, "tables": {t: dict(sorted(r.items())) for t, r in sorted(tables.items())}}
+
+
+def _defines(qualified: str) -> bool:
+    """Whether the module of ``qualified`` (``didax.lax.standard.physical_rules``) assigns the name
+    at its top level, rather than importing it."""
+    module_name, attr = qualified.rsplit(".", 1)
+    spec = importlib.util.find_spec(module_name)
+    source = Path(spec.origin).read_text() if spec and spec.origin else ""
+    return re.search(rf"^{re.escape(attr)}\s*(:[^=\n]*)?=", source, re.M) is not None
 
 
 def _has_abstract_eval(prim: Any, base: type) -> bool:
@@ -1036,6 +1050,7 @@ def stage_primitives(stage: str, root: Path = ROOT) -> dict[str, Any]:
 # holds, read from that package, so the column says which rules exist in that stage. A table not
 # declared here still gets a column, headed by its name.
 RULE_TABLES: dict[str, tuple[str, str]] = {
+    "lax.standard.physical_rules": ("01_eval", "On keys"),
     "ad.jvp_rules": ("02_jvp", "JVP rule"),
     "batching.batching_rules": ("03_vmap", "Batching rule"),
     "core.Primitive.abstract_eval": ("04_jaxpr", "Staging: abstract evaluation"),
@@ -1062,7 +1077,7 @@ def primitives_markdown(stage: str, root: Path = ROOT) -> str:
     data = stage_primitives(stage, root)
     prims, tables = data["primitives"], data["tables"]
     columns = _rule_columns(tables)
-    intro = (f"{len(prims)} primitives, read from `stages/{stage}/didax/lax` when this page was built. "
+    intro = (f"{len(prims)} primitives, read from `stages/{stage}/didax/lax` (and `didax/random`) when this page was built. "
              "Every one has an evaluation rule (its NumPy implementation with its abstract evaluation)")
     if columns:
         intro += ("; each other column is the rule table of one of the stage's interpreters, read from "
@@ -1080,6 +1095,10 @@ def primitives_markdown(stage: str, root: Path = ROOT) -> str:
         have = f"{len(prims) - len(missing)} of the {len(prims)} primitives have a rule in `{table}`"
         if not missing:
             out += ["", f"{have}: every one."]
+        elif len(tables[table]) < len(prims) / 4:  # a table for a few: name those it has
+            present = [f"`{p}`" for p in sorted(tables[table])]
+            out += ["", f"{have}: {', '.join(present[:-1])} and {present[-1]}." if len(present) > 1
+                    else f"{have}: {present[0]}."]  # fmt: skip
         else:
             listed = missing[0] if len(missing) == 1 else ", ".join(missing[:-1]) + " and " + missing[-1]
             out += ["", f"{have}; {listed} {'has' if len(missing) == 1 else 'have'} none."]

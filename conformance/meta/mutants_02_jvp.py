@@ -321,6 +321,24 @@ JVP_MUTANTS: list[Mutant] = [
         "            pass\n",
         JVP, "has_aux hands back the auxiliary data as tracers of the finished jvp", keyword="has_aux",
     ),
+    # --- typed PRNG keys: float0 tangents, zero rules for the random primitives ---------------------
+    Mutant(
+        "jvp.keys.tangent_of_the_key_dtype", AD,
+        "dtype = aval.dtype if dtypes.is_inexact(aval.dtype) else float0",
+        "dtype = aval.dtype if dtypes.is_inexact(aval.dtype) or dtypes.is_key_dtype(aval.dtype) else float0",
+        JVP, "a key's tangent has the key dtype instead of float0: the keys a function makes get key tangents",
+        keyword="typed_keys",
+    ),
+    Mutant(
+        "jvp.random.split_without_a_rule", AD,
+        "    prng.random_seed_p, prng.random_split_p, prng.random_fold_in_p,",
+        "    prng.random_seed_p, prng.random_fold_in_p,", JVP,
+        "random_split has no JVP rule",
+        keyword="typed_keys",
+        equivalent="no program reaches a random primitive's JVP rule: each operand is a key or an integer, "
+        "whose tangent is always a symbolic zero, so JVPTrace runs the primitive on its primals alone (as JAX "
+        "does with its defjvp_zero rules); the stage's own test of missing_rules() notices the gap",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*EVAL_MUTANTS, *JVP_MUTANTS]

@@ -341,6 +341,33 @@ VMAP_MUTANTS: list[Mutant] = [
         "operand is batched, and every rule returns a batched result; the unbatched tracers that "
         "full_raise makes (pure, lift) are only ever operands",
     ),
+    # --- random numbers: the random primitives on batches of typed keys -----------------------------------
+    Mutant(
+        "vmap.random.vectorized_batch_axis_first", BATCHING,
+        "        return prim.bind(x, **params), bdim\n", "        return prim.bind(x, **params), 0\n",
+        VMAP, "random_bits/split/seed/unwrap say their result's batch axis is 0, wherever the keys had it",
+        keyword="typed_keys or random_under_vmap",
+    ),
+    Mutant(
+        "vmap.random.wrap_batch_axis_left_last", BATCHING,
+        "return prng.random_wrap_p.bind(moveaxis(words, bdim, 0), impl=impl), 0",
+        "return prng.random_wrap_p.bind(words, impl=impl), bdim",
+        VMAP, "random_wrap leaves the batch axis where it is, even after the words' axis",
+        keyword="typed_keys or random_under_vmap",
+    ),
+    Mutant(
+        "vmap.random.fold_in_as_one_operand", BATCHING,
+        "defelementwise(prng.random_fold_in_p)", "defvectorized(prng.random_fold_in_p)",
+        VMAP, "random_fold_in is batched as if it had only its keys, not its data",
+        keyword="typed_keys or random_under_vmap",
+    ),
+    Mutant(
+        "vmap.random.counters_not_after_the_keys", "didax/random/prng.py",
+        "high, low = (spread(c, out_shape, range(keys_rank, len(out_shape))) for c in counters(shape))",
+        "high, low = (spread(c, out_shape, range(len(shape))) for c in counters(shape))",
+        VMAP, "random_bits of a batch of keys puts the counters' axes first, where the keys' axes are",
+        keyword="typed_keys or random_under_vmap",
+    ),
     # --- jacfwd: vmap of jvp over the standard basis -------------------------------------------------------
     Mutant(
         "vmap.jacfwd.columns_stacked_first", JACOBIANS,

@@ -33,7 +33,7 @@ LOOPS = "didax/lax/loops.py"
 AD = "didax/ad.py"
 BATCHING = "didax/batching.py"
 AREA = ("jaxpr",)
-PURE = "if not aval.shape and not isinstance(val, Tracer):"
+PURE = "if not aval.shape and not isinstance(val, Tracer) and isinstance(aval, ConcreteArray):"
 ROUND_TRIP = "round_trips or reference_loop"
 CF_JVP = "control_flow_jvp"
 CF_VMAP = "control_flow_vmap or every_batched"
@@ -55,9 +55,15 @@ JAXPR_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "staging.vectors_become_literals", STAGING, PURE,
-        "if aval.ndim <= 1 and not isinstance(val, Tracer):",
+        "if aval.ndim <= 1 and not isinstance(val, Tracer) and isinstance(aval, ConcreteArray):",
         AREA, "a captured 1-d array is written into the equations as a literal, not a constvar",
         keyword="captured or constants",
+    ),
+    Mutant(
+        "staging.a_captured_key_is_a_literal", STAGING, PURE,
+        "if not aval.shape and not isinstance(val, Tracer):",
+        AREA, "a captured scalar key is written into the equations as a literal, as a number would be",
+        keyword="key",
     ),
     Mutant(
         "staging.only_python_scalars_are_literals", STAGING, PURE,

@@ -30,13 +30,14 @@ from .errors import (
 
 
 class ShapedArray:
-    """An array's shape, dtype and weak_type, and nothing about its contents."""
+    """An array's shape, dtype and weak_type, and nothing about its contents. The dtype is a
+    NumPy dtype, or an extended one (a key array's ``key<fry>``, see dtypes.py)."""
 
     __slots__ = ("shape", "dtype", "weak_type")
 
     def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False) -> None:
         self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
+        self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
 
     @property

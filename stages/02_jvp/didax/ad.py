@@ -9,8 +9,8 @@ at the bottom of this module, one per primitive, in lax's families.
 A tangent known to be zero is symbolic: a ``Zero`` holds only the tangent's type. Rules skip
 the terms it would contribute, an operation whose tangents are all symbolic zeros runs on its
 primals alone, and a ``Zero`` becomes an array of zeros only where a value is needed
-(``instantiate``). Integer and boolean values have tangents of the empty dtype ``float0``: they
-are always zero, and they hold no data.
+(``instantiate``). Integer and boolean values, and PRNG keys, have tangents of the empty dtype
+``float0``: they are always zero, and they hold no data.
 
 Nesting needs nothing more: ``jvp`` of a function that calls ``jvp`` pushes a second JVPTrace
 on the stack, each tracer knows its level, and ``bind`` sends every operation to the highest
@@ -38,6 +38,7 @@ from .core import (
     new_main,
 )
 from .lax.slicing import GatherDimensionNumbers, GatherScatterMode
+from .random import prng
 from .tree_util import tree_flatten, tree_unflatten
 
 # ----------------------------------------------------------------------------------------------
@@ -47,7 +48,8 @@ float0 = dtypes.float0  # the tangent dtype of integers and booleans
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
-    """The type of a tangent of a value of type ``aval``: the same, or float0 if not inexact."""
+    """The type of a tangent of a value of type ``aval``: the same, or float0 if not inexact (an
+    integer, a bool, a key)."""
     dtype = aval.dtype if dtypes.is_inexact(aval.dtype) else float0
     return ShapedArray(aval.shape, dtype, aval.weak_type)
 
@@ -790,7 +792,18 @@ jvp_rules[lax.scatter_min_p] = _scatter_chooser_jvp(lax.scatter_min_p)
 jvp_rules[lax.scatter_max_p] = _scatter_chooser_jvp(lax.scatter_max_p)
 
 
+# --- random numbers: keys and random bits do not move with anything -------------------------------
+# Every operand of these primitives is a key or an integer, whose tangent is a symbolic zero, so
+# forward mode runs them on their primals alone; the rules say the same, as JAX's defjvp_zero does.
+
+for _prim in (
+    prng.random_seed_p, prng.random_split_p, prng.random_fold_in_p, prng.random_bits_p,
+    prng.random_wrap_p, prng.random_unwrap_p,
+):  # fmt: skip
+    defzero(_prim)
+
+
 def missing_rules() -> list[str]:
-    """The primitives of didax.lax without a JVP rule (the chapter lists them)."""
-    prims = {p for p in vars(lax).values() if isinstance(p, Primitive)}
+    """The primitives of didax.lax and didax.random without a JVP rule (the chapter lists them)."""
+    prims = {p for module in (lax, prng) for p in vars(module).values() if isinstance(p, Primitive)}
     return sorted(p.name for p in prims if p not in jvp_rules)

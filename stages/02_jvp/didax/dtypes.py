@@ -2,15 +2,17 @@
 
 Stage 01 introduced it. Promotion is the join (least upper bound) of two types on a small lattice;
 the lattice below reproduces JAX's 18 x 18 promotion table exactly (with x64 off, one edge moves so
-that no 64-bit type is formed from narrower ones).
+that no 64-bit type is formed from narrower ones). At the end: extended dtypes, element types NumPy
+does not have, of which didax has one, the PRNG key (``key<fry>``).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, NamedTuple
 
 import ml_dtypes
 import numpy as np
@@ -120,6 +122,7 @@ def default_dtype(kind: str) -> np.dtype:
 def to_inexact_dtype(dtype: np.dtype) -> np.dtype:
     """The float an integer or bool becomes in sin, mean, true division...: 32 bits can hold
     every value of the types up to 32 bits well enough; only 64-bit integers need float64."""
+    dtype = np.dtype(dtype)  # a key has no float to become: "Cannot interpret 'key<fry>' as a data type"
     if is_inexact(dtype):
         return dtype
     return np.dtype(np.float64) if dtype.itemsize == 8 else np.dtype(np.float32)
@@ -128,7 +131,12 @@ def to_inexact_dtype(dtype: np.dtype) -> np.dtype:
 @functools.cache  # np.issubdtype takes a microsecond, and front ends ask it on every operation
 def issubdtype(dtype: Any, category: Any) -> bool:
     """np.issubdtype that also knows bfloat16 and the narrow types of ml_dtypes (NumPy sees
-    them as opaque 'V' types): floats, signed or unsigned integers."""
+    them as opaque 'V' types): floats, signed or unsigned integers; and the extended dtypes: a key
+    dtype is a subdtype of ``prng_key`` and ``extended`` (and of no NumPy category)."""
+    if isinstance(category, ExtendedDType):
+        return dtype == category
+    if isinstance(dtype, ExtendedDType):
+        return isinstance(category, type) and issubclass(dtype.type, category)
     dt = np.dtype(dtype)
     if dt == bfloat16 or dt in NARROW_FLOATS:
         return category in (np.floating, np.inexact, np.number, np.generic)
@@ -289,6 +297,8 @@ def type_key(x: Any) -> tuple[Any, bool]:
         return x, True
     if hasattr(x, "dtype") and not isinstance(x, (type, np.dtype)):
         return x.dtype, bool(getattr(x, "weak_type", False))
+    if isinstance(x, ExtendedDType):
+        return x, False
     return canonicalize_dtype(x), False  # checks a dtype-like now, with a clear message
 
 
@@ -299,6 +309,8 @@ def lattice_result_type(types: tuple[tuple[Any, bool], ...], mode: str, x64: boo
     Canonical first, as JAX does: with x64 off, uint64 joins as uint32, so uint64 and int8 give
     an int32, not a float. A weak result gets its kind's default dtype, as a Python scalar would.
     """
+    if any(isinstance(dtype, ExtendedDType) for dtype, _ in types):
+        return _extended_result_type({dtype for dtype, _ in types})
     dtypes = [_canonicalize(dtype, x64) for dtype, _ in types]
     weak = [w for _, w in types]
     if len(set(dtypes)) == 1 and not all(weak):
@@ -310,6 +322,14 @@ def lattice_result_type(types: tuple[tuple[Any, bool], ...], mode: str, x64: boo
     else:
         joined = _join(frozenset(_weak_node(d) if w else d for d, w in zip(dtypes, weak)), mode, x64)
     return _canonicalize(_as_dtype(joined), x64), isinstance(joined, str)
+
+
+def _extended_result_type(kinds: set[Any]) -> tuple[Any, bool]:
+    """Keys promote with nothing: arrays of one key dtype join to it, anything else is an error."""
+    if len(kinds) == 1:
+        return kinds.pop(), False
+    extended_dtype = next(k for k in kinds if isinstance(k, ExtendedDType))
+    raise ValueError(f"dtype={extended_dtype} is not a valid dtype for JAX type promotion.")
 
 
 def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
@@ -340,3 +360,74 @@ def python_scalar_to_numpy(x: bool | int | float | complex, dtype: np.dtype) -> 
         return value.astype(dtype)
     with np.errstate(over="ignore"):  # a float too large for float16 becomes inf, as in XLA
         return value.astype(dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# Extended dtypes: element types NumPy does not have. A key array (``didax.random.key(0)``) has
+# dtype ``key<fry>``: each element is one key, stored as two uint32 words in a trailing axis that
+# the array does not show (its "physical" axis). As in JAX, an extended dtype is not an np.dtype;
+# its scalar class sits under ``extended`` so that ``issubdtype(x.dtype, prng_key)`` works.
+
+
+class extended(np.generic):  # noqa: N801 - JAX's name
+    """The scalar class of extended dtypes: ``issubdtype(key.dtype, extended)``. Never instantiated."""
+
+
+class prng_key(extended):  # noqa: N801 - JAX's name
+    """The scalar class of PRNG key dtypes: ``issubdtype(key.dtype, prng_key)``. Never instantiated."""
+
+
+class ExtendedDType:
+    """A dtype NumPy does not know; ``type`` is its scalar class (under ``extended``)."""
+
+    type: type
+    name: str
+
+
+class PRNGImpl(NamedTuple):
+    """A PRNG implementation as a key dtype names it: its name, the short tag printed in the dtype
+    (``key<fry>``) and the shape of one key's uint32 words. The hash itself is in didax.random."""
+
+    name: str
+    tag: str
+    key_shape: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return self.tag  # how a jaxpr prints it: random_seed[impl=fry]
+
+
+threefry2x32 = PRNGImpl("threefry2x32", "fry", (2,))
+PRNG_IMPLS = {threefry2x32.name: threefry2x32}
+
+
+class KeyTy(ExtendedDType):
+    """The dtype of an array of PRNG keys of one implementation: ``key<fry>`` for Threefry."""
+
+    type = prng_key
+    kind = "V"  # NumPy's code for "other": checks such as ``dtype.kind in "iu"`` see no number
+
+    def __init__(self, impl: PRNGImpl) -> None:
+        self._impl = impl
+
+    @property
+    def name(self) -> str:
+        return f"key<{self._impl.tag}>"
+
+    @property
+    def itemsize(self) -> int:
+        """The bytes of one key: its uint32 words."""
+        return 4 * math.prod(self._impl.key_shape)
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is KeyTy and self._impl == other._impl
+
+    def __hash__(self) -> int:
+        return hash((KeyTy, self._impl))
+
+
+def is_key_dtype(dtype: Any) -> bool:
+    """Whether ``dtype`` is a PRNG key dtype."""
+    return isinstance(dtype, KeyTy)

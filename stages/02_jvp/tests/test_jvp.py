@@ -132,6 +132,30 @@ def test_integer_inputs_and_outputs_have_float0_tangents():
     assert t_bool.dtype == t_int.dtype == didax.dtypes.float0
 
 
+def test_keys_have_float0_tangents_and_random_primitives_zero_rules():
+    """A key cannot move: its tangent is float0, and so is the tangent of every key a function
+    makes; a sample drawn from a fixed key is a constant, scaled here by the input."""
+    key = didax.random.key(0)
+    float0 = didax.dtypes.float0
+    (keys, x), (t_keys, t_x) = didax.jvp(lambda k, x: (didax.random.split(k, 3), x), (key, 1.0),
+                                         (np.zeros((), float0), 2.0))  # fmt: skip
+    assert keys.dtype.name == "key<fry>" and t_keys.dtype == float0 and t_keys.shape == (3,)
+    sample = np.asarray(didax.random.normal(key, (2,)))
+    primal, tangent = didax.jvp(lambda x, k: x * didax.random.normal(k, (2,)), (3.0, key), (1.0, np.zeros((), float0)))
+    assert np.allclose(np.asarray(primal), 3 * sample) and np.allclose(np.asarray(tangent), sample)
+    with pytest.raises(TypeError, match="Got primal dtype key<fry> and so expected tangent dtype"):
+        didax.jvp(didax.random.split, (key,), (np.zeros((), np.float32),))
+    # Each random primitive's rule (never reached by jvp, whose key tangents are symbolic zeros)
+    # gives the primal and a float0 zero.
+    from didax.random import prng
+
+    out, t_out = jvp_rules[prng.random_split_p]([key], [np.zeros((), float0)], shape=(2,))
+    assert np.array_equal(np.asarray(didax.random.key_data(out)), np.asarray(didax.random.key_data(didax.random.split(key))))
+    assert type(t_out) is Zero and t_out.aval.dtype == float0 and t_out.aval.shape == (2,)
+    _, t_bits = jvp_rules[prng.random_bits_p]([key], [np.zeros((), float0)], bit_width=32, shape=(4,))
+    assert type(t_bits) is Zero and t_bits.aval.dtype == float0 and t_bits.aval.shape == (4,)
+
+
 def test_an_output_independent_of_the_input_has_a_zero_tangent():
     primal, tangent = didax.jvp(lambda x: jnp.ones(2) * 3.0, (1.0,), (1.0,))
     assert np.array_equal(np.asarray(tangent), [0.0, 0.0])

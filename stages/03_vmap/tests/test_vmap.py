@@ -286,6 +286,73 @@ def test_gamma_over_a_batch_of_keys_raises_rather_than_guessing(sampler):
         didax.vmap(sampler)(random.split(random.PRNGKey(0), 3))
 
 
+def _words(x) -> np.ndarray:
+    """A result as NumPy: a key array as its words."""
+    return np.asarray(random.key_data(x) if didax.dtypes.issubdtype(x.dtype, didax.dtypes.prng_key) else x)
+
+
+TYPED = {  # functions of one typed key; vmap over a batch of keys must give the loop's results
+    "normal": lambda k: random.normal(k, (3,)),
+    "bits": lambda k: random.bits(k, (2,), np.uint8),
+    "split": lambda k: random.split(k, 3),
+    "fold_in": lambda k: random.fold_in(k, 7),
+    "key_data": random.key_data,
+    "split then index": lambda k: random.split(k, 3)[1],
+    "split then reshape": lambda k: random.split(k, 4).reshape(2, 2).T,
+    "where": lambda k: jnp.where(jnp.array([True, False]), k, random.split(k)),
+    "stack with a fixed key": lambda k: jnp.stack([k, random.key(9)]),
+    "at set": lambda k: random.split(k, 3).at[1].set(k),
+    "permutation": lambda k: random.permutation(k, 5),
+    "categorical": lambda k: random.categorical(k, jnp.zeros(3)),
+}
+
+
+@pytest.mark.parametrize("name", list(TYPED))
+def test_vmap_over_typed_keys_equals_the_loop(name):
+    f = TYPED[name]
+    keys = random.split(random.key(0), 4)
+    for out_axes in (0, -1):
+        got = didax.vmap(f, out_axes=out_axes)(keys)
+        # A key array's last axis is its last axis of keys, before the words' hidden one.
+        want = np.stack([_words(f(keys[i])) for i in range(4)], axis=0 if out_axes == 0 else got.ndim - 1)
+        np.testing.assert_array_equal(_words(got), want)
+
+
+@pytest.mark.parametrize("name", ["normal", "split", "fold_in", "key_data", "split then index"])
+def test_vmap_over_keys_batched_on_their_second_axis_equals_the_loop(name):
+    f = TYPED[name]
+    keys = random.split(random.key(3), (2, 3))
+    got = _words(didax.vmap(didax.vmap(f), in_axes=1)(keys))  # the outer batch axis is axis 1
+    want = np.stack([np.stack([_words(f(keys[i, j])) for i in range(2)]) for j in range(3)])
+    np.testing.assert_array_equal(got, want)
+
+
+def test_vmap_of_the_random_primitives_moves_no_batch_axis_but_wraps_words_batch_first():
+    words = np.asarray(random.key_data(random.split(random.key(1), 4)))  # (4, 2)
+    from_last = didax.vmap(random.wrap_key_data, in_axes=1)(words.T)  # the batch after the words' axis
+    np.testing.assert_array_equal(_words(from_last), words)
+    seeds = np.array([[0, 1, 2], [3, 4, 5]], np.int32)
+    keys = didax.vmap(didax.vmap(random.key), in_axes=1)(seeds)  # (3, 2) keys, one per seed
+    assert keys.shape == (3, 2)
+    for i, j in np.ndindex(3, 2):
+        np.testing.assert_array_equal(_words(keys[i, j]), np.asarray(random.PRNGKey(int(seeds[j, i]))))
+    data = np.arange(4, dtype=np.uint32)
+    keys = random.split(random.key(2), 4)
+    for in_axes in [(0, 0), (None, 0), (0, None)]:
+        args = [keys if in_axes[0] == 0 else keys[0], data if in_axes[1] == 0 else data[1]]
+        got = _words(didax.vmap(random.fold_in, in_axes)(*args))
+        want = [_words(random.fold_in(args[0][i] if in_axes[0] == 0 else args[0],
+                                      args[1][i] if in_axes[1] == 0 else args[1])) for i in range(4)]  # fmt: skip
+        np.testing.assert_array_equal(got, np.stack(want))
+
+
+def test_every_random_primitive_has_a_batching_rule():
+    from didax.random import prng
+
+    prims = [v for v in vars(prng).values() if isinstance(v, didax.core.Primitive)]
+    assert len(prims) == 6 and all(p in batching_rules for p in prims)
+
+
 # --- the API ----------------------------------------------------------------------------------
 
 

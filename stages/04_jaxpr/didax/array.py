@@ -10,11 +10,13 @@ Arrays may share one buffer (a reshape is a view); that is safe because nobody c
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from .core import ConcreteArray, canonicalize_value
+from .core import ConcreteArray, ShapedArray, canonicalize_value
+from .dtypes import KeyTy, PRNGImpl
 
 
 class Array:
@@ -134,6 +136,83 @@ class Array:
         if self.shape == ():
             return format(self._value.item(), spec)
         return format(str(self), spec)
+
+
+class PRNGKeyArray(Array):
+    """An array of PRNG keys, dtype ``key<fry>``: an Array whose elements are whole keys.
+
+    Its NumPy value holds the keys' uint32 words in a trailing axis the array does not show: keys
+    of shape (3,) hold words of shape (3, 2). Structural operations (indexing, reshape,
+    concatenate, ...) act on those words with the axis appended (lax/standard.py); arithmetic
+    refuses the key dtype; ``random.key_data`` gives the words and ``random.wrap_key_data``
+    makes keys of them.
+    """
+
+    __slots__ = ("_impl",)
+
+    def __init__(self, impl: PRNGImpl, key_data: np.ndarray) -> None:
+        super().__init__(key_data)  # uint32 of shape (*shape, *impl.key_shape), never written
+        self._impl = impl
+
+    @property
+    def aval(self) -> ShapedArray:  # type: ignore[override]  # its words are not its value
+        if self._aval is None:
+            self._aval = ShapedArray(self.shape, self.dtype)
+        return self._aval  # type: ignore[return-value]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._value.shape[: self._value.ndim - len(self._impl.key_shape)]
+
+    @property
+    def dtype(self) -> KeyTy:  # type: ignore[override]
+        return KeyTy(self._impl)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.itemsize * self.size
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        raise TypeError(
+            "JAX array with PRNGKey dtype cannot be converted to a NumPy array. Use "
+            "jax.random.key_data(arr) if you wish to extract the underlying integer array."
+        )
+
+    def __bool__(self) -> bool:
+        raise TypeError("key array cannot be converted to boolean.")
+
+    def _scalar(self) -> np.ndarray:  # int(key), float(key), key.item() ...
+        raise TypeError(f"A key array ({self.aval.str_short()}) has no Python value: use random.key_data(key).")
+
+    def __index__(self) -> int:
+        return self._scalar()  # type: ignore[return-value]
+
+    def item(self, *args: Any) -> Any:
+        return self._scalar()
+
+    def tolist(self) -> Any:
+        return self._scalar()
+
+    def __repr__(self) -> str:
+        return f"Array({self.shape}, dtype={self.dtype.name}) overlaying:\n{self._value}"
+
+    def __str__(self) -> str:
+        return repr(self)  # JAX prints a key array the same way both times
+
+    def __format__(self, spec: str) -> str:
+        return repr(self)
 
 
 def to_array(x: Any) -> Array:

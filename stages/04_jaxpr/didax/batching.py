@@ -40,6 +40,7 @@ from .core import (
 from .jaxpr import ClosedJaxpr, eval_jaxpr
 from .lax.loops import bind_scan, bind_while, carry_fixed_point, split_list
 from .lax.slicing import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
+from .random import prng
 from .staging import trace_to_jaxpr
 from .tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
@@ -786,6 +787,32 @@ def _top_k_rule(vals: list[Any], dims: list[int | None], *, k: int, axis: int) -
 
 batching_rules[lax.sort_p] = _sort_rule
 batching_rules[lax.top_k_p] = _top_k_rule
+
+
+# --- random numbers ---------------------------------------------------------------------------
+# The random primitives are vectorized over their keys (random/prng.py): random_bits of keys of
+# shape K draws (*K, *shape), each key its own numbers. A batch of keys is just more keys, so the
+# batch axis stays where it is. fold_in broadcasts its keys against its data, as an elementwise
+# operation does. Wrapping words into keys needs the batch axis off the words' trailing axis.
+
+
+def defvectorized(prim: Primitive) -> None:
+    def rule(vals: list[Any], dims: list[int | None], **params: Any) -> tuple[Any, int | None]:
+        (x,), (bdim,) = vals, dims
+        return prim.bind(x, **params), bdim
+
+    batching_rules[prim] = rule
+
+
+def _random_wrap_rule(vals: list[Any], dims: list[int | None], *, impl: Any) -> tuple[Any, int]:
+    (words,), (bdim,) = vals, dims
+    return prng.random_wrap_p.bind(moveaxis(words, bdim, 0), impl=impl), 0
+
+
+for _prim in (prng.random_seed_p, prng.random_split_p, prng.random_bits_p, prng.random_unwrap_p):
+    defvectorized(_prim)
+defelementwise(prng.random_fold_in_p)
+batching_rules[prng.random_wrap_p] = _random_wrap_rule
 
 
 # --- control flow: cond and switch (stage 04) --------------------------------------------------

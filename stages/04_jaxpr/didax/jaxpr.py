@@ -277,7 +277,7 @@ def short_dtype(dtype: np.dtype) -> str:
         return "bool"
     if dtype.kind in "iufc" and dtype.name[-1].isdigit():
         return dtype.kind + str(dtype.itemsize * 8)
-    return dtype.name  # float0, float8 kinds
+    return dtype.name  # float0, float8 kinds, extended dtypes (key<fry>)
 
 
 def short_aval(aval: ShapedArray) -> str:

@@ -95,13 +95,13 @@ class JaxprTracer(Tracer):
 class JaxprTrace(Trace):
     def pure(self, val: Any) -> JaxprTracer:
         """A constant met while staging: a scalar is written into the equations as a literal, an
-        array becomes a constvar."""
+        array (or a key, which has no value to write) becomes a constvar."""
         if isinstance(val, np.ndarray) and val.dtype == dtypes.float0:  # an integer's tangent from jvp
             aval = ShapedArray(val.shape, dtypes.float0)
             var = Literal(val, aval) if val.shape == () else self.main.global_data.const_var(val, aval)
             return JaxprTracer(self, aval, var)
         aval = get_aval(val)
-        if not aval.shape and not isinstance(val, Tracer):
+        if not aval.shape and not isinstance(val, Tracer) and isinstance(aval, ConcreteArray):
             typ = shaped(aval)
             return JaxprTracer(self, typ, Literal(literal_value(aval), typ))
         return self.lift(val)

@@ -393,3 +393,74 @@ def test_the_64_bit_flag_changes_the_staged_types_between_calls():
         assert didax.make_jaxpr(f)(np.float32(1.0)).out_avals[0].dtype == np.float64
     with pytest.warns(UserWarning, match="truncated to dtype float32"):
         assert didax.make_jaxpr(f)(np.float32(1.0)).out_avals[0].dtype == np.float32
+
+
+# --- typed PRNG keys: key<fry> avals and the random primitives -----------------------------------
+
+
+def _keys_words(values):
+    """Outputs as NumPy, key arrays as their words."""
+    from didax import random
+
+    return [np.asarray(random.key_data(v) if didax.dtypes.issubdtype(v.dtype, didax.dtypes.prng_key) else v)
+            for v in values]  # fmt: skip
+
+
+def test_key_avals_print_as_key_fry_and_the_random_primitives_are_staged():
+    """The equations JAX 0.10.2 prints for these programs (literals without their types, as this
+    printer writes them)."""
+    from didax import random
+
+    key, raw = random.key(0), random.PRNGKey(0)
+    cases = [
+        (random.split, key, ["{ lambda ; a:key<fry>[]. let", "b:key<fry>[2] = random_split[shape=(2,)] a"]),
+        (lambda k: random.fold_in(k, 3), key, ["b:key<fry>[] = random_fold_in a 3"]),
+        (lambda k: random.bits(k, (3,)), key, ["b:u32[3] = random_bits[bit_width=32 shape=(3,)] a"]),
+        (random.key, 0, ["{ lambda ; a:i32[]. let", "b:key<fry>[] = random_seed[impl=fry] a"]),
+        (random.PRNGKey, 0, ["b:key<fry>[] = random_seed[impl=fry] a", "c:u32[2] = random_unwrap b"]),
+        (random.key_data, key, ["b:u32[2] = random_unwrap a"]),
+        (random.wrap_key_data, np.zeros(2, np.uint32), ["b:key<fry>[] = random_wrap[impl=fry] a"]),
+        (lambda k: random.bits(k, (3,)), raw,
+         ["b:key<fry>[] = random_wrap[impl=fry] a", "c:u32[3] = random_bits[bit_width=32 shape=(3,)] b"]),
+        (lambda ks: ks.reshape(2, 2), random.split(key, 4), ["b:key<fry>[2,2] = reshape[dimensions=None new_sizes=(2, 2)] a"]),
+    ]  # fmt: skip
+    for fun, arg, lines in cases:
+        text = str(didax.make_jaxpr(fun)(arg))
+        for line in lines:
+            assert line in text, (line, text)
+
+
+def test_a_captured_key_is_a_constvar_not_a_literal():
+    from didax import random
+
+    key = random.key(4)
+    closed = didax.make_jaxpr(lambda x: x * random.uniform(key))(1.0)
+    assert str(closed).startswith("{ lambda a:key<fry>[]; b:f32[]. let")
+    assert closed.consts == [key] and closed.jaxpr.constvars[0].aval == ShapedArray((), key.dtype)
+    assert float(run_jaxpr(closed, 2.0)[0]) == float(2.0 * random.uniform(key))
+
+
+def test_programs_on_keys_round_trip_through_eval_jaxpr():
+    from didax import random
+
+    key = random.key(1)
+    keys = random.split(key, 4)
+    programs = [
+        (lambda k: random.split(k, (2, 3)), (key,)),
+        (lambda ks: (ks[::-1], random.split(ks[0]), random.normal(ks[1], (2,))), (keys,)),
+        (lambda s: random.normal(random.key(s), (3,)), (np.int32(7),)),
+        (lambda w: random.key_data(random.fold_in(random.wrap_key_data(w)[2], 5)), (np.arange(8, dtype=np.uint32).reshape(4, 2),)),
+        (lambda ks, c: jnp.where(c, ks, ks[0]).at[1].set(ks[3]), (keys, np.array([True, False, True, False]))),
+        (lambda k: lax.fori_loop(0, 3, lambda i, k: random.fold_in(k, i), k), (key,)),
+        (lambda k: lax.scan(lambda c, _: (random.split(c)[0], random.bits(c)), k, None, length=3), (key,)),
+        (lambda p, k: lax.cond(p, lambda k: random.split(k)[1], lambda k: k, k), (np.bool_(True), key)),
+        (didax.vmap(lambda k: random.uniform(k, (2,))), (keys,)),
+    ]  # fmt: skip
+    for fun, args in programs:
+        closed = didax.make_jaxpr(fun)(*args)
+        check_jaxpr(closed.jaxpr)
+        want = didax.tree_util.tree_leaves(fun(*args))
+        got = run_jaxpr(closed, *args)
+        assert [str(v.dtype) for v in got] == [str(v.dtype) for v in want]
+        for g, w in zip(_keys_words(got), _keys_words(want)):
+            np.testing.assert_array_equal(g, w)

@@ -3,6 +3,9 @@ and a NumPy function makes its evaluation rule. Stage 01 introduced it.
 
 Abstract evaluation is also the type checker: evaluation runs it first, so a misuse of lax
 raises the same error in every interpreter.
+
+Key arrays (dtype ``key<fry>``) are evaluated apart: a structural primitive applied to keys is the
+same primitive applied to their uint32 words, its parameters grown by the words' trailing axis.
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..array import Array, to_array
+from ..array import Array, PRNGKeyArray, to_array
 from ..config import config
-from ..core import Primitive, ShapedArray
+from ..core import Primitive, ShapedArray, get_aval
+from ..dtypes import KeyTy
 
 Rule = Callable[..., Any]
 
@@ -54,6 +58,8 @@ def numpy_impl(prim: Primitive, numpy_fn: Rule) -> Rule:
     known_types: dict[Hashable, ShapedArray] = {}
 
     def impl(*args: Any, **params: Any) -> Array:
+        if PRNGKeyArray in map(type, args):
+            return key_impl(prim, args, params)
         arrays = [x if type(x) is Array else to_array(x) for x in args]
         out_aval = output_type(prim, arrays, params, known_types)
         out = np.asarray(quietly(numpy_fn, [a._value for a in arrays], params), out_aval.dtype)
@@ -64,6 +70,34 @@ def numpy_impl(prim: Primitive, numpy_fn: Rule) -> Rule:
         return Array(out, out_aval.weak_type)
 
     return impl
+
+
+# ----------------------------------------------------------------------------------------------
+# Key arrays. The words of keys of shape S have shape (*S, *key_shape): reshaping keys to (3, 2)
+# reshapes their words to (3, 2, 2), slicing keys slices their words with the trailing axis taken
+# whole, and so on. Each structural primitive says how its parameters grow in
+# ``physical_rules[p](key_shape, *operands, **params)``, which applies the primitive to the words
+# (key operands given as their words) and returns the result's words. A primitive without a rule
+# refuses keys: its dtype rule (check_dtype) already did, with JAX's message.
+
+PhysicalRule = Callable[..., Any]
+physical_rules: dict[Primitive, PhysicalRule] = {}
+
+
+def key_impl(prim: Primitive, args: Sequence[Any], params: dict) -> Any:
+    """Evaluate ``prim`` on operands among which are key arrays, through its physical rule."""
+    out_aval = prim.abstract_eval(*[get_aval(x) for x in args], **params)  # JAX's errors, as everywhere
+    rule = physical_rules.get(prim)
+    if rule is None:
+        raise TypeError(f"{prim.name} does not accept key arrays; it got {[get_aval(x).str_short() for x in args]}.")
+    impl = next(x._impl for x in args if type(x) is PRNGKeyArray)
+    words = rule(impl.key_shape, *[Array(x._value) if type(x) is PRNGKeyArray else x for x in args], **params)
+    return PRNGKeyArray(impl, words._value) if isinstance(out_aval.dtype, KeyTy) else words
+
+
+def trailing_axes(ndim: int, key_shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The positions of the words' axes after ``ndim`` axes of keys."""
+    return tuple(range(ndim, ndim + len(key_shape)))
 
 
 def check_nans(name: str, out: np.ndarray) -> None:

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..core import ShapedArray, get_aval
-from .elementwise import add, convert_to, lt, select_n
+from ..core import Primitive, ShapedArray, get_aval
+from .elementwise import add, convert_to, lt, select_n, select_n_p
 from .standard import (
     INTEGER,
     as_shape,
@@ -23,8 +23,14 @@ from .standard import (
     check_dtype,
     check_same_dtypes,
     never_weak,
+    PhysicalRule,
+    physical_rules,
     standard_primitive,
+    trailing_axes,
 )
+
+
+Shape = tuple[int, ...]
 
 
 def _keep_dtype(x: ShapedArray, *rest: Any, **params: Any) -> np.dtype:
@@ -73,6 +79,14 @@ broadcast_in_dim_p = standard_primitive(
 )
 
 
+def _broadcast_in_dim_physical(key_shape: Shape, x: Any, *, shape: Shape, broadcast_dimensions: Shape) -> Any:
+    return broadcast_in_dim_p.bind(x, shape=(*shape, *key_shape),
+                                   broadcast_dimensions=(*broadcast_dimensions, *trailing_axes(len(shape), key_shape)))
+
+
+physical_rules[broadcast_in_dim_p] = _broadcast_in_dim_physical
+
+
 def broadcast_in_dim(operand: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
     """``operand`` broadcast to ``shape``, its axis i becoming axis ``broadcast_dimensions[i]``."""
     return broadcast_in_dim_p.bind(
@@ -87,6 +101,18 @@ def broadcast(operand: Any, sizes: Sequence[int]) -> Any:
     sizes = tuple(sizes)
     shape = sizes + get_aval(operand).shape
     return broadcast_in_dim(operand, shape, tuple(range(len(sizes), len(shape))))
+
+
+def _select_n_physical(key_shape: Shape, which: Any, *cases: Any) -> Any:
+    """select_n (elementwise.py) on keys selects their words: a ``which`` that is not a scalar
+    spreads over the words' trailing axes."""
+    shape = get_aval(which).shape
+    if shape:
+        which = broadcast_in_dim_p.bind(which, shape=(*shape, *key_shape), broadcast_dimensions=tuple(range(len(shape))))
+    return select_n_p.bind(which, *cases)
+
+
+physical_rules[select_n_p] = _select_n_physical
 
 
 # ----------------------------------------------------------------------------------------------
@@ -115,6 +141,15 @@ def _reshape(x: np.ndarray, *, new_sizes: tuple[int, ...], dimensions: Any) -> n
 reshape_p = standard_primitive("reshape", _reshape, _reshape_shape, _keep_dtype)
 
 
+def _reshape_physical(key_shape: Shape, x: Any, *, new_sizes: Shape, dimensions: Shape | None) -> Any:
+    if dimensions is not None:
+        dimensions = (*dimensions, *trailing_axes(len(dimensions), key_shape))
+    return reshape_p.bind(x, new_sizes=(*new_sizes, *key_shape), dimensions=dimensions)
+
+
+physical_rules[reshape_p] = _reshape_physical
+
+
 def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Any:
     """``operand`` with shape ``new_sizes`` (elements in row-major order, after transposing by ``dimensions`` if given)."""
     dims = None if dimensions is None else tuple(int(d) for d in dimensions)
@@ -135,6 +170,13 @@ transpose_p = standard_primitive(
 )
 
 
+def _transpose_physical(key_shape: Shape, x: Any, *, permutation: Shape) -> Any:
+    return transpose_p.bind(x, permutation=(*permutation, *trailing_axes(len(permutation), key_shape)))
+
+
+physical_rules[transpose_p] = _transpose_physical
+
+
 def transpose(operand: Any, permutation: Sequence[int]) -> Any:
     """``operand`` with its axes permuted: output axis i is input axis ``permutation[i]``."""
     return transpose_p.bind(operand, permutation=tuple(int(p) for p in permutation))
@@ -153,6 +195,15 @@ def _squeeze_shape(x: ShapedArray, *, dimensions: tuple[int, ...]) -> tuple[int,
 squeeze_p = standard_primitive(
     "squeeze", lambda x, *, dimensions: np.squeeze(x, dimensions), _squeeze_shape, _keep_dtype
 )
+
+
+def _same_params(prim: Primitive) -> PhysicalRule:
+    """The physical rule of a primitive whose parameters name leading axes only (squeeze, rev,
+    concatenate): the words' trailing axes come along unchanged."""
+    return lambda key_shape, *operands, **params: prim.bind(*operands, **params)
+
+
+physical_rules[squeeze_p] = _same_params(squeeze_p)
 
 
 def _normalize_axes(axes: Sequence[int], ndim: int) -> tuple[int, ...]:
@@ -184,6 +235,7 @@ def _rev_shape(x: ShapedArray, *, dimensions: tuple[int, ...]) -> tuple[int, ...
 rev_p = standard_primitive(
     "rev", lambda x, *, dimensions: np.flip(x, dimensions), _rev_shape, _keep_dtype
 )
+physical_rules[rev_p] = _same_params(rev_p)
 
 
 def rev(operand: Any, dimensions: Sequence[int]) -> Any:
@@ -215,6 +267,7 @@ concatenate_p = standard_primitive(
     _concatenate_shape,
     lambda *xs, dimension: check_same_dtypes("concatenate", xs),
 )
+physical_rules[concatenate_p] = _same_params(concatenate_p)
 
 
 def concatenate(operands: Sequence[Any], dimension: int) -> Any:
@@ -308,6 +361,15 @@ def _slice(x: np.ndarray, *, start_indices: Any, limit_indices: Any, strides: An
 slice_p = standard_primitive("slice", _slice, _slice_shape, _keep_dtype)
 
 
+def _slice_physical(key_shape: Shape, x: Any, *, start_indices: Shape, limit_indices: Shape, strides: Any) -> Any:
+    return slice_p.bind(x, start_indices=(*start_indices, *(0 for _ in key_shape)),
+                        limit_indices=(*limit_indices, *key_shape),
+                        strides=None if strides is None else (*strides, *(1 for _ in key_shape)))
+
+
+physical_rules[slice_p] = _slice_physical
+
+
 def slice(  # noqa: A001 - JAX's name
     operand: Any,
     start_indices: Sequence[int],
@@ -376,6 +438,19 @@ dynamic_slice_p = standard_primitive(
 )
 
 
+def _zero_starts(key_shape: Shape, indices: Sequence[Any]) -> list[Any]:
+    """Start indices for the words: the keys', then 0 on each trailing axis (the words are taken whole)."""
+    dtype = get_aval(indices[0]).dtype if indices else np.dtype(np.int32)
+    return [*indices, *(np.zeros((), dtype) for _ in key_shape)]
+
+
+def _dynamic_slice_physical(key_shape: Shape, x: Any, *indices: Any, slice_sizes: Shape) -> Any:
+    return dynamic_slice_p.bind(x, *_zero_starts(key_shape, indices), slice_sizes=(*slice_sizes, *key_shape))
+
+
+physical_rules[dynamic_slice_p] = _dynamic_slice_physical
+
+
 def _dynamic_update_slice_shape(x: ShapedArray, update: ShapedArray, *indices: ShapedArray) -> tuple[int, ...]:
     _check_start_indices("dynamic_update_slice", x, indices)
     if update.ndim != x.ndim or any(u > d for u, d in zip(update.shape, x.shape)):
@@ -399,6 +474,9 @@ dynamic_update_slice_p = standard_primitive(
     _dynamic_update_slice_shape,
     lambda x, update, *indices: check_same_dtypes("dynamic_update_slice", [x, update]),
     lambda x, update, *indices: x.weak_type,
+)
+physical_rules[dynamic_update_slice_p] = (
+    lambda key_shape, x, update, *indices: dynamic_update_slice_p.bind(x, update, *_zero_starts(key_shape, indices))
 )
 
 

@@ -107,14 +107,30 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
 def promote_args(name: str, *args: ArrayLike) -> list[ArrayLike]:
     """Check, promote to a common dtype, and give the non-scalars a common rank."""
     check_arraylike(name, *args)
-    return promote_shapes(name, *promote_dtypes(*args))
+    try:
+        promoted = promote_dtypes(*args)
+    except ValueError:
+        check_for_prngkeys(name, *args)
+        raise
+    return promote_shapes(name, *promoted)
 
 
 def promote_args_inexact(name: str, *args: ArrayLike) -> list[ArrayLike]:
     """Like promote_args, with integers and bools made the default float."""
     check_arraylike(name, *args)
-    args = promote_dtypes_inexact(*args)
+    try:
+        args = promote_dtypes_inexact(*args)
+    except ValueError:
+        check_for_prngkeys(name, *args)
+        raise
     return promote_shapes(name, *args) if len(args) > 1 else args  # one operand: no shapes to match
+
+
+def check_for_prngkeys(name: str, *args: ArrayLike) -> None:
+    """Keys mixed with anything else in a function that promotes: JAX's TypeError, naming it."""
+    kinds = [dtypes.result_type(x) for x in args]
+    if any(dtypes.is_key_dtype(k) for k in kinds):
+        raise TypeError(f"{name} does not accept dtypes {', '.join(map(str, kinds))}.")
 
 
 def broadcast_to(x: ArrayLike, shape: int | Sequence[int]) -> ArrayLike:

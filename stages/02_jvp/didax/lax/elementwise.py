@@ -351,6 +351,7 @@ def _select_n_weak(which: ShapedArray, *cases: ShapedArray) -> bool:
 
 select_n_p = standard_primitive("select_n", _select_n, _select_n_shape, _select_n_dtype, _select_n_weak)
 
+
 # ----------------------------------------------------------------------------------------------
 # convert_element_type: change dtype, with XLA's rules where NumPy's differ.
 
@@ -376,11 +377,18 @@ def _float_to_int(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
     return out
 
 
+def _convert_dtype(x: ShapedArray, *, new_dtype: Any, weak_type: bool) -> Any:
+    if isinstance(x.dtype, dtypes.ExtendedDType) or isinstance(new_dtype, dtypes.ExtendedDType):
+        # A key is no number: random.key_data and random.wrap_key_data go between keys and words.
+        raise ValueError(f"Cannot convert_element_type from {x.dtype} to {new_dtype}")
+    return new_dtype
+
+
 convert_element_type_p = standard_primitive(
     "convert_element_type",
     _convert,
     lambda x, *, new_dtype, weak_type: x.shape,
-    lambda x, *, new_dtype, weak_type: new_dtype,
+    _convert_dtype,
     lambda x, *, new_dtype, weak_type: weak_type,
 )
 
@@ -656,6 +664,11 @@ def clamp(min: Any, x: Any, max: Any) -> Any:  # noqa: A002 - JAX's names
 def select_n(which: Any, *cases: Any) -> Any:
     """Pick, elementwise, ``cases[which]``: a bool ``which`` selects between two cases, an int32 one among many."""
     return select_n_p.bind(which, *cases)
+
+
+def select(pred: Any, on_true: Any, on_false: Any) -> Any:
+    """Elementwise ``on_true`` where ``pred``, else ``on_false``: select_n with the cases reversed."""
+    return select_n_p.bind(pred, on_false, on_true)
 
 
 def convert_element_type(operand: Any, new_dtype: Any) -> Any:

@@ -35,6 +35,8 @@ def _as_category(x: Any) -> Any:
 def issubdtype(arg1: Any, arg2: Any) -> bool:
     """Whether dtype ``arg1`` is ``arg2`` or below it in the hierarchy (``floating``, ``number``...)."""
     arg1, arg2 = _as_category(arg1), _as_category(arg2)
+    if isinstance(arg1, dtypes.ExtendedDType) or isinstance(arg2, dtypes.ExtendedDType):
+        return dtypes.issubdtype(arg1, arg2)  # a key dtype: under prng_key and extended only
     if isinstance(arg2, type) and issubclass(arg2, np.generic) and arg2 in (
         np.floating, np.inexact, np.number, np.generic, np.integer, np.signedinteger, np.unsignedinteger,
         np.complexfloating, np.bool_, np.flexible, np.character, np.object_,

@@ -19,7 +19,7 @@ from .distributions import (
     truncated_normal,
     uniform,
 )
-from .prng import PRNGKey, bits, fold_in, key, key_data, split, wrap_key_data
+from .prng import PRNGKey, bits, fold_in, key, key_data, key_dtype, key_impl, split, wrap_key_data
 
 __all__ = [
     "PRNGKey",
@@ -35,6 +35,8 @@ __all__ = [
     "gumbel",
     "key",
     "key_data",
+    "key_dtype",
+    "key_impl",
     "loggamma",
     "normal",
     "permutation",

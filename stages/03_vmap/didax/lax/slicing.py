@@ -41,9 +41,11 @@ from .standard import (
     as_shape,
     check_dtype,
     check_same_dtypes,
+    physical_rules,
     preferred_zeros,
     sign_zeros,
     standard_primitive,
+    trailing_axes,
 )
 
 
@@ -286,6 +288,19 @@ gather_p = standard_primitive(
 )
 
 
+def _gather_physical(key_shape: tuple[int, ...], operand: Any, indices: Any, *,
+                     dimension_numbers: GatherDimensionNumbers, slice_sizes: tuple[int, ...], **params: Any) -> Any:
+    """Gathering keys gathers their words: each slice takes the trailing axes whole, and they
+    become the output's last axes."""
+    dn = dimension_numbers
+    out_rank = len(dn.offset_dims) + get_aval(indices).ndim - 1
+    dn = dn._replace(offset_dims=(*dn.offset_dims, *trailing_axes(out_rank, key_shape)))
+    return gather_p.bind(operand, indices, dimension_numbers=dn, slice_sizes=(*slice_sizes, *key_shape), **params)
+
+
+physical_rules[gather_p] = _gather_physical
+
+
 def gather(
     operand: Any, start_indices: Any, dimension_numbers: GatherDimensionNumbers, slice_sizes: Sequence[int],
     *, unique_indices: bool = False, indices_are_sorted: bool = False,
@@ -409,11 +424,13 @@ def _window_sizes(rank: int, updates: np.ndarray, dn: ScatterDimensionNumbers) -
     return [1 if d in dropped else next(window) for d in range(rank)]
 
 
-def _scatter_primitive(name: str, combine: np.ufunc | None, categories: tuple[str, ...]) -> Primitive:
-    """A scatter primitive; ``categories`` are the dtypes its combining operation accepts."""
+def _scatter_primitive(name: str, combine: np.ufunc | None, categories: tuple[str, ...] | None) -> Primitive:
+    """A scatter primitive; ``categories`` are the dtypes its combining operation accepts (None:
+    every dtype, keys included)."""
 
     def dtype_rule(operand: ShapedArray, indices: ShapedArray, updates: ShapedArray, **_: Any) -> np.dtype:
-        check_dtype(name, operand, categories, position=0)
+        if categories is not None:
+            check_dtype(name, operand, categories, position=0)
         return check_same_dtypes(name.replace("-", "_"), [operand, updates])
 
     return standard_primitive(
@@ -422,13 +439,26 @@ def _scatter_primitive(name: str, combine: np.ufunc | None, categories: tuple[st
     )
 
 
-# Booleans can be written, and their min and max taken, but not added or multiplied (as lax.add).
-scatter_p = _scatter_primitive("scatter", None, ANY)
+# Anything can be written (keys too: x.at[i].set(key)); booleans' min and max can be taken, but
+# they cannot be added or multiplied (as lax.add).
+scatter_p = _scatter_primitive("scatter", None, None)
 scatter_add_p = _scatter_primitive("scatter-add", np.add, NUMBER)
 scatter_sub_p = _scatter_primitive("scatter-sub", np.subtract, NUMBER)
 scatter_mul_p = _scatter_primitive("scatter-mul", np.multiply, NUMBER)
 scatter_min_p = _scatter_primitive("scatter-min", np.minimum, ANY)
 scatter_max_p = _scatter_primitive("scatter-max", np.maximum, ANY)
+
+
+def _scatter_physical(key_shape: tuple[int, ...], operand: Any, indices: Any, updates: Any, *,
+                      dimension_numbers: ScatterDimensionNumbers, **params: Any) -> Any:
+    """Writing keys writes their words: each update window takes the trailing axes whole."""
+    dn = dimension_numbers
+    updates_rank = len(dn.update_window_dims) + get_aval(indices).ndim - 1
+    dn = dn._replace(update_window_dims=(*dn.update_window_dims, *trailing_axes(updates_rank, key_shape)))
+    return scatter_p.bind(operand, indices, updates, dimension_numbers=dn, **params)
+
+
+physical_rules[scatter_p] = _scatter_physical
 
 
 def _bind_scatter(

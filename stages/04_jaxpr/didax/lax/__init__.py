@@ -113,6 +113,7 @@ from .elementwise import (
     round_p,
     rsqrt,
     rsqrt_p,
+    select,
     select_n,
     select_n_p,
     sign,

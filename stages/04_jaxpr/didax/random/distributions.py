@@ -62,9 +62,9 @@ def const(value: float | int, dtype: np.dtype) -> Any:
 
 
 def first_keys(key: Any, num: int) -> list[Any]:
-    """``split(key, num)`` as a list of single keys."""
+    """``split(key, num)`` of a typed key, as a list of single keys."""
     keys = split(key, num)
-    return [lax.reshape(lax.slice(keys, (i, 0), (i + 1, 2)), (2,)) for i in range(num)]
+    return [lax.index_in_dim(keys, i, keepdims=False) for i in range(num)]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -95,13 +95,13 @@ def _uniform(key: Any, shape: tuple[int, ...], dtype: np.dtype, minval: Any, max
 
 def uniform(key: Any, shape: Any = (), dtype: Any = None, minval: Any = 0.0, maxval: Any = 1.0) -> Any:
     """Uniform floats in [minval, maxval)."""
-    check_key("uniform", key)
+    key = check_key("uniform", key)
     return _uniform(key, as_shape("uniform", shape), float_dtype("uniform", dtype), minval, maxval)
 
 
 def normal(key: Any, shape: Any = (), dtype: Any = None) -> Any:
     """Standard normal floats, by the inverse CDF: sqrt(2) * erf_inv(uniform on (-1, 1))."""
-    check_key("normal", key)
+    key = check_key("normal", key)
     dtype = float_dtype("normal", dtype)
     low = lax.nextafter(const(-1.0, dtype), const(0.0, dtype))  # erf_inv(-1) would be -inf
     u = _uniform(key, as_shape("normal", shape), dtype, low, const(1.0, dtype))
@@ -110,7 +110,7 @@ def normal(key: Any, shape: Any = (), dtype: Any = None) -> Any:
 
 def truncated_normal(key: Any, lower: Any, upper: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Normal floats conditioned on lower < x < upper: the inverse CDF of a narrower uniform."""
-    check_key("truncated_normal", key)
+    key = check_key("truncated_normal", key)
     dtype = float_dtype("truncated_normal", dtype)
     if shape is None:
         shape = tuple(np.broadcast_shapes(np.shape(lower), np.shape(upper)))
@@ -129,7 +129,7 @@ def truncated_normal(key: Any, lower: Any, upper: Any, shape: Any = None, dtype:
 
 def exponential(key: Any, shape: Any = (), dtype: Any = None) -> Any:
     """Exponential floats with rate 1: -log(1 - u)."""
-    check_key("exponential", key)
+    key = check_key("exponential", key)
     u = _uniform(key, as_shape("exponential", shape), float_dtype("exponential", dtype), 0.0, 1.0)
     return lax.neg(lax.log1p(lax.neg(u)))
 
@@ -144,7 +144,7 @@ def gumbel(key: Any, shape: Any = (), dtype: Any = None, mode: str | None = None
         mode = "low"  # JAX's default while its use_high_dynamic_range_gumbel flag is off
     if mode not in ("highest", "high", "low"):
         raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
-    check_key("gumbel", key)
+    key = check_key("gumbel", key)
     if mode == "highest" and dtype == np.float32:
         return _gumbel_highest(key, shape)
     if mode in ("high", "highest"):
@@ -221,7 +221,7 @@ def bernoulli(key: Any, p: Any = 0.5, shape: Any = None, mode: str = "low") -> A
         shape = as_shape("bernoulli", shape)
     if mode not in ("high", "low"):
         raise ValueError(f"got {mode=}, expected 'high' or 'low'")
-    check_key("bernoulli", key)
+    key = check_key("bernoulli", key)
     dtype = dtypes.canonicalize_dtype(get_aval(p).dtype)
     if not dtypes.is_float(dtype):
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype.name}.")
@@ -246,7 +246,7 @@ def _clip_to(x: Any, dtype: np.dtype) -> Any:
 
 def randint(key: Any, shape: Any, minval: Any, maxval: Any, dtype: Any = None) -> Any:
     """Integers in [minval, maxval), from twice the bits the dtype needs (to shrink the bias)."""
-    check_key("randint", key)
+    key = check_key("randint", key)
     dtype = dtypes.default_dtype("i") if dtype is None else dtypes.check_user_dtype(dtype, "randint")
     if dtype.kind not in "iu":
         raise TypeError(f"randint only accepts integer dtypes, got {dtype.name}")
@@ -304,7 +304,7 @@ def _shuffle(key: Any, x: Any, axis: int, independent: bool) -> Any:
 
 def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Any:
     """A random permutation of range(x) (x an int) or of x's slices along ``axis``."""
-    check_key("permutation", key)
+    key = check_key("permutation", key)
     if not get_aval(x).shape:
         if get_aval(x).dtype.kind not in "iu":
             raise TypeError("x must be an integer or at least 1-dimensional")
@@ -347,7 +347,7 @@ def _lowest(dtype: np.dtype) -> Any:
 def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True, p: Any = None, axis: int = 0, mode: str | None = None) -> Any:
     """Random elements of range(a) (a an int) or of a's slices along ``axis``, with or without
     replacement, uniformly or with probabilities p."""
-    check_key("choice", key)
+    key = check_key("choice", key)
     if not isinstance(shape, Sequence):
         raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
     shape = as_shape("choice", shape)
@@ -410,7 +410,7 @@ def jnp_promote_inexact(*args: Any) -> list[Any]:
 def categorical(key: Any, logits: Any, axis: int = -1, shape: Any = None, replace: bool = True, mode: str | None = None) -> Any:
     """Category indices with probabilities softmax(logits) along ``axis``: the argmax of logits
     plus Gumbel noise (the Gumbel-max trick)."""
-    check_key("categorical", key)
+    key = check_key("categorical", key)
     if not replace:
         raise NotImplementedError("didax.random.categorical supports replace=True only.")
     logits = jnp.asarray(logits)
@@ -494,7 +494,7 @@ def _rejected(X: Any, V: Any, U: Any, d: Any, dtype: np.dtype) -> Any:
 
 
 def _gamma(key: Any, a: Any, shape: Any, dtype: Any, log_space: bool, name: str) -> Any:
-    check_key(name, key)
+    key = check_key(name, key)
     dtype = float_dtype(name, dtype)
     if shape is None:
         shape = np.shape(a)
@@ -522,7 +522,7 @@ def loggamma(key: Any, a: Any, shape: Any = None, dtype: Any = None) -> Any:
 
 def beta(key: Any, a: Any, b: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Beta(a, b) floats: Ga / (Ga + Gb), computed from log-gamma samples."""
-    check_key("beta", key)
+    key = check_key("beta", key)
     dtype = float_dtype("beta", dtype)
     if shape is None:
         shape = tuple(np.broadcast_shapes(np.shape(a), np.shape(b)))
@@ -539,7 +539,7 @@ def beta(key: Any, a: Any, b: Any, shape: Any = None, dtype: Any = None) -> Any:
 
 def dirichlet(key: Any, alpha: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Dirichlet(alpha) vectors along the last axis: normalized log-gamma samples (a softmax)."""
-    check_key("dirichlet", key)
+    key = check_key("dirichlet", key)
     alpha_shape = np.shape(alpha)
     if len(alpha_shape) < 1:
         raise ValueError(f"The alpha parameter must have at least one dimension, got shape {alpha_shape}.")
