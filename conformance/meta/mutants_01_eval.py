@@ -841,7 +841,8 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "lax.random_gamma_grad.series_density_without_a", INCOMPLETE_GAMMA,
-        "x_ok * np.where(fraction, w, -w / a_ok)", "x_ok * np.where(fraction, w, -w)", LAX,
+        "g = _where(fraction, w * x_ok, -(w / _Jet.variable(a_ok, order)) * x_ok)",
+        "g = _where(fraction, w * x_ok, -w * x_ok)", LAX,
         "random_gamma_grad divides by the density without its factor a next to the series (where x <= 1 or "
         "x <= a): a times too large there",
         keyword="igamma",
