@@ -67,9 +67,17 @@ def test_random_gamma_grad_is_accurate_where_the_density_underflows():
     assert float(lax.random_gamma_grad(np.float64(1), np.float64(x))) == pytest.approx(want, rel=1e-12)
 
 
-def test_the_second_derivative_primitive_is_random_gamma_grads_derivative_in_a():
-    second = incomplete_gamma.random_gamma_grad_grad_a_p.bind
-    np.testing.assert_allclose(np.asarray(second(A, X)), central(lax.random_gamma_grad, A, X), rtol=2e-7)
+def test_random_gamma_grad_da_gives_its_derivatives_in_a():
+    def derivative(order):
+        return lambda a, x: incomplete_gamma.random_gamma_grad_da_p.bind(a, x, order=order)
+
+    np.testing.assert_allclose(np.asarray(derivative(1)(A, X)), central(lax.random_gamma_grad, A, X), rtol=2e-7)
+    # Each order comes from sums stopped where their terms no longer count, with a relative error
+    # near 1e-10 that wobbles with a: differences need a longer step as the order grows.
+    np.testing.assert_allclose(np.asarray(derivative(2)(A, X)), central(derivative(1), A, X, 1e-4), rtol=2e-5)
+    np.testing.assert_allclose(np.asarray(derivative(3)(A, X)), central(derivative(2), A, X, 1e-4), rtol=2e-5)
+    with pytest.raises(ValueError, match="order must be an int >= 1"):
+        derivative(0)(A, X)
 
 
 def test_special_values_are_jaxs():

@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from ..core import ShapedArray
 from .elementwise import binop
 from .special import digamma_f64, lgamma_f64, polygamma_f64
-from .standard import FLOATING
+from .standard import FLOATING, broadcasting_shape, check_dtype, check_same_dtypes, standard_primitive
 
 _EPS = float(np.finfo(np.float64).eps)
 _FRACTION_STEPS = 2000  # XLA's limit for the continued fraction; the series runs until it converges
@@ -40,10 +41,17 @@ class _Jet:
         self.parts = tuple(parts)
 
     @staticmethod
-    def variable(a: np.ndarray, order: int) -> Value:
-        """a itself, with its derivatives 1, 0, ... up to ``order``; with none, the plain array (the
-        values alone are computed fastest without the jet's bookkeeping)."""
-        return _Jet([a, np.ones_like(a), np.zeros_like(a)][: order + 1]) if order else a
+    def variable(a: np.ndarray, order: int) -> _Jet:
+        """a itself, with its derivatives 1, 0, ... up to ``order``."""
+        return _Jet([a, np.ones_like(a), *[np.zeros_like(a)] * (order - 1)][: order + 1])
+
+    def derivative(self) -> _Jet:
+        """f' with its derivatives: one order fewer."""
+        return _Jet(self.parts[1:])
+
+    def truncated(self) -> _Jet:
+        """f with one derivative fewer."""
+        return _Jet(self.parts[:-1])
 
     def __add__(self, other: Any) -> _Jet:
         if isinstance(other, _Jet):
@@ -172,12 +180,10 @@ def _upper_fraction(a: Value, x: np.ndarray) -> list[np.ndarray]:
 
 def _log_prefactor(a: np.ndarray, x: np.ndarray, order: int, shift: np.ndarray) -> list[np.ndarray]:
     """lp = a log x - x - lgamma(a + shift), the log of x^a e^-x / Gamma(a + shift), and its
-    derivatives in a up to ``order``: log x - digamma(a + shift), then -trigamma(a + shift)."""
+    derivatives in a up to ``order``: log x - digamma(a + shift), then -polygamma(k - 1, a + shift)."""
     log_x, b = np.log(x), a + shift
     parts = [a * log_x - x - lgamma_f64(b), log_x - digamma_f64(b)][: order + 1]
-    if order == 2:
-        parts.append(-polygamma_f64(np.ones_like(b), b))
-    return parts
+    return parts + [-polygamma_f64(np.full_like(b, k - 1), b) for k in range(2, order + 1)]
 
 
 def _sum(a: np.ndarray, x: np.ndarray, order: int, fraction: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -185,7 +191,7 @@ def _sum(a: np.ndarray, x: np.ndarray, order: int, fraction: np.ndarray) -> tupl
     ``fraction`` (U = F, the continued fraction; the prefactor x^a e^-x / Gamma(a)) and P = e^lp U
     elsewhere (U = S, the series; x^a e^-x / Gamma(a + 1), which has S / a's 1/a inside, so that the
     derivatives of a tiny a do not cancel two huge terms)."""
-    a_jet = _Jet.variable(a, order)
+    a_jet = _Jet.variable(a, order) if order else a  # values alone go fastest as plain arrays
     series = _lower_series(a_jet[~fraction], x[~fraction])
     continued = _upper_fraction(a_jet[fraction], x[fraction])
     u = [np.empty_like(x) for _ in range(order + 1)]
@@ -267,23 +273,23 @@ def igamma_grad_a_f64(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     return _with_derivative_edges(a, x, ok, np.where(fraction, -dp, dp))
 
 
-def random_gamma_grad_f64(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+def _sample_derivative(a: np.ndarray, x: np.ndarray, order: int) -> np.ndarray:
     """The derivative in a of a sample x from Gamma(a, 1) whose CDF P(a, x) is held fixed (implicit
-    reparameterization), on flat float64 arrays: dx/da = -(dP/da) / (dP/dx), where dP/dx, the
-    density x^(a-1) e^-x / Gamma(a), is e^lp / x next to the fraction and e^lp a / x next to the
-    series. The prefactor cancels, so this stays accurate where e^lp underflows."""
-    ok, a_ok, x_ok, lp, u, fraction = _derivative(a, x, 1)
-    w = lp[1] * u[0] + u[1]
-    return _with_derivative_edges(a, x, ok, x_ok * np.where(fraction, w, -w / a_ok))
+    reparameterization), g = dx/da = -(dP/da) / (dP/dx), and then its ``order``-th partial derivative in
+    a (x held fixed), on flat float64 arrays. dP/dx is the density x^(a-1) e^-x / Gamma(a): e^lp / x
+    next to the fraction, e^lp a / x next to the series. The prefactor e^lp cancels, so g = x w next
+    to the fraction and -x w / a next to the series, with w = lp' U + U': accurate even where e^lp
+    underflows. Its derivatives in a are w's as a jet, from the sums' jets one order longer."""
+    ok, a_ok, x_ok, lp, u, fraction = _derivative(a, x, order + 1)
+    lp, u = _Jet(lp), _Jet(u)
+    w = lp.derivative() * u.truncated() + u.derivative()
+    g = _where(fraction, w * x_ok, -(w / _Jet.variable(a_ok, order)) * x_ok)
+    return _with_derivative_edges(a, x, ok, g.parts[order])
 
 
-def random_gamma_grad_grad_a_f64(a: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """The partial derivative in a of random_gamma_grad(a, x), x held fixed, on flat float64 arrays:
-    with w = lp' U + U' as there, x w' next to the fraction and -x (w / a)' next to the series."""
-    ok, a_ok, x_ok, lp, u, fraction = _derivative(a, x, 2)
-    w = lp[1] * u[0] + u[1]
-    dw = lp[2] * u[0] + lp[1] * u[1] + u[2]
-    return _with_derivative_edges(a, x, ok, x_ok * np.where(fraction, dw, -(dw - w / a_ok) / a_ok))
+def random_gamma_grad_f64(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The derivative in a of a sample x from Gamma(a, 1), its CDF held fixed (see _sample_derivative)."""
+    return _sample_derivative(a, x, 0)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -294,9 +300,9 @@ def random_gamma_grad_grad_a_f64(a: np.ndarray, x: np.ndarray) -> np.ndarray:
 def _in_float64(fn: Any) -> Any:
     """``fn`` on the flattened, broadcast operands in float64, rounded back to their dtype."""
 
-    def numpy_fn(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    def numpy_fn(a: np.ndarray, x: np.ndarray, **params: Any) -> np.ndarray:
         a, x = np.broadcast_arrays(a, x)
-        out = fn(a.astype(np.float64).ravel(), x.astype(np.float64).ravel())
+        out = fn(a.astype(np.float64).ravel(), x.astype(np.float64).ravel(), **params)
         return out.reshape(a.shape).astype(a.dtype)
 
     numpy_fn.__name__ = fn.__name__
@@ -307,11 +313,25 @@ igamma_p = binop("igamma", _in_float64(igamma_f64), (FLOATING,))
 igammac_p = binop("igammac", _in_float64(igammac_f64), (FLOATING,))
 igamma_grad_a_p = binop("igamma_grad_a", _in_float64(igamma_grad_a_f64), (FLOATING,))
 # JAX has no primitive for these two: its random_gamma_grad is a composition of lax operations with
-# while loops, which stage 01 cannot trace; didax makes it a primitive. Stage 02's JVP rule for it
-# needs its derivative in a, the second primitive.
+# while loops, which stage 01 cannot trace; didax makes it a primitive. Stage 02's JVP rules for it
+# need its derivatives in a, of every order (JAX differentiates its loops as often as asked): the
+# second primitive, whose parameter says which.
 random_gamma_grad_p = binop("random_gamma_grad", _in_float64(random_gamma_grad_f64), (FLOATING,))
-random_gamma_grad_grad_a_p = binop(
-    "random_gamma_grad_grad_a", _in_float64(random_gamma_grad_grad_a_f64), (FLOATING,)
+
+
+def _sample_derivative_dtype(a: ShapedArray, x: ShapedArray, *, order: int) -> np.dtype:
+    if type(order) is not int or order < 1:
+        raise ValueError(f"random_gamma_grad_da: order must be an int >= 1, got {order!r}")
+    for position, aval in enumerate((a, x)):
+        check_dtype("random_gamma_grad_da", aval, (FLOATING,), position=position)
+    return check_same_dtypes("random_gamma_grad_da", [a, x])
+
+
+random_gamma_grad_da_p = standard_primitive(
+    "random_gamma_grad_da",
+    _in_float64(_sample_derivative),
+    lambda a, x, *, order: broadcasting_shape("random_gamma_grad_da", a, x),
+    _sample_derivative_dtype,
 )
 
 
