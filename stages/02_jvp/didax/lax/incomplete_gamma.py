@@ -25,6 +25,7 @@ from .standard import FLOATING, broadcasting_shape, check_dtype, check_same_dtyp
 
 _EPS = float(np.finfo(np.float64).eps)
 _FRACTION_STEPS = 2000  # XLA's limit for the continued fraction; the series runs until it converges
+_NOISE = 1e-8  # a relative change below this that stops shrinking is rounding noise
 
 Value = Any  # an array of values, or a _Jet of them and their derivatives
 
@@ -112,9 +113,15 @@ def _where(mask: np.ndarray, u: Value, v: Value) -> Value:
     return _Jet(parts) if isinstance(u, _Jet) else parts[0]
 
 
-def _negligible(change: Value, total: Value) -> np.ndarray:
-    """Where ``change`` no longer moves ``total``, in any part (XLA's test: below eps of it)."""
-    return np.logical_and.reduce([np.abs(d) <= _EPS * np.abs(t) for d, t in zip(_parts(change), _parts(total))])
+def _converged(change: Value, total: Value, before: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where ``change`` no longer moves ``total``, in every part: below eps of it (XLA's test), or
+    below 1e-8 of it and no smaller than the change ``before`` (one row per part), which makes it
+    rounding noise: derivatives computed through quotients carry more of it than eps, and a value
+    may keep changing in its last bit. Also the sizes of the change, the next ``before``."""
+    sizes = np.abs(np.stack(_parts(change)))
+    scale = np.abs(np.stack(_parts(total)))
+    done = (sizes <= _EPS * scale) | ((sizes <= _NOISE * scale) & (sizes >= before))
+    return np.logical_and.reduce(done, axis=0), sizes
 
 
 def _store(out: list[np.ndarray], index: np.ndarray, v: Value, which: np.ndarray) -> None:
@@ -125,21 +132,21 @@ def _store(out: list[np.ndarray], index: np.ndarray, v: Value, which: np.ndarray
 
 def _lower_series(a: Value, x: np.ndarray) -> list[np.ndarray]:
     """S = sum_n x^n / ((a+1)(a+2)...(a+n)) over n >= 0, P's series, with its derivatives in a; term by
-    term, each element until its terms no longer change its sum (they shrink at least geometrically
-    once a + n > x). Elements that are done leave the arrays, so a slow one costs only itself."""
+    term, each element until its terms no longer change its sum (_converged; they shrink at least
+    geometrically once a + n > x). Elements that are done leave the arrays, so a slow one costs only itself."""
     out = [np.empty_like(x) for _ in _parts(a)]
     left = np.arange(x.size)  # the elements still summing
     r, term = a, _constant(a, 1.0)
-    total = term
+    total, before = term, np.full((len(out), x.size), np.inf)
     while left.size:
         r = r + 1.0
         term = term * x / r
         total = total + term
-        done = _negligible(term, total)
+        done, before = _converged(term, total, before)
         if done.any():
             _store(out, left[done], total, done)
             keep = ~done
-            left, x, r, term, total = left[keep], x[keep], r[keep], term[keep], total[keep]
+            left, x, r, term, total, before = left[keep], x[keep], r[keep], term[keep], total[keep], before[:, keep]
     return out
 
 
@@ -154,15 +161,17 @@ def _upper_fraction(a: Value, x: np.ndarray) -> list[np.ndarray]:
     z = y + x + 1.0
     p2, q2 = _constant(a, 1.0), _constant(a, x)  # p_(k-2), q_(k-2)
     p1, q1 = _constant(a, x + 1.0), z * x  # p_(k-1), q_(k-1)
-    ans = p1 / q1
+    ans, before = p1 / q1, np.full((len(out), x.size), np.inf)
     for c in range(1, _FRACTION_STEPS + 1):
+        if not left.size:
+            break
         y, z = y + 1.0, z + 2.0
         yc = y * float(c)
         p, q = p1 * z - p2 * yc, q1 * z - q2 * yc
         nonzero = _parts(q)[0] != 0
         new = _where(nonzero, p / _where(nonzero, q, _constant(q, 1.0)), ans)
-        done = nonzero & _negligible(new - ans, new)
-        ans = new
+        converged, before = _converged(new - ans, new, before)
+        done, ans = nonzero & converged, new
         big = np.abs(_parts(p)[0]) > 1 / _EPS
         scale = np.where(big, _EPS, 1.0)
         p2, q2, p1, q1 = p1 * scale, q1 * scale, p * scale, q * scale
@@ -171,10 +180,8 @@ def _upper_fraction(a: Value, x: np.ndarray) -> list[np.ndarray]:
         if done.any():
             _store(out, left[done], ans, done)
             keep = ~done
-            left, x, y, z = left[keep], x[keep], y[keep], z[keep]
+            left, x, y, z, before = left[keep], x[keep], y[keep], z[keep], before[:, keep]
             ans, p1, q1, p2, q2 = ans[keep], p1[keep], q1[keep], p2[keep], q2[keep]
-            if not left.size:
-                break
     return out
 
 
