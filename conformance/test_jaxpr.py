@@ -371,6 +371,24 @@ def test_keys_carried_through_staged_loops(impl: Impl) -> None:
     np.testing.assert_array_equal(np.asarray(ys), np.stack(want_ys))
 
 
+def test_the_incomplete_gamma_functions_stage_as_one_equation_each(impl: Impl) -> None:
+    """igamma, igammac and igamma_grad_a are primitives in JAX: one equation each, and under jvp in a
+    igamma's tangent is igamma_grad_a's equation. (random_gamma_grad is lax code with loops in JAX, a
+    primitive in didax: only its values are compared.)"""
+    s = staging(impl)
+    a, x = np.array([0.5, 1.5, 4.0], np.float32), np.array([0.3, 2.0, 5.0], np.float32)
+    f = lambda a, x: (s.lax.igamma(a, x), s.lax.igammac(a, x), s.lax.igamma_grad_a(a, x))  # noqa: E731
+    source = "f = lambda a, x: (lax.igamma(a, x), lax.igammac(a, x), lax.igamma_grad_a(a, x))"
+    closed = check_round_trip(s, f, (a, x), source=source, values={"a": a, "x": x})
+    assert primitives(closed) == ["igamma", "igammac", "igamma_grad_a"], primitives(closed)
+    g = lambda a, x: s.jax.jvp(lambda b: s.lax.igamma(b, x), (a,), (np.ones(3, np.float32),))  # noqa: E731
+    source = "g = lambda a, x: jax.jvp(lambda b: lax.igamma(b, x), (a,), (np.ones(3, np.float32),))"
+    closed = check_round_trip(s, g, (a, x), source=source.replace("g =", "f ="), values={"a": a, "x": x})
+    assert primitives(closed)[:2] == ["igamma", "igamma_grad_a"], primitives(closed)
+    h = lambda a, x: s.lax.random_gamma_grad(a, x)  # noqa: E731
+    check_round_trip(s, h, (a, x), source="f = lambda a, x: lax.random_gamma_grad(a, x)", values={"a": a, "x": x})
+
+
 # --- weak types -------------------------------------------------------------------------------------------
 
 

@@ -169,6 +169,11 @@ CASES = [
     unary("erf", Domain(-2, 2)), unary("erfc", Domain(-2, 2)), unary("erf_inv", UNIT),
     # lgamma's derivative is digamma, whose own derivative needs polygamma (not in didax yet): first order
     case("lgamma", "lax.lgamma(x)", x=(M, POSITIVE), order=1),
+    # the derivative in a is igamma_grad_a, which JAX does not differentiate: first order
+    case("igamma", "lax.igamma(a, x)", a=(M, POSITIVE), x=(M, Domain(0.1, 6)), order=1),
+    case("igammac", "lax.igammac(a, x)", a=(M, POSITIVE), x=(M, Domain(0.1, 6)), order=1),
+    # the derivative of a Gamma(a) sample in a: JAX differentiates its loops, to any order
+    case("random_gamma_grad", "lax.random_gamma_grad(a, x)", a=(M, POSITIVE), x=(M, Domain(0.1, 6))),
     # --- dtypes -----------------------------------------------------------------------------------
     case("convert_to_complex", "lax.convert_element_type(x, np.complex128)", x=(M,)),
     case("convert_to_float32", "lax.convert_element_type(x, np.float32)", x=(M,), order=1),
@@ -609,6 +614,9 @@ CONVENTIONS = [
      dict(x=np.array([1.0, 2.0, 3.0, 4.0])), np.array([1.0, 3.0])),
     ("where_at_its_switch", "jnp.where(x > 0, x, 0.0)", dict(x=np.array([0.0, 1.0])), dict(x=np.ones(2)),
      np.array([0.0, 1.0])),
+    # JAX's random_gamma_grad selects 0 at x = 0 and nan outside the domain (a <= 0): constants
+    ("random_gamma_grad_at_x_0_and_a_0_is_flat", "lax.random_gamma_grad(a, x)",
+     dict(a=np.array([1.5, -1.0, 0.0]), x=np.array([0.0, 2.0, 2.0])), dict(a=T3, x=T3), np.zeros(3)),
     # documented by jax.nn: relu'(0) = 0, relu6'(0) = relu6'(6) = 0
     ("nn_relu_at_0_is_flat", "jax.nn.relu(x)", dict(x=np.array([0.0, 1.0, -1.0])), dict(x=T3),
      np.array([0.0, 2.0, 0.0])),
@@ -628,6 +636,17 @@ def test_tangents_where_the_derivative_is_a_convention(impl: Impl, flags, body: 
     _, tangent = _namespace(impl)["jax"].jvp(_compile(source, impl), tuple(primals.values()),
                                              tuple(tangents.values()))  # fmt: skip
     assert_values(tangent, want, F64)
+
+
+def test_igamma_grad_a_has_no_derivative_as_in_jax(impl: Impl, flags) -> None:
+    """JAX defines no JVP rule for igamma_grad_a (so igamma's second derivative in a is missing too)."""
+    flags("jax_enable_x64", True)
+    a, x = np.array([1.5, 2.0]), np.array([2.0, 0.5])
+    jax = _namespace(impl)["jax"]
+    with pytest.raises(NotImplementedError):
+        jax.jvp(lambda a: impl.lax.igamma_grad_a(a, x), (a,), (np.ones(2),))
+    with pytest.raises(NotImplementedError):
+        jax.jvp(lambda a: jax.jvp(lambda b: impl.lax.igamma(b, x), (a,), (np.ones(2),))[1], (a,), (np.ones(2),))
 
 
 # --- symbolic zeros: what does not depend on the inputs ------------------------------------------------

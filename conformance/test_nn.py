@@ -309,6 +309,19 @@ def test_zeta_and_polygamma_match_closed_forms_in_float64(name: str, args: tuple
     close(getattr(special, name)(*args), np.asarray(want, np.float64), rtol=1e-13, atol=0)
 
 
+# gammainc(1, x) = 1 - e^-x, gammaincc(1/2, x) = erfc(sqrt x), gammaincc(3, x) = e^-x (1 + x + x^2/2).
+GAMMAINC = [
+    ("gammainc", (1, np.array([0.5, 2.0, 30.0])), -np.expm1(-np.array([0.5, 2.0, 30.0]))),
+    ("gammaincc", (0.5, np.array([0.25, 4.0])), np.array([math.erfc(0.5), math.erfc(2.0)])),
+    ("gammaincc", (np.array([3.0]), 2), np.array([5 * math.exp(-2)])),
+]
+
+
+@pytest.mark.parametrize("name,args,want", GAMMAINC, ids=[f"{c[0]}{i}" for i, c in enumerate(GAMMAINC)])
+def test_gammainc_and_gammaincc_match_closed_forms_in_float64(name: str, args: tuple, want: Any, special: Any, f64: None) -> None:
+    close(getattr(special, name)(*args), np.asarray(want, np.float64), rtol=1e-14, atol=0)
+
+
 def special_operand(data: st.DataObject, label: str, groups: tuple, domain: Domain, shape: tuple) -> Any:
     """A Python int or float (weak), or a NumPy array of one of the groups' dtypes (strong)."""
     kind = data.draw(st.sampled_from(["int", "float", "array"]), label=f"{label} kind")
@@ -320,7 +333,7 @@ def special_operand(data: st.DataObject, label: str, groups: tuple, domain: Doma
     return data.draw(S.arrays(dt, shape, domain), label=label)
 
 
-@pytest.mark.parametrize("name", ["zeta", "polygamma", "i1e", "i1"])
+@pytest.mark.parametrize("name", ["zeta", "polygamma", "i1e", "i1", "gammainc", "gammaincc"])
 @given(data=st.data())
 def test_special_functions_promote_their_arguments_to_inexact(
     name: str, special: Any, flags: Callable[[str, object], None], data: st.DataObject
@@ -336,9 +349,11 @@ def test_special_functions_promote_their_arguments_to_inexact(
         operands = [n, special_operand(data, "x", real, Domain(1, 8), shape)]
     elif name == "zeta":
         operands = [special_operand(data, "x", real, Domain(2, 6), shape), special_operand(data, "q", real, Domain(1, 8), shape)]
+    elif name.startswith("gammainc"):
+        operands = [special_operand(data, "a", real, Domain(1, 6), shape), special_operand(data, "x", real, Domain(0, 8), shape)]
     else:
         operands = [special_operand(data, "x", (S.BOOL, *real), Domain(-8, 8), shape)]
-    names = ["n", "x"] if name == "polygamma" else ["x", "q"][: len(operands)]
+    names = {"polygamma": ["n", "x"], "gammainc": ["a", "x"], "gammaincc": ["a", "x"]}.get(name, ["x", "q"])[: len(operands)]
     show_call(f"jax.scipy.special.{name}({', '.join(names)})", **dict(zip(names, operands)))
     got = getattr(special, name)(*operands)
     joined = dr.join(*(dr.operand_code(op, x64) for op in operands))
@@ -346,7 +361,7 @@ def test_special_functions_promote_their_arguments_to_inexact(
     assert_dtype(got, want, weak=dr.weak_result("elementwise", *operands, x64=x64))
 
 
-def test_zeta_and_polygamma_refuse_what_jax_refuses(special: Any) -> None:
+def test_zeta_polygamma_and_gammainc_refuse_what_jax_refuses(special: Any) -> None:
     with pytest.raises(NotImplementedError):
         special.zeta(2.0)  # the Riemann zeta function (q=None)
     with pytest.raises(ValueError):
@@ -357,6 +372,8 @@ def test_zeta_and_polygamma_refuse_what_jax_refuses(special: Any) -> None:
         special.polygamma(1, np.complex64(2))
     with pytest.raises(TypeError):
         special.zeta(np.complex64(2), 1.0)
+    with pytest.raises(TypeError):
+        special.gammainc(np.complex64(2), 1.0)  # igamma takes real floats only
 
 
 def test_xlogy_and_xlog1py_are_zero_where_x_is_zero(special: Any, f64: None) -> None:

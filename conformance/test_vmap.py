@@ -136,6 +136,8 @@ CASES = [
     binary("pow", POSITIVE, Domain(-2, 2)),
     case("pow_integer_exponent", "lax.pow(x, y)", x=(M, AWAY_FROM_0), y=(M, Domain(-3, 3), I32)),
     binary("max", TIES, TIES), binary("min", TIES, TIES), binary("atan2", dy=AWAY_FROM_0), binary("nextafter"),
+    binary("igamma", POSITIVE, POSITIVE), binary("igammac", POSITIVE, POSITIVE),
+    binary("igamma_grad_a", POSITIVE, POSITIVE), binary("random_gamma_grad", POSITIVE, POSITIVE),
     case("zeta", "lax.zeta(x, q)", sweep=False, x=(M, Domain(1.5, 4)), q=(M, POSITIVE)),
     case("polygamma", "lax.polygamma(m, x)", sweep=False, m=(M, Domain(0, 2, grid=1.0)), x=(M, POSITIVE)),
     binary("mul_complex", dtype=C64, body="lax.mul(x, y)"),
@@ -677,6 +679,9 @@ JACOBIANS = [
     ("pytree_output", "f = lambda x: {'s': jnp.sin(x), 'pair': (x[0] * x[1], jnp.cumsum(x))}", dict(x=V3), 0),
     ("pytrees_and_argnums_tuple", "f = lambda p, x: [p[0] * x, jnp.exp(p[1]) + x[0]]",
      dict(p=(V2, np.float64(0.3)), x=V2), (0, 1)),
+    # the derivatives of random_gamma_grad are primitives of their own in didax
+    ("random_gamma_grad", "f = lambda a, x: lax.random_gamma_grad(a, x) * a",
+     dict(a=np.array([0.5, 1.5, 4.0]), x=np.array([0.3, 2.0, 5.0])), (0, 1)),
 ]  # fmt: skip
 
 

@@ -8,7 +8,7 @@ and names the conformance areas that should fail. Run them with
 Grouped by what they break: type promotion, weak types, x64, axes and keepdims, reductions,
 broadcasting, indexing, lax rules, NumPy-versus-XLA semantics, error types, data safety, pytrees;
 then the modules added to stage 01 later: gather and scatter, sorting, bit operations, special
-functions, ``x.at[...]``, the numpy modules beyond the core (counting, rearranging, structured
+functions, the incomplete gamma functions, ``x.at[...]``, the numpy modules beyond the core (counting, rearranging, structured
 arrays, sorting and sets, comparisons, norms, products), didax.random, didax.nn and
 didax.scipy.special, didax.tree, and lax's composite helpers.
 A mutant that cannot be told apart from the original by any test says why in ``equivalent``.
@@ -37,6 +37,7 @@ SLICING = "didax/lax/slicing.py"
 SORTING = "didax/lax/sorting.py"
 BITWISE = "didax/lax/bitwise.py"
 SPECIAL = "didax/lax/special.py"
+INCOMPLETE_GAMMA = "didax/lax/incomplete_gamma.py"
 XLA_FLOAT32 = "didax/lax/xla_float32.py"
 AT = "didax/numpy/at.py"
 COUNTING = "didax/numpy/counting.py"
@@ -814,6 +815,67 @@ MUTANTS: list[Mutant] = [
         "float32 erf evaluates its rational approximation beyond the clamp, where it falls back toward 0 "
         "instead of staying at +-1",
         keyword="special",
+    ),
+    # --- the incomplete gamma functions (lax/incomplete_gamma.py) --------------------------------------
+    Mutant(
+        "lax.igamma.series_prefactor_unshifted", INCOMPLETE_GAMMA,
+        "log_x, b = np.log(x), a + shift", "log_x, b = np.log(x), a", LAX,
+        "the series' prefactor is x^a e^-x / Gamma(a) instead of / Gamma(a + 1): P is a times too large "
+        "where x <= 1 or x <= a",
+        keyword="igamma",
+    ),
+    Mutant(
+        "lax.igammac.complement_on_the_wrong_side", INCOMPLETE_GAMMA,
+        "q[ok] = np.where(fraction, scaled, 1 - scaled)", "q[ok] = np.where(fraction, 1 - scaled, scaled)", LAX,
+        "igammac returns the series' P where it should return 1 - P, and 1 - Q next to the fraction",
+        keyword="igamma",
+    ),
+    Mutant(
+        "lax.incomplete_gamma.sums_stop_at_float32_precision", INCOMPLETE_GAMMA,
+        "_EPS = float(np.finfo(np.float64).eps)", "_EPS = float(np.finfo(np.float32).eps)", LAX,
+        "the series and the fraction stop once a term is below float32's eps: float64 results are off by 1e-8",
+        keyword="igamma",
+    ),
+    Mutant(
+        "lax.incomplete_gamma.quotient_rule_sign", INCOMPLETE_GAMMA,
+        "h.append((f[k] - _leibniz(g, h, k, first=1)) / g[0] if k else f[0] / g[0])",
+        "h.append((f[k] + _leibniz(g, h, k, first=1)) / g[0] if k else f[0] / g[0])", LAX,
+        "the jets' division adds g' f / g^2 instead of subtracting it: every derivative in a through a quotient "
+        "is wrong (igamma_grad_a, random_gamma_grad)",
+        keyword="igamma",
+    ),
+    Mutant(
+        "lax.random_gamma_grad.series_density_without_a", INCOMPLETE_GAMMA,
+        "g = _where(fraction, w * x_ok, -(w / _Jet.variable(a_ok, order)) * x_ok)",
+        "g = _where(fraction, w * x_ok, -w * x_ok)", LAX,
+        "random_gamma_grad divides by the density without its factor a next to the series (where x <= 1 or "
+        "x <= a): a times too large there",
+        keyword="igamma",
+    ),
+    Mutant(
+        "lax.igamma.zero_shape_parameter_gives_nan", INCOMPLETE_GAMMA,
+        "p = np.where((a == 0) & (x >= 1), 1.0, p)", "p = p", LAX,
+        "igamma(0, x) is nan for every x > 0 (JAX's sums give 1 where x >= 1)",
+        keyword="igamma",
+    ),
+    Mutant(
+        "lax.igammac.nan_at_x_zero", INCOMPLETE_GAMMA,
+        "q = np.where(x == 0, 1.0, q)", "q = q", LAX,
+        "igammac(a, 0) is nan instead of 1 (x = 0 is left out of the sums)",
+        keyword="igamma",
+    ),
+    Mutant(
+        "lax.igamma_grad_a.zero_shape_parameter_allowed", INCOMPLETE_GAMMA,
+        "return (x < 0) | (a <= 0) | np.isnan(a) | np.isnan(x)", "return (x < 0) | (a < 0) | np.isnan(a) | np.isnan(x)",
+        LAX,
+        "the derivatives in a are 0 at a = x = 0 instead of nan (they need a > 0)",
+        keyword="igamma",
+    ),
+    Mutant(
+        "scipy.gammaincc.lower_function", SCIPY_SPECIAL,
+        "return lax.igammac(a, x)", "return lax.igamma(a, x)", NN,
+        "jax.scipy.special.gammaincc computes the lower function, P instead of Q",
+        keyword="gammainc",
     ),
     # --- x.at[...] (numpy/at.py) ----------------------------------------------------------------------
     Mutant(

@@ -109,6 +109,48 @@ JVP_MUTANTS: list[Mutant] = [
         "lax.mul(t, lax.digamma(x))", "lax.mul(t, lax.digamma(lax.add(x, _const(x, 1))))",
         JVP, "d lgamma(x) = digamma(x + 1)", keyword="lgamma",
     ),
+    Mutant(
+        "jvp.igamma.density_exponent", AD,
+        "lax.mul(lax.sub(a, _const(a, 1)), lax.log(x))", "lax.mul(a, lax.log(x))",
+        JVP, "d igamma / dx = x^a e^-x / Gamma(a), x times the density", keyword="igamma",
+    ),
+    Mutant(
+        "jvp.igammac.a_not_negated", AD,
+        "lambda t, ans, a, x: lax.neg(lax.mul(t, lax.igamma_grad_a(a, x))),",
+        "lambda t, ans, a, x: lax.mul(t, lax.igamma_grad_a(a, x)),",
+        JVP, "d igammac / da = igamma_grad_a, igamma's, not its negation", keyword="igamma",
+    ),
+    Mutant(
+        "jvp.random_gamma_grad.da_same_order", AD,
+        "return _inside_gamma_domain(a, x, lax.mul(t, _sample_derivative(a, x, order + 1)))",
+        "return _inside_gamma_domain(a, x, lax.mul(t, _sample_derivative(a, x, max(order, 1))))",
+        JVP, "the second derivative of random_gamma_grad in a repeats the first", keyword="random_gamma",
+    ),
+    Mutant(
+        "jvp.random_gamma_grad.dx_slope_sign", AD,
+        "slope = lax.sub(lax.div(lax.sub(a, _const(a, 1)), x), _const(x, 1))  # (a - 1)/x - 1",
+        "slope = lax.sub(_const(x, 1), lax.div(lax.sub(a, _const(a, 1)), x))  # (a - 1)/x - 1",
+        JVP, "d random_gamma_grad / dx with the density's log-slope (a - 1)/x - 1 negated", keyword="random_gamma",
+    ),
+    Mutant(
+        "jvp.random_gamma_grad.dx_leibniz_term_dropped", AD,
+        "first = lax.sub(lax.polygamma(_const(a, order), a), previous)",
+        "first = lax.polygamma(_const(a, order), a)",
+        JVP, "the derivative in x of random_gamma_grad's a-derivatives forgets k g_(k-1) / x (Leibniz's rule)",
+        keyword="random_gamma",
+    ),
+    Mutant(
+        "jvp.random_gamma_grad.tangent_everywhere", AD,
+        "return _where(inside, tangent, _const(tangent, 0))", "return tangent",
+        JVP, "random_gamma_grad's tangent is the formula's (inf, nan) at x = 0 and outside the domain, where JAX "
+        "selects constants", keyword="random_gamma",
+    ),
+    Mutant(
+        "lax.incomplete_gamma.product_rule_without_binomials", "didax/lax/incomplete_gamma.py",
+        "f[j] * g[k - j] if j in (0, k) else math.comb(k, j) * f[j] * g[k - j]", "f[j] * g[k - j]",
+        JVP, "the jets' Leibniz rule leaves out C(k, j): second and higher derivatives in a are wrong (first "
+        "ones are not, C(1, j) = 1), which random_gamma_grad's second derivative shows", keyword="random_gamma",
+    ),
     # --- max and min: ties ------------------------------------------------------------------------------
     Mutant(
         "jvp.max.ties_not_shared", AD,

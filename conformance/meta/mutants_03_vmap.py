@@ -28,6 +28,19 @@ JACOBIANS = "didax/jacobians.py"
 VMAP = ("vmap",)
 
 VMAP_MUTANTS: list[Mutant] = [
+    # --- elementwise: every primitive of two operands shares the rule ----------------------------------
+    Mutant(
+        "vmap.igamma.no_rule", BATCHING,
+        "lax.polygamma_p, lax.igamma_p, lax.igammac_p,", "lax.polygamma_p, lax.igammac_p,",
+        VMAP, "igamma is left out of the elementwise primitives: vmap of it has no rule", keyword="igamma",
+    ),
+    Mutant(
+        "vmap.random_gamma_grad_da.no_rule", BATCHING,
+        "lax.incomplete_gamma.random_gamma_grad_p, lax.incomplete_gamma.random_gamma_grad_da_p,",
+        "lax.incomplete_gamma.random_gamma_grad_p,",
+        VMAP, "random_gamma_grad's derivatives in a have no batching rule: jacfwd of random_gamma_grad fails",
+        keyword="random_gamma_grad",
+    ),
     # --- elementwise: the batch axis stays where the first full-rank batched operand has it ------------
     Mutant(
         "vmap.elementwise.unbatched_operand_axis_0", BATCHING,

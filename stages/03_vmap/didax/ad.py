@@ -499,6 +499,67 @@ def _bessel_i1e_dx(t: Any, ans: Any, x: Any) -> Any:
 
 defjvp(lax.bessel_i1e_p, _bessel_i1e_dx)
 
+
+# The incomplete gamma functions: P = igamma, Q = igammac = 1 - P. In x, P's derivative is the
+# density of Gamma(a), through logs as JAX writes it; in a, igamma_grad_a, which itself has no rule
+# (as in JAX).
+
+
+def _igamma_dx(t: Any, ans: Any, a: Any, x: Any) -> Any:
+    """dP/dx = x^(a-1) e^-x / Gamma(a) = exp(-x + (a - 1) log x - lgamma(a))."""
+    log_density = lax.sub(lax.add(lax.neg(x), lax.mul(lax.sub(a, _const(a, 1)), lax.log(x))), lax.lgamma(a))
+    return lax.mul(t, lax.exp(log_density))
+
+
+defjvp(lax.igamma_p, lambda t, ans, a, x: lax.mul(t, lax.igamma_grad_a(a, x)), _igamma_dx)
+defjvp(
+    lax.igammac_p,
+    lambda t, ans, a, x: lax.neg(lax.mul(t, lax.igamma_grad_a(a, x))),
+    lambda t, ans, a, x: lax.neg(_igamma_dx(t, ans, a, x)),
+)
+
+
+# random_gamma_grad, g = dx/da for a sample x of Gamma(a) with P(a, x) held fixed, is -(dP/da) / p, p
+# the density. Its derivatives in a are the primitive random_gamma_grad_da[order=k] (the k-th), whose
+# own derivative in a is the next order. In x, from d/dx dP/da = dp/da = p (log x - digamma(a)) and
+# dp/dx = p ((a - 1)/x - 1): dg/dx = -(log x - digamma(a)) - g ((a - 1)/x - 1), and differentiating
+# that k times in a (Leibniz's rule) gives the k-th order's derivative in x:
+# polygamma(k, a) - g_k ((a - 1)/x - 1) - k g_(k-1) / x.
+
+
+def _inside_gamma_domain(a: Any, x: Any, tangent: Any) -> Any:
+    """``tangent`` where a > 0 and x > 0, 0 elsewhere: there JAX's random_gamma_grad selects
+    constants (0 at x = 0, nan outside the domain), whose tangents are 0."""
+    inside = lax.bitwise_and(lax.gt(a, _const(a, 0)), lax.gt(x, _const(x, 0)))
+    return _where(inside, tangent, _const(tangent, 0))
+
+
+def _sample_derivative(a: Any, x: Any, order: int) -> Any:
+    """The order-th derivative of random_gamma_grad in a (order 0: itself)."""
+    if order == 0:
+        return lax.random_gamma_grad(a, x)
+    return lax.incomplete_gamma.random_gamma_grad_da_p.bind(a, x, order=order)
+
+
+def _sample_derivative_da(t: Any, ans: Any, a: Any, x: Any, order: int = 0) -> Any:
+    """In a: the next order."""
+    return _inside_gamma_domain(a, x, lax.mul(t, _sample_derivative(a, x, order + 1)))
+
+
+def _sample_derivative_dx(t: Any, ans: Any, a: Any, x: Any, order: int = 0) -> Any:
+    """In x: the formula above, ans being g_k."""
+    slope = lax.sub(lax.div(lax.sub(a, _const(a, 1)), x), _const(x, 1))  # (a - 1)/x - 1
+    if order == 0:
+        first = lax.sub(lax.digamma(a), lax.log(x))
+    else:
+        previous = lax.div(lax.mul(_const(x, order), _sample_derivative(a, x, order - 1)), x)
+        first = lax.sub(lax.polygamma(_const(a, order), a), previous)
+    return _inside_gamma_domain(a, x, lax.mul(t, lax.sub(first, lax.mul(ans, slope))))
+
+
+defjvp(lax.incomplete_gamma.random_gamma_grad_p, _sample_derivative_da, _sample_derivative_dx)
+defjvp(lax.incomplete_gamma.random_gamma_grad_da_p, _sample_derivative_da, _sample_derivative_dx)
+
 # --- piecewise constant and integer-valued: zero tangents --------------------------------------
 
 for _prim in (
@@ -510,7 +571,8 @@ for _prim in (
     lax.argmax_p, lax.argmin_p, lax.reduce_and_p, lax.reduce_or_p, lax.reduce_xor_p, lax.iota_p,
 ):  # fmt: skip
     defzero(_prim)
-# nextafter and zeta have no rule, as in JAX: differentiating them raises NotImplementedError.
+# nextafter, zeta and igamma_grad_a have no rule, as in JAX: differentiating them raises
+# NotImplementedError.
 
 # --- structure: linear in the operands -------------------------------------------------------
 

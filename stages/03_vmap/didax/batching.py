@@ -434,7 +434,8 @@ for _prim in (
     lax.population_count_p, lax.clz_p,
     # special functions
     lax.erf_p, lax.erfc_p, lax.erf_inv_p, lax.lgamma_p, lax.digamma_p, lax.bessel_i0e_p,
-    lax.bessel_i1e_p, lax.zeta_p, lax.polygamma_p,
+    lax.bessel_i1e_p, lax.zeta_p, lax.polygamma_p, lax.igamma_p, lax.igammac_p, lax.igamma_grad_a_p,
+    lax.incomplete_gamma.random_gamma_grad_p, lax.incomplete_gamma.random_gamma_grad_da_p,
 ):
     defelementwise(_prim)
 

@@ -99,6 +99,22 @@ def test_params_print_sorted_by_name():
     assert "convert_element_type[new_dtype=int32 weak_type=False] a" in text
 
 
+def test_the_incomplete_gamma_functions_print_as_in_jax():
+    # JAX 0.10.2's text for the same function (its random_gamma_grad is loops, not one equation).
+    want = (
+        "{ lambda ; a:f32[] b:f32[]. let\n"
+        "    c:f32[] = igamma a b\n"
+        "    d:f32[] = igammac a b\n"
+        "    e:f32[] = igamma_grad_a a b\n"
+        "  in (c, d, e) }"
+    )
+    f = lambda a, x: (lax.igamma(a, x), lax.igammac(a, x), lax.igamma_grad_a(a, x))  # noqa: E731
+    assert str(didax.make_jaxpr(f)(1.0, np.float32(2.0))) == want
+    g = lambda a, x: didax.jvp(lambda b: lax.random_gamma_grad(b, x), (a,), (np.float32(1),))  # noqa: E731
+    text = str(didax.make_jaxpr(g)(np.float32(1.5), np.float32(2.0)))
+    assert "random_gamma_grad a b" in text and "random_gamma_grad_da[order=1] a b" in text
+
+
 def test_the_short_dtype_names():
     from didax.jaxpr import short_dtype
 

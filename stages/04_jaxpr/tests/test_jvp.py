@@ -236,6 +236,20 @@ def test_a_primitive_without_a_rule_raises_naming_it():
         didax.jvp(lambda x: lax.nextafter(x, x + 1), (1.0,), (1.0,))
 
 
+def test_igamma_grad_a_has_no_rule_as_in_jax():
+    with pytest.raises(NotImplementedError, match="Differentiation rule for 'igamma_grad_a' not implemented"):
+        didax.jvp(lambda a: lax.igamma_grad_a(a, 2.0), (1.0,), (1.0,))
+
+
+def test_random_gamma_grads_tangent_is_zero_where_jax_selects_a_constant(x64):
+    # x = 0 and points outside the domain (a <= 0, nan): JAX's function selects 0 or nan there.
+    a = np.array([1.5, -1.0, 0.0, np.nan, 2.0])
+    x = np.array([0.0, 2.0, 2.0, 2.0, 3.0])
+    for tangents in ((np.ones(5), np.zeros(5)), (np.zeros(5), np.ones(5))):
+        _, t = didax.jvp(lax.random_gamma_grad, (a, x), tangents)
+        assert np.all(np.asarray(t)[:4] == 0) and np.asarray(t)[4] != 0
+
+
 def test_polygamma_is_not_differentiable_in_its_order_as_in_jax():
     with pytest.raises(ValueError, match="polygamma gradient with respect to m is not supported"):
         didax.jvp(lambda m: lax.polygamma(m, 2.0), (1.0,), (1.0,))
@@ -246,7 +260,7 @@ def test_bessel_i1e_slope_at_zero_is_one_half(x64):
 
 
 def test_every_primitive_has_a_rule_but_those_the_chapter_lists():
-    assert missing_rules() == ["nextafter", "zeta"]
+    assert missing_rules() == ["igamma_grad_a", "nextafter", "zeta"]
     assert all(callable(rule) for rule in jvp_rules.values())
 
 
@@ -264,6 +278,8 @@ CASES: dict[str, tuple[Callable, tuple]] = {
     "hyperbolic": (lambda a: jnp.sinh(a) + jnp.cosh(a) + jnp.tanh(a) + jnp.arcsinh(a) + jnp.arccosh(a + 1), (X,)),
     "special": (lambda a: lax.erf(a) + lax.erfc(a) + lax.erf_inv(a) + lax.lgamma(a) + lax.logistic(a), (X,)),
     "gamma family": (lambda a: lax.digamma(a) + lax.polygamma(2.0, a + 1) + lax.lgamma(a + 3), (X,)),
+    "incomplete gamma": (lambda a, b: lax.igamma(a * 3, b * 2) + lax.igammac(a, b * 4), (X, Y)),
+    "random gamma grad": (lambda a, b: lax.random_gamma_grad(a * 3, b * 4), (X, Y)),
     "bessel": (lambda a: lax.bessel_i0e(a * 4 - 2) + lax.bessel_i1e(a * 4 - 2) + jnp.i0(a), (X,)),
     "powers": (lambda a, b: a**b + a**3 + lax.rsqrt(a) + jnp.cbrt(a) + lax.integer_pow(a, -2), (X, Y)),
     "div rem atan2": (lambda a, b: a / b + jnp.fmod(a * 5, b) + jnp.arctan2(a, b), (X, Y)),
@@ -301,7 +317,9 @@ def test_rules_agree_with_central_differences(name, x64):
     np.testing.assert_allclose(np.asarray(tangent), central_difference(f, xs, ts), rtol=2e-6, atol=2e-6)
 
 
-@pytest.mark.parametrize("name", ["sin cos tan", "powers", "gamma family", "reductions", "cumulative", "scatter set"])
+@pytest.mark.parametrize(
+    "name", ["sin cos tan", "powers", "gamma family", "random gamma grad", "reductions", "cumulative", "scatter set"]
+)
 def test_second_derivatives_agree_with_differences_of_first(name, x64):
     f, xs = CASES[name]
     ts = tuple(RNG.normal(size=x.shape) for x in xs)

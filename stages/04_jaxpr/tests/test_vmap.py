@@ -6,6 +6,7 @@ composition with jvp, and jacfwd against finite differences."""
 from __future__ import annotations
 
 import itertools
+from functools import partial
 from collections.abc import Callable
 
 import numpy as np
@@ -147,6 +148,13 @@ def test_pow_and_special_binary_functions():
     check_batching(lax.pow, f32(2, 3, low=0.5), f32(2, 3))
     check_batching(lax.zeta, f32(4, low=1.5, high=3.0), f32(4, low=0.5, high=2.0))
     check_batching(lax.polygamma, np.array([0.0, 1.0, 2.0, 1.0], np.float32), f32(4, low=0.5, high=2.0))
+
+
+@pytest.mark.parametrize("f", [lax.igamma, lax.igammac, lax.igamma_grad_a, lax.random_gamma_grad,
+                               partial(lax.incomplete_gamma.random_gamma_grad_da_p.bind, order=2)])
+@pytest.mark.parametrize("shapes", [((2, 3), (2, 3)), ((2, 3), ()), ((), (2, 3)), ((1, 3), (2, 1))])
+def test_incomplete_gamma_functions(f, shapes):
+    check_batching(f, f32(*shapes[0], low=0.3, high=4.0), f32(*shapes[1], low=0.1, high=6.0))
 
 
 def test_select_n_and_clamp():

@@ -134,6 +134,15 @@ from .elementwise import (
     tanh,
     tanh_p,
 )
+from .incomplete_gamma import (
+    igamma,
+    igamma_grad_a,
+    igamma_grad_a_p,
+    igamma_p,
+    igammac,
+    igammac_p,
+    random_gamma_grad,
+)
 from .reductions import (
     argmax,
     argmax_p,

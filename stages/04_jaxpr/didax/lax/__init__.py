@@ -135,6 +135,15 @@ from .elementwise import (
     tanh,
     tanh_p,
 )
+from .incomplete_gamma import (
+    igamma,
+    igamma_grad_a,
+    igamma_grad_a_p,
+    igamma_p,
+    igammac,
+    igammac_p,
+    random_gamma_grad,
+)
 from .loops import associative_scan, fori_loop, map, scan, scan_p, while_loop, while_p
 from .reductions import (
     argmax,

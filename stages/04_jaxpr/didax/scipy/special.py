@@ -43,6 +43,19 @@ def digamma(x: ArrayLike) -> ArrayLike:
     return lax.digamma(x)
 
 
+def gammainc(a: ArrayLike, x: ArrayLike) -> ArrayLike:
+    """The regularized lower incomplete gamma function, the integral of t**(a-1) e**-t from 0 to x
+    divided by Gamma(a)."""
+    a, x = promote_inexact("gammainc", a, x)
+    return lax.igamma(a, x)
+
+
+def gammaincc(a: ArrayLike, x: ArrayLike) -> ArrayLike:
+    """The regularized upper incomplete gamma function, 1 - gammainc(a, x), accurate where that is tiny."""
+    a, x = promote_inexact("gammaincc", a, x)
+    return lax.igammac(a, x)
+
+
 def zeta(x: ArrayLike, q: ArrayLike | None = None) -> ArrayLike:
     """The Hurwitz zeta function, the sum over k >= 0 of (q + k)**-x. As in JAX, q is required: the
     Riemann zeta function (q=None) is not implemented."""
@@ -107,6 +120,6 @@ def logit(x: ArrayLike) -> ArrayLike:
 
 
 __all__ = [
-    "digamma", "erf", "erfc", "erfinv", "expit", "gammaln", "i1", "i1e", "logit", "logsumexp", "polygamma",
-    "xlog1py", "xlogy", "zeta",
+    "digamma", "erf", "erfc", "erfinv", "expit", "gammainc", "gammaincc", "gammaln", "i1", "i1e", "logit",
+    "logsumexp", "polygamma", "xlog1py", "xlogy", "zeta",
 ]
