@@ -33,12 +33,14 @@ class ShapedArray:
     """An array's shape, dtype and weak_type, and nothing about its contents. The dtype is a
     NumPy dtype, or an extended one (a key array's ``key<fry>``, see dtypes.py)."""
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
 
     def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False) -> None:
         self.shape = tuple(shape)
         self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
+        # Hashed once: interpreters key their caches by avals, and look them up on every operation.
+        self._hash = hash((self.shape, self.dtype, self.weak_type))
 
     @property
     def ndim(self) -> int:
@@ -61,7 +63,7 @@ class ShapedArray:
         )
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
+        return self._hash
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
@@ -143,9 +145,10 @@ class Primitive:
         dispatch (later stages' call-like and custom-rule primitives) override this, not bind."""
         tracers = [full_raise(trace, arg) for arg in args]
         out = trace.process_primitive(self, tracers, params)
+        # full_lower, written out: one call less on every operation.
         if self.multiple_results:
-            return [full_lower(x) for x in out]
-        return full_lower(out)
+            return [x.full_lower() if isinstance(x, Tracer) else x for x in out]
+        return out.full_lower() if isinstance(out, Tracer) else out
 
     def def_impl(self, impl: Callable[..., Any]) -> Callable[..., Any]:
         self.impl = impl

@@ -27,6 +27,9 @@ _SIGNED = [np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64)]
 _FLOATS = [bfloat16] + [np.dtype(t) for t in (np.float16, np.float32, np.float64)]
 _COMPLEX = [np.dtype(t) for t in (np.complex64, np.complex128)]
 SUPPORTED_DTYPES: tuple[np.dtype, ...] = tuple(_BOOL + _UNSIGNED + _SIGNED + _FLOATS + _COMPLEX)
+# The same as a set: membership is one hash lookup, not a comparison with each dtype in turn.
+_SUPPORTED = frozenset(SUPPORTED_DTYPES)
+_INEXACT = frozenset(_FLOATS + _COMPLEX)
 
 # The narrow types of ml_dtypes that JAX names (jnp.float8_e4m3fn, jnp.int4, ...): didax knows
 # where they sit among the dtype classes, but computes only with the types above.
@@ -48,6 +51,8 @@ _TO_32_BITS = {
     np.dtype(np.float64): np.dtype(np.float32),
     np.dtype(np.complex128): np.dtype(np.complex64),
 }
+# The dtypes didax stores as they are, with x64 off (False) and on (True).
+_CANONICAL = {False: _SUPPORTED - _TO_32_BITS.keys(), True: _SUPPORTED}
 
 # The dtype a Python scalar gets before canonicalization (bool is never weak).
 PYTHON_SCALAR_DTYPES: dict[type, np.dtype] = {
@@ -82,6 +87,8 @@ def _canonicalize(dtype: Any, x64: bool) -> np.dtype:
 def check_user_dtype(dtype: Any, fun_name: str) -> np.dtype:
     """A ``dtype=`` argument, canonicalized; asking for a 64-bit type while x64 is off warns, as in
     JAX, because the result will quietly be 32-bit."""
+    if isinstance(dtype, np.dtype) and is_canonical(dtype):  # the common case: nothing to check
+        return dtype
     canonical = canonicalize_dtype(dtype)
     if isinstance(dtype, type) and dtype in PYTHON_SCALAR_DTYPES:
         return canonical  # dtype=int means "the default integer type": nothing is truncated
@@ -107,10 +114,15 @@ def check_dtype(dtype: Any) -> np.dtype:
             f"didax does not compute with the narrow type {dt.name}: it names the dtype, but arrays are "
             "of the fifteen types of the promotion lattice. Convert to float32 or int8 on the host."
         )
-    if dt not in SUPPORTED_DTYPES:
+    if dt not in _SUPPORTED:
         names = ", ".join(d.name for d in SUPPORTED_DTYPES)
         raise TypeError(f"didax does not support dtype {dt.name}. Supported dtypes: {names}.")
     return dt
+
+
+def is_canonical(dtype: np.dtype) -> bool:
+    """Whether ``dtype`` is one didax stores as it is: supported, and not 64-bit while x64 is off."""
+    return dtype in _CANONICAL[config.jax_enable_x64]
 
 
 def default_dtype(kind: str) -> np.dtype:
@@ -154,7 +166,7 @@ def is_float(dtype: Any) -> bool:
 
 def is_inexact(dtype: Any) -> bool:
     """Whether ``dtype`` is a floating or complex type."""
-    return is_float(dtype) or issubdtype(dtype, np.complexfloating)
+    return dtype in _INEXACT or issubdtype(dtype, np.inexact)  # first a set lookup, for dtypes
 
 
 def finfo(dtype: Any) -> Any:
@@ -350,8 +362,8 @@ def python_scalar_to_numpy(x: bool | int | float | complex, dtype: np.dtype) -> 
     """
     default = canonicalize_dtype(type(x))
     if type(x) is int:
-        info = np.iinfo(default)
-        if not info.min <= x <= info.max:
+        low, high = _int_range(default)
+        if not low <= x <= high:
             raise OverflowError(f"Python int {x} too large to convert to {default.name}")
     value = np.asarray(x, dtype=default)
     if dtype == default:
@@ -360,6 +372,12 @@ def python_scalar_to_numpy(x: bool | int | float | complex, dtype: np.dtype) -> 
         return value.astype(dtype)
     with np.errstate(over="ignore"):  # a float too large for float16 becomes inf, as in XLA
         return value.astype(dtype)
+
+
+@functools.cache  # np.iinfo builds a new object on every call, and every Python int asks it
+def _int_range(dtype: np.dtype) -> tuple[int, int]:
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ transformation it is transformed like any other Python function.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -87,6 +88,11 @@ class JaxprEqn(NamedTuple):
     def replace(self, **changes: Any) -> JaxprEqn:
         """A copy with some fields changed (JAX's name for it; ``eqn.replace(params=...)``)."""
         return self._replace(**changes)
+
+
+# A NamedTuple's constructor is a Python function around tuple.__new__. Staging makes one
+# equation per operation, so it calls tuple.__new__ itself: new_eqn((primitive, invars, outvars, params)).
+new_eqn = functools.partial(tuple.__new__, JaxprEqn)
 
 
 class Jaxpr(_Immutable):

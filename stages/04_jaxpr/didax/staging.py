@@ -36,7 +36,7 @@ from .core import (
     new_dynamic,
     new_main,
 )
-from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, new_eqn
 from .tree_util import PyTreeDef, keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 
@@ -44,9 +44,14 @@ def shaped(aval: ShapedArray) -> ShapedArray:
     """Forget the value: a ConcreteArray becomes the ShapedArray of its type."""
     if type(aval) is ShapedArray:
         return aval
-    key = (aval.shape, aval.dtype, aval.weak_type)
+    return shaped_type(aval.shape, aval.dtype, aval.weak_type)
+
+
+def shaped_type(shape: tuple[int, ...], dtype: Any, weak_type: bool) -> ShapedArray:
+    """The one ShapedArray of a type, made on first use: every literal needs one."""
+    key = (shape, dtype, weak_type)
     known = _shaped_avals.get(key)
-    if known is None:  # one ShapedArray per type, made once: every literal needs one
+    if known is None:
         known = _shaped_avals[key] = ShapedArray(*key)
         if len(_shaped_avals) > 4096:  # ever-new shapes must not grow memory without end
             _shaped_avals.clear()
@@ -100,6 +105,9 @@ class JaxprTrace(Trace):
             aval = ShapedArray(val.shape, dtypes.float0)
             var = Literal(val, aval) if val.shape == () else self.main.global_data.const_var(val, aval)
             return JaxprTracer(self, aval, var)
+        if type(val) is Array and not val.shape:  # the commonest constant, a scalar: no aval to build
+            typ = shaped_type((), val.dtype, val.weak_type)
+            return JaxprTracer(self, typ, Literal(val._value, typ))
         aval = get_aval(val)
         if not aval.shape and not isinstance(val, Tracer) and isinstance(aval, ConcreteArray):
             typ = shaped(aval)
@@ -116,12 +124,12 @@ class JaxprTrace(Trace):
         avals_out = abstract_eval(primitive, [t.aval for t in tracers], params)
         invars = tuple([t.var for t in tracers])
         if primitive.multiple_results:
-            outs = [JaxprTracer(self, a, Var(a)) for a in avals_out]
-            outvars = tuple([t.var for t in outs])
+            outvars = tuple([Var(a) for a in avals_out])
+            outs = [JaxprTracer(self, a, v) for a, v in zip(avals_out, outvars)]
         else:
-            outs = JaxprTracer(self, avals_out, Var(avals_out))
-            outvars = (outs.var,)
-        self.main.global_data.eqns.append(JaxprEqn(primitive, invars, outvars, params))
+            outvars = (Var(avals_out),)
+            outs = JaxprTracer(self, avals_out, outvars[0])
+        self.main.global_data.eqns.append(new_eqn((primitive, invars, outvars, params)))
         return outs
 
 

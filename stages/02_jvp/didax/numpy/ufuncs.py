@@ -363,7 +363,7 @@ def where(condition: ArrayLike, x: ArrayLike = None, y: ArrayLike = None, /) -> 
 def broadcast_all(name: str, *args: ArrayLike) -> list[ArrayLike]:
     """Broadcast every argument to one shape (select_n needs equal shapes), keeping dtypes."""
     shapes = [get_aval(a).shape for a in args]
-    if all(s == shapes[0] for s in shapes):
+    if shapes.count(shapes[0]) == len(shapes):  # all equal already
         return list(args)
     shape = broadcast_shapes(*shapes)
     if shape is None:  # JAX's where says ValueError here, where its binary ufuncs say TypeError

@@ -279,7 +279,7 @@ def as_dims(name: str, shape: Any) -> tuple[int, ...]:
     """A shape given by the user: a sequence of integers (Python ints, NumPy ints, integer scalar
     arrays). Signs are not checked here."""
     try:
-        return tuple(operator.index(d) for d in shape)
+        return tuple(map(operator.index, shape))
     except TypeError:
         raise TypeError(
             f"{name}: shapes must be 1D sequences of concrete values of integer type, got {shape!r}."
@@ -289,6 +289,6 @@ def as_dims(name: str, shape: Any) -> tuple[int, ...]:
 def as_shape(name: str, shape: Any) -> tuple[int, ...]:
     """A shape given by the user to lax: a sequence of non-negative integers."""
     dims = as_dims(name, shape)
-    if any(d < 0 for d in dims):
+    if dims and min(dims) < 0:
         raise TypeError(f"{name}: shape {dims} has a negative dimension; every size must be >= 0.")
     return dims

@@ -55,15 +55,16 @@ def _no_out(name: str, out: Any) -> None:
 def _reduction_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     """canonicalize_axes, but a string is refused as JAX refuses it: as an axis *name*, which
     only exists inside a mapped function (pmap, shard_map)."""
-    if axis is None:
-        return tuple(range(ndim))
-    for name in axis if isinstance(axis, (tuple, list)) else (axis,):
-        if isinstance(name, str):
-            raise NameError(
-                f"Found an unbound axis name: {name}. Array axes are given by integer position "
-                "(axis=0); a string names an axis of a mapped function."
-            )
-    return canonicalize_axes(axis, ndim)
+    try:
+        return canonicalize_axes(axis, ndim)
+    except (TypeError, ValueError):  # strings looked for only now: valid axes pay nothing for it
+        for name in axis if isinstance(axis, (tuple, list)) else (axis,):
+            if isinstance(name, str):
+                raise NameError(
+                    f"Found an unbound axis name: {name}. Array axes are given by integer position "
+                    "(axis=0); a string names an axis of a mapped function."
+                ) from None
+        raise
 
 
 def _keep_dims(out: ArrayLike, in_shape: tuple[int, ...], axes: tuple[int, ...]) -> ArrayLike:

@@ -4,6 +4,7 @@ broadcast ranks, and check axes. Stage 01 introduced it.
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -63,36 +64,73 @@ def promote_dtypes(*args: ArrayLike) -> list[ArrayLike]:
     """Convert ``args`` to the dtype they join to on the promotion lattice."""
     if len(args) < 2:
         return list(args)
+    promoted = _promote_simply(args)
+    if promoted is not None:
+        return promoted
     dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
     return [convert(x, dtype, weak_type) for x in args]
 
 
 def promote_dtypes_inexact(*args: ArrayLike) -> list[ArrayLike]:
     """Like promote_dtypes, then integers and bools become the default float (sin(1) is 0.84...)."""
+    promoted = _promote_simply(args, inexact=True)
+    if promoted is not None:
+        return promoted
     dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
     # A weak int (the default int) becomes the default float; a weak complex stays complex.
     inexact = dtypes.to_inexact_dtype(dtype)
     return [convert(x, inexact, weak_type) for x in args]
 
 
+_WEAK_SCALARS = (int, float)
+
+
+def _promote_simply(args: tuple[ArrayLike, ...], inexact: bool = False) -> list[ArrayLike] | None:
+    """``args`` promoted, in the common cases that need no lattice (with ``inexact``, to an
+    inexact dtype); None for the others.
+
+    Those cases: every array or tracer among ``args`` is strongly typed and of one canonical
+    dtype, and any Python int or float beside them meets an inexact dtype, which a weakly typed
+    scalar never changes (``x * 2.0`` stays float32). Nothing but the scalars needs converting.
+    """
+    dtype, scalars = None, False
+    for x in args:
+        if type(x) in _WEAK_SCALARS:
+            scalars = True
+            continue
+        aval = getattr(x, "aval", None)  # Arrays and tracers; NumPy values go to the lattice
+        if aval is None or aval.weak_type or (dtype is not None and aval.dtype != dtype):
+            return None
+        dtype = aval.dtype
+    if dtype is None or not dtypes.is_canonical(dtype):
+        return None
+    if (scalars or inexact) and not dtypes.is_inexact(dtype):
+        return None
+    if not scalars:
+        return list(args)
+    return [convert(x, dtype) if type(x) in _WEAK_SCALARS else x for x in args]
+
+
 def promote_shapes(name: str, *args: ArrayLike) -> list[ArrayLike]:
     """Give every non-scalar the same rank by adding leading size-1 axes; lax broadcasts the rest."""
     shapes = [get_aval(x).shape for x in args]
-    if len({shape for shape in shapes if shape}) < 2:
+    if len(set(shapes) - {()}) < 2:
         return list(args)  # the common case: one shape, and scalars, which lax broadcasts itself
-    if broadcast_shapes(*shapes) is None:
+    shape = broadcast_shapes(*shapes)
+    if shape is None:
         shown = ", ".join(map(str, shapes))
         raise TypeError(f"{name} got incompatible shapes for broadcasting: {shown}.") from None
-    rank = max(len(s) for s in shapes)
+    rank = len(shape)
     return [
         x if len(s) in (0, rank) else lax.reshape(x, (1,) * (rank - len(s)) + s) for x, s in zip(args, shapes)
     ]
 
 
+@functools.lru_cache(maxsize=4096)  # a program broadcasts the same few shapes again and again
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
     """NumPy's broadcast shape of ``shapes``, None if they do not broadcast (np.broadcast_shapes
     builds arrays to find it: ten times slower for the two or three shapes of an operation)."""
-    rank = max(len(s) for s in shapes)
+    rank = max(map(len, shapes))
     out = [1] * rank
     for shape in shapes:
         for i, n in enumerate(shape, rank - len(shape)):
@@ -171,7 +209,8 @@ def canonicalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
         return tuple(range(ndim))
     if type(axis) is int and -ndim <= axis < ndim:  # the common case, without NumPy
         return (axis % ndim,)
-    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    # A tuple or list needs no np.ndim, which would make an array of it to count its dimensions.
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) or np.ndim(axis) != 0 else (axis,)
     result = tuple(canonicalize_axis(a, ndim) for a in axes)
     if len(set(result)) != len(result):
         raise ValueError(f"repeated axis in {axis!r}: each axis may be named once.")
