@@ -376,7 +376,7 @@ def _index_rule(dt: np.dtype, x64: bool) -> np.dtype:
 
 # name -> (NumPy oracle, dtype rule, input dtypes, takes a tuple axis)
 STATISTICS = {
-    # (JAX's any/all of a complex array look at the real part only: complex is left out)
+    # (JAX's any/all of a complex array look at the real part only: tested on their own below)
     "all": (np.all, boolean, S.REAL, True),
     "any": (np.any, boolean, S.REAL, True),
     "count_nonzero": (np.count_nonzero, _index_rule, S.ALL, True),
@@ -434,6 +434,21 @@ def test_statistic_matches_numpy(impl: Impl, flags, name: str, data: st.DataObje
         want = oracle(operand, **kwargs)
     atol = 64 * RTOL.get(want_dtype.name, 0.0) * 5 * max(x.size, 1)
     assert_values(got, np.asarray(want), want_dtype, atol=atol)
+
+
+@pytest.mark.parametrize("name", ["all", "any"])
+@given(data=st.data())
+def test_all_and_any_of_complex_read_the_real_part(impl: Impl, flags, name: str, data: st.DataObject) -> None:
+    """JAX's all/any turn a complex element into a bool by its real part alone (its _cast_to_bool),
+    where NumPy reads both parts: jnp.any(1j) is False. The oracle is NumPy on the real parts."""
+    draw_x64(data, flags)
+    dt = data.draw(S.dtypes(S.COMPLEX), label="dtype")
+    x = data.draw(S.arrays(dt, S.shapes(min_dims=1, min_side=1), Domain(-1, 1, grid=1.0)), label="x")
+    axis = data.draw(S.axes(x.ndim, allow_tuple=True), label="axis")
+    show_call(f"jnp.{name}(x, axis={axis!r})", x=x)
+    got = getattr(impl.numpy, name)(x, axis=axis)
+    assert_dtype(got, np.dtype(bool), weak=False)
+    assert_values(got, np.asarray(getattr(np, name)(x.real != 0, axis=axis)), np.dtype(bool))
 
 
 @pytest.mark.parametrize("name", ["quantile", "percentile", "nanquantile", "nanpercentile"])

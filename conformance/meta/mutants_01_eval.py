@@ -287,6 +287,12 @@ MUTANTS: list[Mutant] = [
         keyword="argmax",
     ),
     Mutant(
+        "reductions.all_any_read_both_complex_parts", NP_REDUCTIONS,
+        "            a = lax.real(a)  # as JAX", "            pass  # as JAX", NUMPY,
+        "all/any read a complex element by both parts, as NumPy does, not by its real part as JAX does",
+        keyword="complex_read_the_real",
+    ),
+    Mutant(
         "keepdims.mean_ignores_keepdims", NP_REDUCTIONS,
         "total = sum(a, axis=axes, dtype=compute_dtype, keepdims=keepdims, where=where)",
         "total = sum(a, axis=axes, dtype=compute_dtype, where=where)", NUMPY,
