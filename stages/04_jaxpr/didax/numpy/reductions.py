@@ -265,6 +265,9 @@ def _boolean_reduction(name: str, lax_fn: Any) -> Any:
         check_arraylike(name, a)
         a = as_array(a)
         aval = get_aval(a)
+        if dtypes.issubdtype(aval.dtype, np.complexfloating):
+            a = lax.real(a)  # as JAX: a complex element counts by its real part (NumPy: by both)
+            aval = get_aval(a)
         if aval.dtype != np.bool_:
             a = lax.ne(a, convert(0, aval.dtype))
         identity = _highest if lax_fn is lax.reduce_and else _lowest
