@@ -701,6 +701,20 @@ def test_jacfwd_matches_finite_differences(
     assert_jacobian(got, want)
 
 
+def test_vmap_of_random_gamma_grads_derivative_in_a(impl: Impl, flags) -> None:
+    """The derivative of random_gamma_grad in a, with a batched (jacfwd above batches only the
+    tangents, so the derivative's own batching rule is never asked): against the loop."""
+    flags("jax_enable_x64", True)
+    source = "g = lambda a, x: jax.jvp(lambda a: lax.random_gamma_grad(a, x), (a,), (1.0,))"
+    a, x = np.array([0.5, 1.5, 4.0]), np.array([0.3, 2.0, 5.0])
+    show_call(f"{source}\njax.vmap(g)(a, x)", a=a, x=x)
+    g = _compile(source, impl, "g")
+    primal, tangent = _vmap(impl)(g)(a, x)
+    loop = [g(ai, xi) for ai, xi in zip(a, x)]
+    assert_values(primal, np.stack([np.asarray(p) for p, _ in loop]), F64)
+    assert_values(tangent, np.stack([np.asarray(t) for _, t in loop]), F64)
+
+
 def assert_jacobian(got: Any, want: Any) -> None:
     assert structure(got) == structure(want), f"Jacobian tree {structure(got)}, expected {structure(want)}"
     for k, (g, w) in enumerate(zip(leaves(got), leaves(want))):
