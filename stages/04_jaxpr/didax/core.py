@@ -204,6 +204,11 @@ def new_main(trace_type: type[Trace], global_data: Any = None) -> Iterator[MainT
         stack.pop()
 
 
+def is_staging() -> bool:
+    """Whether a staging trace takes the operations on constants (see ``new_dynamic``)."""
+    return trace_state.dynamic_trace is not trace_state.eval_trace
+
+
 @contextlib.contextmanager
 def new_dynamic(main: MainTrace) -> Iterator[None]:
     """Make ``main`` the dynamic trace for the duration of a ``with`` block.
@@ -382,8 +387,9 @@ def find_top_trace(xs: Sequence[Any]) -> Trace:
     or the dynamic trace if that is higher.
 
     With no tracer among ``xs`` and no staging under way, that is the evaluation interpreter at
-    the bottom of the stack. A tracer whose transformation has ended has escaped it: that is an
-    error, not a constant.
+    the bottom of the stack. A tracer whose transformation has ended has escaped it (saved in a
+    global, say): eagerly that is an error, but while staging it is one more constant, a constvar
+    of the jaxpr, as in JAX 0.10.2 (evaluating that jaxpr is the error then).
     """
     top = trace_state.dynamic_trace
     level = top.main.level
@@ -392,7 +398,9 @@ def find_top_trace(xs: Sequence[Any]) -> Trace:
         if isinstance(x, Tracer):
             main = x._trace.main
             if main.level >= len(stack) or stack[main.level] is not main:  # is_alive, inlined: bind is hot
-                raise UnexpectedTracerError(x)
+                if not is_staging():
+                    raise UnexpectedTracerError(x)
+                continue  # a constant: no interpreter of its own
             if main.level >= level:
                 # Every tracer of one transformation has an equivalent trace (a trace holds only
                 # its MainTrace), so the tracer's own will do: no new Trace per operation.
@@ -402,8 +410,8 @@ def find_top_trace(xs: Sequence[Any]) -> Trace:
 
 def full_raise(trace: Trace, val: Any) -> Any:
     """Box ``val`` as a tracer of ``trace``, which must be at its level or above."""
-    if not isinstance(val, Tracer):
-        return trace.pure(val)
+    if not isinstance(val, Tracer) or (not is_alive(val._trace.main) and is_staging()):
+        return trace.pure(val)  # a constant (a leaked tracer is one while staging, see find_top_trace)
     level = trace.main.level
     if val._trace.main is trace.main:
         return val
