@@ -268,6 +268,10 @@ def test_a_captured_scalar_array_is_a_constvar(impl: Impl) -> None:
     [got, same] = s.core.eval_jaxpr(closed.jaxpr, closed.consts, X3)
     assert_values(got, X3 * 2.5 + 2.5 - 0.5 - 1.0, F32)
     assert_values(same, np.float32(2.5), F32)
+    # Made inside the function, a 0-d array is a literal of the equation that reads it.
+    show_call("jax.make_jaxpr(lambda x: x * jnp.float32(3.0))(x)", x=X3)
+    inside = s.jax.make_jaxpr(lambda x: x * s.jnp.float32(3.0))(X3)
+    assert not inside.jaxpr.constvars and [float(np.asarray(lit.val)) for lit in _literals(inside, s)] == [3.0]
 
 
 def test_two_captured_arrays_of_one_type_stay_apart(impl: Impl) -> None:
@@ -799,6 +803,8 @@ NAMED_MISUSES = [
     ("slice_stop", "f = lambda x, n: x[:n]", (X3, 2), "IndexError", "Slice entries must be static integers"),
     ("slice_step", "f = lambda x, n: x[None, ::n]", (X3, 2), "IndexError", "at position 1"),
     ("slice_start_at", "f = lambda x, n: x.at[n:].set(0.0)", (X3, 1), "IndexError", "Slice entries must be static"),
+    ("slice_beside_an_index_array", "f = lambda x, n: x[jnp.asarray([0, 1]), :n]", (np.ones((2, 3), np.float32), 2),
+     "IndexError", "at position 1"),
 ]  # fmt: skip
 
 
