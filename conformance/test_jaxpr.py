@@ -271,7 +271,8 @@ def test_a_captured_scalar_array_is_a_constvar(impl: Impl) -> None:
     # Made inside the function, a 0-d array is a literal of the equation that reads it.
     show_call("jax.make_jaxpr(lambda x: x * jnp.float32(3.0))(x)", x=X3)
     inside = s.jax.make_jaxpr(lambda x: x * s.jnp.float32(3.0))(X3)
-    assert not inside.jaxpr.constvars and [float(np.asarray(lit.val)) for lit in _literals(inside, s)] == [3.0]
+    assert not inside.jaxpr.constvars
+    assert [float(np.asarray(lit.val)) for lit in _literals(inside, s)] == [3.0]
 
 
 def test_two_captured_arrays_of_one_type_stay_apart(impl: Impl) -> None:
@@ -808,7 +809,8 @@ NAMED_MISUSES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("source, args, error, words", [m[1:] for m in NAMED_MISUSES], ids=[m[0] for m in NAMED_MISUSES])
+@pytest.mark.parametrize("source, args, error, words", [m[1:] for m in NAMED_MISUSES],
+                         ids=[m[0] for m in NAMED_MISUSES])
 def test_python_on_a_staged_value_names_the_conversion(impl: Impl, source: str, args: tuple, error: str,
                                                        words: str) -> None:  # fmt: skip
     """The error is JAX's class itself (not a subclass: a float index is no tracer error), and its

@@ -378,9 +378,9 @@ JVP_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "jvp.primal.tolist_reads_the_known_value", CORE,
-        "    def tolist(self) -> Any:\n        raise",
+        "    def tolist(self) -> Any:\n        called",
         "    def tolist(self) -> Any:\n        if to_concrete_value(self) is not None:\n"
-        "            return to_concrete_value(self).tolist()\n        raise",
+        "            return to_concrete_value(self).tolist()\n        called",
         JVP, "x.tolist() reads a known primal, which JAX 0.10.2 refuses", keyword="python_values_of_primals",
     ),
     # --- typed PRNG keys: float0 tangents, zero rules for the random primitives ---------------------

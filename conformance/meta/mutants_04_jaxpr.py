@@ -101,7 +101,7 @@ JAXPR_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "staging.tracer_has_no_tolist", CORE,
-        "    def tolist(self) -> Any:\n        raise", "    def _tolist(self) -> Any:\n        raise",
+        "    def tolist(self) -> Any:\n        called", "    def _tolist(self) -> Any:\n        called",
         AREA, "x.tolist() on a staged value is an AttributeError, not ConcretizationTypeError",
         keyword="names_the_conversion",
     ),

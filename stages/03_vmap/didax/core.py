@@ -300,7 +300,8 @@ class Tracer:
     def _scalar_conversion_error(self, fun: type) -> Exception:
         if self.shape:
             return TypeError(
-                f"Only scalar arrays can be converted to Python scalars; got a traced array of shape {self.shape}."
+                "Only scalar arrays can be converted to Python scalars; got a traced array of shape "
+                f"{self.shape}."
             )
         name = fun.__name__
         return ConcretizationTypeError(
@@ -328,7 +329,8 @@ class Tracer:
         return value.item(*args)
 
     def tolist(self) -> Any:
-        raise ConcretizationTypeError(self, f"The tolist() method was called on traced array with shape {self.aval.str_short()}.\n")
+        called = f"The tolist() method was called on traced array with shape {self.aval.str_short()}.\n"
+        raise ConcretizationTypeError(self, called)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         raise TracerArrayConversionError(self)
