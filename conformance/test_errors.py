@@ -336,6 +336,9 @@ MISUSES: list[Misuse] = [
     M("index-two-ellipses", lambda jnp, lax, tu: jnp.ones(3)[..., ...], IndexError),
     M("index-float", lambda jnp, lax, tu: jnp.ones(3)[1.0], TypeError),
     M("index-string", lambda jnp, lax, tu: jnp.ones(3)["a"], TypeError),
+    M("slice-bound-float", lambda jnp, lax, tu: jnp.ones(3)[:2.0], TypeError),
+    M("slice-bound-float-array", lambda jnp, lax, tu: jnp.ones(3)[:jnp.asarray(2.0)], TypeError),
+    M("slice-bound-vector", lambda jnp, lax, tu: jnp.ones(3)[jnp.asarray([1]):], TypeError),
     M("index-float-array", lambda jnp, lax, tu: jnp.ones(3)[jnp.asarray(1.0)], TypeError),
     M("index-float-slice", lambda jnp, lax, tu: jnp.ones(3)[0:1.5], TypeError),
     M("index-zero-step", lambda jnp, lax, tu: jnp.ones(3)[::0], ValueError),
@@ -437,6 +440,10 @@ ACCEPTED: list[Accepted] = [
     Accepted("at-add-repeats-accumulate", lambda jnp, lax, tu: jnp.zeros(2, jnp.int32).at[jnp.asarray([1, 1, 1])].add(1).tolist() == [0, 3]),
     Accepted("at-set-list-values", lambda jnp, lax, tu: jnp.zeros(2).at[jnp.asarray([0, 1])].set([1.0, 2.0]).tolist() == [1.0, 2.0]),
     Accepted("at-get-fill", lambda jnp, lax, tu: jnp.arange(3).at[jnp.asarray([1, 7])].get(mode="fill", fill_value=-1).tolist() == [1, -1]),
+    # A slice bound whose value is known is static (JAX reads it); one that is staged is not (test_jaxpr.py).
+    Accepted("slice-bound-integer-array", lambda jnp, lax, tu: jnp.arange(5)[:jnp.asarray(2)].tolist() == [0, 1]),
+    Accepted("slice-bounds-numpy-integers", lambda jnp, lax, tu: jnp.arange(5)[np.array(1):np.int8(5):jnp.asarray(2)].tolist() == [1, 3]),
+    Accepted("slice-bound-array-beside-an-index-array", lambda jnp, lax, tu: jnp.arange(6).reshape(2, 3)[jnp.asarray([1]), :jnp.asarray(2)].tolist() == [[3, 4]]),
     Accepted("index-empty-array-into-empty-axis", lambda jnp, lax, tu: jnp.zeros((0, 3))[jnp.zeros(0, jnp.int32)].shape == (0, 3)),
     Accepted("take-wrap", lambda jnp, lax, tu: jnp.take(jnp.arange(3), jnp.asarray([4, -4]), mode="wrap").tolist() == [1, 2]),
     # JAX's own flattening stops near Python's recursion limit (about 1,000 levels); 800 is within it.

@@ -250,6 +250,31 @@ def test_captured_arrays_become_constvars(impl: Impl, flags, x64: bool) -> None:
     assert_values(got, X3 * c + d - c + X3 * np.array([2.0, 4.0, 8.0]), dt)
 
 
+def test_a_captured_scalar_array_is_a_constvar(impl: Impl) -> None:
+    """A 0-d array of the implementation's own that the function closes over is a constant, one
+    constvar however often it is read (JAX 0.10.2: a jax.Array is never a literal); a NumPy 0-d
+    array and a Python scalar beside it are literals."""
+    s = staging(impl)
+    c, n = s.jnp.asarray(np.float32(2.5)), np.array(0.5, np.float32)
+    f = lambda x: (x * c + c - n - 1.0, c)  # noqa: E731
+    show_call("c, n = jnp.asarray(np.float32(2.5)), np.array(0.5, np.float32)\nf = lambda x: (x * c + c - n - 1.0, c)\n"
+              "jax.make_jaxpr(f)(x)", x=X3)  # fmt: skip
+    closed = s.jax.make_jaxpr(f)(X3)
+    (constvar,) = closed.jaxpr.constvars
+    assert tuple(constvar.aval.shape) == () and np.dtype(constvar.aval.dtype) == F32, constvar.aval
+    assert float(np.asarray(closed.consts[0])) == 2.5
+    assert sorted(float(np.asarray(lit.val)) for lit in _literals(closed, s)) == [0.5, 1.0]
+    assert closed.jaxpr.outvars[1] is constvar
+    [got, same] = s.core.eval_jaxpr(closed.jaxpr, closed.consts, X3)
+    assert_values(got, X3 * 2.5 + 2.5 - 0.5 - 1.0, F32)
+    assert_values(same, np.float32(2.5), F32)
+    # Made inside the function, a 0-d array is a literal of the equation that reads it.
+    show_call("jax.make_jaxpr(lambda x: x * jnp.float32(3.0))(x)", x=X3)
+    inside = s.jax.make_jaxpr(lambda x: x * s.jnp.float32(3.0))(X3)
+    assert not inside.jaxpr.constvars
+    assert [float(np.asarray(lit.val)) for lit in _literals(inside, s)] == [3.0]
+
+
 def test_two_captured_arrays_of_one_type_stay_apart(impl: Impl) -> None:
     """Two different arrays of the same shape and dtype are two constants, each where it is read."""
     s = staging(impl)
@@ -734,7 +759,8 @@ ERROR_BASES = [
 
 
 def _error(s: Staging, name: str) -> type[BaseException]:
-    return TypeError if name == "TypeError" else getattr(s.jax.errors, name)
+    builtin = {"TypeError": TypeError, "IndexError": IndexError}
+    return builtin[name] if name in builtin else getattr(s.jax.errors, name)
 
 
 @pytest.mark.parametrize("name, base", ERROR_BASES, ids=[e[0] for e in ERROR_BASES])
@@ -763,6 +789,58 @@ def test_python_on_a_staged_value_raises_jax_errors(impl: Impl, source: str, arg
     show_call(f"{source}\njax.make_jaxpr(f)({', '.join(names)})", **dict(zip(names, args)))
     with pytest.raises(_error(s, error)):
         s.jax.make_jaxpr(f)(*args)
+    _staging_still_works(s)
+
+
+# Misuses whose error is exactly JAX's class and whose message names what was asked, as JAX's does:
+# (id, source of f, its arguments, the error's name, words of JAX 0.10.2's message)
+NAMED_MISUSES = [
+    ("item", "f = lambda x: x.item()", (1.5,), "ConcretizationTypeError", "item()"),
+    ("tolist", "f = lambda x: x.tolist()", (X3,), "ConcretizationTypeError", "tolist()"),
+    ("int", "f = lambda x: int(x)", (1.5,), "ConcretizationTypeError", "`int`"),
+    ("float", "f = lambda x: float(x)", (1.5,), "ConcretizationTypeError", "`float`"),
+    ("complex", "f = lambda x: complex(x)", (1.5,), "ConcretizationTypeError", "`complex`"),
+    ("float_as_an_index", "f = lambda x: [1.0, 2.0][x]", (1.5,), "TypeError", "Only integer scalar arrays"),
+    ("slice_stop", "f = lambda x, n: x[:n]", (X3, 2), "IndexError", "Slice entries must be static integers"),
+    ("slice_step", "f = lambda x, n: x[None, ::n]", (X3, 2), "IndexError", "at position 1"),
+    ("slice_start_at", "f = lambda x, n: x.at[n:].set(0.0)", (X3, 1), "IndexError", "Slice entries must be static"),
+    ("slice_beside_an_index_array", "f = lambda x, n: x[jnp.asarray([0, 1]), :n]", (np.ones((2, 3), np.float32), 2),
+     "IndexError", "at position 1"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("source, args, error, words", [m[1:] for m in NAMED_MISUSES],
+                         ids=[m[0] for m in NAMED_MISUSES])
+def test_python_on_a_staged_value_names_the_conversion(impl: Impl, source: str, args: tuple, error: str,
+                                                       words: str) -> None:  # fmt: skip
+    """The error is JAX's class itself (not a subclass: a float index is no tracer error), and its
+    message names the conversion, the method or the slice as JAX's does."""
+    s = staging(impl)
+    f = _compile(s, source)
+    names = [f"a{i}" for i in range(len(args))]
+    show_call(f"{source}\njax.make_jaxpr(f)({', '.join(names)})", **dict(zip(names, args)))
+    with pytest.raises(Exception) as info:
+        s.jax.make_jaxpr(f)(*args)
+    assert type(info.value) is _error(s, error), f"{type(info.value).__name__}: {info.value}"
+    assert words in str(info.value), str(info.value)
+    _staging_still_works(s)
+
+
+def test_a_tracer_leaked_from_a_finished_staging_is_a_constant_of_a_later_one(impl: Impl) -> None:
+    """JAX 0.10.2 stages a leaked tracer met by a later make_jaxpr as one more constant (a constvar
+    holding the tracer); evaluating that jaxpr raises UnexpectedTracerError, as using it eagerly does."""
+    s = staging(impl)
+    leaked: list[Any] = []
+    s.jax.make_jaxpr(lambda x: leaked.append(x) or s.jnp.sin(x))(np.float32(1.5))
+    show_call("leaked = []\njax.make_jaxpr(lambda x: leaked.append(x) or jnp.sin(x))(np.float32(1.5))\n"
+              "closed = jax.make_jaxpr(lambda x: x * leaked[0] + leaked[0])(x)\n"
+              "jax.core.eval_jaxpr(closed.jaxpr, closed.consts, x)", x=X3)  # fmt: skip
+    closed = s.jax.make_jaxpr(lambda x: x * leaked[0] + leaked[0])(X3)
+    assert len(closed.jaxpr.constvars) == 1 and closed.consts[0] is leaked[0], closed.consts
+    assert primitives(closed) == ["mul", "add"], primitives(closed)
+    s.ext.check_jaxpr(closed.jaxpr)
+    with pytest.raises(s.jax.errors.UnexpectedTracerError):
+        s.core.eval_jaxpr(closed.jaxpr, closed.consts, X3)
     _staging_still_works(s)
 
 

@@ -562,6 +562,23 @@ def test_python_control_flow_on_primals(impl: Impl, flags) -> None:
     assert_values(deriv(jax, deriv(jax, lambda x: f(x) * x))(3.0), np.array(4.0), F64)
 
 
+def test_python_values_of_primals_as_jax_gives_them(impl: Impl, flags) -> None:
+    """Under jvp the primal is known: ``x.item()``, ``int(x)`` and ``bool(x)`` read it, as in JAX 0.10.2;
+    ``float(x)``, ``complex(x)`` and ``x.tolist()`` raise ConcretizationTypeError even so."""
+    flags("jax_enable_x64", True)
+    jax = _namespace(impl)["jax"]
+    seen: list[Any] = []
+    show_call("seen = []\njax.jvp(lambda x: seen.append((x.item(), int(x), bool(x))) or x, (2.5,), (1.0,))\nseen")
+    jax.jvp(lambda x: seen.append((x.item(), int(x), bool(x))) or x, (2.5,), (1.0,))
+    assert seen == [(2.5, 2, True)] and type(seen[0][0]) is float
+    for use in ("float(x)", "complex(x)", "x.tolist()"):
+        show_call(f"jax.jvp(lambda x: ({use}, x)[1], (2.5,), (1.0,))")
+        with pytest.raises(jax.errors.ConcretizationTypeError):
+            jax.jvp(eval(f"lambda x: ({use}, x)[1]"), (2.5,), (1.0,))  # the suite's own text
+    _, tangent = jax.jvp(lambda x: x * 2.0, (2.5,), (1.0,))
+    assert_values(tangent, np.array(2.0), F64)
+
+
 def test_an_escaped_tracer_raises_unexpected_tracer_error(impl: Impl, flags) -> None:
     """A tracer saved during jvp and used after it returned: UnexpectedTracerError (a TypeError),
     outside any transformation and inside another jvp. Then jvp works again."""

@@ -387,6 +387,12 @@ MUTANTS: list[Mutant] = [
         keyword="indexing",
     ),
     Mutant(
+        "indexing.slice_bound_array_never_static", INDEXING,
+        "            part = to_concrete_value(part)\n", "            part = None\n", ("errors",),
+        "a slice bound held in an array is refused even when its value is known (x[:jnp.asarray(2)])",
+        keyword="slice-bound",
+    ),
+    Mutant(
         "indexing.dynamic_negative_index_not_wrapped", STRUCTURAL,
         "return select_n(lt(index, np.zeros((), dtype)), index, wrapped)",
         "return select_n(lt(index, np.zeros((), dtype)), wrapped, index)", LAX + NUMPY,

@@ -363,6 +363,26 @@ JVP_MUTANTS: list[Mutant] = [
         "            pass\n",
         JVP, "has_aux hands back the auxiliary data as tracers of the finished jvp", keyword="has_aux",
     ),
+    # --- Python values of tracers over known primals, as JAX 0.10.2 gives them ----------------------
+    Mutant(
+        "jvp.primal.item_never_known", CORE,
+        "        if value is None:\n            raise ConcretizationTypeError(self, \"This occurred in the item() method",
+        "        if True:\n            raise ConcretizationTypeError(self, \"This occurred in the item() method",
+        JVP, "x.item() raises under jvp although the primal is known", keyword="python_values_of_primals",
+    ),
+    Mutant(
+        "jvp.primal.float_reads_the_known_value", CORE,
+        "    def __float__(self) -> float:\n        raise self._scalar_conversion_error(float)",
+        "    def __float__(self) -> float:\n        return float(self.item())",
+        JVP, "float(x) reads a known primal, which JAX 0.10.2 refuses", keyword="python_values_of_primals",
+    ),
+    Mutant(
+        "jvp.primal.tolist_reads_the_known_value", CORE,
+        "    def tolist(self) -> Any:\n        called",
+        "    def tolist(self) -> Any:\n        if to_concrete_value(self) is not None:\n"
+        "            return to_concrete_value(self).tolist()\n        called",
+        JVP, "x.tolist() reads a known primal, which JAX 0.10.2 refuses", keyword="python_values_of_primals",
+    ),
     # --- typed PRNG keys: float0 tangents, zero rules for the random primitives ---------------------
     Mutant(
         "jvp.keys.tangent_of_the_key_dtype", AD,

@@ -33,7 +33,7 @@ LOOPS = "didax/lax/loops.py"
 AD = "didax/ad.py"
 BATCHING = "didax/batching.py"
 AREA = ("jaxpr",)
-PURE = "if not aval.shape and not isinstance(val, Tracer) and isinstance(aval, ConcreteArray):"
+PURE = "if not aval.shape and not isinstance(val, (Tracer, Array)) and isinstance(aval, ConcreteArray):"
 ROUND_TRIP = "round_trips or reference_loop"
 CF_JVP = "control_flow_jvp"
 CF_VMAP = "control_flow_vmap or every_batched"
@@ -55,7 +55,7 @@ JAXPR_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "staging.vectors_become_literals", STAGING, PURE,
-        "if aval.ndim <= 1 and not isinstance(val, Tracer) and isinstance(aval, ConcreteArray):",
+        "if aval.ndim <= 1 and not isinstance(val, (Tracer, Array)) and isinstance(aval, ConcreteArray):",
         AREA, "a captured 1-d array is written into the equations as a literal, not a constvar",
         keyword="captured or constants",
     ),
@@ -64,6 +64,79 @@ JAXPR_MUTANTS: list[Mutant] = [
         "if not aval.shape and not isinstance(val, Tracer):",
         AREA, "a captured scalar key is written into the equations as a literal, as a number would be",
         keyword="key",
+    ),
+    Mutant(
+        "staging.a_captured_scalar_array_is_a_literal", STAGING,
+        "if type(val) is Array and not val.shape and val.serial > self.main.global_data.first_serial:",
+        "if type(val) is Array and not val.shape:",
+        AREA, "a 0-d Array the function closes over is written into the equations as a literal (didax before "
+        "JAX's rule: a jax.Array is a constvar)", keyword="captured",
+    ),
+    Mutant(
+        "staging.scalar_arrays_made_while_staging_are_constvars", STAGING,
+        "if type(val) is Array and not val.shape and val.serial > self.main.global_data.first_serial:",
+        "if False:",
+        AREA, "a scalar didax makes while staging (jnp.float32(3.0) inside the function) is a constvar, not a "
+        "literal", keyword="captured or literals",
+    ),
+    Mutant(
+        "staging.leaked_tracer_always_an_error", CORE,
+        "                if not is_staging():\n                    raise UnexpectedTracerError(x)\n",
+        "                raise UnexpectedTracerError(x)\n",
+        AREA, "a tracer leaked from a finished make_jaxpr is UnexpectedTracerError in a later one, not a constvar",
+        keyword="leaked",
+    ),
+    Mutant(
+        "staging.leaked_tracer_not_raised_as_a_constant", CORE,
+        "    if not isinstance(val, Tracer) or (not is_alive(val._trace.main) and is_staging()):",
+        "    if not isinstance(val, Tracer):",
+        AREA, "full_raise lifts a leaked tracer by its old level: an assertion about traces at one level",
+        keyword="leaked",
+    ),
+    Mutant(
+        "staging.tracer_has_no_item", CORE,
+        "    def item(self, *args: int) -> Any:", "    def _item(self, *args: int) -> Any:",
+        AREA, "x.item() on a staged value is an AttributeError (didax before), not ConcretizationTypeError",
+        keyword="names_the_conversion",
+    ),
+    Mutant(
+        "staging.tracer_has_no_tolist", CORE,
+        "    def tolist(self) -> Any:\n        called", "    def _tolist(self) -> Any:\n        called",
+        AREA, "x.tolist() on a staged value is an AttributeError, not ConcretizationTypeError",
+        keyword="names_the_conversion",
+    ),
+    Mutant(
+        "staging.conversion_error_names_no_function", CORE,
+        'f"The problem arose with the `{name}` function. If trying', 'f"The problem arose with a conversion. If trying',
+        AREA, "int(x), float(x) and complex(x) on a staged value do not say which conversion failed",
+        keyword="names_the_conversion",
+    ),
+    Mutant(
+        "staging.float_index_is_a_tracer_error", CORE,
+        '        if self.shape or getattr(self.dtype, "kind", "") not in "iu":',
+        "        if self.shape:",
+        AREA, "a staged float used as an index is TracerIntegerConversionError, not NumPy's plain TypeError",
+        keyword="names_the_conversion",
+    ),
+    Mutant(
+        "staging.slice_bound_type_error", "didax/numpy/indexing.py",
+        '                raise IndexError(f"Slice entries must be static integers.',
+        '                raise TypeError(f"Slice entries must be static integers.',
+        AREA, "a staged slice bound is a TypeError (didax before), not JAX's IndexError", keyword="names_the_conversion",
+    ),
+    Mutant(
+        "staging.gather_slice_bounds_not_checked", "didax/numpy/indexing.py",
+        "    return _static_slices([_parse_entry(entry) for entry in entries])",
+        "    return [_parse_entry(entry) for entry in entries]",
+        AREA, "beside an index array, a staged slice bound meets slice.indices: TracerIntegerConversionError, "
+        "not JAX's IndexError (a known one is read alike either way)", keyword="names_the_conversion",
+    ),
+    Mutant(
+        "staging.slice_position_not_counted", "didax/numpy/indexing.py",
+        "    return [_static_slice(e, k) if type(e) is slice else e for k, e in enumerate(entries)]",
+        "    return [_static_slice(e, 0) if type(e) is slice else e for k, e in enumerate(entries)]",
+        AREA, "the IndexError of a staged slice bound names position 0 whatever the entry's place",
+        keyword="names_the_conversion",
     ),
     Mutant(
         "staging.only_python_scalars_are_literals", STAGING, PURE,
@@ -429,7 +502,9 @@ STAGE_04_VERSIONS: dict[str, Mutant] = {m.id: m for m in [
     Mutant(
         "jvp.nesting.escaped_tracer_not_detected", CORE,
         "            if main.level >= len(stack) or stack[main.level] is not main:  # is_alive, inlined: bind is hot\n"
-        "                raise UnexpectedTracerError(x)\n", "",
+        "                if not is_staging():\n"
+        "                    raise UnexpectedTracerError(x)\n"
+        "                continue  # a constant: no interpreter of its own\n", "",
         ("jvp",), "a tracer used after its jvp returned is processed by a dead trace instead of raising",
         keyword="escaped",
     ),

@@ -149,6 +149,9 @@ class _ShapeTrace(core.Trace):
         (bool, errors.TracerBoolConversionError),
         (int, errors.ConcretizationTypeError),
         (float, errors.ConcretizationTypeError),
+        (complex, errors.ConcretizationTypeError),
+        (lambda x: x.item(), errors.ConcretizationTypeError),
+        (lambda x: x.tolist(), errors.ConcretizationTypeError),
         (operator.index, errors.TracerIntegerConversionError),
         (np.asarray, errors.TracerArrayConversionError),
     ],
@@ -161,6 +164,72 @@ def test_python_values_of_abstract_tracers_raise_jax_errors(use, error):
             use(x)
     assert issubclass(error, TypeError)  # as in JAX, `except TypeError` catches every one
     assert int(jnp.asarray(3) + 1) == 4  # and nothing is left behind
+
+
+# What JAX 0.10.2 says for each (seen with jax.make_jaxpr): the error names the conversion and,
+# for int/float/complex, the fix.
+@pytest.mark.parametrize(
+    ("use", "says"),
+    [
+        (int, "The problem arose with the `int` function. If trying to convert the data type of a value, "
+              "try using `x.astype(int)` or `jnp.array(x, int)` instead."),
+        (float, "The problem arose with the `float` function."),
+        (complex, "try using `x.astype(complex)`"),
+        (lambda x: x.item(), "This occurred in the item() method"),
+        (lambda x: x.tolist(), "The tolist() method was called on traced array with shape int32[]."),
+    ],
+    ids=["int", "float", "complex", "item", "tolist"],
+)
+def test_scalar_conversions_of_abstract_tracers_name_the_conversion(use, says):
+    with core.new_main(_ShapeTrace) as main:
+        x = _ShapeTrace(main).pure(np.int32(3)) + 1
+        with pytest.raises(errors.ConcretizationTypeError) as info:
+            use(x)
+    message = str(info.value)
+    assert message.startswith("Abstract tracer value encountered where concrete value is expected: "
+                              "traced array with shape int32[]")  # fmt: skip
+    assert says in message and type(info.value) is errors.ConcretizationTypeError
+    assert len(core.trace_state.trace_stack) == 1 and jnp.asarray(3).item() == 3
+
+
+@pytest.mark.parametrize(
+    ("use", "error", "says"),
+    [
+        (int, TypeError, "Only scalar arrays can be converted to Python scalars"),
+        (float, TypeError, "Only scalar arrays can be converted to Python scalars"),
+        (bool, ValueError, "The truth value of an array with more than one element is ambiguous"),
+        (operator.index, TypeError, "Only integer scalar arrays can be converted to a scalar index"),
+    ],
+)
+def test_conversions_of_abstract_arrays_check_the_shape_first(use, error, says):
+    # As in JAX: NumPy's error for an array of many elements, before asking whether it is known.
+    with core.new_main(_ShapeTrace) as main:
+        x = _ShapeTrace(main).pure(np.arange(3, dtype=np.int32))
+        with pytest.raises(error, match=says) as info:
+            use(x)
+    assert type(info.value) is error
+    assert len(core.trace_state.trace_stack) == 1 and int(jnp.asarray(3)) == 3
+
+
+def test_a_float_used_as_an_index_is_a_plain_type_error():
+    # JAX: "Only integer scalar arrays can be converted to a scalar index.", not a tracer error.
+    with core.new_main(_ShapeTrace) as main:
+        x = _ShapeTrace(main).pure(np.float32(1.0))
+        with pytest.raises(TypeError, match="Only integer scalar arrays") as info:
+            operator.index(x)
+    assert type(info.value) is TypeError
+
+
+def test_a_tracer_over_a_known_value_answers_what_jax_answers():
+    # jax.jvp(lambda x: x.item(), ...) and int(x) work in JAX 0.10.2; float, complex and tolist()
+    # raise even for a known value.
+    with core.new_main(_RecordingTrace, []) as main:
+        x = _RecordingTrace(main).pure(np.float32(2.5))
+        assert x.item() == 2.5 and type(x.item()) is float and int(x) == 2
+        for use in (float, complex, lambda x: x.tolist()):
+            with pytest.raises(errors.ConcretizationTypeError, match="traced array with shape float32"):
+                use(x)
+    assert len(core.trace_state.trace_stack) == 1
 
 
 def test_a_tracer_over_a_known_value_still_converts():
@@ -260,6 +329,42 @@ def test_arange_with_unknown_bounds_raises_concretization_error():
             jnp.arange(n)
     with core.new_main(_RecordingTrace, []) as main:  # a tracer that knows its value is fine
         assert jnp.arange(_RecordingTrace(main).pure(np.int32(3))).tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("index", "position"),
+    [
+        (lambda n: (slice(None, n),), 0),
+        (lambda n: (slice(n, None),), 0),
+        (lambda n: (slice(None, None, n),), 0),
+        (lambda n: (None, slice(1, n)), 1),
+        (lambda n: (Ellipsis, slice(None, n)), 1),
+        (lambda n: (jnp.asarray([0, 1]), slice(None, n)), 1),
+    ],
+)
+def test_a_slice_bound_that_is_not_known_is_jaxs_index_error(index, position):
+    # JAX 0.10.2: IndexError("Slice entries must be static integers. Got slice(...) at position k"),
+    # k counting the entries of the index as written (None and Ellipsis count).
+    x = jnp.ones((2, 3))
+    with core.new_main(_ShapeTrace) as main:
+        n = _ShapeTrace(main).pure(np.int32(2))
+        for use in (lambda i: x[i], lambda i: x.at[i].set(0.0)):
+            with pytest.raises(IndexError, match=rf"^Slice entries must be static integers\. Got slice\(.*"
+                                                 rf"Traced<int32\[\]>.*\) at position {position}$"):  # fmt: skip
+                use(index(n))
+    assert len(core.trace_state.trace_stack) == 1 and x[:, : jnp.asarray(2)].shape == (2, 2)
+
+
+def test_a_slice_bound_whose_value_is_known_is_static():
+    x = jnp.arange(6)
+    assert x[: jnp.asarray(2)].tolist() == [0, 1]
+    assert x[np.int32(1) : np.array(5) : jnp.asarray(2)].tolist() == [1, 3]
+    assert x.reshape(2, 3)[jnp.asarray([1]), : jnp.asarray(2)].tolist() == [[3, 4]]
+    with core.new_main(_RecordingTrace, []) as main:  # a tracer that knows its value
+        assert x[: _RecordingTrace(main).pure(np.int32(4)) - 1].tolist() == [0, 1, 2]
+    for bad in (2.0, jnp.asarray(2.0), jnp.asarray([2]), "2"):  # JAX: TypeError for each
+        with pytest.raises(TypeError):
+            x[:bad]
 
 
 def test_a_known_integer_exponent_uses_integer_pow_even_through_a_tracer():

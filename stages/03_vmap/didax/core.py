@@ -270,26 +270,67 @@ class Tracer:
     def size(self) -> int:
         return self.aval.size
 
-    def _concrete(self, error: Callable[[Any], Exception]) -> np.ndarray:
-        value = to_concrete_value(self)
-        if value is None:
-            raise error(self)
-        return value
+    # JAX 0.10.2 answers bool, int, index and item() from a known value (a jvp of a number), but
+    # float, complex and tolist() never: those raise even then.
 
     def __bool__(self) -> bool:
-        return bool(self._concrete(TracerBoolConversionError))
+        value = to_concrete_value(self)
+        if value is not None:
+            return bool(value)
+        if self.size != 1:  # NumPy's error comes first, as in JAX
+            raise ValueError(
+                "The truth value of an empty array is ambiguous. Use `array.size > 0` to check that an array is "
+                "not empty." if self.size == 0 else
+                "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()"
+            )  # fmt: skip
+        raise TracerBoolConversionError(self)
 
     def __int__(self) -> int:
-        return int(self._concrete(ConcretizationTypeError))
+        value = to_concrete_value(self)
+        if value is not None:
+            return int(value)
+        raise self._scalar_conversion_error(int)
 
     def __float__(self) -> float:
-        return float(self._concrete(ConcretizationTypeError))
+        raise self._scalar_conversion_error(float)
 
     def __complex__(self) -> complex:
-        return complex(self._concrete(ConcretizationTypeError))
+        raise self._scalar_conversion_error(complex)
+
+    def _scalar_conversion_error(self, fun: type) -> Exception:
+        if self.shape:
+            return TypeError(
+                "Only scalar arrays can be converted to Python scalars; got a traced array of shape "
+                f"{self.shape}."
+            )
+        name = fun.__name__
+        return ConcretizationTypeError(
+            self,
+            f"The problem arose with the `{name}` function. If trying to convert the data type of a value, "
+            f"try using `x.astype({name})` or `jnp.array(x, {name})` instead.\n",
+        )
 
     def __index__(self) -> int:
-        return self._concrete(TracerIntegerConversionError).__index__()
+        value = to_concrete_value(self)
+        if value is not None:
+            return value.__index__()  # NumPy's TypeError for a float or an array of many elements
+        if self.shape or getattr(self.dtype, "kind", "") not in "iu":
+            raise TypeError(
+                f"Only integer scalar arrays can be converted to a scalar index; got a traced "
+                f"{self.aval.str_short()} array."
+            )
+        raise TracerIntegerConversionError(self)
+
+    def item(self, *args: int) -> Any:
+        """The element at ``args`` as a Python scalar: only when the value is known."""
+        value = to_concrete_value(self)
+        if value is None:
+            raise ConcretizationTypeError(self, "This occurred in the item() method of didax.Array.\n")
+        return value.item(*args)
+
+    def tolist(self) -> Any:
+        called = f"The tolist() method was called on traced array with shape {self.aval.str_short()}.\n"
+        raise ConcretizationTypeError(self, called)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         raise TracerArrayConversionError(self)

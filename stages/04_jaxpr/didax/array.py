@@ -10,6 +10,7 @@ Arrays may share one buffer (a reshape is a view); that is safe because nobody c
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -17,6 +18,11 @@ import numpy as np
 
 from .core import ConcreteArray, ShapedArray, canonicalize_value
 from .dtypes import KeyTy, PRNGImpl
+
+# Every Array's place in the order of creation (stage 04): staging tells an Array the function
+# closed over (made before staging began: a constvar, as in JAX) from one didax made while
+# staging (a constant of its own, such as a Python scalar converted to a dtype: a literal).
+serials = itertools.count()
 
 
 class Array:
@@ -26,13 +32,14 @@ class Array:
     didax/numpy/array_methods.py, the same ones tracers get.
     """
 
-    __slots__ = ("_value", "weak_type", "_aval")
+    __slots__ = ("_value", "weak_type", "_aval", "serial")
     __array_priority__ = 100
 
     def __init__(self, value: np.ndarray, weak_type: bool = False) -> None:
         self._value = value  # never handed out writable, so never changed
         self.weak_type = weak_type
         self._aval: ConcreteArray | None = None
+        self.serial = next(serials)
 
     @property
     def aval(self) -> ConcreteArray:

@@ -204,6 +204,11 @@ def new_main(trace_type: type[Trace], global_data: Any = None) -> Iterator[MainT
         stack.pop()
 
 
+def is_staging() -> bool:
+    """Whether a staging trace takes the operations on constants (see ``new_dynamic``)."""
+    return trace_state.dynamic_trace is not trace_state.eval_trace
+
+
 @contextlib.contextmanager
 def new_dynamic(main: MainTrace) -> Iterator[None]:
     """Make ``main`` the dynamic trace for the duration of a ``with`` block.
@@ -291,26 +296,67 @@ class Tracer:
     def size(self) -> int:
         return self.aval.size
 
-    def _concrete(self, error: Callable[[Any], Exception]) -> np.ndarray:
-        value = to_concrete_value(self)
-        if value is None:
-            raise error(self)
-        return value
+    # JAX 0.10.2 answers bool, int, index and item() from a known value (a jvp of a number), but
+    # float, complex and tolist() never: those raise even then.
 
     def __bool__(self) -> bool:
-        return bool(self._concrete(TracerBoolConversionError))
+        value = to_concrete_value(self)
+        if value is not None:
+            return bool(value)
+        if self.size != 1:  # NumPy's error comes first, as in JAX
+            raise ValueError(
+                "The truth value of an empty array is ambiguous. Use `array.size > 0` to check that an array is "
+                "not empty." if self.size == 0 else
+                "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()"
+            )  # fmt: skip
+        raise TracerBoolConversionError(self)
 
     def __int__(self) -> int:
-        return int(self._concrete(ConcretizationTypeError))
+        value = to_concrete_value(self)
+        if value is not None:
+            return int(value)
+        raise self._scalar_conversion_error(int)
 
     def __float__(self) -> float:
-        return float(self._concrete(ConcretizationTypeError))
+        raise self._scalar_conversion_error(float)
 
     def __complex__(self) -> complex:
-        return complex(self._concrete(ConcretizationTypeError))
+        raise self._scalar_conversion_error(complex)
+
+    def _scalar_conversion_error(self, fun: type) -> Exception:
+        if self.shape:
+            return TypeError(
+                "Only scalar arrays can be converted to Python scalars; got a traced array of shape "
+                f"{self.shape}."
+            )
+        name = fun.__name__
+        return ConcretizationTypeError(
+            self,
+            f"The problem arose with the `{name}` function. If trying to convert the data type of a value, "
+            f"try using `x.astype({name})` or `jnp.array(x, {name})` instead.\n",
+        )
 
     def __index__(self) -> int:
-        return self._concrete(TracerIntegerConversionError).__index__()
+        value = to_concrete_value(self)
+        if value is not None:
+            return value.__index__()  # NumPy's TypeError for a float or an array of many elements
+        if self.shape or getattr(self.dtype, "kind", "") not in "iu":
+            raise TypeError(
+                f"Only integer scalar arrays can be converted to a scalar index; got a traced "
+                f"{self.aval.str_short()} array."
+            )
+        raise TracerIntegerConversionError(self)
+
+    def item(self, *args: int) -> Any:
+        """The element at ``args`` as a Python scalar: only when the value is known."""
+        value = to_concrete_value(self)
+        if value is None:
+            raise ConcretizationTypeError(self, "This occurred in the item() method of didax.Array.\n")
+        return value.item(*args)
+
+    def tolist(self) -> Any:
+        called = f"The tolist() method was called on traced array with shape {self.aval.str_short()}.\n"
+        raise ConcretizationTypeError(self, called)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         raise TracerArrayConversionError(self)
@@ -343,8 +389,9 @@ def find_top_trace(xs: Sequence[Any]) -> Trace:
     or the dynamic trace if that is higher.
 
     With no tracer among ``xs`` and no staging under way, that is the evaluation interpreter at
-    the bottom of the stack. A tracer whose transformation has ended has escaped it: that is an
-    error, not a constant.
+    the bottom of the stack. A tracer whose transformation has ended has escaped it (saved in a
+    global, say): eagerly that is an error, but while staging it is one more constant, a constvar
+    of the jaxpr, as in JAX 0.10.2 (evaluating that jaxpr is the error then).
     """
     top = trace_state.dynamic_trace
     level = top.main.level
@@ -353,7 +400,9 @@ def find_top_trace(xs: Sequence[Any]) -> Trace:
         if isinstance(x, Tracer):
             main = x._trace.main
             if main.level >= len(stack) or stack[main.level] is not main:  # is_alive, inlined: bind is hot
-                raise UnexpectedTracerError(x)
+                if not is_staging():
+                    raise UnexpectedTracerError(x)
+                continue  # a constant: no interpreter of its own
             if main.level >= level:
                 # Every tracer of one transformation has an equivalent trace (a trace holds only
                 # its MainTrace), so the tracer's own will do: no new Trace per operation.
@@ -363,8 +412,8 @@ def find_top_trace(xs: Sequence[Any]) -> Trace:
 
 def full_raise(trace: Trace, val: Any) -> Any:
     """Box ``val`` as a tracer of ``trace``, which must be at its level or above."""
-    if not isinstance(val, Tracer):
-        return trace.pure(val)
+    if not isinstance(val, Tracer) or (not is_alive(val._trace.main) and is_staging()):
+        return trace.pure(val)  # a constant (a leaked tracer is one while staging, see find_top_trace)
     level = trace.main.level
     if val._trace.main is trace.main:
         return val

@@ -7,7 +7,8 @@ but written down as an equation, with a new variable for its result, typed by th
 abstract evaluation. The trace is also made the *dynamic* trace (core.new_dynamic), so operations
 on constants are recorded too: ``jnp.ones(3)`` inside ``f`` is a ``broadcast_in_dim`` equation,
 not a baked-in array. Constants that reach the trace become literals when they are scalars and
-constvars otherwise.
+constvars otherwise; a didax Array the function closes over is a constvar even when it is a
+scalar (a jax.Array is a buffer on a device, never written into the program).
 
 Since a staged value has no number, Python cannot branch on it: ``if x > 0`` raises
 ``TracerBoolConversionError``. Staged control flow (lax.cond, lax.while_loop, lax.scan) exists
@@ -25,6 +26,7 @@ import numpy as np
 
 from . import dtypes
 from .array import Array, to_array
+from .array import serials as array_serials
 from .config import config
 from .core import (
     ConcreteArray,
@@ -70,6 +72,7 @@ class JaxprBuilder:
     """What one staging run has recorded so far."""
 
     def __init__(self) -> None:
+        self.first_serial = next(array_serials)  # Arrays made from here on were made while staging
         self.eqns: list[JaxprEqn] = []
         self.constvars: dict[int, Var] = {}  # id(constant) -> its variable
         self.consts: list[Any] = []  # kept alive, so that no id is reused
@@ -100,16 +103,19 @@ class JaxprTracer(Tracer):
 class JaxprTrace(Trace):
     def pure(self, val: Any) -> JaxprTracer:
         """A constant met while staging: a scalar is written into the equations as a literal, an
-        array (or a key, which has no value to write) becomes a constvar."""
+        array (or a key, which has no value to write, or a scalar Array made before staging
+        began) becomes a constvar."""
         if isinstance(val, np.ndarray) and val.dtype == dtypes.float0:  # an integer's tangent from jvp
             aval = ShapedArray(val.shape, dtypes.float0)
             var = Literal(val, aval) if val.shape == () else self.main.global_data.const_var(val, aval)
             return JaxprTracer(self, aval, var)
-        if type(val) is Array and not val.shape:  # the commonest constant, a scalar: no aval to build
+        if type(val) is Array and not val.shape and val.serial > self.main.global_data.first_serial:
+            # The commonest constant: a scalar didax made while staging (no aval to build). One the
+            # function closed over is a constvar, as JAX 0.10.2 makes a captured 0-d jax.Array.
             typ = shaped_type((), val.dtype, val.weak_type)
             return JaxprTracer(self, typ, Literal(val._value, typ))
         aval = get_aval(val)
-        if not aval.shape and not isinstance(val, Tracer) and isinstance(aval, ConcreteArray):
+        if not aval.shape and not isinstance(val, (Tracer, Array)) and isinstance(aval, ConcreteArray):
             typ = shaped(aval)
             return JaxprTracer(self, typ, Literal(literal_value(aval), typ))
         return self.lift(val)

@@ -360,6 +360,63 @@ def test_a_leaked_tracer_raises_when_used():
         leaked[0] + 1.0
 
 
+def _no_state_left():
+    assert len(trace_state.trace_stack) == 1 and trace_state.dynamic_trace is trace_state.eval_trace
+    assert str(didax.make_jaxpr(lax.sin)(1.0)) == "{ lambda ; a:f32[]. let b:f32[] = sin a in (b,) }"
+
+
+# What jax.make_jaxpr(f)(np.float32(2.0)) raises in JAX 0.10.2, and words its message holds.
+CONVERSIONS = [
+    ("item", lambda x: x.item(), ConcretizationTypeError, "This occurred in the item() method"),
+    ("tolist", lambda x: x.tolist(), ConcretizationTypeError, "The tolist() method was called on traced array with shape float32[]."),
+    ("int", int, ConcretizationTypeError, "The problem arose with the `int` function. If trying to convert the data type of a value, try using `x.astype(int)` or `jnp.array(x, int)` instead."),
+    ("float", float, ConcretizationTypeError, "try using `x.astype(float)` or `jnp.array(x, float)` instead."),
+    ("complex", complex, ConcretizationTypeError, "The problem arose with the `complex` function."),
+    ("bool", bool, TracerBoolConversionError, "Attempted boolean conversion of traced array with shape float32[]."),
+    ("index_of_a_float", lambda x: [1, 2][x], TypeError, "Only integer scalar arrays can be converted to a scalar index"),
+    ("index", lambda x: [1, 2][x.astype(np.int32)], TracerIntegerConversionError, "The __index__() method was called on traced array with shape int32[]"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("use, error, says", [c[1:] for c in CONVERSIONS], ids=[c[0] for c in CONVERSIONS])
+def test_python_values_of_staged_values_raise_what_jax_raises(use, error, says):
+    with pytest.raises(error) as info:
+        didax.make_jaxpr(use)(np.float32(2.0))
+    assert type(info.value) is error and says in str(info.value)
+    assert str(info.value).startswith(("Abstract tracer value encountered", "Attempted", "Only", "The __index__"))
+    _no_state_left()
+
+
+def test_a_staged_slice_bound_is_jaxs_index_error():
+    # JAX: IndexError: Slice entries must be static integers. Got slice(None, JitTracer(~int32[]), None) at position 1
+    with pytest.raises(IndexError) as info:
+        didax.make_jaxpr(lambda x, n: x[None, :n])(jnp.arange(5.0), 2)
+    assert type(info.value) is IndexError
+    assert str(info.value) == ("Slice entries must be static integers. Got slice(None, Traced<int32[]>with<JaxprTrace>, "
+                               "None) at position 1")  # fmt: skip
+    _no_state_left()
+    # A bound whose value is known is static, as in JAX: a jvp's primal, an integer array.
+    out = didax.jvp(lambda x: x[: jnp.asarray(2)], (jnp.arange(5.0),), (jnp.ones(5),))
+    assert [o.tolist() for o in out] == [[0.0, 1.0], [1.0, 1.0]]
+
+
+def test_a_tracer_leaked_from_a_finished_staging_is_a_constant_of_a_later_one():
+    # JAX 0.10.2 prints { lambda a:f32[]; b:f32[]. let c:f32[] = mul b a in (c,) } and keeps the
+    # leaked tracer as the constant; evaluating that jaxpr, or the tracer eagerly, is the error.
+    leaked = []
+    didax.make_jaxpr(lambda x: leaked.append(x) or jnp.sin(x))(np.float32(1.0))
+    closed = didax.make_jaxpr(lambda x: x * leaked[0])(np.float32(2.0))
+    assert str(closed) == "{ lambda a:f32[]; b:f32[]. let c:f32[] = mul b a in (c,) }"
+    assert closed.consts[0] is leaked[0]
+    with_jvp = didax.make_jaxpr(lambda x: didax.jvp(lambda y: y * leaked[0], (x,), (x,)))(np.float32(2.0))
+    assert str(with_jvp) == "{ lambda a:f32[]; b:f32[]. let c:f32[] = mul b a; d:f32[] = mul b a in (c, d) }"
+    for use in (lambda: eval_jaxpr(closed.jaxpr, closed.consts, np.float32(2.0)), lambda: leaked[0] * 2.0,
+                lambda: didax.jvp(lambda y: y * leaked[0], (2.0,), (1.0,))):  # fmt: skip
+        with pytest.raises(UnexpectedTracerError, match="transformation that has already ended"):
+            use()
+        _no_state_left()
+
+
 def test_a_failed_staging_leaves_no_state_behind():
     with pytest.raises(TracerBoolConversionError):
         didax.make_jaxpr(lambda x: x if x > 0 else -x)(1.0)

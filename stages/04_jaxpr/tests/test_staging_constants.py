@@ -59,3 +59,26 @@ def test_a_closed_over_jvp_tracer_is_a_constvar_and_keeps_its_tangent():
     assert len(seen[0].jaxpr.constvars) == 1 and not literals(seen[0])
     np.testing.assert_allclose(float(primal), np.sin(2.0 * x0), rtol=1e-12)
     np.testing.assert_allclose(float(tangent), by_differences, rtol=1e-8)
+
+
+def test_a_captured_scalar_array_is_a_constvar_and_numpy_scalars_literals():
+    # The texts JAX 0.10.2 prints for the same functions (its literals typed, 2.5:f32[]).
+    x = np.array([1.0, 2.0], np.float32)
+    c = jnp.asarray(np.float32(2.5))
+    closed = didax.make_jaxpr(lambda x: x * c + c)(x)
+    assert str(closed) == "{ lambda a:f32[]; b:f32[2]. let c:f32[2] = mul b a; d:f32[2] = add c a in (d,) }"
+    assert closed.consts == [c] and closed.consts[0] is c
+    assert str(didax.make_jaxpr(lambda x: (x, c))(x)) == "{ lambda a:f32[]; b:f32[2]. let  in (b, a) }"
+    weak = jnp.asarray(2.5)  # weakly typed: converted inside the jaxpr, from its constvar
+    assert str(didax.make_jaxpr(lambda x: x * weak)(x)) == (
+        "{ lambda a:f32[]; b:f32[2]. let\n"
+        "    c:f32[] = convert_element_type[new_dtype=float32 weak_type=False] a\n"
+        "    d:f32[2] = mul b c\n"
+        "  in (d,) }"
+    )
+    for scalar in (np.array(2.5, np.float32), np.array(2.5), np.float32(2.5), 2.5):
+        assert str(didax.make_jaxpr(lambda x: x * scalar)(x)) == "{ lambda ; a:f32[2]. let b:f32[2] = mul a 2.5 in (b,) }"
+    # Made inside the function, a scalar is a literal, as in JAX.
+    assert str(didax.make_jaxpr(lambda x: x * jnp.float32(2.5))(x)) == "{ lambda ; a:f32[2]. let b:f32[2] = mul a 2.5 in (b,) }"
+    (out,) = eval_jaxpr(closed.jaxpr, closed.consts, x)
+    np.testing.assert_array_equal(np.asarray(out), x * 2.5 + 2.5)

@@ -27,6 +27,8 @@ and in front when a slice or None separates them.
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -48,7 +50,7 @@ def getitem(x: ArrayLike, index: Any) -> ArrayLike:
     if not all(map(_is_basic, entries)):
         return gather_index(x, index)
     shape = get_aval(x).shape
-    entries = _expand_ellipsis(entries, len(shape))
+    entries = _expand_ellipsis(_static_slices(entries), len(shape))
     reverse, starts, limits, strides = [], [], [], []
     dynamic: dict[int, Any] = {}  # axis -> integer index held in an array
     out_shape: list[int] = []
@@ -149,9 +151,6 @@ def _clamp(index: int, size: int) -> int:
 
 def _slice_bounds(entry: slice, size: int) -> tuple[int, int, int, bool]:
     """(start, limit, stride, reversed): a slice as a forward lax.slice, maybe on a reversed axis."""
-    for part in (entry.start, entry.stop, entry.step):
-        if part is not None and not _is_static_int(part):
-            raise TypeError(f"slice bounds must be static integers, got {entry!r}.")
     start, stop, step = entry.indices(size)
     if step > 0:
         return start, max(start, stop), step, False
@@ -362,7 +361,7 @@ def _parse(index: Any) -> list[Any]:
     if isinstance(index, list):
         raise TypeError(_non_tuple_message(index))
     entries = index if isinstance(index, tuple) else (index,)
-    return [_parse_entry(entry) for entry in entries]
+    return _static_slices([_parse_entry(entry) for entry in entries])
 
 
 def _non_tuple_message(index: list) -> str:
@@ -433,7 +432,7 @@ def _place(entries: list[Any], shape: tuple[int, ...]) -> list[Any]:
                 items.append(_Sliced(axis, 0, shape[axis], 1))
                 axis += 1
         elif kind == "slice":
-            start, stop, step = _static_slice(entry).indices(shape[axis])
+            start, stop, step = entry.indices(shape[axis])
             items.append(_Sliced(axis, start, len(range(start, stop, step)), step))
             axis += 1
         elif kind == "int":
@@ -456,16 +455,25 @@ def _kind(entry: Any) -> str:
     return entry[0]
 
 
-def _static_slice(entry: slice) -> slice:
-    """A slice whose bounds are known integers (Python, NumPy, or known scalar arrays)."""
-    parts = []
-    for part in (entry.start, entry.stop, entry.step):
-        if part is not None and not _is_static_int(part):
-            value = to_concrete_value(part) if isinstance(part, (Array, Tracer)) else None
-            if value is None or value.shape != () or value.dtype.kind not in "iu":
-                raise TypeError(f"slice bounds must be static integers, got {entry!r}.")
-            part = int(value)
-        parts.append(part)
+def _static_slices(entries: Sequence[Any]) -> list[Any]:
+    """The entries of an index, each slice's bounds made Python integers (see _static_slice)."""
+    return [_static_slice(e, k) if type(e) is slice else e for k, e in enumerate(entries)]
+
+
+def _static_slice(entry: slice, position: int) -> slice:
+    """``entry`` with Python integers for bounds. As in JAX, a bound whose value is known (a Python
+    or NumPy integer, an integer scalar array, a tracer over a known one) is static; a staged
+    value is not, and that is JAX's IndexError, naming the entry's position in the index."""
+    parts = [entry.start, entry.stop, entry.step]
+    if all(part is None or _is_static_int(part) for part in parts):
+        return entry
+    for k, part in enumerate(parts):
+        if isinstance(part, (Array, Tracer)):
+            part = to_concrete_value(part)
+            if part is None:
+                raise IndexError(f"Slice entries must be static integers. Got {entry} at position {position}")
+        if part is not None:
+            parts[k] = operator.index(part)  # a float or a non-integer array: NumPy's TypeError
     return slice(*parts)
 
 
