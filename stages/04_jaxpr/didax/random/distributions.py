@@ -16,9 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, lax
+from .. import batching, dtypes, lax
 from .. import numpy as jnp
-from ..batching import vmap
 from ..core import Primitive, ShapedArray, get_aval, to_concrete_value
 from ..numpy.util import promote_dtypes_inexact
 from .prng import UINT_DTYPES, as_shape, check_key, random_bits, random_split_p, split
@@ -502,7 +501,7 @@ def _gamma_impl(keys: Any, a: Any, *, log_space: bool) -> Any:
         return jnp.zeros(a_shape, get_aval(a).dtype)
     split_count = math.prod(a_shape[get_aval(keys).ndim :])
     keys = lax.reshape(random_split_p.bind(keys, shape=(split_count,)), (size,))
-    samples = vmap(functools.partial(_gamma_one, log_space=log_space))(keys, lax.reshape(a, (size,)))
+    samples = batching.vmap(functools.partial(_gamma_one, log_space=log_space))(keys, lax.reshape(a, (size,)))
     return lax.reshape(samples, a_shape)
 
 
@@ -520,6 +519,18 @@ def _random_gamma_abstract_eval(keys: ShapedArray, a: ShapedArray, *, log_space:
 random_gamma_p = Primitive("random_gamma")
 random_gamma_p.def_impl(_gamma_impl)
 random_gamma_p.def_abstract_eval(_random_gamma_abstract_eval)
+
+
+def _gamma_batching_rule(vals: list[Any], dims: list[int | None], *, log_space: bool) -> tuple[Any, int]:
+    """JAX's: the batch axis of the keys and of a goes to the front (an unbatched one is broadcast),
+    so random_gamma gets one key per example, each split over its example's elements."""
+    size = batching.batch_size(vals, dims)
+    keys, a = (batching.bdim_to(x, d, 0, size) for x, d in zip(vals, dims))
+    return random_gamma_p.bind(keys, a, log_space=log_space), 0
+
+
+# Registered here, beside the primitive, as JAX does (batching.py comes before didax.random).
+batching.batching_rules[random_gamma_p] = _gamma_batching_rule
 
 
 def _gamma(key: Any, a: Any, shape: Any, dtype: Any, log_space: bool, name: str) -> Any:
