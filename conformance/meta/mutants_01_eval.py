@@ -1406,4 +1406,11 @@ MUTANTS: list[Mutant] = [
         "bernoulli ignores mode='high' and draws one uniform per value",
         keyword="bernoulli",
     ),
+    Mutant(
+        "random.random_gamma.log_space_ignored", DISTRIBUTIONS,
+        "lax.reshape(lax.slice(flat, (i,), (i + 1,)), ()), log_space)",
+        "lax.reshape(lax.slice(flat, (i,), (i + 1,)), ()), False)", RANDOM,
+        "random_gamma's evaluation ignores its log_space parameter: loggamma gives gamma's samples, not their logs",
+        keyword="gamma",
+    ),
 ]
