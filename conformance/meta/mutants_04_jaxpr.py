@@ -376,6 +376,13 @@ JAXPR_MUTANTS: list[Mutant] = [
         keyword=GAMMA,
     ),
     Mutant(
+        "gamma.sampler_inlined_not_bound", RANDOM,
+        "    return random_gamma_p.bind(key, a, log_space=log_space)\n",
+        "    return _gamma_impl(key, a, log_space=log_space)\n",
+        AREA, "gamma calls the sampler directly instead of binding random_gamma: its jaxpr shows the loops, "
+        "not the one random_gamma equation JAX's shows", keyword="random_gamma_equation",
+    ),
+    Mutant(
         "gamma.one_key_for_every_element", RANDOM,
         "    keys = lax.reshape(random_split_p.bind(keys, shape=(split_count,)), (size,))\n",
         "    keys = lax.broadcast_in_dim(lax.reshape(keys, (-1,))[0], (size,), ())\n",
