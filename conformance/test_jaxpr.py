@@ -583,7 +583,7 @@ def test_make_jaxpr_inside_vmap_closing_over_a_batched_value(impl: Impl) -> None
     assert_values(s.jax.vmap(h)(xs), 2 * np.sin(xs), F32)
 
 
-# --- what needs staged control flow: gamma's rejection loops, x.at[].apply ---------------------------------
+# --- gamma's rejection sampler (the primitive random_gamma) and x.at[].apply ------------------------------
 
 KEY = np.array([0, 1701], np.uint32)  # random.PRNGKey(1701)
 # (id, f of a key and a shape parameter, the parameter)
@@ -598,11 +598,44 @@ SAMPLERS = [
 @pytest.mark.parametrize("source, a", [c[1:] for c in SAMPLERS], ids=[c[0] for c in SAMPLERS])
 def test_rejection_samplers_round_trip_through_their_jaxpr(impl: Impl, source: str, a: np.ndarray) -> None:
     """Gamma sampling loops until a candidate is accepted, a number of times the key decides: staged,
-    the loop is in the jaxpr, which draws the key's samples from the key as an input."""
+    the sampler is a random_gamma equation (below), and the jaxpr draws the key's samples from the
+    key as an input."""
     s = staging(impl)
     f = _compile(s, source)
     check_round_trip(s, f, (KEY, a), source=source, values={"key": KEY, "a": a})
 
+
+def _equations(jaxpr: Any) -> list[Any]:
+    """A jaxpr's equations and those of the jaxprs in their parameters (JAX stages random.gamma
+    inside a `jit` equation, didax at the top), depth first."""
+    eqns = []
+    for eqn in jaxpr.eqns:
+        eqns.append(eqn)
+        for param in eqn.params.values():
+            for sub in param if isinstance(param, (tuple, list)) else (param,):
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    eqns.extend(_equations(inner))
+    return eqns
+
+
+@pytest.mark.parametrize("name, log_space", [("gamma", False), ("loggamma", True)])
+def test_gamma_stages_as_one_random_gamma_equation(impl: Impl, name: str, log_space: bool) -> None:
+    """JAX binds gamma's sampler as the primitive random_gamma[log_space] on the key and a (broadcast
+    to the shape): one equation, whose evaluation runs the rejection loops, not the loops."""
+    s = staging(impl)
+    source = f"f = lambda key, a: jax.random.{name}(key, a, (3,))"
+    f = _compile(s, source)
+    show_call(f"{source}\njax.make_jaxpr(f)(key, a)", key=KEY, a=np.float32(0.7))
+    closed = s.jax.make_jaxpr(f)(KEY, np.float32(0.7))
+    eqns = _equations(closed.jaxpr)
+    found = [e for e in eqns if e.primitive.name == "random_gamma"]
+    assert len(found) == 1, [e.primitive.name for e in eqns]
+    assert dict(found[0].params) == {"log_space": log_space}
+    (keys, a) = found[0].invars
+    assert str(keys.aval.dtype) == "key<fry>" and tuple(keys.aval.shape) == ()
+    assert tuple(a.aval.shape) == (3,) and np.dtype(a.aval.dtype) == F32
+    assert "while" not in [e.primitive.name for e in eqns]
 
 def apply_each(x: np.ndarray, idx: list[int], fn: Callable[[Any], Any], mode: str | None) -> np.ndarray:
     """The oracle of x.at[idx].apply(fn, mode=mode): fn at each index in turn, so an index given

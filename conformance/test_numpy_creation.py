@@ -290,6 +290,39 @@ def test_geomspace(impl: Impl, flags, data: st.DataObject) -> None:
                 lambda want, dt: power_atol(want, dt, np.log(10), 2.0))  # fmt: skip
 
 
+# The integer dtypes of linspace & co.: JAX computes the range in the dtype's inexact type (float32
+# here) and casts it, linspace rounding toward -inf first (floor), logspace and geomspace toward 0
+# (convert_element_type truncates). So a value a float32 ulp below an integer gives the integer
+# below it (10 ** 1.5051 = 31.999998: 31), and an implementation must cast its own float range.
+ROUNDING = {"linspace": np.floor, "logspace": np.trunc, "geomspace": np.trunc}
+
+
+@pytest.mark.parametrize("name", list(ROUNDING))
+@given(data=st.data())
+def test_an_integer_dtype_casts_the_float_range(impl: Impl, name: str, data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from([np.dtype("int32"), np.dtype("int16"), np.dtype("uint8")]), label="dtype")
+    num, endpoint = data.draw(st.integers(0, 9), label="num"), data.draw(st.booleans(), label="endpoint")
+    options: dict[str, Any] = {}
+    if name == "linspace":
+        low = 0.0 if dtype.kind == "u" else -100.0
+        start, stop = (data.draw(st.floats(low, 100.0), label=n) for n in ("start", "stop"))
+    elif name == "logspace":
+        start, stop = (data.draw(st.floats(0.0, 2.0), label=n) for n in ("start", "stop"))
+        options["base"] = data.draw(st.sampled_from([10.0, 2.0, float(np.e)]), label="base")
+    else:
+        sign = 1.0 if dtype.kind == "u" else data.draw(st.sampled_from([1.0, -1.0]), label="sign")
+        start, stop = (sign * data.draw(st.floats(1.0, 100.0), label=n) for n in ("start", "stop"))
+    fn = getattr(impl.numpy, name)
+    show_call(f"jnp.{name}(start, stop, num, endpoint=endpoint, dtype=dtype, **options)",
+              start=start, stop=stop, num=num, endpoint=endpoint, dtype=dtype, options=options)  # fmt: skip
+    got = fn(start, stop, num, endpoint=endpoint, dtype=dtype, **options)
+    assert_dtype(got, dtype, weak=False)
+    floats = np.asarray(fn(start, stop, num, endpoint=endpoint, dtype=np.float32, **options))
+    assert_values(got, ROUNDING[name](floats).astype(dtype), dtype)
+    # and the float range is NumPy's to an ulp or so: the integers are within 1 of NumPy's, cast alike
+    exact = ROUNDING[name](getattr(np, name)(start, stop, num, endpoint=endpoint, **options))
+    assert np.all(np.abs(np.asarray(got, np.float64) - exact) <= 1), (np.asarray(got), exact)
+
 @pytest.mark.parametrize(
     ("args", "want"),
     [

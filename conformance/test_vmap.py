@@ -378,34 +378,57 @@ def test_random_under_vmap_gives_the_loops_bits(
     check_vmap(impl, source, values, in_axes, out_axes, exact=True)
 
 
-# --- what needs staged control flow: gamma's rejection loops, x.at[].apply -------------------------------
-# In didax these work under vmap from stage 04 on (while_loop; scatter's update_jaxpr): requires jaxpr.
+# --- gamma's rejection sampler: random_gamma's batching rule -----------------------------------------
+# random_gamma is a primitive (as in JAX): its batching rule moves the keys' and a's batch axes to the
+# front (broadcasting an unmapped one) and binds it again; its evaluation runs the loops per element.
 
 # (id, f, its arguments but the keys): keys made by random.split(random.PRNGKey(42), 5)
 GAMMA_FAMILY = [
     ("gamma", "f = lambda k: random.gamma(k, np.array([0.3, 1.0, 2.5, 9.0], np.float32))"),
     ("gamma_of_a_mapped_shape", "f = lambda k, a: random.gamma(k, a, (2,))"),
+    ("gamma_of_a_mapped_key_fixed", "f = lambda k, a: random.gamma(k, a, (2,))"),
+    ("loggamma_of_a_mapped_on_axis_1", "f = lambda k, a: random.loggamma(k, a, (2,))"),
     ("loggamma", "f = lambda k: random.loggamma(k, 0.05, (3,))"),
     ("beta", "f = lambda k: random.beta(k, 2.0, 0.5, (3,))"),
     # JAX compiles the batched normalization (exp, sum, divide) differently: an ulp apart from the loop.
     ("dirichlet", "f = lambda k: random.dirichlet(k, np.array([0.5, 1.0, 3.0], np.float32))"),
 ]
-EXACT_BITS = {"gamma", "gamma_of_a_mapped_shape", "loggamma", "beta"}
+EXACT_BITS = {"gamma", "gamma_of_a_mapped_shape", "gamma_of_a_mapped_key_fixed", "loggamma_of_a_mapped_on_axis_1",
+              "loggamma", "beta"}  # fmt: skip
 
 
-@pytest.mark.requires("jaxpr")
 @pytest.mark.parametrize("name, source", GAMMA_FAMILY, ids=[g[0] for g in GAMMA_FAMILY])
 def test_gamma_family_under_vmap_gives_the_loops_bits(impl: Impl, name: str, source: str) -> None:
-    """Marsaglia and Tsang's rejection sampler is a while loop whose condition differs key by key:
-    batched, it runs until every key has accepted, and each key's sample is the one it gives alone."""
+    """Marsaglia and Tsang's rejection sampler loops until a candidate is accepted, a number of times
+    each key decides: batched, each key's sample is the one it gives alone (over the keys, over a
+    with one key, over both, with a batched on another axis)."""
     _look_up(impl, source)
     random = _namespace(impl)["random"]
-    values: dict[str, Any] = {"keys": np.asarray(random.split(random.PRNGKey(42), 5))}
+    keys = np.asarray(random.split(random.PRNGKey(42), 5))
+    alphas = np.array([0.2, 0.7, 1.0, 3.0, 12.0], np.float32)
+    values: dict[str, Any] = {"keys": keys}
     in_axes: tuple = (0,)
-    if "k, a" in source:
-        values["a"], in_axes = np.array([0.2, 0.7, 1.0, 3.0, 12.0], np.float32), (0, 0)
+    if name == "gamma_of_a_mapped_key_fixed":
+        values, in_axes = {"key": keys[0], "a": alphas}, (None, 0)
+    elif name == "loggamma_of_a_mapped_on_axis_1":
+        values["a"], in_axes = np.stack([alphas, alphas[::-1] + 0.5]), (0, 1)
+    elif "k, a" in source:
+        values["a"], in_axes = alphas, (0, 0)
     check_vmap(impl, source, values, in_axes, exact=name in EXACT_BITS)
 
+
+@pytest.mark.requires("jvp")
+def test_jvp_of_gamma_in_a_under_vmap_gives_the_loops_tangents(impl: Impl) -> None:
+    """random_gamma's JVP rule under vmap: its tangent, random_gamma_grad of the batched samples."""
+    source = "f = lambda k, a: jax.jvp(lambda b: random.gamma(k, b, (2,)), (a,), (np.float32(1.0),))"
+    _look_up(impl, source)
+    random = _namespace(impl)["random"]
+    values = {"keys": np.asarray(random.split(random.PRNGKey(3), 4)), "a": np.array([0.4, 1.0, 2.5, 8.0], np.float32)}
+    check_vmap(impl, source, values, (0, 0))
+
+
+# --- what needs staged control flow: x.at[].apply -------------------------------------------------------
+# In didax this works under vmap from stage 04 on (scatter's update_jaxpr): requires jaxpr.
 
 # (id, f, in_axes): repeated indices, so that f is applied more than once
 AT_APPLY = [

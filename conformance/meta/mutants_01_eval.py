@@ -622,6 +622,20 @@ MUTANTS: list[Mutant] = [
         keyword="arange",
     ),
     Mutant(
+        "numpy.linspace_integers_truncated", CREATION,
+        "        out = floor_toward_minus_inf(out)\n", "        pass\n",
+        NUMPY, "linspace with an integer dtype truncates toward 0 instead of rounding toward -inf (floor)",
+        keyword="integer_dtype_casts",
+    ),
+    Mutant(
+        "numpy.logspace_integers_rounded", STRUCTURE,
+        "    return convert(ufuncs.power(base, exponents), out_dtype)",
+        "    powers = ufuncs.power(base, exponents)\n"
+        "    return convert(lax.round(powers) if out_dtype.kind in 'iu' else powers, out_dtype)",
+        NUMPY, "logspace with an integer dtype rounds to the nearest integer where JAX's cast truncates toward 0",
+        keyword="integer_dtype_casts",
+    ),
+    Mutant(
         "numpy.linspace_endpoint_ignored", CREATION,
         "divisions = num - 1 if endpoint else num", "divisions = num - 1", NUMPY,
         "linspace(endpoint=False) spaces the values as if the endpoint were included",
@@ -1417,5 +1431,12 @@ MUTANTS: list[Mutant] = [
         'if mode == "low":\n        return jnp.less(', 'if True:\n        return jnp.less(', RANDOM,
         "bernoulli ignores mode='high' and draws one uniform per value",
         keyword="bernoulli",
+    ),
+    Mutant(
+        "random.random_gamma.log_space_ignored", DISTRIBUTIONS,
+        "lax.reshape(lax.slice(flat, (i,), (i + 1,)), ()), log_space)",
+        "lax.reshape(lax.slice(flat, (i,), (i + 1,)), ()), False)", RANDOM,
+        "random_gamma's evaluation ignores its log_space parameter: loggamma gives gamma's samples, not their logs",
+        keyword="gamma",
     ),
 ]

@@ -401,6 +401,32 @@ JVP_MUTANTS: list[Mutant] = [
         "whose tangent is always a symbolic zero, so JVPTrace runs the primitive on its primals alone (as JAX "
         "does with its defjvp_zero rules); the stage's own test of missing_rules() notices the gap",
     ),
+    # --- random_gamma: implicit reparameterization (the inverse CDF's derivative) ----------------------------
+    Mutant(
+        "jvp.random_gamma.sign", AD,
+        "lambda t, ans, keys, a, *, log_space: lax.mul(t, _gamma_grad(ans, a, log_space=log_space)),",
+        "lambda t, ans, keys, a, *, log_space: lax.neg(lax.mul(t, _gamma_grad(ans, a, log_space=log_space))),",
+        JVP, "a gamma sample's derivative in a has the wrong sign", keyword="gamma_derivative",
+    ),
+    Mutant(
+        "jvp.random_gamma.grad_arguments_swapped", AD,
+        "        return lax.random_gamma_grad(a, sample)\n", "        return lax.random_gamma_grad(sample, a)\n",
+        JVP, "gamma's JVP calls random_gamma_grad(sample, a) instead of random_gamma_grad(a, sample)",
+        keyword="gamma_derivative",
+    ),
+    Mutant(
+        "jvp.random_gamma.log_space_not_divided_by_the_sample", AD,
+        "return lax.div(lax.random_gamma_grad(a, x), x)", "return lax.random_gamma_grad(a, x)",
+        JVP, "loggamma's derivative in a is dx/da, missing the factor 1/x of d(log x) = dx / x",
+        keyword="gamma_derivative",
+    ),
+    Mutant(
+        "jvp.random_gamma.log_space_ignored", AD,
+        "    if not log_space:\n        return lax.random_gamma_grad(a, sample)",
+        "    if True:\n        return lax.random_gamma_grad(a, sample)",
+        JVP, "random_gamma's JVP ignores log_space: loggamma's tangent is gamma's formula at the log sample",
+        keyword="gamma_derivative",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*EVAL_MUTANTS, *JVP_MUTANTS]

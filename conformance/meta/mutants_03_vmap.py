@@ -407,6 +407,30 @@ VMAP_MUTANTS: list[Mutant] = [
         VMAP, "jacfwd with an int argnums nests each output's Jacobian in a 1-tuple",
         keyword="jacfwd",
     ),
+    # --- random_gamma's batching rule (beside the primitive, random/distributions.py) ----------------------
+    Mutant(
+        "vmap.random_gamma.unbatched_keys_not_broadcast", "didax/random/distributions.py",
+        "    keys, a = (batching.bdim_to(x, d, 0, size) for x, d in zip(vals, dims))\n",
+        "    keys, a = vals[0] if dims[0] is None else batching.moveaxis(vals[0], dims[0], 0), "
+        "batching.bdim_to(vals[1], dims[1], 0, size)\n",
+        VMAP, "with one key for the whole batch, random_gamma splits it over every element of the batch, "
+        "so example i is not the sample it gives alone", keyword="gamma",
+    ),
+    Mutant(
+        "vmap.random_gamma.a_batch_axis_left_in_place", "didax/random/distributions.py",
+        "    keys, a = (batching.bdim_to(x, d, 0, size) for x, d in zip(vals, dims))\n",
+        "    keys, a = batching.bdim_to(vals[0], dims[0], 0, size), "
+        "vals[1] if dims[1] is not None else batching.bdim_to(vals[1], dims[1], 0, size)\n",
+        VMAP, "random_gamma's batching rule moves the keys' batch axis to the front but leaves a's where it is",
+        keyword="gamma",
+    ),
+    Mutant(
+        "vmap.random_gamma.log_space_dropped", "didax/random/distributions.py",
+        "    return random_gamma_p.bind(keys, a, log_space=log_space), 0\n",
+        "    return random_gamma_p.bind(keys, a, log_space=False), 0\n",
+        VMAP, "random_gamma's batching rule binds it with log_space=False: batched loggamma gives gamma's samples",
+        keyword="gamma",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*JVP_STAGE_MUTANTS, *VMAP_MUTANTS]

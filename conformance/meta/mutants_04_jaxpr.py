@@ -449,9 +449,16 @@ JAXPR_MUTANTS: list[Mutant] = [
         keyword=GAMMA,
     ),
     Mutant(
+        "gamma.sampler_inlined_not_bound", RANDOM,
+        "    return random_gamma_p.bind(key, a, log_space=log_space)\n",
+        "    return _gamma_impl(key, a, log_space=log_space)\n",
+        AREA, "gamma calls the sampler directly instead of binding random_gamma: its jaxpr shows the loops, "
+        "not the one random_gamma equation JAX's shows", keyword="random_gamma_equation",
+    ),
+    Mutant(
         "gamma.one_key_for_every_element", RANDOM,
-        "    keys = split(key, size)  # one key per element, as JAX splits for random_gamma_p\n",
-        "    keys = lax.broadcast_in_dim(key, (size, 2), (1,))\n",
+        "    keys = lax.reshape(random_split_p.bind(keys, shape=(split_count,)), (size,))\n",
+        "    keys = lax.broadcast_in_dim(lax.reshape(keys, (-1,))[0], (size,), ())\n",
         GAMMA_AREAS, "every element of a gamma sample draws from the same key: equal parameters, equal samples",
         keyword=GAMMA,
     ),
@@ -493,6 +500,13 @@ JAXPR_MUTANTS: list[Mutant] = [
 # Stage 04 rewrote find_top_trace (the dynamic trace is where the search starts, is_alive inlined):
 # these inherited mutants are the same bugs, in its new words.
 STAGE_04_VERSIONS: dict[str, Mutant] = {m.id: m for m in [
+    Mutant(
+        "random.random_gamma.log_space_ignored", RANDOM,
+        "batching.vmap(functools.partial(_gamma_one, log_space=log_space))",
+        "batching.vmap(functools.partial(_gamma_one, log_space=False))", ("random",),
+        "random_gamma's evaluation ignores its log_space parameter: loggamma gives gamma's samples, not their logs",
+        keyword="gamma",
+    ),
     Mutant(
         "jvp.nesting.lowest_level_wins", CORE,
         "if main.level >= level:", "if main.level <= level or top is trace_state.dynamic_trace:",

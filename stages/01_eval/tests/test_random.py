@@ -50,3 +50,24 @@ def test_bernoulli_mode_high_draws_p_as_often_as_it_says_and_checks_its_mode() -
         random.bernoulli(random.PRNGKey(0), 0.5, mode="highest")
     with pytest.raises(ValueError, match="valid mode for gumbel"):
         random.gumbel(random.PRNGKey(0), mode="medium")
+
+
+def test_random_gamma_splits_each_key_over_the_elements_it_covers():
+    # JAX's random_gamma on keys of shape K and a of shape (*K, *S) splits each key into prod(S)
+    # keys: the sample under key i is gamma(keys[i], a[i]) (oracle: the loop over keys).
+    from didax.random.distributions import random_gamma_p
+
+    keys = random.split(random.key(7), 2)
+    a = np.array([[0.5, 2.0, 3.0], [1.0, 0.25, 8.0]], np.float32)
+    batched = np.asarray(random_gamma_p.bind(keys, Array(a), log_space=False))
+    looped = np.stack([np.asarray(random.gamma(keys[i], a[i])) for i in range(2)])
+    np.testing.assert_array_equal(batched, looped)
+    logs = np.asarray(random_gamma_p.bind(keys, Array(a), log_space=True))
+    np.testing.assert_array_equal(logs, np.stack([np.asarray(random.loggamma(keys[i], a[i])) for i in range(2)]))
+
+
+def test_random_gamma_refuses_keys_that_a_does_not_start_with():
+    from didax.random.distributions import random_gamma_p
+
+    with pytest.raises(TypeError, match="must start with"):
+        random_gamma_p.abstract_eval(random.split(random.key(0), 2).aval, Array(np.ones(3, np.float32)).aval, log_space=False)

@@ -50,3 +50,85 @@ def test_bernoulli_mode_high_draws_p_as_often_as_it_says_and_checks_its_mode() -
         random.bernoulli(random.PRNGKey(0), 0.5, mode="highest")
     with pytest.raises(ValueError, match="valid mode for gumbel"):
         random.gumbel(random.PRNGKey(0), mode="medium")
+
+
+def test_random_gamma_splits_each_key_over_the_elements_it_covers():
+    # JAX's random_gamma on keys of shape K and a of shape (*K, *S) splits each key into prod(S)
+    # keys: the sample under key i is gamma(keys[i], a[i]) (oracle: the loop over keys).
+    from didax.random.distributions import random_gamma_p
+
+    keys = random.split(random.key(7), 2)
+    a = np.array([[0.5, 2.0, 3.0], [1.0, 0.25, 8.0]], np.float32)
+    batched = np.asarray(random_gamma_p.bind(keys, Array(a), log_space=False))
+    looped = np.stack([np.asarray(random.gamma(keys[i], a[i])) for i in range(2)])
+    np.testing.assert_array_equal(batched, looped)
+    logs = np.asarray(random_gamma_p.bind(keys, Array(a), log_space=True))
+    np.testing.assert_array_equal(logs, np.stack([np.asarray(random.loggamma(keys[i], a[i])) for i in range(2)]))
+
+
+def test_random_gamma_refuses_keys_that_a_does_not_start_with():
+    from didax.random.distributions import random_gamma_p
+
+    with pytest.raises(TypeError, match="must start with"):
+        random_gamma_p.abstract_eval(random.split(random.key(0), 2).aval, Array(np.ones(3, np.float32)).aval, log_space=False)
+
+
+# The derivative of a Gamma(a) sample in a is random_gamma_grad's (implicit reparameterization), as
+# JAX's: the sample x moves with a so that its quantile P(a, x) stays fixed. Real JAX 0.10.2's
+# figures for key PRNGKey(1) and a = ALPHAS, computed once; the oracle below checks them too.
+ALPHAS = np.array([0.05, 0.7, 2.5, 9.0], np.float32)
+JAX_GAMMA_TANGENTS = np.array([1.4281301e-13, 1.3046650, 1.4005425, 1.0573064], np.float32)
+JAX_LOGGAMMA_TANGENTS = np.array([7.1297693e02, 1.7032871, 3.1758955e-01, 1.0900850e-01], np.float32)
+JAX_BETA_TANGENTS = np.array([2.5016205e-05, 2.1180432e-01, 1.5773624e-02, 3.3238370e-02], np.float32)
+JAX_DIRICHLET_TANGENTS = np.array([0.020760607, 0.04153537, -0.062295962], np.float32)
+
+
+def _inverse_cdf_derivative(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """dx/da at fixed quantile q = P(a, x), by central differences of scipy's inverse CDF in float64."""
+    special = pytest.importorskip("scipy.special")
+    a, x = a.astype(np.float64), x.astype(np.float64)
+    q, h = special.gammainc(a, x), 1e-6 * a
+    return (special.gammaincinv(a + h, q) - special.gammaincinv(a - h, q)) / (2 * h)
+
+
+def test_jvp_of_gamma_in_a_is_the_implicit_reparameterization_derivative():
+    from didax import jvp
+
+    key = random.PRNGKey(1)
+    x, dx = jvp(lambda a: random.gamma(key, a), (ALPHAS,), (np.ones(4, np.float32),))
+    x, dx = np.asarray(x), np.asarray(dx)
+    np.testing.assert_allclose(dx, JAX_GAMMA_TANGENTS, rtol=2e-6)
+    # float32 rounding of random_gamma_grad (computed in float64) is ~1e-7; the differences' error
+    # is ~h^2 ~ 1e-12 of it: 1e-5 leaves room, and a wrong factor is off by far more.
+    np.testing.assert_allclose(dx, _inverse_cdf_derivative(ALPHAS, x), rtol=1e-5)
+
+
+def test_jvp_of_loggamma_in_a_divides_by_the_sample():
+    from didax import jvp
+
+    key = random.PRNGKey(1)
+    logx, dlogx = jvp(lambda a: random.loggamma(key, a), (ALPHAS,), (np.ones(4, np.float32),))
+    logx, dlogx = np.asarray(logx), np.asarray(dlogx)
+    np.testing.assert_allclose(dlogx, JAX_LOGGAMMA_TANGENTS, rtol=2e-6)
+    x = np.exp(logx.astype(np.float64))  # 7.4e-16 at a = 0.05: beyond float32's gamma, not loggamma's
+    np.testing.assert_allclose(dlogx, _inverse_cdf_derivative(ALPHAS, x) / x, rtol=1e-5)
+
+
+def test_jvp_of_beta_and_dirichlet_follow_from_gamma():
+    from didax import jvp
+
+    key = random.PRNGKey(1)
+    _, db = jvp(lambda a: random.beta(key, a, 1.5), (ALPHAS,), (np.ones(4, np.float32),))
+    np.testing.assert_allclose(np.asarray(db), JAX_BETA_TANGENTS, rtol=5e-6)
+    _, dd = jvp(lambda a: random.dirichlet(key, a), (ALPHAS[1:],), (np.ones(3, np.float32),))
+    np.testing.assert_allclose(np.asarray(dd), JAX_DIRICHLET_TANGENTS, rtol=5e-6, atol=1e-7)
+
+
+def test_random_gamma_keys_get_no_tangent():
+    from didax import jvp
+
+    def f(a):
+        return random.gamma(random.PRNGKey(1), a)
+
+    _, dx = jvp(f, (np.float32(2.0),), (np.float32(0.0),))
+    assert float(dx) == 0.0

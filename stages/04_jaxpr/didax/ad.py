@@ -48,7 +48,7 @@ from .lax.loops import (
     with_unused_inputs,
 )
 from .lax.slicing import GatherDimensionNumbers, GatherScatterMode
-from .random import prng
+from .random import distributions, prng
 from .staging import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 
@@ -922,6 +922,28 @@ for _prim in (
     defzero(_prim)
 
 
+# --- random_gamma: a sample's derivative in a, by implicit reparameterization, as JAX's ----------
+# A sample x of Gamma(a) moves with a so that its quantile P(a, x) stays fixed: dx/da is
+# random_gamma_grad(a, x), not the derivative of the rejection loops that drew it. The keys get none.
+
+
+def _gamma_grad(sample: Any, a: Any, *, log_space: bool) -> Any:
+    """d(sample)/da. A log-space sample is log x, whose derivative is (dx/da) / x; exp of a very
+    negative log sample rounds to 0, which JAX replaces by the smallest normal number."""
+    if not log_space:
+        return lax.random_gamma_grad(a, sample)
+    x = lax.exp(sample)
+    x = _where(lax.eq(x, _const(x, 0)), _const(x, np.finfo(get_aval(x).dtype).tiny), x)
+    return lax.div(lax.random_gamma_grad(a, x), x)
+
+
+defjvp(
+    distributions.random_gamma_p,
+    None,
+    lambda t, ans, keys, a, *, log_space: lax.mul(t, _gamma_grad(ans, a, log_space=log_space)),
+)
+
+
 # --- control flow: cond and switch (stage 04) --------------------------------------------------
 # Each branch is differentiated as a jaxpr, and the cond runs the chosen branch's JVP. All
 # branches must give the same outputs, so an output's tangent is a symbolic zero only where it is
@@ -1016,5 +1038,5 @@ jvp_rules[lax.scan_p] = _scan_jvp
 
 def missing_rules() -> list[str]:
     """The primitives of didax.lax and didax.random without a JVP rule (the chapter lists them)."""
-    prims = {p for module in (lax, prng) for p in vars(module).values() if isinstance(p, Primitive)}
+    prims = {p for module in (lax, prng, distributions) for p in vars(module).values() if isinstance(p, Primitive)}
     return sorted(p.name for p in prims if p not in jvp_rules)

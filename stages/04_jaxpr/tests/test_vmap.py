@@ -302,8 +302,8 @@ GAMMA_FAMILY = {
 
 @pytest.mark.parametrize("name", list(GAMMA_FAMILY))
 def test_gamma_family_over_a_batch_of_keys_gives_the_loops_bits(name):
-    """gamma's rejection loops are while loops from stage 04 on (stage 03 raised here): under vmap
-    they run until every example has accepted, and each example's sample is its own, bit for bit."""
+    """random_gamma's batching rule hands it one key per example: each example's sample is its
+    own, bit for bit (the loops run on known values, inside the primitive's evaluation)."""
     keys = random.split(random.PRNGKey(0), 5)
     f = GAMMA_FAMILY[name]
     got = np.asarray(didax.vmap(f)(keys))
@@ -316,6 +316,22 @@ def test_gamma_over_a_batch_of_shapes_gives_the_loops_bits():
     got = np.asarray(didax.vmap(lambda a: random.gamma(key, a, (2,)))(alphas))
     want = loop(lambda a: random.gamma(key, a, (2,)), [alphas], (0,), size=4)
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_gamma_over_keys_and_a_batched_along_other_axes_gives_the_loops_bits():
+    keys = random.split(random.PRNGKey(2), 3)
+    alphas = np.array([[0.4, 1.5, 3.0], [6.0, 0.8, 2.2]], np.float32)  # the batch along axis 1
+    f = lambda k, a: random.loggamma(k, a, (2, 2))
+    got = np.asarray(didax.vmap(f, (0, 1))(keys, alphas))
+    want = loop(f, [np.asarray(keys), alphas], (0, 1), size=3)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_vmap_of_jvp_of_gamma_in_a_gives_the_loops_tangents():
+    key, alphas = random.PRNGKey(3), np.array([0.3, 2.0, 9.0], np.float32)
+    f = lambda a: didax.jvp(lambda a: random.gamma(key, a, (2,)), (a,), (np.float32(1),))[1]
+    got = np.asarray(didax.vmap(f)(alphas))
+    np.testing.assert_array_equal(got.view(np.uint32), loop(f, [alphas], (0,), size=3).view(np.uint32))
 
 
 def _words(x) -> np.ndarray:

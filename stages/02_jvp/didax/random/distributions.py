@@ -17,9 +17,9 @@ import numpy as np
 
 from .. import dtypes, lax
 from .. import numpy as jnp
-from ..core import get_aval, to_concrete_value
+from ..core import Primitive, ShapedArray, get_aval, to_concrete_value
 from ..numpy.util import promote_dtypes_inexact
-from .prng import UINT_DTYPES, as_shape, check_key, random_bits, split
+from .prng import UINT_DTYPES, as_shape, check_key, random_bits, random_split_p, split
 
 # ----------------------------------------------------------------------------------------------
 # Helpers.
@@ -481,6 +481,39 @@ def _rejected(X: Any, V: Any, U: Any, d: Any, dtype: np.dtype) -> bool:
     return bool(lax.bitwise_and(squeeze, exact))
 
 
+def _gamma_impl(keys: Any, a: Any, *, log_space: bool) -> Any:
+    """random_gamma's evaluation, as JAX's: each key is split into one key per element of a that
+    it covers (a's shape past the keys' own), and each element is sampled with its key."""
+    a_shape = get_aval(a).shape
+    size = math.prod(a_shape)
+    if size == 0:
+        return jnp.zeros(a_shape, get_aval(a).dtype)
+    split_count = math.prod(a_shape[get_aval(keys).ndim :])
+    keys = lax.reshape(random_split_p.bind(keys, shape=(split_count,)), (size,))
+    flat = lax.reshape(a, (size,))
+    samples = [
+        _gamma_one(lax.index_in_dim(keys, i, keepdims=False), lax.reshape(lax.slice(flat, (i,), (i + 1,)), ()), log_space)
+        for i in range(size)
+    ]  # fmt: skip
+    return lax.reshape(lax.concatenate([lax.reshape(s, (1,)) for s in samples], 0), a_shape)
+
+
+def _random_gamma_abstract_eval(keys: ShapedArray, a: ShapedArray, *, log_space: bool) -> ShapedArray:
+    if not dtypes.issubdtype(keys.dtype, dtypes.prng_key):
+        raise TypeError(f"random_gamma takes a key array operand, got dtype={keys.dtype}.")
+    if a.shape[: keys.ndim] != keys.shape:
+        raise TypeError(f"random_gamma: a's shape {a.shape} must start with the keys' shape {keys.shape}.")
+    return a
+
+
+# A primitive, as in JAX: a transformation sees one operation on (keys, a), with rules of its own (stage
+# 02 differentiates the sample by random_gamma_grad, not through the rejection loops), where it would
+# otherwise see the sampler's loops.
+random_gamma_p = Primitive("random_gamma")
+random_gamma_p.def_impl(_gamma_impl)
+random_gamma_p.def_abstract_eval(_random_gamma_abstract_eval)
+
+
 def _gamma(key: Any, a: Any, shape: Any, dtype: Any, log_space: bool, name: str) -> Any:
     key = check_key(name, key)
     dtype = float_dtype(name, dtype)
@@ -489,14 +522,10 @@ def _gamma(key: Any, a: Any, shape: Any, dtype: Any, log_space: bool, name: str)
     else:
         shape = as_shape(name, shape)
         check_shape(name, shape, np.shape(a))
-    a = jnp.broadcast_to(lax.convert_element_type(a, dtype), shape)
-    size = math.prod(shape)
-    if size == 0:
-        return jnp.zeros(shape, dtype)
-    flat = lax.reshape(a, (size,))
-    keys = first_keys(key, size)  # one key per element, as JAX splits for random_gamma_p
-    samples = [_gamma_one(k, lax.reshape(lax.slice(flat, (i,), (i + 1,)), ()), log_space) for i, k in enumerate(keys)]
-    return lax.reshape(lax.concatenate([lax.reshape(s, (1,)) for s in samples], 0), shape)
+    a = lax.convert_element_type(a, dtype)
+    if np.shape(a) != shape:
+        a = jnp.broadcast_to(a, shape)
+    return random_gamma_p.bind(key, a, log_space=log_space)
 
 
 def gamma(key: Any, a: Any, shape: Any = None, dtype: Any = None) -> Any:

@@ -16,12 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, lax
+from .. import batching, dtypes, lax
 from .. import numpy as jnp
-from ..batching import vmap
-from ..core import get_aval, to_concrete_value
+from ..core import Primitive, ShapedArray, get_aval, to_concrete_value
 from ..numpy.util import promote_dtypes_inexact
-from .prng import UINT_DTYPES, as_shape, check_key, random_bits, split
+from .prng import UINT_DTYPES, as_shape, check_key, random_bits, random_split_p, split
 
 # ----------------------------------------------------------------------------------------------
 # Helpers.
@@ -438,9 +437,9 @@ def _gamma_one(key: Any, alpha: Any, log_space: bool) -> Any:
 
     As in JAX, the two rejection loops are lax.while_loop and the choices select_n (from stage
     04 on; stage 01 ran Python loops on known values), so the sampler stages into a jaxpr and
-    vmap batches it: each loop then runs until every example has accepted. JAX binds it as a
-    ``random_gamma`` primitive, whose JVP rule in alpha uses ``random_gamma_grad``; didax has
-    neither, and jvp differentiates through the loops, the accepted candidate held fixed.
+    vmap batches it: each loop then runs until every example has accepted. It is the evaluation
+    of the ``random_gamma`` primitive (``_gamma_impl``), so a jaxpr of ``gamma`` shows that one
+    equation, not the loops, and jvp uses its rule (``random_gamma_grad``), not the loops.
     """
     dtype = get_aval(alpha).dtype
     zero, one = const(0, dtype), const(1, dtype)
@@ -493,6 +492,47 @@ def _rejected(X: Any, V: Any, U: Any, d: Any, dtype: np.dtype) -> Any:
     return lax.bitwise_and(squeeze, exact)
 
 
+def _gamma_impl(keys: Any, a: Any, *, log_space: bool) -> Any:
+    """random_gamma's evaluation, as JAX's: each key is split into one key per element of a that
+    it covers (a's shape past the keys' own), and each element is sampled with its key."""
+    a_shape = get_aval(a).shape
+    size = math.prod(a_shape)
+    if size == 0:
+        return jnp.zeros(a_shape, get_aval(a).dtype)
+    split_count = math.prod(a_shape[get_aval(keys).ndim :])
+    keys = lax.reshape(random_split_p.bind(keys, shape=(split_count,)), (size,))
+    samples = batching.vmap(functools.partial(_gamma_one, log_space=log_space))(keys, lax.reshape(a, (size,)))
+    return lax.reshape(samples, a_shape)
+
+
+def _random_gamma_abstract_eval(keys: ShapedArray, a: ShapedArray, *, log_space: bool) -> ShapedArray:
+    if not dtypes.issubdtype(keys.dtype, dtypes.prng_key):
+        raise TypeError(f"random_gamma takes a key array operand, got dtype={keys.dtype}.")
+    if a.shape[: keys.ndim] != keys.shape:
+        raise TypeError(f"random_gamma: a's shape {a.shape} must start with the keys' shape {keys.shape}.")
+    return a
+
+
+# A primitive, as in JAX: a transformation sees one operation on (keys, a), with rules of its own (stage
+# 02 differentiates the sample by random_gamma_grad, not through the rejection loops), where it would
+# otherwise see the sampler's loops.
+random_gamma_p = Primitive("random_gamma")
+random_gamma_p.def_impl(_gamma_impl)
+random_gamma_p.def_abstract_eval(_random_gamma_abstract_eval)
+
+
+def _gamma_batching_rule(vals: list[Any], dims: list[int | None], *, log_space: bool) -> tuple[Any, int]:
+    """JAX's: the batch axis of the keys and of a goes to the front (an unbatched one is broadcast),
+    so random_gamma gets one key per example, each split over its example's elements."""
+    size = batching.batch_size(vals, dims)
+    keys, a = (batching.bdim_to(x, d, 0, size) for x, d in zip(vals, dims))
+    return random_gamma_p.bind(keys, a, log_space=log_space), 0
+
+
+# Registered here, beside the primitive, as JAX does (batching.py comes before didax.random).
+batching.batching_rules[random_gamma_p] = _gamma_batching_rule
+
+
 def _gamma(key: Any, a: Any, shape: Any, dtype: Any, log_space: bool, name: str) -> Any:
     key = check_key(name, key)
     dtype = float_dtype(name, dtype)
@@ -501,13 +541,10 @@ def _gamma(key: Any, a: Any, shape: Any, dtype: Any, log_space: bool, name: str)
     else:
         shape = as_shape(name, shape)
         check_shape(name, shape, np.shape(a))
-    a = jnp.broadcast_to(lax.convert_element_type(a, dtype), shape)
-    size = math.prod(shape)
-    if size == 0:
-        return jnp.zeros(shape, dtype)
-    keys = split(key, size)  # one key per element, as JAX splits for random_gamma_p
-    samples = vmap(functools.partial(_gamma_one, log_space=log_space))(keys, lax.reshape(a, (size,)))
-    return lax.reshape(samples, shape)
+    a = lax.convert_element_type(a, dtype)
+    if np.shape(a) != shape:
+        a = jnp.broadcast_to(a, shape)
+    return random_gamma_p.bind(key, a, log_space=log_space)
 
 
 def gamma(key: Any, a: Any, shape: Any = None, dtype: Any = None) -> Any:
