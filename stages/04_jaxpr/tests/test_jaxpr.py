@@ -368,13 +368,17 @@ def _no_state_left():
 # What jax.make_jaxpr(f)(np.float32(2.0)) raises in JAX 0.10.2, and words its message holds.
 CONVERSIONS = [
     ("item", lambda x: x.item(), ConcretizationTypeError, "This occurred in the item() method"),
-    ("tolist", lambda x: x.tolist(), ConcretizationTypeError, "The tolist() method was called on traced array with shape float32[]."),
-    ("int", int, ConcretizationTypeError, "The problem arose with the `int` function. If trying to convert the data type of a value, try using `x.astype(int)` or `jnp.array(x, int)` instead."),
+    ("tolist", lambda x: x.tolist(), ConcretizationTypeError,
+     "The tolist() method was called on traced array with shape float32[]."),
+    ("int", int, ConcretizationTypeError,
+     "The problem arose with the `int` function. If trying to convert the data type of a value, "
+     "try using `x.astype(int)` or `jnp.array(x, int)` instead."),
     ("float", float, ConcretizationTypeError, "try using `x.astype(float)` or `jnp.array(x, float)` instead."),
     ("complex", complex, ConcretizationTypeError, "The problem arose with the `complex` function."),
     ("bool", bool, TracerBoolConversionError, "Attempted boolean conversion of traced array with shape float32[]."),
     ("index_of_a_float", lambda x: [1, 2][x], TypeError, "Only integer scalar arrays can be converted to a scalar index"),
-    ("index", lambda x: [1, 2][x.astype(np.int32)], TracerIntegerConversionError, "The __index__() method was called on traced array with shape int32[]"),
+    ("index", lambda x: [1, 2][x.astype(np.int32)], TracerIntegerConversionError,
+     "The __index__() method was called on traced array with shape int32[]"),
 ]  # fmt: skip
 
 
