@@ -352,6 +352,25 @@ def test_linspace_takes_the_inexact_dtype_of_its_bounds(impl: Impl, start: Any, 
     assert_values(got, np.linspace(0, 1, 5), np.dtype(want))
 
 
+@pytest.mark.parametrize("num, endpoint, dtype", [
+    (3, True, "int32"), (4, False, "uint8"), (3, True, "float16"), (6, True, None),
+    (1, True, None), (1, False, None), (0, True, None), (0, False, None),
+])  # fmt: skip
+def test_linspace_retstep_is_a_float_or_nan(impl: Impl, x64: bool, num: int, endpoint: bool, dtype: Any) -> None:
+    """linspace(..., retstep=True)'s step is in the range's float type (a float for an integer
+    dtype: 2.5, not 2) and nan where there is no step (no values, or one with the endpoint): NumPy's
+    values, in JAX's dtypes."""
+    got, step = impl.numpy.linspace(0, 5, num, endpoint=endpoint, retstep=True, dtype=dtype)
+    with np.errstate(all="ignore"):
+        want, want_step = np.linspace(0, 5, num, endpoint=endpoint, retstep=True, dtype=dtype)
+    # an integer type of up to 32 bits computes in float32, with x64 on too
+    step_dtype = dr.dtype_of("f*", x64) if dtype is None else np.dtype(dtype if dtype == "float16" else "float32")
+    assert_dtype(step, step_dtype, weak=False)
+    assert_values(step, np.asarray(want_step), step_dtype)
+    out_dtype = dr.canonicalize(np.dtype(dtype), x64) if dtype else dr.dtype_of("f*", x64)
+    assert_values(got, want.astype(out_dtype), out_dtype)
+
+
 @pytest.mark.parametrize("name", ["zeros_like", "ones_like", "full_like"])
 @pytest.mark.parametrize("fill", [2, 2.5])
 def test_like_functions_keep_the_weak_type(impl: Impl, x64: bool, name: str, fill: float) -> None:

@@ -628,6 +628,19 @@ MUTANTS: list[Mutant] = [
         keyword="integer_dtype_casts",
     ),
     Mutant(
+        "numpy.linspace_step_in_the_output_dtype", CREATION,
+        "    step = convert(step, dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(out_dtype)))",
+        "    step = convert(step, out_dtype)",
+        NUMPY, "linspace's retstep converts the step to an integer dtype (2 for 2.5)",
+        keyword="retstep",
+    ),
+    Mutant(
+        "numpy.linspace_step_never_nan", CREATION,
+        "    if num == 0 or (num == 1 and endpoint):", "    if False:",
+        NUMPY, "linspace's retstep gives stop - start where there is no step, not nan",
+        keyword="retstep",
+    ),
+    Mutant(
         "numpy.logspace_integers_rounded", STRUCTURE,
         "    return convert(ufuncs.power(base, exponents), out_dtype)",
         "    powers = ufuncs.power(base, exponents)\n"

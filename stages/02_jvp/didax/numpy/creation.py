@@ -282,7 +282,14 @@ def linspace(
     if out_dtype.kind in "iu":  # NumPy rounds toward -inf when it makes integers
         out = floor_toward_minus_inf(out)
     out = convert(out, out_dtype)
-    return (out, convert(step, out_dtype)) if retstep else out
+    if not retstep:
+        return out
+    # As JAX (and NumPy): the step is in the range's float type, a float for an integer dtype, and
+    # nan when there is no step (no values, or one with the endpoint).
+    step = convert(step, dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(out_dtype)))
+    if num == 0 or (num == 1 and endpoint):
+        step = lax.full_like(step, np.nan)
+    return out, step
 
 
 def _eye_size(name: str, n: Any) -> int:
