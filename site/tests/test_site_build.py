@@ -92,7 +92,8 @@ def test_the_vmap_chapter_has_its_generated_parts(built_site: Path):
         assert re.search(rf"^\d*{re.escape(definition)}", text, re.M), definition
     assert 'id="figure-vmap-axes"' in chapter
     assert "Batching rule (batching.batching_rules)" in text and "JVP rule (ad.jvp_rules)" in text
-    assert "112 of the 113 primitives have a rule in batching.batching_rules; iota has none." in text
+    counted = re.search(r"(\d+) of the (\d+) primitives have a rule in batching\.batching_rules; iota has none\.", text)
+    assert counted and int(counted[1]) == int(counted[2]) - 1, "every primitive but iota has a batching rule"
     assert chapter.count('class="note didax-exercise"') == 5
     assert "didax:source" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
 
