@@ -89,6 +89,14 @@ def _reduce(
     a = as_array(a)
     aval = get_aval(a)
     axes = _reduction_axes(axis, aval.ndim)
+    return _reduce_axes(lax_fn, a, aval, axes, dtype, keepdims, upcast, initial, where, identity, name)
+
+
+def _reduce_axes(
+    lax_fn: Any, a: ArrayLike, aval: Any, axes: tuple[int, ...], dtype: Any, keepdims: bool, upcast: bool,
+    initial: ArrayLike | None, where: ArrayLike | None, identity: Any, name: str,
+) -> ArrayLike:  # fmt: skip
+    """_reduce, once ``a`` is checked and its axes are canonical (mean has done both already)."""
     if dtype is not None:
         out_dtype = compute_dtype = dtypes.check_user_dtype(dtype, name)
     elif upcast:
@@ -221,7 +229,7 @@ def mean(
     aval = get_aval(a)
     out_dtype, compute_dtype = _mean_dtypes(aval.dtype, dtype, "mean")
     axes = _reduction_axes(axis, aval.ndim)
-    total = sum(a, axis=axes, dtype=compute_dtype, keepdims=keepdims, where=where)
+    total = _reduce_axes(lax.reduce_sum, as_array(a), aval, axes, compute_dtype, keepdims, True, None, where, _zero, "sum")
     return convert(lax.div(total, _count(aval, axes, where, compute_dtype, keepdims)), out_dtype)
 
 

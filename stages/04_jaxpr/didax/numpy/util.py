@@ -85,15 +85,19 @@ def promote_dtypes_inexact(*args: ArrayLike) -> list[ArrayLike]:
 _WEAK_SCALARS = (int, float)
 
 
-def _promote_simply(args: tuple[ArrayLike, ...], inexact: bool = False) -> list[ArrayLike] | None:
+def _promote_simply(
+    args: tuple[ArrayLike, ...], inexact: bool = False, same_shape: bool = False
+) -> list[ArrayLike] | None:
     """``args`` promoted, in the common cases that need no lattice (with ``inexact``, to an
-    inexact dtype); None for the others.
+    inexact dtype; with ``same_shape``, only where the arrays have one shape already, so that
+    there are no ranks to match either); None for the others.
 
     Those cases: every array or tracer among ``args`` is strongly typed and of one canonical
     dtype, and any Python int or float beside them meets an inexact dtype, which a weakly typed
     scalar never changes (``x * 2.0`` stays float32). Nothing but the scalars needs converting.
+    Arrays, tracers and Python scalars are what check_arraylike accepts, so that check is done.
     """
-    dtype, scalars = None, False
+    dtype, shape, scalars = None, None, False
     for x in args:
         if type(x) in _WEAK_SCALARS:
             scalars = True
@@ -101,6 +105,10 @@ def _promote_simply(args: tuple[ArrayLike, ...], inexact: bool = False) -> list[
         aval = getattr(x, "aval", None)  # Arrays and tracers; NumPy values go to the lattice
         if aval is None or aval.weak_type or (dtype is not None and aval.dtype != dtype):
             return None
+        if same_shape:
+            if shape is not None and aval.shape != shape:
+                return None
+            shape = aval.shape
         dtype = aval.dtype
     if dtype is None or not dtypes.is_canonical(dtype):
         return None
@@ -121,8 +129,10 @@ def promote_shapes(name: str, *args: ArrayLike) -> list[ArrayLike]:
         shown = ", ".join(map(str, shapes))
         raise TypeError(f"{name} got incompatible shapes for broadcasting: {shown}.") from None
     rank = len(shape)
+    # reshape_p directly: lax.reshape would check a shape that comes from an aval, valid already.
     return [
-        x if len(s) in (0, rank) else lax.reshape(x, (1,) * (rank - len(s)) + s) for x, s in zip(args, shapes)
+        x if len(s) in (0, rank) else lax.reshape_p.bind(x, new_sizes=(1,) * (rank - len(s)) + s, dimensions=None)
+        for x, s in zip(args, shapes)
     ]
 
 
@@ -144,6 +154,9 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
 
 def promote_args(name: str, *args: ArrayLike) -> list[ArrayLike]:
     """Check, promote to a common dtype, and give the non-scalars a common rank."""
+    promoted = _promote_simply(args, same_shape=True)  # the common case, all three steps at once
+    if promoted is not None:
+        return promoted
     check_arraylike(name, *args)
     try:
         promoted = promote_dtypes(*args)
@@ -155,6 +168,9 @@ def promote_args(name: str, *args: ArrayLike) -> list[ArrayLike]:
 
 def promote_args_inexact(name: str, *args: ArrayLike) -> list[ArrayLike]:
     """Like promote_args, with integers and bools made the default float."""
+    promoted = _promote_simply(args, inexact=True, same_shape=True)
+    if promoted is not None:
+        return promoted
     check_arraylike(name, *args)
     try:
         args = promote_dtypes_inexact(*args)
