@@ -294,8 +294,8 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "keepdims.mean_ignores_keepdims", NP_REDUCTIONS,
-        "total = sum(a, axis=axes, dtype=compute_dtype, keepdims=keepdims, where=where)",
-        "total = sum(a, axis=axes, dtype=compute_dtype, where=where)", NUMPY,
+        "axes, compute_dtype, keepdims, True, None, where, _zero",
+        "axes, compute_dtype, False, True, None, where, _zero", NUMPY,
         "mean ignores keepdims",
         keyword="mean",
     ),
@@ -348,7 +348,7 @@ MUTANTS: list[Mutant] = [
     # --- broadcasting ---------------------------------------------------------------------------------
     Mutant(
         "broadcast.rank_padded_on_the_right", UTIL,
-        "lax.reshape(x, (1,) * (rank - len(s)) + s)", "lax.reshape(x, s + (1,) * (rank - len(s)))", NUMPY,
+        "new_sizes=(1,) * (rank - len(s)) + s", "new_sizes=s + (1,) * (rank - len(s))", NUMPY,
         "lower-rank operands get their size-1 axes at the end instead of the front",
         keyword="binary",
     ),

@@ -131,7 +131,8 @@ def promote_shapes(name: str, *args: ArrayLike) -> list[ArrayLike]:
     rank = len(shape)
     # reshape_p directly: lax.reshape would check a shape that comes from an aval, valid already.
     return [
-        x if len(s) in (0, rank) else lax.reshape_p.bind(x, new_sizes=(1,) * (rank - len(s)) + s, dimensions=None)
+        x if len(s) in (0, rank)
+        else lax.reshape_p.bind(x, new_sizes=(1,) * (rank - len(s)) + s, dimensions=None)
         for x, s in zip(args, shapes)
     ]
 

@@ -229,7 +229,10 @@ def mean(
     aval = get_aval(a)
     out_dtype, compute_dtype = _mean_dtypes(aval.dtype, dtype, "mean")
     axes = _reduction_axes(axis, aval.ndim)
-    total = _reduce_axes(lax.reduce_sum, as_array(a), aval, axes, compute_dtype, keepdims, True, None, where, _zero, "sum")
+    a = as_array(a)
+    total = _reduce_axes(
+        lax.reduce_sum, a, aval, axes, compute_dtype, keepdims, True, None, where, _zero, "mean"
+    )
     return convert(lax.div(total, _count(aval, axes, where, compute_dtype, keepdims)), out_dtype)
 
 
