@@ -1,0 +1,231 @@
+"""``Array``: a concrete didax value, held in NumPy memory at this stage.
+
+Stage 01 introduced it. An Array is what evaluation produces; it remembers ``weak_type`` so that
+a value made from a Python scalar keeps promoting like one.
+
+Arrays are immutable values, as in JAX. Two rules keep them so: NumPy data coming in is copied
+(core.canonicalize_value), and NumPy views going out are read-only (``__array__``). Inside, many
+Arrays may share one buffer (a reshape is a view); that is safe because nobody can write to it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import numpy as np
+
+from .core import ConcreteArray, ShapedArray, canonicalize_value
+from .dtypes import KeyTy, PRNGImpl
+
+# Every Array's place in the order of creation (stage 04): staging tells an Array the function
+# closed over (made before staging began: a constvar, as in JAX) from one didax made while
+# staging (a constant of its own, such as a Python scalar converted to a dtype: a literal).
+serials = itertools.count()
+
+
+class Array:
+    """An immutable n-dimensional array with a dtype and a weak_type flag.
+
+    Its Python operators and methods (``+``, ``@``, ``[]``, ``.sum()`` ...) are installed by
+    didax/numpy/array_methods.py, the same ones tracers get.
+    """
+
+    __slots__ = ("_value", "weak_type", "_aval", "serial")
+    __array_priority__ = 100
+
+    def __init__(self, value: np.ndarray, weak_type: bool = False) -> None:
+        self._value = value  # never handed out writable, so never changed
+        self.weak_type = weak_type
+        self._aval: ConcreteArray | None = None
+        self.serial = next(serials)
+
+    @property
+    def aval(self) -> ConcreteArray:
+        if self._aval is None:
+            self._aval = ConcreteArray(self._value, self.weak_type)
+        return self._aval
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._value.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._value.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def size(self) -> int:
+        return self._value.size
+
+    @property
+    def itemsize(self) -> int:
+        return self._value.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._value.nbytes
+
+    # Conversions to NumPy and Python values.
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """NumPy's view of the array: read-only, unless a copy was asked for (or a new dtype)."""
+        if copy:
+            return np.array(self._value, dtype=dtype, copy=True)
+        if dtype is not None and np.dtype(dtype) != self.dtype:
+            if copy is False:
+                raise ValueError(f"converting {self.dtype} to {np.dtype(dtype)} needs a copy, and copy=False")
+            return self._value.astype(dtype)
+        view = self._value.view()
+        view.flags.writeable = False
+        return view
+
+    def __bool__(self) -> bool:
+        return bool(self._value)  # NumPy's rule: one element, or "truth value is ambiguous"
+
+    def _scalar(self) -> np.ndarray:
+        if self.shape != ():
+            raise TypeError(
+                f"Only scalar arrays can be converted to Python scalars; got an array of shape "
+                f"{self.shape}. Index it first (x[0]) or use x.item()."
+            )
+        return self._value
+
+    def __int__(self) -> int:
+        return int(self._scalar())
+
+    def __float__(self) -> float:
+        return float(self._scalar())
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar())
+
+    def __index__(self) -> int:
+        if self.shape != () or self.dtype.kind not in "iu":
+            raise TypeError(
+                f"Only integer scalar arrays can be converted to a scalar index; got a "
+                f"{self.aval.str_short()} array."
+            )
+        return int(self._value)
+
+    def item(self, *args: Any) -> Any:
+        """The element at ``args`` (a flat index or one index per axis) as a Python scalar."""
+        return self._value.item(*args)
+
+    def tolist(self) -> Any:
+        return self._value.tolist()
+
+    def block_until_ready(self) -> Array:
+        return self  # evaluation is eager and synchronous at this stage
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    __hash__ = None  # type: ignore[assignment]  # == is elementwise, so arrays are unhashable
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        if self.size == 0:  # nothing to show but the shape, as JAX prints it
+            return f"Array([], shape={self.shape}, dtype={self.dtype.name}{weak})"
+        body = np.array2string(self._value, separator=", ", prefix="Array(")
+        return f"Array({body}, dtype={self.dtype.name}{weak})"
+
+    def __str__(self) -> str:
+        return str(self._value)
+
+    def __format__(self, spec: str) -> str:
+        if self.shape == ():
+            return format(self._value.item(), spec)
+        return format(str(self), spec)
+
+
+class PRNGKeyArray(Array):
+    """An array of PRNG keys, dtype ``key<fry>``: an Array whose elements are whole keys.
+
+    Its NumPy value holds the keys' uint32 words in a trailing axis the array does not show: keys
+    of shape (3,) hold words of shape (3, 2). Structural operations (indexing, reshape,
+    concatenate, ...) act on those words with the axis appended (lax/standard.py); arithmetic
+    refuses the key dtype; ``random.key_data`` gives the words and ``random.wrap_key_data``
+    makes keys of them.
+    """
+
+    __slots__ = ("_impl",)
+
+    def __init__(self, impl: PRNGImpl, key_data: np.ndarray) -> None:
+        super().__init__(key_data)  # uint32 of shape (*shape, *impl.key_shape), never written
+        self._impl = impl
+
+    @property
+    def aval(self) -> ShapedArray:  # type: ignore[override]  # its words are not its value
+        if self._aval is None:
+            self._aval = ShapedArray(self.shape, self.dtype)
+        return self._aval  # type: ignore[return-value]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._value.shape[: self._value.ndim - len(self._impl.key_shape)]
+
+    @property
+    def dtype(self) -> KeyTy:  # type: ignore[override]
+        return KeyTy(self._impl)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.itemsize * self.size
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        raise TypeError(
+            "JAX array with PRNGKey dtype cannot be converted to a NumPy array. Use "
+            "jax.random.key_data(arr) if you wish to extract the underlying integer array."
+        )
+
+    def __bool__(self) -> bool:
+        raise TypeError("key array cannot be converted to boolean.")
+
+    def _scalar(self) -> np.ndarray:  # int(key), float(key), key.item() ...
+        raise TypeError(f"A key array ({self.aval.str_short()}) has no Python value: use random.key_data(key).")
+
+    def __index__(self) -> int:
+        return self._scalar()  # type: ignore[return-value]
+
+    def item(self, *args: Any) -> Any:
+        return self._scalar()
+
+    def tolist(self) -> Any:
+        return self._scalar()
+
+    def __repr__(self) -> str:
+        return f"Array({self.shape}, dtype={self.dtype.name}) overlaying:\n{self._value}"
+
+    def __str__(self) -> str:
+        return repr(self)  # JAX prints a key array the same way both times
+
+    def __format__(self, spec: str) -> str:
+        return repr(self)
+
+
+def to_array(x: Any) -> Array:
+    """An Array for ``x``: an Array already, a NumPy value (copied), or a Python scalar (weakly
+    typed)."""
+    if isinstance(x, Array):
+        return x
+    value, weak_type = canonicalize_value(x)
+    return Array(value, weak_type)
