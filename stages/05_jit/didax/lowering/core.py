@@ -22,6 +22,7 @@ import numpy as np
 from .. import dtypes
 from ..core import Primitive, ShapedArray
 from ..jaxpr import ClosedJaxpr, Jaxpr, Literal, Var
+from ..lax.standard import physical_rules
 
 # primitive -> rule(ctx, *operands, **params) -> the name of its result (or a list of them)
 lowering_rules: dict[Primitive, Callable[..., Any]] = {}
@@ -262,13 +263,56 @@ def lower_jaxpr(fb: FunctionBuilder, jaxpr: Jaxpr, consts: Sequence[str], args: 
         return constant(fb, atom.val) if type(atom) is Literal else env[atom]
 
     for eqn in jaxpr.eqns:
+        avals_in = [v.aval for v in eqn.invars]
         rule = lowering_rules.get(eqn.primitive)
+        if eqn.primitive in physical_rules and any(dtypes.is_key_dtype(a.dtype) for a in avals_in):
+            rule = _key_rule(eqn.primitive)  # keys are their words in memory: lower the words' operation
         if rule is None:
             raise NotImplementedError(f"Lowering rule for '{eqn.primitive.name}' not implemented")
-        ctx = LoweringContext(fb, [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars])
+        ctx = LoweringContext(fb, avals_in, [v.aval for v in eqn.outvars])
         outs = rule(ctx, *[read(v) for v in eqn.invars], **eqn.params)
         env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else (outs,)))
     return [read(v) for v in jaxpr.outvars]
+
+
+def lower_fun(fun: Callable[..., Any], multiple_results: bool = False, physical_inputs: bool = False) -> Any:
+    """A lowering rule that stages ``fun`` (a function of the operands, with the primitive's
+    params as keywords) on the equation's input types and lowers the jaxpr it makes in place.
+
+    For primitives XLA has no operation for, but didax can write with other primitives: a
+    special function, the Threefry hash, a sampler. With ``physical_inputs``, key arrays come in
+    as their uint32 words."""
+
+    def rule(ctx: LoweringContext, *args: str, **params: Any) -> Any:
+        from ..staging import trace_to_jaxpr  # staging imports jaxpr, which this module needs first
+
+        in_avals = [physical(a) if physical_inputs else a for a in ctx.avals_in]
+
+        def flat(*xs: Any) -> list[Any]:
+            out = fun(*xs, **params)
+            return list(out) if multiple_results else [out]
+
+        closed, _ = trace_to_jaxpr(flat, [ShapedArray(a.shape, a.dtype, a.weak_type) for a in in_avals])
+        consts = [constant(ctx.fb, np.asarray(c)) for c in closed.consts]
+        outs = lower_jaxpr(ctx.fb, closed.jaxpr, consts, args)
+        return outs if multiple_results else outs[0]
+
+    return rule
+
+
+def _key_rule(prim: Primitive) -> Any:
+    """The lowering of ``prim`` on key arrays: its physical rule, which applies it to the keys'
+    words (with the words' trailing axis added to its parameters), lowered like any function."""
+
+    def rule(ctx: LoweringContext, *args: str, **params: Any) -> Any:
+        key_shape = next(a.dtype._impl.key_shape for a in ctx.avals_in if dtypes.is_key_dtype(a.dtype))
+
+        def on_words(*words: Any, **params: Any) -> Any:
+            return physical_rules[prim](key_shape, *words, **params)
+
+        return lower_fun(on_words, prim.multiple_results, physical_inputs=True)(ctx, *args, **params)
+
+    return rule
 
 
 def lower_module(name: str, closed: ClosedJaxpr) -> str:
