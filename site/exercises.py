@@ -477,6 +477,100 @@ EXERCISES: dict[str, list[ExerciseSet]] = {
             },
         ),
     ],
+    "05_jit": [
+        ExerciseSet(
+            "lowering",
+            "the lowering interpreter: a jaxpr walked with SSA names for values, one operation written per line",
+            ("didax/lowering/core.py:lower_jaxpr", "didax/lowering/core.py:FunctionBuilder.op"),
+            ("tests/test_lowering_basics.py",),
+            {
+                "lower_jaxpr": "The eval_jaxpr walk, with names for values. env maps the constvars to consts and the "
+                               "invars to args (the names of the function's values). An operand that is a Literal "
+                               "becomes constant(fb, atom.val); a Var is read from env. For each equation, take the "
+                               "rule lowering_rules.get(eqn.primitive); when the primitive is in physical_rules and an "
+                               "input's dtype is a key dtype (dtypes.is_key_dtype), take _key_rule(eqn.primitive) "
+                               "instead. With no rule, raise NotImplementedError(f\"Lowering rule for "
+                               "'{eqn.primitive.name}' not implemented\"). Call rule(LoweringContext(fb, the inputs' "
+                               "avals, the outputs' avals), *the operands' names, **eqn.params), and map the outvars "
+                               "to its result (a list of names when the primitive has multiple_results). Return the "
+                               "names of the outvars.",
+                "op": "Write one operation in MLIR's generic syntax and return the names of its results: one "
+                      "self.fresh(t) per result type. The line is self.indent, then (when there are results) the "
+                      "names joined by \", \" and \" = \", then the quoted name, the operands in parentheses, then "
+                      "\" (\" + each region's .text(self.indent) joined by \", \" + \")\" when there are regions, then "
+                      "\" {k = v, ...}\" when there are attrs, then \" : (\" + the operands' types (self.types) joined "
+                      "by \", \" + \") -> \" + the result types joined by \", \", in parentheses unless there is exactly "
+                      "one. Append it to self.lines.",
+            },
+        ),
+        ExerciseSet(
+            "mlir-text",
+            "types and attributes as MLIR writes them: tensor types, dense constants, i64 arrays",
+            ("didax/lowering/core.py:tensor_type", "didax/lowering/core.py:dense", "didax/lowering/core.py:i64_array"),
+            ("tests/test_lowering_basics.py",),
+            {
+                "tensor_type": "aval = physical(aval) (a key array is its uint32 words); return \"tensor<\" + each "
+                               "dimension followed by \"x\" + element_type(aval.dtype) + \">\": tensor<3x4xf32>, "
+                               "tensor<f32> for a scalar.",
+                "dense": "value as a DenseElementsAttr, \"dense<...> : \" + its tensor type (its shape and "
+                         "element_type(value.dtype)). Booleans (and float0) are written as true/false: one word when "
+                         "every element is the same (a splat), else nested lists of the value's shape. Every other "
+                         "dtype is written as its raw little-endian bytes in upper-case hex, dense<\"0x...\">, only "
+                         "the first element's bytes when there is more than one element and all are the same.",
+                "i64_array": "\"array<i64: 0, 1>\" for values (0, 1), and \"array<i64>\" for none.",
+            },
+        ),
+        ExerciseSet(
+            "jit-rules",
+            "jit as a primitive: its JVP and batching rules transform the jaxpr it holds and bind jit_p again",
+            ("didax/jit.py:_jit_jvp", "didax/jit.py:_jit_batch"),
+            ("tests/test_jit.py",),
+            {
+                "_jit_jvp": "nonzeros: for each tangent, whether it is not an ad.Zero. _jvp_of(jaxpr, nonzeros) gives "
+                            "the JVP jaxpr (constants hoisted), its constants, and which outputs have a nonzero "
+                            "tangent. Bind jit_p on (*consts, *primals, *the nonzero tangents) with jaxpr= that jaxpr "
+                            "and name=f\"jvp({name})\". Its outputs are the primal outputs, then the nonzero "
+                            "tangents in order: return (primals_out, tangents_out), with ad.Zero.like(primal) for an "
+                            "output whose tangent is zero.",
+                "_jit_batch": "size = batching.batch_size(vals, dims); an operand is batched when its dim is not "
+                              "batching.not_mapped, and then its batch axis is moved to 0 (batching.moveaxis). "
+                              "_batched(jaxpr, size, tuple(in_batched)) gives the batched jaxpr, its constants and "
+                              "which outputs are batched. Bind jit_p on (*consts, *vals) with jaxpr= that jaxpr and "
+                              "name=f\"vmap({name})\"; return (the outputs, [0 for a batched output, not_mapped for "
+                              "another]).",
+            },
+        ),
+        ExerciseSet(
+            "cache",
+            "the cache key: everything tracing depends on, and nothing it does not",
+            ("didax/jit.py:Jitted._trace", "didax/jit.py:_Static.__eq__", "didax/jit.py:_Static.__hash__"),
+            ("tests/test_jit.py",),
+            {
+                "_trace": "Split the arguments into statics, dyn_args and dyn_kwargs (self._split), flatten "
+                          "(dyn_args, dyn_kwargs) into leaves and in_tree, and type each leaf (_arg_type). The key is "
+                          "(in_tree, the tuple of types, statics, config.jax_enable_x64). On a miss, trace with "
+                          "self._trace_new(in_tree, avals, statics) and keep it in self._cache, unless one of its "
+                          "consts is a Tracer (a tracer it closed over lives only as long as its transformation). "
+                          "Return (leaves, the traced function).",
+                "__eq__": "Equal to another _Static whose value has the same type and compares equal (so 1, 1.0 and "
+                          "True are three signatures).",
+                "__hash__": "The hash of (the value's type, the value).",
+            },
+        ),
+        ExerciseSet(
+            "device-array",
+            "an Array with two homes: NumPy memory and a device buffer, each copy made once, when first needed",
+            ("didax/array.py:Array._value", "didax/array.py:Array.device_buffer"),
+            ("tests/test_jit.py",),
+            {
+                "_value": "The NumPy copy: self._host, or, when it is None (an output of a compiled function), "
+                          "xla.fetch(self._buffer, self._type.dtype), kept in self._host for the next time.",
+                "device_buffer": "The device copy on device: with no buffer yet, xla.put(self._host, device), kept in "
+                                 "self._buffer; a buffer on another device (xla.device_of) is not replaced: return a "
+                                 "new xla.put(self._value, device); otherwise the buffer itself.",
+            },
+        ),
+    ],
 }
 
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis", ".pytest_cache", "*.egg-info")

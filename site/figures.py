@@ -756,6 +756,108 @@ def _draw_jaxpr_graph(data: dict[str, Any]) -> Any:
     return g
 
 
+# ----------------------------------------------------------------------------------------------
+# jit: the pipeline a call goes through, and the cache that skips it, from a real run
+
+
+# The function of the chapter's pipeline figure, and the calls made to it: the second has new
+# values of the first's types (a hit), the third a new shape (a miss).
+JIT_PROGRAM = "jnp.sin(x) * 2.0"
+JIT_CALLS = ["jnp.ones(3)", "jnp.arange(3.0)", "jnp.ones(5)"]
+
+
+@probe("jit-pipeline")
+def _probe_jit_pipeline() -> dict[str, Any]:
+    """Call jit(f) on JIT_CALLS, counting what each call traced and compiled (xla.compile is
+    wrapped to count), and return the first signature's jaxpr, StableHLO and compiled HLO."""
+    import didax
+    import didax.numpy as jnp
+    from didax import xla
+    from didax.core import get_aval
+    from didax.tree_util import tree_flatten
+
+    counts = {"traced": 0, "compiled": 0}
+    compile_ = xla.compile
+
+    def counting_compile(*args: Any, **kwargs: Any) -> Any:
+        counts["compiled"] += 1
+        return compile_(*args, **kwargs)
+
+    xla.compile = counting_compile
+
+    def f(x: Any) -> Any:
+        counts["traced"] += 1
+        return eval(JIT_PROGRAM, {"jnp": jnp, "x": x})
+
+    jitted = didax.jit(f)
+    calls = []
+    for text in JIT_CALLS:
+        arg = eval(text, {"jnp": jnp})
+        before = dict(counts)
+        out = jitted(arg)
+        leaves, tree = tree_flatten(((arg,), {}))
+        calls.append({"arg": text, "signature": ", ".join(get_aval(x).str_short() for x in leaves),
+                      "tree": str(tree), "traced": counts["traced"] - before["traced"],
+                      "compiled": counts["compiled"] - before["compiled"], "result": type(out).__name__})
+    first = eval(JIT_CALLS[0], {"jnp": jnp})
+    hlo = jitted.lower(first).compile().as_text()
+    entry = hlo[hlo.index("ENTRY"):]
+    root = next(line.strip() for line in entry.splitlines() if line.strip().startswith("ROOT"))
+    return {"program": JIT_PROGRAM, "calls": calls, "jaxpr": str(jitted.trace(first).jaxpr),
+            "stablehlo": jitted.lower(first).as_text(), "root": root.split(", metadata=")[0],
+            "device": str(xla.default_device())}
+
+
+def _code_label(title: str, text: str, note: str = "") -> str:
+    """A box of code: a title, then the text's lines left-aligned in a monospaced font."""
+    rows = [f'<tr><td align="left"><font face="{FONT}" color="{ACCENT}"><b>{html.escape(title)}</b></font></td></tr>']
+    if note:
+        rows.append(f'<tr><td align="left"><font face="{FONT}" color="{MUTED}" point-size="9">{html.escape(note)}'
+                    "</font></td></tr>")
+    rows += [f'<tr><td align="left">{html.escape(line) or " "}</td></tr>' for line in text.rstrip().splitlines()]
+    return f'<<table border="0" cellspacing="0" cellpadding="1">{"".join(rows)}</table>>'
+
+
+@drawing("jit-pipeline", f"What a call of `jit(f)` goes through, for `f(x) = {JIT_PROGRAM}`, recorded when this "
+         "page was built: the first call with a new signature of types is traced to a jaxpr, lowered to "
+         "StableHLO and compiled by XLA (the texts are the real ones, for float32[3]), and the executable is "
+         "cached under the signature; a later call with the same signature goes from the cache straight to "
+         "the executable. The table is what each call did")
+def _draw_jit_pipeline(data: dict[str, Any]) -> Any:
+    g = _digraph("jit_pipeline", rankdir="TB", nodesep="0.5", ranksep="0.35")
+    g.attr("node", shape="box", style="rounded,filled", fillcolor="white", fontname=MONO, fontsize="10",
+           margin="0.12,0.06")
+    g.attr("edge", fontname=FONT, fontsize="9", fontcolor=INK, color=ACCENT, penwidth="1.3")
+    g.node("fun", _code_label("the Python function", f"def f(x):\n    return {data['program']}"),
+           fillcolor="#fef3c7")
+    rows = "".join(
+        f'<tr><td align="left">{html.escape(c["arg"])}</td><td align="left">{html.escape(c["signature"])}</td>'
+        f'<td align="left"><font color="{WEAK if c["traced"] else ACCENT}">'
+        f'{"miss: traced, compiled" if c["traced"] else "hit: run only"}</font></td>'
+        f'<td>{c["traced"]}</td><td>{c["compiled"]}</td></tr>'
+        for c in data["calls"])
+    head = "".join(f'<td align="left"><font face="{FONT}" color="{MUTED}">{h}</font></td>'
+                   for h in ["call with", "signature", "cache", "traced", "compiled"])
+    g.node("cache", f'<<table border="0" cellspacing="0" cellpadding="2"><tr><td colspan="5" align="left">'
+                    f'<font face="{FONT}" color="{ACCENT}"><b>the cache of jit(f), keyed by the signature</b></font>'
+                    f'</td></tr><tr><td colspan="5" align="left"><font face="{FONT}" color="{MUTED}" point-size="9">'
+                    "(argument tree, each leaf's shape, dtype and weak type, static arguments, x64 flag)"
+                    f"</font></td></tr><tr>{head}</tr>{rows}</table>>", fillcolor=FILL, color=ACCENT)
+    g.node("jaxpr", _code_label("jaxpr", data["jaxpr"], "traced once per signature (stage 04's staging)"))
+    g.node("hlo", _code_label("StableHLO module", data["stablehlo"], "lowered by didax/lowering, as MLIR text"))
+    g.node("exe", _code_label(f"executable for {data['device']}", data["root"],
+                              "compiled by XLA (didax/xla.py); the root of its optimized HLO:"),
+           fillcolor=FILL)
+    g.node("out", "outputs: Arrays whose data stays on the device", fillcolor="#fef3c7")
+    g.edge("fun", "cache", label=" call jit(f)(x)")
+    g.edge("cache", "jaxpr", label=" miss: trace", color=WEAK, fontcolor=WEAK)
+    g.edge("jaxpr", "hlo", label=" lower")
+    g.edge("hlo", "exe", label=" compile, and store in the cache")
+    g.edge("cache", "exe", label=" hit: run at once", style="bold", constraint="false")
+    g.edge("exe", "out", label=" run")
+    return g
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "probe":
         json.dump(PROBES[sys.argv[2]](), sys.stdout)

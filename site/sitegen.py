@@ -989,7 +989,9 @@ def primitives_json() -> dict[str, Any]:
     for info in pkgutil.walk_packages(didax.__path__, "didax."):
         module = importlib.import_module(info.name)
         for attr, value in vars(module).items():
-            if isinstance(value, dict) and value and all(isinstance(k, core.Primitive) for k in value):
+            # A rule table maps primitives to functions (a dict of operation names is not one).
+            if (isinstance(value, dict) and value and all(isinstance(k, core.Primitive) for k in value)
+                    and all(callable(r) for r in value.values())):
                 found_in.setdefault(id(value), (value, []))[1].append(f"{info.name}.{attr}")
     tables: dict[str, dict[str, str]] = {}
     for value, names in found_in.values():
@@ -1000,8 +1002,13 @@ def primitives_json() -> dict[str, Any]:
     abstract_evals: dict[str, str] = {}
     declaring = [m.name for package in ("lax", "random") if (found := getattr(didax, package, None)) is not None
                  for m in pkgutil.walk_packages(found.__path__, f"didax.{package}.")]  # fmt: skip
-    for module_name in sorted(declaring):
-        for value in vars(importlib.import_module(module_name)).values():
+    # Then the primitives a stage declares elsewhere (stage 05's jit_p, in didax/jit.py), each under
+    # the module that assigns it, not one that imports it.
+    others = sorted({info.name for info in pkgutil.walk_packages(didax.__path__, "didax.")} - set(declaring))
+    for module_name in [*sorted(declaring), *others]:
+        for attr, value in vars(importlib.import_module(module_name)).items():
+            if module_name in others and not (isinstance(value, core.Primitive) and _defines(f"{module_name}.{attr}")):
+                continue
             if isinstance(value, core.Primitive) and value.name not in prims:
                 prims[value.name] = {"module": module_name.removeprefix("didax."),
                                      "results": "several" if value.multiple_results else "one"}
@@ -1054,6 +1061,7 @@ RULE_TABLES: dict[str, tuple[str, str]] = {
     "ad.jvp_rules": ("02_jvp", "JVP rule"),
     "batching.batching_rules": ("03_vmap", "Batching rule"),
     "core.Primitive.abstract_eval": ("04_jaxpr", "Staging: abstract evaluation"),
+    "lowering.core.lowering_rules": ("05_jit", "Lowering rule"),
 }
 # Staging (stage 04) keeps no table: its rule for a primitive is the primitive's own abstract
 # evaluation, so a stage with a staging interpreter gets this column, read from the primitives.
@@ -1077,7 +1085,10 @@ def primitives_markdown(stage: str, root: Path = ROOT) -> str:
     data = stage_primitives(stage, root)
     prims, tables = data["primitives"], data["tables"]
     columns = _rule_columns(tables)
-    intro = (f"{len(prims)} primitives, read from `stages/{stage}/didax/lax` (and `didax/random`) when this page was built. "
+    elsewhere = sorted({f"`didax/{i['module'].replace('.', '/')}.py`" for i in prims.values()
+                        if i["module"].split(".")[0] not in ("lax", "random")})
+    intro = (f"{len(prims)} primitives, read from `stages/{stage}/didax/lax` (and `didax/random`"
+             + "".join(f", {e}" for e in elsewhere) + ") when this page was built. "
              "Every one has an evaluation rule (its NumPy implementation with its abstract evaluation)")
     if columns:
         intro += ("; each other column is the rule table of one of the stage's interpreters, read from "

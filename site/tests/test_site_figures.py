@@ -1,7 +1,7 @@
 """The pictures are drawn from the stage's code at build time: the lattice from dtypes.py's
 tables, the dispatch from a recorded run through bind, the pytree from a real tree_flatten, the
 (primal, tangent) pairs from a recorded jvp, the batch axes from a recorded vmap, the jaxpr from a
-real make_jaxpr."""
+real make_jaxpr, jit's pipeline and cache from real calls of a jitted function."""
 
 from __future__ import annotations
 
@@ -79,6 +79,7 @@ def test_every_probe_has_a_drawing_and_a_chapter_uses_each():
     assert chapter_figures()["jvp-pairs"] == "02_jvp" and chapter_figures()["trace-stack"] == "01_eval"
     assert chapter_figures()["vmap-axes"] == "03_vmap"
     assert chapter_figures()["jaxpr-graph"] == "04_jaxpr"
+    assert chapter_figures()["jit-pipeline"] == "05_jit"
 
 
 def test_the_jvp_pairs_figure_is_a_recorded_jvp():
@@ -166,6 +167,23 @@ def test_the_jaxpr_graph_figure_is_the_staged_jaxpr():
     assert svg.count('class="edge"') == reads + sum(len(j["outvars"]) for j in jaxprs)
     assert svg.count('class="cluster"') == len(jaxprs) - 1
     assert "constvar = [1. 2. 3.]" in svg and "reduce_sum" in svg and "branches[1] of cond" in svg
+
+
+def test_the_jit_pipeline_figure_is_a_recorded_run_of_jit():
+    data = figures.probe_data("jit-pipeline", "05_jit")
+    assert data["program"] == figures.JIT_PROGRAM and [c["arg"] for c in data["calls"]] == figures.JIT_CALLS
+    # New values of the same types hit the cache; a new shape is traced and compiled again.
+    assert [(c["signature"], c["traced"], c["compiled"]) for c in data["calls"]] == [
+        ("float32[3]", 1, 1), ("float32[3]", 0, 0), ("float32[5]", 1, 1)]
+    assert all(c["result"] == "Array" for c in data["calls"])
+    assert data["jaxpr"] == "{ lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = mul b 2.0 in (c,) }"
+    assert "stablehlo.sine %arg0 : tensor<3xf32>" in data["stablehlo"]
+    assert data["root"].startswith("ROOT ") and "metadata" not in data["root"]
+    svg = figures.render_svg("jit-pipeline", "05_jit")
+    # The five steps and the two ways out of the cache: a miss down the pipeline, a hit straight to the executable.
+    assert svg.count('class="node"') == 6 and svg.count('class="edge"') == 6
+    for text in ["miss: trace", "hit: run at once", "stablehlo.multiply", "hit: run only", "float32[5]"]:
+        assert text in svg, text
 
 
 def test_unknown_figures_and_a_missing_dot_are_clear_errors(monkeypatch: pytest.MonkeyPatch):
