@@ -24,6 +24,7 @@ PAGES = {
     "stages/02_jvp/": ("02 · Forward mode - didax", "What this stage adds"),
     "stages/03_vmap/": ("03 · Batching - didax", "What this stage adds"),
     "stages/04_jaxpr/": ("04 · Jaxprs - didax", "What this stage adds"),
+    "stages/05_jit/": ("05 · Compilation (in progress) - didax", "What this stage adds"),
 }
 
 
@@ -87,7 +88,8 @@ def test_the_checks_can_fail(tmp_path: Path):
 # ----------------------------------------------------------------------------------------------
 # Layout at a desktop width and a phone's, with screenshots kept in build/screenshots/ to look at
 
-LAYOUT_PAGES = ["", "stages/01_eval/", "stages/02_jvp/", "stages/03_vmap/", "stages/04_jaxpr/", "reference/01_eval/",
+LAYOUT_PAGES = ["", "stages/01_eval/", "stages/02_jvp/", "stages/03_vmap/", "stages/04_jaxpr/", "stages/05_jit/",
+                "reference/01_eval/",
                 "reference/04_jaxpr/", "code/01_eval/didax/core.py/", "course/"]
 WIDTHS = (1400, 400)
 SHOTS = ROOT / "build" / "screenshots"

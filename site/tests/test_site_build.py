@@ -24,6 +24,7 @@ def test_strict_build_writes_every_page(built_site: Path):
                  "reference/01_eval/index.html", "stages/02_jvp/index.html", "reference/02_jvp/index.html",
                  "stages/03_vmap/index.html", "reference/03_vmap/index.html",
                  "stages/04_jaxpr/index.html", "reference/04_jaxpr/index.html",
+                 "stages/05_jit/index.html", "reference/05_jit/index.html",
                  "search/search_index.json"]:
         assert (built_site / page).is_file(), page
 
@@ -113,6 +114,29 @@ def test_the_jaxpr_chapter_has_its_generated_parts(built_site: Path):
     assert "didax:source" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
     api = (built_site / "reference/04_jaxpr/index.html").read_text()
     assert "<code>didax.extend.core</code>" in api and "<code>make_jaxpr</code>" in api
+
+
+def test_the_jit_chapter_has_its_generated_parts(built_site: Path):
+    chapter = (built_site / "stages/05_jit/index.html").read_text()
+    text = re.sub(r"<[^>]+>", "", chapter)
+    assert "recorded in stages/05_jit/LESSON.diff" in text and "Lesson size:" in text
+    for definition in ["def _install_jax_stub(", "def put(", "class Executable:", "class FunctionBuilder:",
+                       "def lower_jaxpr(", "def lower_fun(", "def _key_rule(", "def _jit_jvp(", "def _jit_batch(",
+                       "def _jit_lowering(", "def _trace(", "def __call__(", "def device_buffer("]:
+        assert re.search(rf"^\d*\s*{re.escape(definition)}", text, re.M), definition
+    assert 'id="figure-jit-pipeline"' in chapter
+    assert "Lowering rule (lowering.core.lowering_rules)" in text
+    # The lowering column is read from the stage: the sentence under the table counts the rules there are.
+    counted = re.search(r"(\d+) of the (\d+) primitives have a rule in lowering\.core\.lowering_rules", text)
+    data = sitegen.stage_primitives("05_jit")
+    rules = data["tables"]["lowering.core.lowering_rules"]
+    assert counted and (int(counted[1]), int(counted[2])) == (len(rules), len(data["primitives"]))
+    assert re.search(r"<td><code>jit</code></td>\s*<td><code>jit</code></td>", chapter)  # jit_p, from jit.py
+    assert "No results for 05_jit yet" in text  # the benchmarks are to come, and the page says so
+    assert chapter.count('class="note didax-exercise"') == len(EXERCISES["05_jit"])
+    assert "didax:source" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
+    api = (built_site / "reference/05_jit/index.html").read_text()
+    assert "<code>jit</code>" in api and "<code>devices</code>" in api
 
 
 class _Links(html.parser.HTMLParser):
