@@ -421,3 +421,21 @@ def test_a_stage_lists_the_api_modules_it_or_an_earlier_stage_added():
     names = {e["name"] for e in api["didax.extend.core"]}
     assert {"ClosedJaxpr", "Jaxpr", "JaxprEqn", "Literal", "Var", "check_jaxpr", "jaxpr_as_fun"} <= names
     assert {"make_jaxpr", "eval_shape", "ShapeDtypeStruct"} <= {e["name"] for e in api["didax"]}
+
+
+def test_the_jit_chapter_shows_each_primitives_lowering_rule_and_jit_itself():
+    data = sitegen.stage_primitives("05_jit")
+    assert data["primitives"]["jit"] == {"module": "jit", "results": "several"}  # declared in didax/jit.py
+    lowering = data["tables"]["lowering.core.lowering_rules"]
+    assert lowering["sin"] == "simple" and lowering["jit"] == "_jit_lowering"
+    assert set(lowering) <= set(data["primitives"])
+    for table in ["ad.jvp_rules", "batching.batching_rules", sitegen.ABSTRACT_EVAL]:
+        assert "jit" in data["tables"][table], table
+    assert "lowering.elementwise._SIMPLE" not in data["tables"]  # a dict of operation names is not a rule table
+    assert "lowering.core.lowering_rules" not in sitegen.stage_primitives("04_jaxpr")["tables"]
+    table = sitegen.primitives_markdown("05_jit")
+    header = next(line for line in table.splitlines() if line.startswith("| primitive"))
+    assert header.endswith("| Staging: abstract evaluation (`core.Primitive.abstract_eval`) "
+                           "| Lowering rule (`lowering.core.lowering_rules`) |")
+    assert "(and `didax/random`, `didax/jit.py`)" in table
+    assert "<!-- didax:primitives -->" in (SITE / "docs" / "stages" / "05_jit.md").read_text()
