@@ -37,9 +37,10 @@ from .jaxpr import ClosedJaxpr, Jaxpr
 from .lowering import lower_module
 from .lowering.core import ModuleBuilder, lowering_rules, physical
 from .staging import _check_hashable, shaped, trace_flat
-from .tree_util import PyTreeDef, tree_flatten, tree_unflatten
+from .tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
 
 logger = logging.getLogger("didax")
+_LEAF = tree_structure(0)  # the tree of a single array
 
 # ----------------------------------------------------------------------------------------------
 # The primitive: jit_p.bind(*args, jaxpr=closed_jaxpr, name="f"). The jaxpr has no constants:
@@ -180,18 +181,35 @@ class Jitted:
         self.static_argnums, self.static_argnames = static_argnums, static_argnames
         self.donate_argnums, self.keep_unused = donate_argnums, keep_unused
         self.name = getattr(fun, "__name__", type(fun).__name__)
-        self._cache: dict[Any, _Traced] = {}
+        self._cache: dict[Any, _Traced] = {}  # signature of the arguments -> the traced function
+        self._ready: dict[Any, _Ready] = {}  # the fast path's: types of positional Arrays -> executable
         functools.update_wrapper(self, fun)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # The fast path, for a call like the last ones: positional Arrays already on the device,
+        # no static arguments, nothing being staged. Their types alone find the executable.
+        if not kwargs and not is_staging():
+            key = _signature(args)
+            if key is not None:
+                ready = self._ready.get(key)
+                if ready is not None:
+                    return ready.run(args)
+        return self._call(args, kwargs)
+
+    def _call(self, args: tuple, kwargs: dict) -> Any:
+        """Any call: trace if the signature is new, then run (or stage, or transform) jit_p."""
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
         leaves, traced = self._trace(args, kwargs)
-        if not is_staging() and not any(isinstance(x, Tracer) for x in (*leaves, *traced.consts)):
-            # The fast path: nothing to transform or stage, so run the executable directly.
-            outs = compiled(traced.jaxpr, self.name, xla.default_device()).call([*traced.consts, *leaves])
-        else:
+        if is_staging() or any(isinstance(x, Tracer) for x in (*leaves, *traced.consts)):
             outs = jit_p.bind(*traced.consts, *leaves, jaxpr=traced.jaxpr, name=self.name)
+            return tree_unflatten(traced.out_tree, outs)
+        device = xla.default_device()
+        ready = _Ready(compiled(traced.jaxpr, self.name, device), traced)
+        outs = ready.compiled.call([*traced.consts, *leaves])
+        key = _signature(args) if not kwargs and not self.static_argnums else None
+        if key is not None and all(type(x) is Array and x._buffer is not None for x in args):
+            self._ready[key] = ready  # the arguments are on the device now: next time, the fast path
         return tree_unflatten(traced.out_tree, outs)
 
     def _trace(self, args: tuple, kwargs: dict) -> tuple[list[Any], _Traced]:
@@ -262,6 +280,49 @@ class Jitted:
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         """A jitted method: bind ``self`` as the first argument, as a function would."""
         return self if obj is None else functools.partial(self, obj)
+
+
+def _signature(args: tuple) -> tuple | None:
+    """The fast path's key: each argument's shape, dtype and weak type (and the 64-bit flag), if
+    every argument is an Array on a device; None otherwise."""
+    key: list[Any] = [config.jax_enable_x64]
+    for x in args:
+        if type(x) is not Array or x._buffer is None:
+            return None
+        t = x._type
+        key.append(t if t is not None else (x._host.shape, x._host.dtype, x.weak_type))  # type: ignore[union-attr]
+    return tuple(key)
+
+
+class _Ready:
+    """What the fast path runs: an executable, the device buffers of the constants, and how to
+    build the result's tree."""
+
+    __slots__ = ("compiled", "const_buffers", "out_avals", "out_tree", "shape", "keys")
+
+    def __init__(self, compiled: Compiled, traced: _Traced) -> None:
+        self.compiled = compiled
+        self.const_buffers = [_device_buffer(c, compiled.device) for c in traced.consts]
+        self.out_avals = compiled.out_avals
+        self.out_tree = traced.out_tree
+        self.keys = any(dtypes.is_key_dtype(a.dtype) for a in self.out_avals)
+        # The commonest trees of results, rebuilt without the pytree machinery.
+        n = len(self.out_avals)
+        shapes = {_LEAF: "leaf", tree_structure([0] * n): "list", tree_structure((0,) * n): "tuple"}
+        self.shape = shapes.get(traced.out_tree, "tree")
+
+    def run(self, args: tuple) -> Any:
+        buffers = self.compiled.executable.run([*self.const_buffers, *[x._buffer for x in args]])
+        if self.keys:
+            outs = [_output(b, a) for b, a in zip(buffers, self.out_avals)]
+        else:
+            outs = [Array.from_buffer(b, a) for b, a in zip(buffers, self.out_avals)]
+        shape = self.shape
+        if shape == "leaf":
+            return outs[0]
+        if shape == "list":
+            return outs
+        return tuple(outs) if shape == "tuple" else tree_unflatten(self.out_tree, outs)
 
 
 class _Static:
