@@ -64,6 +64,8 @@ class Array:
         computation that makes it, if it is still running)."""
         host = self._host
         if host is None:
+            if xla.is_deleted(self._buffer):
+                raise RuntimeError(f"Array has been deleted with shape={self._type.str_short()}.")  # type: ignore[union-attr]
             host = self._host = xla.fetch(self._buffer, self._type.dtype)  # type: ignore[union-attr]
         return host
 
@@ -75,6 +77,22 @@ class Array:
         elif xla.device_of(buffer) != device:
             return xla.put(self._value, device)
         return buffer
+
+    def mark_deleted(self) -> None:
+        """The device buffer was donated to a computation: forget the NumPy copy too, so that
+        every later use is the error JAX gives."""
+        self._type = ShapedArray(self.shape, self.dtype, self.weak_type)
+        self._host = None
+
+    def is_deleted(self) -> bool:
+        return self._host is None and xla.is_deleted(self._buffer)
+
+    def delete(self) -> None:
+        """Free the device copy now (JAX's ``x.delete()``); the array cannot be used afterwards."""
+        if self._buffer is None:
+            self._buffer = xla.put(self._host, xla.default_device())  # type: ignore[arg-type]
+        self.mark_deleted()
+        xla.delete(self._buffer)
 
     @property
     def device(self) -> Any:

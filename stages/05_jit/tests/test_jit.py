@@ -206,3 +206,25 @@ def test_weak_type_survives_jit():
     y = didax.jit(lambda x: x * 2)(1.0)
     assert y.weak_type and y.dtype == np.float32
     assert (y + jnp.ones(2, jnp.float16)).dtype == jnp.float16
+
+
+def test_donation_reuses_the_buffer_and_deletes_the_array():
+    f = didax.jit(lambda x, y: (x + 1, y * 2), donate_argnums=0)
+    x, y = jnp.ones(3), jnp.ones(2)
+    a, b = f(x, y)
+    assert np.asarray(a).tolist() == [2.0, 2.0, 2.0] and np.asarray(b).tolist() == [2.0, 2.0]
+    assert x.is_deleted() and not y.is_deleted()
+    with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=float32\[3\]"):
+        x + 1
+    assert "tf.aliasing_output = 0 : i32" in f.lower(jnp.ones(3), jnp.ones(2)).as_text()
+    x2 = jnp.ones(3)
+    f(x2, y)  # the fast path donates too
+    assert x2.is_deleted()
+
+
+def test_a_donation_no_output_can_use_is_a_warning():
+    g = didax.jit(lambda x: x.sum(), donate_argnums=0)
+    z = jnp.ones(3)
+    with pytest.warns(UserWarning, match=r"Some donated buffers were not usable: float32\[3\]"):
+        g(z)
+    assert not z.is_deleted() and float(z.sum()) == 3.0
