@@ -100,7 +100,10 @@ def compiled(jaxpr: ClosedJaxpr, name: str, device: Any, donated: tuple[bool, ..
     ``donated`` may have their buffers reused for outputs."""
     start = time.perf_counter()
     text = lower_module(name, jaxpr, donated)
-    executable = xla.compile(text, device, [physical(a) for a in jaxpr.out_avals])
+    try:
+        executable = xla.compile(text, device, [physical(a) for a in jaxpr.out_avals])
+    except xla.XlaRuntimeError as e:  # XLA names the operation by its loc: jit_f/primitive
+        raise xla.XlaRuntimeError(f"XLA could not compile jit({name}): {e}") from None
     if config.jax_log_compiles:
         logger.warning("Finished XLA compilation of jit(%s) in %.3f s", name, time.perf_counter() - start)
     return Compiled(executable, list(jaxpr.in_avals), list(jaxpr.out_avals), device, tuple(donated))

@@ -228,3 +228,25 @@ def test_a_donation_no_output_can_use_is_a_warning():
     with pytest.warns(UserWarning, match=r"Some donated buffers were not usable: float32\[3\]"):
         g(z)
     assert not z.is_deleted() and float(z.sum()) == 3.0
+
+
+def test_errors_name_the_function_and_the_primitive(monkeypatch):
+    from didax.lowering import lowering_rules
+    from didax.xla import XlaRuntimeError
+
+    def wrong_type(ctx, x):  # a rule writing an op whose result type does not match its operand
+        return ctx.fb.op1("stablehlo.sine", [x], "tensor<7xf32>")
+
+    def failing(ctx, x):
+        raise ValueError("this rule fails")
+
+    def f(x):
+        return jnp.sin(x) * 2.0
+
+    monkeypatch.setitem(lowering_rules, lax.sin_p, wrong_type)
+    with pytest.raises(XlaRuntimeError, match=r"(?s)XLA could not compile jit\(f\).*jit_f/sin"):
+        didax.jit(f)(jnp.ones(3))
+    monkeypatch.setitem(lowering_rules, lax.sin_p, failing)
+    with pytest.raises(ValueError, match="this rule fails") as info:
+        didax.jit(f)(jnp.ones(3))
+    assert "while lowering 'sin' on float32[3] in jit_f" in info.value.__notes__

@@ -111,6 +111,7 @@ class FunctionBuilder:
         self.lines: list[str] = []
         self.types: dict[str, str] = {}
         self.indent = "    "
+        self.loc = ""  # where the operations written now come from: ``jit(f)/sin``, for XLA's errors
 
     def fresh(self, typ: str) -> str:
         name = f"%{self.module.next_id()}"
@@ -132,8 +133,9 @@ class FunctionBuilder:
         out_types = ", ".join(result_types)
         if len(result_types) != 1:
             out_types = f"({out_types})"
+        loc = f' loc("{self.loc}")' if self.loc else ""
         self.lines.append(f'{self.indent}{lhs}"{name}"({", ".join(operands)}){region_text}{attr_text} : '
-                          f"({in_types}) -> {out_types}")  # fmt: skip
+                          f"({in_types}) -> {out_types}{loc}")  # fmt: skip
         return results
 
     def op1(self, name: str, operands: Sequence[str], result_type: str, attrs: dict[str, str] | None = None) -> str:
@@ -154,6 +156,7 @@ class Region:
         self.builder = FunctionBuilder(parent.module)
         self.builder.types = parent.types
         self.builder.indent = parent.indent + "    "
+        self.builder.loc = parent.loc
         self.args = [self.builder.fresh(t) for t in arg_types]
         self.arg_types = list(arg_types)
 
@@ -275,7 +278,16 @@ def lower_jaxpr(fb: FunctionBuilder, jaxpr: Jaxpr, consts: Sequence[str], args: 
         if rule is None:
             raise NotImplementedError(f"Lowering rule for '{eqn.primitive.name}' not implemented")
         ctx = LoweringContext(fb, avals_in, [v.aval for v in eqn.outvars])
-        outs = rule(ctx, *[read(v) for v in eqn.invars], **eqn.params)
+        operands = [read(v) for v in eqn.invars]
+        outer, fb.loc = fb.loc, f"{fb.module.name}/{eqn.primitive.name}"
+        try:
+            outs = rule(ctx, *operands, **eqn.params)
+        except Exception as e:
+            types = ", ".join(a.str_short() for a in avals_in)
+            e.add_note(f"while lowering '{eqn.primitive.name}' on {types} in {fb.module.name}")
+            raise
+        finally:
+            fb.loc = outer
         env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else (outs,)))
     return [read(v) for v in jaxpr.outvars]
 
