@@ -466,7 +466,7 @@ def jit(
                                  keep_unused=keep_unused)  # fmt: skip
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
-    nums, names = _static_args(fun, _as_tuple(static_argnums), _as_tuple(static_argnames))
+    nums, names = _static_args(fun, _as_tuple(static_argnums), _as_tuple(static_argnames), check_range=True)
     donate, donate_names = _static_args(fun, _as_tuple(donate_argnums), _as_tuple(donate_argnames))
     if set(donate) & set(nums):
         raise ValueError(f"static_argnums {nums} and donate_argnums {donate} cannot overlap")
@@ -479,7 +479,9 @@ def _as_tuple(x: Any) -> tuple:
     return (x,) if isinstance(x, (int, str)) else tuple(x)
 
 
-def _static_args(fun: Callable[..., Any], nums: tuple, names: tuple) -> tuple[tuple[int, ...], tuple[str, ...]]:
+def _static_args(
+    fun: Callable[..., Any], nums: tuple, names: tuple, check_range: bool = False
+) -> tuple[tuple[int, ...], tuple[str, ...]]:
     """Static positions and names, each completed from the other through ``fun``'s signature,
     as JAX does (``static_argnames=('n',)`` also makes n's position static)."""
     try:
@@ -488,6 +490,10 @@ def _static_args(fun: Callable[..., Any], nums: tuple, names: tuple) -> tuple[tu
         return tuple(int(i) for i in nums), tuple(names)
     positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     nums = {int(i) for i in nums}
+    if check_range and not any(p.kind == p.VAR_POSITIONAL for p in params):
+        if any(not -len(positional) <= i < len(positional) for i in nums):
+            raise ValueError(f"Jitted function has static_argnums={tuple(sorted(nums))}, but only accepts "
+                             f"{len(positional)} positional arguments.")  # fmt: skip
     names = set(names)
     for i in list(nums):
         if -len(positional) <= i < len(positional):

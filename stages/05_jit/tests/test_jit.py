@@ -250,3 +250,11 @@ def test_errors_name_the_function_and_the_primitive(monkeypatch):
     with pytest.raises(ValueError, match="this rule fails") as info:
         didax.jit(f)(jnp.ones(3))
     assert "while lowering 'sin' on float32[3] in jit_f" in info.value.__notes__
+
+
+def test_static_argnums_out_of_range_and_by_name():
+    with pytest.raises(ValueError, match=r"static_argnums=\(3,\), but only accepts 1 positional arguments"):
+        didax.jit(lambda x: x, static_argnums=3)
+    f = didax.jit(lambda x, y=2: x * y, static_argnums=1)
+    assert (float(f(1.0)), float(f(1.0, 3)), float(f(1.0, y=3))) == (2.0, 3.0, 3.0)
+    assert float(didax.jit(lambda *a: a[0], static_argnums=2)(1.0)) == 1.0
