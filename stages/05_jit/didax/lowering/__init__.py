@@ -1,10 +1,10 @@
 """Lowering jaxprs to StableHLO (stage 05): the interpreter in ``core``, and one module of rules
 per family of primitives, each filling ``lowering_rules``."""
 
-from . import control_flow, elementwise, random, slicing, structural
+from . import control_flow, elementwise, random, slicing, special, structural
 from .core import LoweringContext, lower_jaxpr, lower_module, lowering_rules, tensor_type
 
 __all__ = [
     "LoweringContext", "control_flow", "elementwise", "lower_jaxpr", "lower_module", "lowering_rules", "random",
-    "slicing", "structural", "tensor_type",
+    "slicing", "special", "structural", "tensor_type",
 ]  # fmt: skip
