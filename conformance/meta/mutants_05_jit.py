@@ -12,7 +12,12 @@ the key primitives (``lowering/random.py``) and of the special functions XLA has
 
 Proposed, not yet run: the ``jit`` area was being written while these were (its keywords here are
 the names of its tests then: ``primitive_under_jit``, ``random_program``, ``random_under_jit``,
-``jit_of_vmap``).
+``jit_of_vmap``). Each is killed by the stage's own lowering tests (tests/test_lowering_*.py).
+
+Not here, because no test could tell it from the original: the sums of the incomplete gamma function
+stopping when the value has converged though its derivatives in a have not. A derivative's terms
+shrink as the value's do, times a slowly growing factor, so it converges a step or two later, and
+stopping early moves it by about one rounding.
 """
 
 from __future__ import annotations
@@ -86,7 +91,7 @@ LOWERING_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "lower.sort.signed_zero_and_nan_by_bits", SLICING,
-        "                a, b = _canonical(rb, a, d), _canonical(rb, b, d)\n", "",
+        '            if d.kind == "f":\n                a, b = _canonical(rb, a, d), _canonical(rb, b, d)\n', "",
         AREA, "sort compares floats by their total order as they are: -0.0 before 0.0, -NaN first, where lax's "
         "sort treats them as equal and puts every NaN last", keyword="sort",
     ),
@@ -130,13 +135,6 @@ LOWERING_MUTANTS: list[Mutant] = [
         "_SERIES_STEPS = 2000", "_SERIES_STEPS = 20",
         AREA, "P's power series is cut off after 20 terms, short of convergence where a and x are large",
         keyword="igamma",
-    ),
-    Mutant(
-        "lower.igamma.derivative_converges_with_value", SPECIAL,
-        "        done = part if done is None else done & part\n",
-        "        done = part if done is None else done | part\n",
-        AREA, "the sums stop when the value has converged though its derivatives in a have not",
-        keyword="igamma or gamma_grad",
     ),
     Mutant(
         "lower.igamma_grad_a.sign_on_fraction", SPECIAL,

@@ -105,8 +105,8 @@ def test_nested_control_flow():
 
 
 def test_slicing_rules():
-    check_compiled(lambda x: (x[1:4:2], x[::-1], jnp.concatenate([x, x * 2], 1), jnp.squeeze(x[:1], 0),
-                              lax.pad(x, 0.5, [(1, -1, 1), (0, 2, 0)])), X)  # fmt: skip
+    check_compiled(lambda x: (x[1:4:2], x[::-1], lax.rev(x, (0, 1)), jnp.concatenate([x, x * 2], 1),
+                              jnp.squeeze(x[:1], 0), lax.pad(x, 0.5, [(1, -1, 1), (0, 2, 0)])), X)  # fmt: skip
     dynamic = lambda x, i: (lax.dynamic_slice(x, (i, jnp.int32(1)), (2, 2)),  # noqa: E731
                             lax.dynamic_update_slice(x, jnp.ones((2, 1)), (i, np.int64(9))))  # mixed types
     check_compiled(dynamic, X, jnp.int32(4))
