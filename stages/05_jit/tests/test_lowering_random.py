@@ -62,6 +62,10 @@ def test_keys_in_arrays_and_loops():
     check_exact(lambda ks: didax.vmap(random.bits)(ks[1:3][::-1]), keys)
     # keys as a scan's xs and carry
     check_exact(lambda ks: lax.scan(lambda c, k: (random.fold_in(c, 1), random.bits(k, (2,))), KEY, ks), keys)
+    # keys as a scan's ys, a while loop's carry and a cond's result
+    check_exact(lambda k: lax.scan(lambda c, _: (random.split(c)[0], random.split(c)[1]), k, None, length=3), KEY)
+    check_exact(lambda k: lax.fori_loop(0, jnp.int32(3), lambda i, c: random.fold_in(c, i), k), KEY)
+    check_exact(lambda i, k: lax.switch(i, [lambda k: k, lambda k: random.split(k)[1]], k), jnp.int32(1), KEY)
 
 
 @pytest.mark.parametrize("dtype", [jnp.float32, jnp.float16, jnp.bfloat16])
