@@ -42,7 +42,7 @@ from conformance.random_cases import CASES as RANDOM_CASES
 from conformance.random_cases import Case as RandomCase
 from conformance.random_cases import decode
 from conformance.strategies import arrays, batch_axes, insert_axis
-from conformance.test_vmap import CASES, Case, _fixed
+from conformance.test_vmap import ANY, C64, CASES, M, TIES, Case, _fixed, case
 
 pytestmark = [pytest.mark.area("jit"), pytest.mark.requires("jit")]
 
@@ -112,7 +112,7 @@ def assert_like_eager(impl: Impl, got: Any, want: Any, what: str = "output", *, 
 MOVING = re.compile(r"(neg|abs|sign|floor|ceil|round|max|min|argmax|argmin|cummax|cummin|real|select_n.*|clamp.*"
                     r"|convert.*|bitcast.*|broadcast_in_dim.*|reshape.*|transpose|squeeze|expand_dims|rev.*"
                     r"|concatenate.*|pad.*|slice|dynamic_slice|dynamic_update_slice|reduce_max|reduce_min|sort.*"
-                    r"|top_k.*|gather.*|scatter_max.*|index.*|at_set|at_min|at_max)")  # fmt: skip
+                    r"|top_k.*|gather.*|scatter_max.*|index.*|at_set|at_min|at_max|imag)")  # fmt: skip
 
 
 def _look_up(impl: Impl, body: str) -> None:
@@ -123,10 +123,18 @@ def _look_up(impl: Impl, body: str) -> None:
         getattr(scope[module], name)
 
 
-@pytest.mark.parametrize("c", CASES, ids=lambda c: c.name)
+# Primitives the lax area checks that the vmap table has no line for.
+EXTRA = [
+    case("stop_gradient", "lax.stop_gradient(x) * x", x=(M,)),
+    case("imag", "lax.imag(x)", x=(M, ANY, C64)),
+    case("sort_key_val", "lax.sort_key_val(k, x, 1)", k=(M, TIES), x=(M,)),
+]
+
+
+@pytest.mark.parametrize("c", CASES + EXTRA, ids=lambda c: c.name)
 def test_primitive_under_jit_matches_eager(impl: Impl, c: Case) -> None:
-    """Each line of the vmap area's table of lax primitives (and jnp's indexing and .at[] updates),
-    its arguments NumPy arrays of the table's shapes, domains and dtypes."""
+    """Each line of the vmap area's table of lax primitives (and jnp's indexing and .at[] updates)
+    and a few more, its arguments NumPy arrays of the table's shapes, domains and dtypes."""
     _look_up(impl, c.body)
     rng = np.random.default_rng(5)
     values = {n: _fixed(a, a.shape, rng) for n, a in c.args.items()}
@@ -251,7 +259,7 @@ assert len(JITTED_RANDOM) == len(JITTED_RANDOM_NAMES), "a name above is no case 
 def test_random_under_jit_gives_jaxs_numbers(impl: Impl, flags, case: RandomCase) -> None:
     flags("jax_enable_x64", case.x64)
     random = namespace(impl)["random"]
-    show_call("np.asarray(jax.jit(lambda: fn(jax.random))()), decode(DATA['cases'][name])  # got, and JAX's",
+    show_call("np.asarray(jax.jit(lambda: fn(jax.random))()), decode(RANDOM_BITS['cases'][name])  # got, and JAX's",
               fn=case.fn, name=case.name)  # fmt: skip
     want = decode(RANDOM_BITS["cases"][case.name])
     got = np.asarray(jit(impl)(lambda: case.fn(random))())
