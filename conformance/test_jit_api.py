@@ -22,13 +22,14 @@ import pytest
 from conformance.checks import RTOL, assert_dtype, assert_values, show_call
 from conformance.impl import Impl
 from conformance.missing import Namespace, unwrap
-from conformance.test_jit import X3, assert_like_eager
+from conformance.test_jit import assert_like_eager
 
 pytestmark = [pytest.mark.area("jit"), pytest.mark.requires("jit")]
 
 F32, F64, I32 = (np.dtype(n) for n in ("float32", "float64", "int32"))
 BF16 = np.dtype(ml_dtypes.bfloat16)
-COUNTED = "traces = []\ndef f(p):\n    traces.append(None)\n    return jax.tree_util.tree_map(lambda v: v * 2, p)\ng = jax.jit(f)\n"
+COUNTED = ("traces = []\ndef f(p):\n    traces.append(None)\n"
+           "    return jax.tree_util.tree_map(lambda v: v * 2, p)\ng = jax.jit(f)\n")
 
 
 def _jax(impl: Impl) -> Any:
@@ -106,6 +107,20 @@ def test_new_values_never_retrace(impl: Impl) -> None:
     assert len(traces) == 1, f"{len(traces)} traces for arguments of one type"
 
 
+def test_a_python_scalar_and_a_weakly_typed_array_share_a_signature(impl: Impl) -> None:
+    """A Python float and the implementation's weakly typed float32 scalar (``jnp.asarray(3.0)``)
+    have one type, float32 weak: one trace; a strongly typed float32 scalar is another."""
+    jnp = impl.numpy
+    g, traces = counted(impl, lambda x: x * 2)
+    show_call("traces = []\ndef f(x):\n    traces.append(None)\n    return x * 2\ng = jax.jit(f)\n"
+              "g(2.0), g(jnp.asarray(3.0)), g(np.float32(4.0)), len(traces)  # 2 traces")
+    for x, weak in [(2.0, True), (jnp.asarray(3.0), True), (np.float32(4.0), False)]:
+        got = g(x)
+        assert_dtype(got, F32, f"g({x!r})", weak=weak)
+        assert_values(got, np.float64(x) * 2, F32)
+    assert len(traces) == 2, f"{len(traces)} traces for a weak and a strong float32 scalar"
+
+
 def test_keyword_arguments_are_traced_by_type_too(impl: Impl) -> None:
     """Non-static keyword arguments are traced arguments: new values do not retrace, a new shape does."""
     g, traces = counted(impl, lambda x, *, y: x * y)
@@ -146,8 +161,8 @@ def test_static_argnums_trace_once_per_static_value(impl: Impl) -> None:
     g, traces = counted(impl, lambda x, n, shape: _scaled(x, n).reshape(shape), static_argnums=(1, 2))
     calls = [(V3, 2, (3,)), (V3 + 1, 2, (3,)), (V3, 3, (3,)), (V3, -1, (3,)), (V3 - 1, 2, tuple([3])),
              (V3, 2, (1, 3)), (V3 * 2, 3, (3,))]  # fmt: skip
-    show_call("traces = []\ndef f(x, n, shape):\n    traces.append(None)\n    return (x * n if n > 0 else x - n).reshape(shape)\n"
-              "g = jax.jit(f, static_argnums=(1, 2))\n"
+    show_call("traces = []\ndef f(x, n, shape):\n    traces.append(None)\n"
+              "    return (x * n if n > 0 else x - n).reshape(shape)\ng = jax.jit(f, static_argnums=(1, 2))\n"
               "[g(*c) for c in calls], len(traces)  # 4 traces", calls=calls)  # fmt: skip
     for x, n, shape in calls:
         assert_values(g(x, n, shape), _scaled(x.astype(F64), n).reshape(shape), F32)
@@ -176,7 +191,8 @@ def test_a_static_argument_may_be_any_hashable_value(impl: Impl) -> None:
     g = _jax(impl).jit(f, static_argnums=(1, 2, 3))
     show_call("def f(x, name, skip, extra):\n    y = getattr(jnp, name)(x)\n"
               "    return y if extra is None or 'extra' in skip else y + extra\n"
-              "g = jax.jit(f, static_argnums=(1, 2, 3))\ng(x, 'sin', frozenset(), None), g(x, 'cos', frozenset(), 2.0)", x=V3)
+              "g = jax.jit(f, static_argnums=(1, 2, 3))\n"
+              "g(x, 'sin', frozenset(), None), g(x, 'cos', frozenset(), 2.0)", x=V3)
     assert_values(g(V3, "sin", frozenset(), None), np.sin(V3.astype(F64)), F32)
     assert_values(g(V3, "cos", frozenset(), 2.0), np.cos(V3.astype(F64)) + 2.0, F32)
     assert_values(g(V3, "cos", frozenset({"extra"}), 2.0), np.cos(V3.astype(F64)), F32)
@@ -270,7 +286,8 @@ def test_lower_with_static_arguments_and_a_tree(impl: Impl) -> None:
     """A static argument is no input of the lowered program; a tree's leaves are, each of its type."""
     jnp = impl.numpy
     g = _jax(impl).jit(lambda p, n: p["a"] * n + jnp.sum(p["b"]), static_argnums=1)
-    show_call("jax.jit(lambda p, n: p['a'] * n + jnp.sum(p['b']), static_argnums=1).lower({'a': x, 'b': i}, 3).as_text()",
+    show_call("g = jax.jit(lambda p, n: p['a'] * n + jnp.sum(p['b']), static_argnums=1)\n"
+              "g.lower({'a': x, 'b': i}, 3).as_text()",
               x=V3, i=np.arange(4, dtype=np.int32))  # fmt: skip
     text = g.lower({"a": V3, "b": np.arange(4, dtype=np.int32)}, 3).as_text()
     main = next(line for line in text.splitlines() if "@main" in line)
@@ -322,7 +339,8 @@ def test_disable_jit_runs_the_function_eagerly(impl: Impl) -> None:
 
 def test_block_until_ready_returns_the_array(impl: Impl) -> None:
     jax, jnp = _jax(impl), impl.numpy
-    show_call("y = jax.jit(lambda x: jnp.sin(x) * 2.0)(x)\ny.block_until_ready() is y, jax.block_until_ready(y) is y", x=V3)
+    show_call("y = jax.jit(lambda x: jnp.sin(x) * 2.0)(x)\n"
+              "y.block_until_ready() is y, jax.block_until_ready(y) is y", x=V3)
     y = jax.jit(lambda x: jnp.sin(x) * 2.0)(V3)
     assert y.block_until_ready() is y
     assert jax.block_until_ready(y) is y
