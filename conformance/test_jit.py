@@ -335,7 +335,7 @@ def _axes_leaves(axes: Any) -> list[Any]:
     return [axes]
 
 
-@PROGRAM_SETTINGS
+@COMPOSED_SETTINGS
 @given(data=st.data(), program=programs(min_steps=3, max_steps=6))
 def test_jit_of_a_function_calling_jitted_functions(impl: Impl, flags, data: st.DataObject,
                                                      program: Program) -> None:  # fmt: skip
