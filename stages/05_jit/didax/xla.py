@@ -74,9 +74,10 @@ def _install_jax_stub() -> None:
     src = types.ModuleType("jax._src")
     src.__path__ = []
     impls = types.ModuleType("jax._src.sharding_impls")
-    impls.make_single_device_sharding = lambda device, *, memory_kind=None: xc.SingleDeviceSharding(  # type: ignore[attr-defined]
-        device, memory_kind=memory_kind
-    )
+    def make_single_device_sharding(device: Any, *, memory_kind: Any = None) -> Any:
+        return xc.SingleDeviceSharding(device, memory_kind=memory_kind)
+
+    impls.make_single_device_sharding = make_single_device_sharding  # type: ignore[attr-defined]
     sys.modules.update({"jax": stub, "jax._src": src, "jax._src.sharding_impls": impls})
 
 
@@ -194,6 +195,11 @@ def copy_to(buffer: Any, aval: Any, device: Any) -> Any:
 
 def block_until_ready(buffer: Any) -> None:
     buffer.block_until_ready()
+
+
+def block_until_all_ready(buffers: Sequence[Any]) -> None:
+    """Wait for several buffers at once (one call into jaxlib instead of one per buffer)."""
+    xc.batched_block_until_ready(list(buffers))
 
 
 def delete(buffer: Any) -> None:

@@ -1,0 +1,161 @@
+"""The mutants of stage 05 (jit, compiled by XLA): single, realistic bugs the conformance suite must
+notice.
+
+Stage 05 is stage 04 plus jit, so its catalogue is stage 04's (under the same ids) followed by
+``LOWERING_MUTANTS``: one wrong lowering rule each, which the ``jit`` area must notice (jit(f)
+against eager f). These are the rules of control flow (``didax/lowering/control_flow.py``: cond,
+while, scan), of the slicing and sorting primitives the loops lean on (``lowering/slicing.py``), of
+the key primitives (``lowering/random.py``) and of the special functions XLA has no operation for
+(``lowering/special.py``). Run them with
+
+    python -m conformance.meta.mutate --stage 05_jit --quick --only lower.cond.branches_reversed ...
+
+Proposed, not yet run: the ``jit`` area was being written while these were (its keywords here are
+the names of its tests then: ``primitive_under_jit``, ``random_program``, ``random_under_jit``,
+``jit_of_vmap``). Each is killed by the stage's own lowering tests (tests/test_lowering_*.py).
+
+Not here, because no test could tell it from the original: the sums of the incomplete gamma function
+stopping when the value has converged though its derivatives in a have not. A derivative's terms
+shrink as the value's do, times a slowly growing factor, so it converges a step or two later, and
+stopping early moves it by about one rounding.
+"""
+
+from __future__ import annotations
+
+from conformance.meta.mutants_04_jaxpr import MUTANTS as JAXPR_STAGE_MUTANTS
+from conformance.meta.mutate import Mutant
+
+CONTROL_FLOW = "didax/lowering/control_flow.py"
+SLICING = "didax/lowering/slicing.py"
+RANDOM = "didax/lowering/random.py"
+SPECIAL = "didax/lowering/special.py"
+AREA = ("jit",)
+PRIMITIVES = "primitive_under_jit"
+PROGRAMS = "random_program or primitive_under_jit"
+SAMPLERS = "random_under_jit or primitive_under_jit"
+
+LOWERING_MUTANTS: list[Mutant] = [
+    # --- control flow ----------------------------------------------------------------------------------------
+    Mutant(
+        "lower.cond.branches_reversed", CONTROL_FLOW,
+        "    for branch in branches:\n", "    for branch in reversed(branches):\n",
+        AREA, "cond's branches become stablehlo.case's regions in reverse order: the index picks the wrong one",
+        keyword=PROGRAMS,
+    ),
+    Mutant(
+        "lower.while.batched_predicate_any_as_all", CONTROL_FLOW,
+        '    body.ret([body.builder.op1("stablehlo.or", body.args, I1)])',
+        '    body.ret([body.builder.op1("stablehlo.and", body.args, I1)])',
+        AREA, "a while loop whose predicate varies by example (vmap) stops when the first example stops, not "
+        "the last", keyword="jit_of_vmap or vmap",
+    ),
+    Mutant(
+        "lower.while.stopped_examples_go_on", CONTROL_FLOW,
+        "        new = [_where_leading(body.builder, pred, pred_ndim, n, o) for n, o in zip(new, body.args)]\n",
+        "",
+        AREA, "under vmap, the examples whose loop has stopped keep running the body while the others finish",
+        keyword="jit_of_vmap or vmap",
+    ),
+    Mutant(
+        "lower.scan.one_step_too_many", CONTROL_FLOW,
+        '_LT = {"comparison_direction": "#stablehlo<comparison_direction LT>",',
+        '_LT = {"comparison_direction": "#stablehlo<comparison_direction LE>",',
+        AREA, "scan's loop runs length + 1 steps (i <= length): the last row is read and the carry updated twice",
+        keyword=PROGRAMS,
+    ),
+    Mutant(
+        "lower.scan.reverse_ignored", CONTROL_FLOW,
+        "    row = bb.op1(\"stablehlo.subtract\", [last, i], I32) if reverse else i\n",
+        "    row = i\n",
+        AREA, "a reverse scan runs from the first row, as a forward one", keyword=PROGRAMS,
+    ),
+    Mutant(
+        "lower.scan.ys_written_in_step_order", CONTROL_FLOW,
+        "        new_ys.append(dynamic_update_slice(bb, buffer, one, starts(a)))\n",
+        "        new_ys.append(dynamic_update_slice(bb, buffer, one, [i, *starts(a)[1:]]))\n",
+        AREA, "a reverse scan stacks its ys in the order of its steps, not at the rows of their xs",
+        keyword=PROGRAMS,
+    ),
+    # --- slicing and sorting ----------------------------------------------------------------------------------
+    Mutant(
+        "lower.rev.first_axis_only", SLICING,
+        '    return ctx.fb.op1("stablehlo.reverse", [x], ctx.out_type(), {"dimensions": i64_array(dimensions)})',
+        '    return ctx.fb.op1("stablehlo.reverse", [x], ctx.out_type(), {"dimensions": i64_array(dimensions[:1])})',
+        AREA, "rev reverses only the first of its dimensions", keyword=PRIMITIVES,
+    ),
+    Mutant(
+        "lower.pad.low_and_high_swapped", SLICING,
+        '    attrs = {"edge_padding_low": i64_array(lo), "edge_padding_high": i64_array(hi),',
+        '    attrs = {"edge_padding_low": i64_array(hi), "edge_padding_high": i64_array(lo),',
+        AREA, "pad puts its low padding at the end and its high padding at the start", keyword=PRIMITIVES,
+    ),
+    Mutant(
+        "lower.sort.signed_zero_and_nan_by_bits", SLICING,
+        '            if d.kind == "f":\n                a, b = _canonical(rb, a, d), _canonical(rb, b, d)\n', "",
+        AREA, "sort compares floats by their total order as they are: -0.0 before 0.0, -NaN first, where lax's "
+        "sort treats them as equal and puts every NaN last", keyword="sort",
+    ),
+    Mutant(
+        "lower.sort.later_keys_ignored", SLICING,
+        '        less = rb.op1("stablehlo.or", [_compare(rb, a, b, "LT", d), tie], "tensor<i1>")',
+        '        less = _compare(rb, a, b, "LT", d)',
+        AREA, "sort with several keys orders by the first alone: ties are not broken by the next keys",
+        keyword="sort",
+    ),
+    # --- random ------------------------------------------------------------------------------------------------
+    Mutant(
+        "lower.random_seed.high_word_dropped", RANDOM,
+        "lower_fun(lambda seeds, *, impl: prng.threefry_seed(seeds))",
+        "lower_fun(lambda seeds, *, impl: prng.threefry_seed(seeds.astype('int32')))",
+        AREA, "a 64-bit seed is truncated to 32 bits before hashing: keys from seeds past 2**31 differ",
+        keyword=SAMPLERS,
+    ),
+    Mutant(
+        "lower.random_gamma.log_space_ignored", RANDOM,
+        "distributions.random_gamma_p: lower_fun(distributions._gamma_impl),",
+        "distributions.random_gamma_p: lower_fun(lambda k, a, *, log_space: distributions._gamma_impl(k, a, "
+        "log_space=False)),",
+        AREA, "compiled loggamma draws gamma's samples, not their logs", keyword="gamma",
+    ),
+    # --- special functions -------------------------------------------------------------------------------------
+    Mutant(
+        "lower.bessel_i0e.series_not_scaled", SPECIAL,
+        "    series = total * jnp.exp(-s)\n", "    series = total\n",
+        AREA, "bessel_i0e gives I0(x), not exp(-|x|) I0(x), for |x| <= 20", keyword="bessel or i0e",
+    ),
+    Mutant(
+        "lower.igamma.p_and_q_swapped_on_fraction", SPECIAL,
+        "    p = jnp.where(ok, jnp.where(fraction, 1 - scaled, scaled), np.nan)\n",
+        "    p = jnp.where(ok, jnp.where(fraction, scaled, 1 - scaled), np.nan)\n",
+        AREA, "where Q's continued fraction is used (x > a, x >= 1), igamma gives Q instead of P",
+        keyword="igamma",
+    ),
+    Mutant(
+        "lower.igamma.series_stops_early", SPECIAL,
+        "_SERIES_STEPS = 2000", "_SERIES_STEPS = 20",
+        AREA, "P's power series is cut off after 20 terms, short of convergence where a and x are large",
+        keyword="igamma",
+    ),
+    Mutant(
+        "lower.igamma_grad_a.sign_on_fraction", SPECIAL,
+        "    return _with_derivative_edges(a, x, jnp.where(fraction, -dp, dp))\n",
+        "    return _with_derivative_edges(a, x, dp)\n",
+        AREA, "igamma_grad_a differentiates Q, not P, where the continued fraction is used", keyword="igamma",
+    ),
+    Mutant(
+        "lower.random_gamma_grad.series_sign", SPECIAL,
+        "    g = _where(fraction, w * x, -(w / _variable(a_ok, order)) * x)\n",
+        "    g = _where(fraction, w * x, (w / _variable(a_ok, order)) * x)\n",
+        AREA, "the gamma sample's derivative in a has the wrong sign where P's series is used (x <= 1 or x <= a)",
+        keyword="gamma",
+    ),
+    Mutant(
+        "lower.special.half_precision_not_widened", SPECIAL,
+        "        work = np.float32 if np.dtype(dtype).itemsize < 4 else dtype\n",
+        "        work = dtype\n",
+        AREA, "float16 and bfloat16 operands are summed in their own precision, where eager rounds a float64 "
+        "result once", keyword="igamma or bessel or i0e",
+    ),
+]  # fmt: skip
+
+MUTANTS: list[Mutant] = [*JAXPR_STAGE_MUTANTS, *LOWERING_MUTANTS]
