@@ -491,16 +491,19 @@ EXERCISES: dict[str, list[ExerciseSet]] = {
                                "input's dtype is a key dtype (dtypes.is_key_dtype), take _key_rule(eqn.primitive) "
                                "instead. With no rule, raise NotImplementedError(f\"Lowering rule for "
                                "'{eqn.primitive.name}' not implemented\"). Call rule(LoweringContext(fb, the inputs' "
-                               "avals, the outputs' avals), *the operands' names, **eqn.params), and map the outvars "
-                               "to its result (a list of names when the primitive has multiple_results). Return the "
-                               "names of the outvars.",
+                               "avals, the outputs' avals), *the operands' names, **eqn.params) with fb.loc set to "
+                               "f\"{fb.module.name}/{eqn.primitive.name}\" meanwhile (and restored afterwards, "
+                               "whatever happens); an exception e from the rule gets the note e.add_note(f\"while "
+                               "lowering '{eqn.primitive.name}' on {the inputs' avals' str_short(), joined by ', '} "
+                               "in {fb.module.name}\") and is raised again. Map the outvars to its result (a list of "
+                               "names when the primitive has multiple_results). Return the names of the outvars.",
                 "op": "Write one operation in MLIR's generic syntax and return the names of its results: one "
                       "self.fresh(t) per result type. The line is self.indent, then (when there are results) the "
                       "names joined by \", \" and \" = \", then the quoted name, the operands in parentheses, then "
                       "\" (\" + each region's .text(self.indent) joined by \", \" + \")\" when there are regions, then "
                       "\" {k = v, ...}\" when there are attrs, then \" : (\" + the operands' types (self.types) joined "
                       "by \", \" + \") -> \" + the result types joined by \", \", in parentheses unless there is exactly "
-                      "one. Append it to self.lines.",
+                      "one, then f' loc(\"{self.loc}\")' when self.loc is set. Append it to self.lines.",
             },
         ),
         ExerciseSet(
@@ -528,15 +531,15 @@ EXERCISES: dict[str, list[ExerciseSet]] = {
             {
                 "_jit_jvp": "nonzeros: for each tangent, whether it is not an ad.Zero. _jvp_of(jaxpr, nonzeros) gives "
                             "the JVP jaxpr (constants hoisted), its constants, and which outputs have a nonzero "
-                            "tangent. Bind jit_p on (*consts, *primals, *the nonzero tangents) with jaxpr= that jaxpr "
-                            "and name=f\"jvp({name})\". Its outputs are the primal outputs, then the nonzero "
+                            "tangent. Bind jit_p on (*consts, *primals, *the nonzero tangents) with jaxpr= that jaxpr, "
+                            "name=f\"jvp({name})\" and donated_invars=(False,) * the number of operands. Its outputs are the primal outputs, then the nonzero "
                             "tangents in order: return (primals_out, tangents_out), with ad.Zero.like(primal) for an "
                             "output whose tangent is zero.",
                 "_jit_batch": "size = batching.batch_size(vals, dims); an operand is batched when its dim is not "
                               "batching.not_mapped, and then its batch axis is moved to 0 (batching.moveaxis). "
                               "_batched(jaxpr, size, tuple(in_batched)) gives the batched jaxpr, its constants and "
-                              "which outputs are batched. Bind jit_p on (*consts, *vals) with jaxpr= that jaxpr and "
-                              "name=f\"vmap({name})\"; return (the outputs, [0 for a batched output, not_mapped for "
+                              "which outputs are batched. Bind jit_p on (*consts, *vals) with jaxpr= that jaxpr, "
+                              "name=f\"vmap({name})\" and donated_invars=(False,) * the number of operands; return (the outputs, [0 for a batched output, not_mapped for "
                               "another]).",
             },
         ),
@@ -549,7 +552,7 @@ EXERCISES: dict[str, list[ExerciseSet]] = {
                 "_trace": "Split the arguments into statics, dyn_args and dyn_kwargs (self._split), flatten "
                           "(dyn_args, dyn_kwargs) into leaves and in_tree, and type each leaf (_arg_type). The key is "
                           "(in_tree, the tuple of types, statics, config.jax_enable_x64). On a miss, trace with "
-                          "self._trace_new(in_tree, avals, statics) and keep it in self._cache, unless one of its "
+                          "self._trace_new(in_tree, avals, statics, self._donated(args, kwargs, statics)) and keep it in self._cache, unless one of its "
                           "consts is a Tracer (a tracer it closed over lives only as long as its transformation). "
                           "Return (leaves, the traced function).",
                 "__eq__": "Equal to another _Static whose value has the same type and compares equal (so 1, 1.0 and "
@@ -564,7 +567,9 @@ EXERCISES: dict[str, list[ExerciseSet]] = {
             ("tests/test_jit.py",),
             {
                 "_value": "The NumPy copy: self._host, or, when it is None (an output of a compiled function), "
-                          "xla.fetch(self._buffer, self._type.dtype), kept in self._host for the next time.",
+                          "xla.fetch(self._buffer, self._type.dtype), kept in self._host for the next time. A "
+                          "buffer that was deleted (xla.is_deleted: it was donated) raises RuntimeError(f\"Array "
+                          "has been deleted with shape={self._type.str_short()}.\").",
                 "device_buffer": "The device copy on device: with no buffer yet, xla.put(self._host, device), kept in "
                                  "self._buffer; a buffer on another device (xla.device_of) is not replaced: return a "
                                  "new xla.put(self._value, device); otherwise the buffer itself.",
