@@ -158,4 +158,134 @@ LOWERING_MUTANTS: list[Mutant] = [
     ),
 ]  # fmt: skip
 
-MUTANTS: list[Mutant] = [*JAXPR_STAGE_MUTANTS, *LOWERING_MUTANTS]
+JIT = "didax/jit.py"
+ELEMENTWISE = "didax/lowering/elementwise.py"
+STRUCTURAL = "didax/lowering/structural.py"
+SIGNATURE = "traces_once or signature or weak"
+
+# The jit primitive, its caches and the device Array (didax/jit.py, didax/array.py), and the first
+# families of lowering rules (elementwise.py, structural.py).
+JIT_MUTANTS: list[Mutant] = [
+    Mutant(
+        "jit.cache.key_without_weak_type", JIT,
+        "    return shaped(get_aval(x))\n",
+        "    aval = get_aval(x)\n    return ShapedArray(aval.shape, aval.dtype)\n",
+        AREA, "the trace cache is keyed by shape and dtype only: a weak and a strong argument share a trace",
+        keyword=SIGNATURE,
+    ),
+    Mutant(
+        "jit.cache.key_without_tree", JIT,
+        "        key = (in_tree, avals, statics, config.jax_enable_x64)\n",
+        "        key = (avals, statics, config.jax_enable_x64)\n",
+        AREA, "the trace cache ignores the arguments' tree: a dict and a list of the same leaves share a trace",
+        keyword=SIGNATURE,
+    ),
+    Mutant(
+        "jit.cache.key_without_x64", JIT,
+        "        key = (in_tree, avals, statics, config.jax_enable_x64)\n",
+        "        key = (in_tree, avals, statics)\n",
+        AREA, "the trace cache ignores the 64-bit flag", keyword="x64",
+    ),
+    Mutant(
+        "jit.fast_path.key_without_weak_type", JIT,
+        "        key.append(t if t is not None else (x._host.shape, x._host.dtype, x.weak_type))",
+        "        key.append((x.shape, x.dtype))",
+        AREA, "the fast path finds the executable by shape and dtype only, so a weak argument runs a strong one's "
+        "trace (and its result has the wrong weak type)", keyword=SIGNATURE + " or weak_and_strong",
+    ),
+    Mutant(
+        "jit.static.keyed_by_equality_across_types", JIT,
+        "        return isinstance(other, _Static) and type(self.value) is type(other.value) and self.value == other.value",
+        "        return isinstance(other, _Static) and self.value == other.value",
+        AREA, "static arguments equal across types (1, 1.0, True) share a trace", keyword="static",
+    ),
+    Mutant(
+        "jit.disable_jit.ignored", JIT,
+        "        if config.jax_disable_jit:\n            return self.fun(*args, **kwargs)\n",
+        "",
+        AREA, "jax_disable_jit does not run the function eagerly", keyword="disable_jit",
+    ),
+    Mutant(
+        "jit.jvp.tangents_dropped", JIT,
+        "    tangents_out = [next(nonzero_out) if nz else ad.Zero.like(p)",
+        "    tangents_out = [ad.Zero.like(p)",
+        AREA, "jvp of a jitted function gives zero tangents", keyword="jvp",
+    ),
+    Mutant(
+        "jit.vmap.batch_axis_not_moved", JIT,
+        "    vals = [batching.moveaxis(x, d, 0) if b else x for x, d, b in zip(vals, dims, in_batched)]\n",
+        "",
+        AREA, "vmap of a jitted function assumes every batch axis is at the front", keyword="vmap",
+    ),
+    Mutant(
+        "lower.elementwise.subtract_as_add", ELEMENTWISE,
+        'lax.sub_p: "stablehlo.subtract"', 'lax.sub_p: "stablehlo.add"',
+        AREA, "sub is lowered as add", keyword=PRIMITIVES,
+    ),
+    Mutant(
+        "lower.elementwise.sine_as_cosine", ELEMENTWISE,
+        'lax.sin_p: "stablehlo.sine"', 'lax.sin_p: "stablehlo.cosine"',
+        AREA, "sin is lowered as cosine", keyword=PROGRAMS,
+    ),
+    Mutant(
+        "lower.compare.unsigned_as_signed", ELEMENTWISE,
+        '"i": "SIGNED", "u": "UNSIGNED"', '"i": "SIGNED", "u": "SIGNED"',
+        AREA, "unsigned integers are compared as signed: 200 < 100 for uint8", keyword=PRIMITIVES,
+    ),
+    Mutant(
+        "lower.select_n.cases_swapped", ELEMENTWISE,
+        '"stablehlo.select", [which, cases[1], cases[0]]', '"stablehlo.select", [which, cases[0], cases[1]]',
+        AREA, "select_n with a boolean picks case 0 where it is true", keyword=PROGRAMS,
+    ),
+    Mutant(
+        "lower.convert.to_bool_truncates", ELEMENTWISE,
+        '    if np.dtype(new_dtype) == np.bool_ and aval.dtype != np.bool_:\n',
+        '    if False:\n',
+        AREA, "a conversion to bool is XLA's convert instead of x != 0", keyword=PRIMITIVES,
+    ),
+    Mutant(
+        "lower.broadcast.leading_axes", ELEMENTWISE,
+        "    dims = range(rank - len(aval.shape), rank)\n",
+        "    dims = range(len(aval.shape))\n",
+        AREA, "implicit broadcasting aligns an operand's axes with the leading axes instead of the trailing ones",
+        keyword=PROGRAMS,
+    ),
+    Mutant(
+        "lower.integer_pow.negative_not_inverted", ELEMENTWISE,
+        "    if y < 0:\n        one =", "    if False:\n        one =",
+        AREA, "x ** -n is lowered as x ** n", keyword=PRIMITIVES,
+    ),
+    Mutant(
+        "lower.round.methods_swapped", ELEMENTWISE,
+        'if int(rounding_method) == 1 else', 'if int(rounding_method) == 0 else',
+        AREA, "round's two tie-breaking methods are swapped", keyword=PRIMITIVES,
+    ),
+    Mutant(
+        "lower.rem.zero_divisor_gives_zero", ELEMENTWISE,
+        "        return fb.op1(\"stablehlo.select\", [zero, x, out], typ)",
+        "        return fb.op1(\"stablehlo.select\", [zero, full(0), out], typ)",
+        AREA, "an integer remainder by zero gives 0 instead of XLA's x", keyword=PRIMITIVES + " or random",
+    ),
+    Mutant(
+        "lower.reduce_max.identity_zero", STRUCTURAL,
+        'lax.reduce_max_p: _reducer("stablehlo.maximum", _lowest)',
+        'lax.reduce_max_p: _reducer("stablehlo.maximum", lambda d: 0)',
+        AREA, "reduce_max starts from 0, so the maximum of negative numbers is 0", keyword=PRIMITIVES,
+    ),
+    Mutant(
+        "lower.transpose.inverse_permutation", STRUCTURAL,
+        '{"permutation": i64_array(permutation)}',
+        '{"permutation": i64_array(np.argsort(permutation))}',
+        AREA, "transpose applies the inverse permutation (the same for 2 axes, wrong for a 3-cycle)",
+        keyword=PRIMITIVES + " or random_program",
+    ),
+    Mutant(
+        "lower.dot_general.contracting_lhs_for_rhs", STRUCTURAL,
+        'f"rhs_contracting_dimensions = [{\', \'.join(map(str, rc))}]>"',
+        'f"rhs_contracting_dimensions = [{\', \'.join(map(str, lc))}]>"',
+        AREA, "dot_general contracts the right operand on the left one's dimensions", keyword=PRIMITIVES,
+    ),
+]  # fmt: skip
+
+
+MUTANTS: list[Mutant] = [*JAXPR_STAGE_MUTANTS, *LOWERING_MUTANTS, *JIT_MUTANTS]
