@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import lax
 from ..core import ShapedArray
+from ..lax.dot import _higher_precision_type
 from .core import LoweringContext, constant, i64_array, lowering_rules, tensor_type
 
 
@@ -84,10 +85,81 @@ def _dot_general(ctx: LoweringContext, x: str, y: str, *, dimension_numbers: Any
         f"lhs_contracting_dimensions = [{', '.join(map(str, lc))}], "
         f"rhs_contracting_dimensions = [{', '.join(map(str, rc))}]>"
     )
+    x, y = _same_operand_type(ctx, x, y)
     return ctx.fb.op1("stablehlo.dot_general", [x, y], ctx.out_type(), {"dot_dimension_numbers": dims})
+
+
+def _same_operand_type(ctx: LoweringContext, x: str, y: str) -> tuple[str, str]:
+    """Both operands converted to the one of higher precision, as the eager rule (and JAX) does:
+    int8 with uint32 multiplies as uint32. (preferred_element_type is the result's type only.)"""
+    lhs, rhs = ctx.avals_in
+    if lhs.dtype == rhs.dtype:
+        return x, y
+    common = _higher_precision_type(lhs.dtype, rhs.dtype)
+    x = x if lhs.dtype == common else ctx.fb.op1("stablehlo.convert", [x], tensor_type(ShapedArray(lhs.shape, common)))
+    y = y if rhs.dtype == common else ctx.fb.op1("stablehlo.convert", [y], tensor_type(ShapedArray(rhs.shape, common)))
+    return x, y
 
 
 lowering_rules.update({
     lax.iota_p: _iota, lax.reshape_p: _reshape, lax.broadcast_in_dim_p: _broadcast_in_dim,
     lax.transpose_p: _transpose, lax.dot_general_p: _dot_general,
+})  # fmt: skip
+
+
+# ----------------------------------------------------------------------------------------------
+# Slicing, joining and padding: one StableHLO operation each.
+
+
+def _slice(ctx: LoweringContext, x: str, *, start_indices: tuple[int, ...], limit_indices: tuple[int, ...],
+           strides: Any) -> str:  # fmt: skip
+    strides = strides or (1,) * len(start_indices)
+    attrs = {"start_indices": i64_array(start_indices), "limit_indices": i64_array(limit_indices),
+             "strides": i64_array(strides)}  # fmt: skip
+    return ctx.fb.op1("stablehlo.slice", [x], ctx.out_type(), attrs)
+
+
+def start_indices(ctx: LoweringContext, indices: tuple[str, ...], avals: list[ShapedArray]) -> list[str]:
+    """Scalar start indices of one type, as StableHLO wants them: converted to int64 if they differ
+    (didax's lax accepts any mix of integer types)."""
+    if len({a.dtype for a in avals}) <= 1:
+        return list(indices)
+    i64 = tensor_type(ShapedArray((), np.dtype(np.int64)))
+    return [ctx.fb.op1("stablehlo.convert", [i], i64) if a.dtype != np.int64 else i for i, a in zip(indices, avals)]
+
+
+def _dynamic_slice(ctx: LoweringContext, x: str, *indices: str, slice_sizes: tuple[int, ...]) -> str:
+    """XLA clamps the start indices so that the slice fits, as didax's eager rule does."""
+    starts = start_indices(ctx, indices, ctx.avals_in[1:])
+    return ctx.fb.op1("stablehlo.dynamic_slice", [x, *starts], ctx.out_type(), {"slice_sizes": i64_array(slice_sizes)})
+
+
+def _dynamic_update_slice(ctx: LoweringContext, x: str, update: str, *indices: str) -> str:
+    starts = start_indices(ctx, indices, ctx.avals_in[2:])
+    return ctx.fb.op1("stablehlo.dynamic_update_slice", [x, update, *starts], ctx.out_type())
+
+
+def _concatenate(ctx: LoweringContext, *xs: str, dimension: int) -> str:
+    return ctx.fb.op1("stablehlo.concatenate", list(xs), ctx.out_type(), {"dimension": f"{dimension} : i64"})
+
+
+def _pad(ctx: LoweringContext, x: str, value: str, *, padding_config: tuple[tuple[int, int, int], ...]) -> str:
+    """Negative low or high padding crops, in StableHLO as in lax."""
+    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+    attrs = {"edge_padding_low": i64_array(lo), "edge_padding_high": i64_array(hi),
+             "interior_padding": i64_array(interior)}  # fmt: skip
+    return ctx.fb.op1("stablehlo.pad", [x, value], ctx.out_type(), attrs)
+
+
+def _rev(ctx: LoweringContext, x: str, *, dimensions: tuple[int, ...]) -> str:
+    return ctx.fb.op1("stablehlo.reverse", [x], ctx.out_type(), {"dimensions": i64_array(dimensions)})
+
+
+def _squeeze(ctx: LoweringContext, x: str, *, dimensions: tuple[int, ...]) -> str:
+    return ctx.fb.op1("stablehlo.reshape", [x], ctx.out_type())  # dropping size-1 axes moves no data
+
+
+lowering_rules.update({
+    lax.slice_p: _slice, lax.dynamic_slice_p: _dynamic_slice, lax.dynamic_update_slice_p: _dynamic_update_slice,
+    lax.concatenate_p: _concatenate, lax.pad_p: _pad, lax.rev_p: _rev, lax.squeeze_p: _squeeze,
 })  # fmt: skip
