@@ -93,6 +93,8 @@ NAN = np.float32(np.nan)
 @pytest.mark.parametrize("x", [
     np.array([[1.0, NAN, 3.0], [-np.inf, -np.inf, -np.inf]], np.float32),
     np.array([[0.0, -0.0, -0.0], [-0.0, -0.0, -0.0]], np.float32),
+    np.array([[1.0, NAN, -3.0], [-np.inf, 2.5, -np.inf]], jnp.bfloat16),
+    np.array([[1.0, 2.0, -3.0], [-np.inf, NAN, 0.0]], np.float16),
     np.array([[True, False, False], [False, False, False]]),
     np.array([[-128, 5, 127], [-128, -128, -128]], np.int8),
     np.array([[0, 255, 7], [3, 0, 0]], np.uint8),

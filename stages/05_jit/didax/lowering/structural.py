@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import lax
+from .. import dtypes, lax
 from ..core import ShapedArray
 from ..lax.dot import _higher_precision_type
 from .core import LoweringContext, constant, i64_array, lowering_rules, tensor_type
@@ -56,13 +56,13 @@ def _reducer(combine: str, identity: Any) -> Any:
 def _lowest(dtype: np.dtype) -> Any:
     if dtype == np.bool_:
         return False
-    return -np.inf if dtype.kind in "fc" else np.iinfo(dtype).min
+    return -np.inf if dtypes.is_inexact(dtype) else np.iinfo(dtype).min  # (bfloat16's kind is not "f")
 
 
 def _highest(dtype: np.dtype) -> Any:
     if dtype == np.bool_:
         return True
-    return np.inf if dtype.kind in "fc" else np.iinfo(dtype).max
+    return np.inf if dtypes.is_inexact(dtype) else np.iinfo(dtype).max
 
 
 lowering_rules.update({
