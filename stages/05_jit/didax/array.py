@@ -1,7 +1,13 @@
-"""``Array``: a concrete didax value, held in NumPy memory at this stage.
+"""``Array``: a concrete didax value, in NumPy memory, in device memory, or both (stage 05).
 
 Stage 01 introduced it. An Array is what evaluation produces; it remembers ``weak_type`` so that
 a value made from a Python scalar keeps promoting like one.
+
+Stage 05 gives it a second home: a buffer on an XLA device. What a compiled function returns
+lives there, and is read into NumPy only when an eager operation, a print or ``np.asarray`` needs
+it (``_value``); what eager evaluation makes lives in NumPy, and is copied to the device the first
+time a compiled function takes it (``device_buffer``). Either copy, once made, is kept: an Array
+never changes, so neither copy can go stale.
 
 Arrays are immutable values, as in JAX. Two rules keep them so: NumPy data coming in is copied
 (core.canonicalize_value), and NumPy views going out are read-only (``__array__``). Inside, many
@@ -32,14 +38,59 @@ class Array:
     didax/numpy/array_methods.py, the same ones tracers get.
     """
 
-    __slots__ = ("_value", "weak_type", "_aval", "serial")
+    __slots__ = ("_host", "_buffer", "_type", "weak_type", "_aval", "serial")
     __array_priority__ = 100
 
     def __init__(self, value: np.ndarray, weak_type: bool = False) -> None:
-        self._value = value  # never handed out writable, so never changed
+        self._host: np.ndarray | None = value  # never handed out writable, so never changed
+        self._buffer: Any = None  # the device copy, made when a compiled function first needs it
+        self._type: ShapedArray | None = None  # shape and dtype of an Array made on a device
         self.weak_type = weak_type
         self._aval: ConcreteArray | None = None
         self.serial = next(serials)
+
+    @classmethod
+    def from_buffer(cls, buffer: Any, aval: ShapedArray) -> Array:
+        """The Array of a device buffer of type ``aval`` (an output of a compiled function)."""
+        array = cls.__new__(cls)
+        array._host, array._buffer, array._type = None, buffer, aval
+        array.weak_type, array._aval, array.serial = aval.weak_type, None, next(serials)
+        return array
+
+    @property
+    def _value(self) -> np.ndarray:
+        """The NumPy copy, read from the device the first time it is asked for (waiting for the
+        computation that makes it, if it is still running)."""
+        host = self._host
+        if host is None:
+            from . import xla
+
+            host = self._host = xla.fetch(self._buffer, self._type.dtype)  # type: ignore[union-attr]
+        return host
+
+    def device_buffer(self, device: Any) -> Any:
+        """The device copy on ``device``, put there the first time it is asked for."""
+        from . import xla
+
+        buffer = self._buffer
+        if buffer is None:
+            buffer = self._buffer = xla.put(self._host, device)  # type: ignore[arg-type]
+        elif xla.device_of(buffer) != device:
+            return xla.put(self._value, device)
+        return buffer
+
+    @property
+    def device(self) -> Any:
+        """The device holding the array (the default device for one that lives in NumPy only)."""
+        from . import xla
+
+        return xla.default_device() if self._buffer is None else xla.device_of(self._buffer)
+
+    def devices(self) -> set[Any]:
+        return {self.device}
+
+    def is_fully_replicated(self) -> bool:
+        return True
 
     @property
     def aval(self) -> ConcreteArray:
@@ -49,11 +100,13 @@ class Array:
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return self._value.shape
+        host = self._host
+        return host.shape if host is not None else self._type.shape  # type: ignore[union-attr]
 
     @property
     def dtype(self) -> np.dtype:
-        return self._value.dtype
+        host = self._host
+        return host.dtype if host is not None else self._type.dtype  # type: ignore[union-attr]
 
     @property
     def ndim(self) -> int:
@@ -120,7 +173,13 @@ class Array:
         return self._value.tolist()
 
     def block_until_ready(self) -> Array:
-        return self  # evaluation is eager and synchronous at this stage
+        """Wait until the computation making this array has finished (compiled functions return
+        before their results are ready: XLA runs them asynchronously)."""
+        if self._buffer is not None:
+            from . import xla
+
+            xla.block_until_ready(self._buffer)
+        return self
 
     def __len__(self) -> int:
         if not self.shape:

@@ -37,6 +37,8 @@ class Config:
         "jax_debug_nans": False,
         "jax_platform_name": "",
         "jax_default_matmul_precision": None,
+        "jax_disable_jit": False,  # stage 05: run jitted functions eagerly, for debugging
+        "jax_log_compiles": False,  # stage 05: log each trace and compilation of a jitted function
     }
 
     def __init__(self) -> None:
@@ -64,7 +66,7 @@ class Config:
 
 
 def _validate(name: str, value: Any) -> Any:
-    if name in ("jax_enable_x64", "jax_debug_nans"):
+    if name in ("jax_enable_x64", "jax_debug_nans", "jax_disable_jit", "jax_log_compiles"):
         return bool(value)  # JAX takes any truth value here: 1, np.True_, ...
     if name == "jax_platform_name":
         return value  # JAX takes any value; 'cpu' is the only platform stage 01 has
@@ -104,3 +106,8 @@ def numpy_dtype_promotion(mode: str) -> contextlib.AbstractContextManager[None]:
 def enable_x64(new_val: bool = True) -> contextlib.AbstractContextManager[None]:
     """Turn 64-bit types on (or off) inside a ``with`` block."""
     return _temporarily("jax_enable_x64", new_val)
+
+
+def disable_jit(disable: bool = True) -> contextlib.AbstractContextManager[None]:
+    """Run jitted functions eagerly inside a ``with`` block (stage 05)."""
+    return _temporarily("jax_disable_jit", disable)

@@ -350,16 +350,18 @@ def pp_jaxpr(jaxpr: Jaxpr, ctx: PrintContext) -> pp.Doc:
 
 def pp_eqn(eqn: JaxprEqn, ctx: PrintContext) -> pp.Doc:
     lhs = pp_binders(eqn.outvars, ctx)  # named first: nested jaxprs are named after them
-    params = pp_params(eqn.params, ctx)
+    params = pp_params(eqn.params, ctx, getattr(eqn.primitive, "param_order", None))
     args = " ".join(pp_atom(x, ctx) for x in eqn.invars)
     return pp.concat(lhs, pp.text(" = " + eqn.primitive.name), params, pp.text(" " + args))
 
 
-def pp_params(params: dict[str, Any], ctx: PrintContext) -> pp.Doc:
-    """``[axes=(0,) keepdims=False]``, sorted by name; jaxprs inside are printed as jaxprs."""
+def pp_params(params: dict[str, Any], ctx: PrintContext, order: tuple[str, ...] | None = None) -> pp.Doc:
+    """``[axes=(0,) keepdims=False]``, sorted by name unless the primitive gives an ``order`` (jit
+    prints its name first, as JAX does); jaxprs inside are printed as jaxprs."""
     if not params:
         return pp.text("")
-    pairs = [pp.concat(pp.text(f"{k}="), pp_param(v, ctx)) for k, v in sorted(params.items())]
+    items = [(k, params[k]) for k in order] if order else sorted(params.items())
+    pairs = [pp.concat(pp.text(f"{k}="), pp_param(v, ctx)) for k, v in items]
     return pp.group(
         pp.concat(
             pp.nest(2, pp.concat(pp.text("["), pp.brk(""), pp.join(pp.brk(), pairs))),

@@ -63,8 +63,11 @@ def _install_jax_stub() -> None:
     it splits or reads back an array. Without jax installed that import fails, every time, at about
     100 µs a call. A stub module with the one function it wants answers it instead; it is
     installed only where jax cannot be imported, so it never hides a real jax."""
-    if "jax" in sys.modules or importlib.util.find_spec("jax") is not None:
-        return
+    try:
+        if "jax" in sys.modules or importlib.util.find_spec("jax") is not None:
+            return
+    except (ImportError, ValueError):  # jax blocked: by an import hook, or sys.modules["jax"] = None
+        pass
     stub = types.ModuleType("jax")
     stub.__path__ = []  # a package, so that jax._src can be found in sys.modules
     stub.__didax_stub__ = True  # type: ignore[attr-defined]
@@ -77,10 +80,7 @@ def _install_jax_stub() -> None:
     sys.modules.update({"jax": stub, "jax._src": src, "jax._src.sharding_impls": impls})
 
 
-try:
-    _install_jax_stub()
-except ValueError:  # find_spec on a module blocked by setting sys.modules["jax"] = None
-    pass
+_install_jax_stub()
 
 # Every put and every compile reads a global 64-bit flag. didax hands jaxlib only values of the
 # dtype they must have (it canonicalizes before), so the flag is on: jaxlib then never narrows.

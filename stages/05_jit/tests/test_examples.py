@@ -24,7 +24,8 @@ def run_example(name: str) -> str:
 def test_every_example_is_tested():
     assert {p.stem for p in (STAGE / "examples").glob("*.py")} == {
         "eval_basics", "mlp", "promotion", "pytrees", "jvp_basics", "nested", "jvp_pytrees",
-        "vmap_basics", "per_example", "jacobians", "jaxpr_tour", "inverse", "counting", "control_flow"}
+        "vmap_basics", "per_example", "jacobians", "jaxpr_tour", "inverse", "counting", "control_flow",
+        "jit_basics"}
 
 
 def test_eval_basics_prints_the_autodidax_value():
@@ -404,3 +405,37 @@ def test_loops_agree_with_python_loops_finite_differences_and_a_loop_over_exampl
     assert slope == pytest.approx((newton_sqrt(2.0 + h) - newton_sqrt(2.0 - h)) / (2 * h), rel=1e-5)
     assert numbers_after(lines, "lax.map(square, arange(4.0)) = ") == [x * x for x in range(4)]
     assert numbers_after(lines, "lax.associative_scan(add, arange(5.0)) = ") == list(np.cumsum(np.arange(5.0)))
+
+
+def test_jit_basics_prints_the_seeds_values_and_the_module():
+    lines = run_example("jit_basics").splitlines()
+    assert lines[:3] == ["tracing!", "f(3., 4.) = -0.09224219304455371", "f(4., 5.) = -0.21467624978306993"]
+    assert "jit(deriv(deriv(g)))(3.) = 0.2822400161197344" in lines
+    assert "jvp(jit(g), (3.,), (1.,)) = 2.7177599838802657 2.979984993200891" in lines
+    assert "vmap(jit(g))(arange(3.)) = [ 0.         -0.68294197  0.18140515]" in lines
+    assert "    %0 = stablehlo.sine %arg0 : tensor<3xf32>" in lines
+    assert lines.count("tracing!") == 1
+
+
+# A finder that refuses jax: the examples must run with no jax at all (jaxlib alone drives XLA).
+_NO_JAX = """
+import importlib.abc, runpy, sys
+class NoJax(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "jax" or name.startswith("jax."):
+            raise ImportError(f"jax is blocked in this test: {name}")
+sys.meta_path.insert(0, NoJax())
+runpy.run_module(sys.argv[1], run_name="__main__")
+import didax  # noqa: E402
+stub = sys.modules.get("jax")
+assert stub is None or getattr(stub, "__didax_stub__", False), "a real jax module was imported"
+"""
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (STAGE / "examples").glob("*.py")))
+def test_examples_run_without_jax(name):
+    env = {**os.environ, "PYTHONPATH": str(STAGE)}
+    result = subprocess.run([sys.executable, "-c", _NO_JAX, f"examples.{name}"], cwd=STAGE, env=env,
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr

@@ -214,7 +214,7 @@ class ModuleBuilder:
 
 def _symbol(name: str) -> str:
     """A name MLIR accepts as a symbol: letters, digits and underscores."""
-    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in name if c not in "<>")
     return cleaned if cleaned and not cleaned[0].isdigit() else "_" + cleaned
 
 

@@ -1,0 +1,391 @@
+"""``didax.jit``: stage a function once per type signature, compile it with XLA, run it (stage 05).
+
+The pipeline has four steps, and each has been built by an earlier part of the course but one:
+
+1. trace: ``make_jaxpr``'s staging (stage 04) records the function as a jaxpr, on the *types* of
+   the arguments (shape, dtype, weak type), not their values;
+2. lower: didax/lowering writes the jaxpr as a StableHLO module;
+3. compile: XLA turns the module into an executable for a device (didax/xla.py);
+4. run: the arguments' device buffers go in, the outputs' buffers come back as Arrays.
+
+Steps 1-3 happen once per signature, and their result is cached on the jitted function, so a
+second call with new values of the same types only runs step 4.
+
+``jit`` is also a primitive, ``jit_p``, holding the staged jaxpr as a parameter, like ``cond``
+holds its branches. That is how it composes: under ``jvp`` the rule differentiates the jaxpr
+and binds ``jit_p`` on the result (so the derivative is compiled too); under ``vmap`` it batches
+the jaxpr; under ``make_jaxpr`` it is one equation, ``jit[name=f jaxpr={...}]``; and evaluating
+it (the eval interpreter's ``impl``) compiles and runs.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from . import ad, batching, dtypes, xla
+from .array import Array, PRNGKeyArray, to_array
+from .config import config
+from .core import Primitive, ShapedArray, Tracer, get_aval, is_staging
+from .jaxpr import ClosedJaxpr, Jaxpr
+from .lowering import lower_module
+from .lowering.core import ModuleBuilder, lowering_rules, physical
+from .staging import _check_hashable, shaped, trace_flat
+from .tree_util import PyTreeDef, tree_flatten, tree_unflatten
+
+logger = logging.getLogger("didax")
+
+# ----------------------------------------------------------------------------------------------
+# The primitive: jit_p.bind(*args, jaxpr=closed_jaxpr, name="f"). The jaxpr has no constants:
+# what the function closed over is passed as leading arguments (``hoist``), so that a tracer it
+# captured (from an enclosing jvp, say) is an operand its interpreter sees.
+
+jit_p = Primitive("jit")
+jit_p.multiple_results = True
+jit_p.param_order = ("name", "jaxpr")  # type: ignore[attr-defined]  # printed as JAX prints them
+
+
+def hoist(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
+    """``closed`` with its constants made leading inputs, and the constants."""
+    j = closed.jaxpr
+    return ClosedJaxpr(Jaxpr((), [*j.constvars, *j.invars], j.outvars, j.eqns), ()), list(closed.consts)
+
+
+@jit_p.def_abstract_eval
+def _jit_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, name: str) -> list[ShapedArray]:
+    return list(jaxpr.out_avals)
+
+
+@jit_p.def_impl
+def _jit_impl(*args: Any, jaxpr: ClosedJaxpr, name: str) -> list[Any]:
+    """Evaluating a jit equation: compile its jaxpr (once) and run it."""
+    return compiled(jaxpr, name, xla.default_device()).call(args)
+
+
+class Compiled(NamedTuple):
+    """An executable and what calling it needs: the types of its inputs and outputs."""
+
+    executable: xla.Executable
+    in_avals: list[ShapedArray]
+    out_avals: list[ShapedArray]
+    device: Any
+
+    def call(self, args: Sequence[Any]) -> list[Array]:
+        buffers = [_device_buffer(x, self.device) for x in args]
+        outs = self.executable.run(buffers)
+        return [_output(b, a) for b, a in zip(outs, self.out_avals)]
+
+
+@functools.lru_cache(maxsize=4096)  # keyed by the jaxpr object itself: jit's cache keeps it alive
+def compiled(jaxpr: ClosedJaxpr, name: str, device: Any) -> Compiled:
+    """Lower and compile ``jaxpr`` (which has no constants) for ``device``."""
+    start = time.perf_counter()
+    text = lower_module(name, jaxpr)
+    executable = xla.compile(text, device, [physical(a) for a in jaxpr.out_avals])
+    if config.jax_log_compiles:
+        logger.warning("Finished XLA compilation of jit(%s) in %.3f s", name, time.perf_counter() - start)
+    return Compiled(executable, list(jaxpr.in_avals), list(jaxpr.out_avals), device)
+
+
+def _device_buffer(x: Any, device: Any) -> Any:
+    """``x``'s data on ``device``: an Array's own device copy, or a new one for other values."""
+    if type(x) is not Array:
+        if isinstance(x, PRNGKeyArray):
+            return xla.put(np.asarray(x._value), device)  # the keys' words
+        x = to_array(x)
+    return x.device_buffer(device)
+
+
+def _output(buffer: Any, aval: ShapedArray) -> Array:
+    if dtypes.is_key_dtype(aval.dtype):  # keys: read their words, and wrap them as keys
+        words = xla.fetch(buffer, np.dtype(np.uint32))
+        return PRNGKeyArray(aval.dtype._impl, words)
+    return Array.from_buffer(buffer, aval)
+
+
+def _jit_lowering(ctx: Any, *args: str, jaxpr: ClosedJaxpr, name: str) -> list[str]:
+    """A nested jit is a call of a private function of the module, written once per jaxpr."""
+    module: ModuleBuilder = ctx.module
+    return module.call(ctx.fb, name, jaxpr, args)
+
+
+lowering_rules[jit_p] = _jit_lowering
+
+
+@functools.lru_cache(maxsize=1024)  # a jitted function differentiated again: no new jaxpr, no recompile
+def _jvp_of(jaxpr: ClosedJaxpr, nonzeros: tuple[bool, ...]) -> tuple[ClosedJaxpr, list[Any], list[bool]]:
+    jvp_closed, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, False)
+    return (*hoist(jvp_closed), out_nonzeros)
+
+
+def _jit_jvp(primals: list[Any], tangents: list[Any], *, jaxpr: ClosedJaxpr, name: str) -> tuple[Any, Any]:
+    """The JVP of a jitted function is jitted too: differentiate its jaxpr, bind jit_p on that."""
+    nonzeros = tuple(type(t) is not ad.Zero for t in tangents)
+    jvp_closed, consts, out_nonzeros = _jvp_of(jaxpr, nonzeros)
+    nonzero_dots = [t for t in tangents if type(t) is not ad.Zero]
+    outs = jit_p.bind(*consts, *primals, *nonzero_dots, jaxpr=jvp_closed, name=f"jvp({name})")
+    n = len(out_nonzeros)
+    primals_out, nonzero_out = outs[:n], iter(outs[n:])
+    tangents_out = [next(nonzero_out) if nz else ad.Zero.like(p) for p, nz in zip(primals_out, out_nonzeros)]
+    return primals_out, tangents_out
+
+
+ad.jvp_rules[jit_p] = _jit_jvp
+
+
+@functools.lru_cache(maxsize=1024)
+def _batched(jaxpr: ClosedJaxpr, size: int, in_batched: tuple[bool, ...]) -> tuple[ClosedJaxpr, list[Any], list[bool]]:
+    batched, out_batched = batching.batch_jaxpr(jaxpr, size, in_batched, False)
+    return (*hoist(batched), out_batched)
+
+
+def _jit_batch(vals: list[Any], dims: list[Any], *, jaxpr: ClosedJaxpr, name: str) -> tuple[Any, Any]:
+    """vmap of a jitted function: batch its jaxpr (batch axes moved to the front), bind jit_p."""
+    size = batching.batch_size(vals, dims)
+    in_batched = [d is not batching.not_mapped for d in dims]
+    vals = [batching.moveaxis(x, d, 0) if b else x for x, d, b in zip(vals, dims, in_batched)]
+    batched, consts, out_batched = _batched(jaxpr, size, tuple(in_batched))
+    outs = jit_p.bind(*consts, *vals, jaxpr=batched, name=f"vmap({name})")
+    return outs, [0 if b else batching.not_mapped for b in out_batched]
+
+
+batching.batching_rules[jit_p] = _jit_batch
+
+
+# ----------------------------------------------------------------------------------------------
+# The API.
+
+
+class _Traced(NamedTuple):
+    """What tracing a function once gave: its jaxpr (constants hoisted), the constants, the tree
+    of its outputs, and, once compiled, its executable."""
+
+    jaxpr: ClosedJaxpr
+    consts: list[Any]
+    out_tree: PyTreeDef
+
+
+class Jitted:
+    """The function ``jit`` returns: call it, or ``lower`` / ``trace`` it for a look inside."""
+
+    def __init__(self, fun: Callable[..., Any], static_argnums: tuple[int, ...], static_argnames: tuple[str, ...],
+                 donate_argnums: tuple[int, ...], keep_unused: bool) -> None:  # fmt: skip
+        self.fun = fun
+        self.static_argnums, self.static_argnames = static_argnums, static_argnames
+        self.donate_argnums, self.keep_unused = donate_argnums, keep_unused
+        self.name = getattr(fun, "__name__", type(fun).__name__)
+        self._cache: dict[Any, _Traced] = {}
+        functools.update_wrapper(self, fun)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if config.jax_disable_jit:
+            return self.fun(*args, **kwargs)
+        leaves, traced = self._trace(args, kwargs)
+        if not is_staging() and not any(isinstance(x, Tracer) for x in (*leaves, *traced.consts)):
+            # The fast path: nothing to transform or stage, so run the executable directly.
+            outs = compiled(traced.jaxpr, self.name, xla.default_device()).call([*traced.consts, *leaves])
+        else:
+            outs = jit_p.bind(*traced.consts, *leaves, jaxpr=traced.jaxpr, name=self.name)
+        return tree_unflatten(traced.out_tree, outs)
+
+    def _trace(self, args: tuple, kwargs: dict) -> tuple[list[Any], _Traced]:
+        """The arguments' leaves, and the traced function for their signature (traced now if it
+        is new: the cache key is everything tracing depends on)."""
+        statics, dyn_args, dyn_kwargs = self._split(args, kwargs)
+        leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        avals = tuple(_arg_type(x) for x in leaves)
+        key = (in_tree, avals, statics, config.jax_enable_x64)
+        traced = self._cache.get(key)
+        if traced is None:
+            traced = self._trace_new(in_tree, avals, statics)
+            if not any(isinstance(c, Tracer) for c in traced.consts):  # a captured tracer dies with its
+                self._cache[key] = traced  # transformation: such a trace is good for this call only
+        return leaves, traced
+
+    def _trace_new(self, in_tree: PyTreeDef, avals: tuple, statics: tuple) -> _Traced:
+        static_pos = {i: s.value for i, s in statics[0]}
+        static_kw = {k: s.value for k, s in statics[1]}
+
+        def with_statics(*dyn: Any, **kw: Any) -> Any:
+            it = iter(dyn)
+            n = len(dyn) + len(static_pos)
+            full = [static_pos[i] if i in static_pos else next(it) for i in range(n)]
+            return self.fun(*full, **kw, **static_kw)
+
+        if config.jax_log_compiles:
+            logger.warning("Compiling %s with global shapes and types %s.", self.name, [a.str_short() for a in avals])
+        closed, out_tree = trace_flat(with_statics, in_tree, list(avals), self.fun)
+        jaxpr, consts = hoist(closed)
+        return _Traced(jaxpr, [to_array(c) if not isinstance(c, (Array, Tracer)) else c for c in consts], out_tree)
+
+    def _split(self, args: tuple, kwargs: dict) -> tuple[tuple, tuple, dict]:
+        """The static arguments (a hashable key), and the others."""
+        n = len(args)
+        # A static position not given positionally may come by name (static_argnames has it).
+        static_pos = sorted({i % n for i in self.static_argnums if -n <= i < n})
+        for i in static_pos:
+            _check_hashable(args[i])
+        static_kw = sorted((k, v) for k, v in kwargs.items() if k in self.static_argnames)
+        for _, v in static_kw:
+            _check_hashable(v)
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        statics = (tuple((i, _Static(args[i])) for i in static_pos), tuple((k, _Static(v)) for k, v in static_kw))
+        return statics, dyn_args, dyn_kwargs
+
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        """Stage and lower, without compiling: ``.as_text()`` is the StableHLO module."""
+        _, traced = self._trace(args, kwargs)
+        return Lowered(self.name, traced)
+
+    def trace(self, *args: Any, **kwargs: Any) -> TracedFunction:
+        """Stage only: ``.jaxpr`` is the jaxpr the function is compiled from."""
+        _, traced = self._trace(args, kwargs)
+        return TracedFunction(self.name, traced)
+
+    def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
+        from .staging import ShapeDtypeStruct
+
+        _, traced = self._trace(args, kwargs)
+        shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in traced.jaxpr.out_avals]
+        return tree_unflatten(traced.out_tree, shapes)
+
+    def __repr__(self) -> str:
+        return f"<didax.jit of {self.fun!r}>"
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        """A jitted method: bind ``self`` as the first argument, as a function would."""
+        return self if obj is None else functools.partial(self, obj)
+
+
+class _Static:
+    """A static argument in a cache key: equal when the values are equal and of one type, as JAX
+    compares them (so 1 and 1.0 and True are three signatures, not one)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Static) and type(self.value) is type(other.value) and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash((type(self.value), self.value))
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def _arg_type(x: Any) -> ShapedArray:
+    """What tracing sees of an argument: its type, never its value."""
+    return shaped(get_aval(x))
+
+
+class Lowered:
+    """A staged and lowered function (``jit(f).lower(*args)``)."""
+
+    def __init__(self, name: str, traced: _Traced) -> None:
+        self._name, self._traced = name, traced
+
+    def as_text(self) -> str:
+        return xla.pretty(lower_module(self._name, self._traced.jaxpr))
+
+    def compile(self) -> CompiledFunction:
+        return CompiledFunction(self._name, self._traced)
+
+
+class CompiledFunction:
+    """A compiled function (``jit(f).lower(*args).compile()``): call it on arguments of the
+    types it was lowered for."""
+
+    def __init__(self, name: str, traced: _Traced) -> None:
+        self._name, self._traced = name, traced
+        self._compiled = compiled(traced.jaxpr, name, xla.default_device())
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        leaves, in_tree = tree_flatten((args, kwargs))
+        n = len(self._traced.consts)
+        want = self._traced.jaxpr.in_avals[n:]
+        got = [_arg_type(x) for x in leaves]
+        if [(a.shape, a.dtype) for a in got] != [(a.shape, a.dtype) for a in want]:
+            raise TypeError(
+                f"Argument types differ from the types for which this computation was compiled: "
+                f"{[a.str_short() for a in got]} vs {[a.str_short() for a in want]}."
+            )
+        outs = self._compiled.call([*self._traced.consts, *leaves])
+        return tree_unflatten(self._traced.out_tree, outs)
+
+    def as_text(self) -> str:
+        """The HLO XLA compiled, after its optimizations."""
+        return self._compiled.executable.as_text()
+
+    def cost_analysis(self) -> dict[str, float]:
+        return self._compiled.executable.cost_analysis()
+
+
+class TracedFunction:
+    """A staged function (``jit(f).trace(*args)``)."""
+
+    def __init__(self, name: str, traced: _Traced) -> None:
+        self._name, self._traced = name, traced
+
+    @property
+    def jaxpr(self) -> ClosedJaxpr:
+        return self._traced.jaxpr
+
+    def lower(self) -> Lowered:
+        return Lowered(self._name, self._traced)
+
+
+def jit(
+    fun: Callable[..., Any] | None = None,
+    *,
+    static_argnums: int | Sequence[int] | None = None,
+    static_argnames: str | Sequence[str] | None = None,
+    donate_argnums: int | Sequence[int] | None = None,
+    donate_argnames: str | Sequence[str] | None = None,
+    keep_unused: bool = False,
+) -> Any:
+    """``fun`` compiled with XLA: traced once per signature of argument types (and values of
+    the static arguments), then run as one executable. Usable as ``@jit`` or ``@jit(...)``."""
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                                 keep_unused=keep_unused)  # fmt: skip
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun!r}")
+    nums, names = _static_args(fun, _as_tuple(static_argnums), _as_tuple(static_argnames))
+    donate, _ = _static_args(fun, _as_tuple(donate_argnums), _as_tuple(donate_argnames))
+    return Jitted(fun, nums, names, donate, keep_unused)
+
+
+def _as_tuple(x: Any) -> tuple:
+    if x is None:
+        return ()
+    return (x,) if isinstance(x, (int, str)) else tuple(x)
+
+
+def _static_args(fun: Callable[..., Any], nums: tuple, names: tuple) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Static positions and names, each completed from the other through ``fun``'s signature,
+    as JAX does (``static_argnames=('n',)`` also makes n's position static)."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return tuple(int(i) for i in nums), tuple(names)
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    nums = {int(i) for i in nums}
+    names = set(names)
+    for i in list(nums):
+        if -len(positional) <= i < len(positional):
+            names.add(positional[i])
+    for name in list(names):
+        if name in positional:
+            nums.add(positional.index(name))
+    return tuple(sorted(nums)), tuple(sorted(names))

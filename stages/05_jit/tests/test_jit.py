@@ -1,0 +1,208 @@
+"""didax.jit: the seeds' values, tracing once per signature, composition with jvp, vmap and
+make_jaxpr, static arguments, the flags, and the device-resident Array."""
+
+import logging
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import didax
+import didax.numpy as jnp
+from didax import lax
+from didax.errors import TracerBoolConversionError
+
+
+@pytest.fixture
+def x64():
+    with didax.enable_x64():
+        yield
+
+
+def test_seed_trace_once_and_cache_hit(x64, capsys):
+    @didax.jit
+    def f(x, y):
+        print("tracing!")
+        return jnp.sin(x) * jnp.cos(y)
+
+    z = f(3.0, 4.0)
+    assert capsys.readouterr().out == "tracing!\n"
+    assert float(z) == pytest.approx(-0.09224219304455371, rel=1e-15)  # the seed's value
+    z = f(4.0, 5.0)
+    assert capsys.readouterr().out == ""  # a cache hit: no tracing
+    assert float(z) == pytest.approx(-0.21467624978306993, rel=1e-15)
+
+
+def test_seed_reduce_and_second_derivative(x64):
+    assert float(didax.jit(lambda x: jnp.sum(x, axis=0))(np.array([1.0, 2.0, 3.0]))) == 6.0
+
+    def f(x):
+        return -(jnp.sin(x) * 2.0) + x
+
+    def deriv(f):
+        return lambda x: didax.jvp(f, (x,), (1.0,))[1]
+
+    eager, compiled = deriv(deriv(f))(3.0), didax.jit(deriv(deriv(f)))(3.0)
+    assert float(eager) == pytest.approx(0.2822400161197344, rel=1e-15)
+    assert float(compiled) == pytest.approx(0.2822400161197344, rel=1e-15)
+
+
+def test_seed_jvp_and_vmap_of_jit(x64, capsys):
+    @didax.jit
+    def f(x):
+        print("tracing!")
+        return -(jnp.sin(x) * 2.0) + x
+
+    y, ydot = didax.jvp(f, (3.0,), (1.0,))
+    assert capsys.readouterr().out == "tracing!\n"
+    assert (float(y), float(ydot)) == pytest.approx((2.7177599838802657, 2.979984993200891), rel=1e-15)
+    didax.jvp(f, (3.0,), (1.0,))
+    assert capsys.readouterr().out == ""  # 'tracing!' not printed
+    ys = didax.vmap(f, (0,))(np.arange(3.0))
+    np.testing.assert_allclose(np.asarray(ys), [0.0, -0.68294197, 0.18140515], rtol=1e-7)
+
+
+def test_retraces_once_per_new_type():
+    calls = []
+
+    @didax.jit
+    def f(x):
+        calls.append(1)
+        return x * 2
+
+    f(jnp.ones(3))
+    f(jnp.zeros(3))  # a new value: no retrace
+    assert len(calls) == 1
+    f(jnp.ones(4))  # a new shape
+    f(jnp.ones(3, jnp.int32))  # a new dtype
+    f(1.0)  # a weak float scalar
+    f(jnp.float32(1.0))  # a strong one: a new weak type
+    assert len(calls) == 5
+    f(jnp.ones(4)), f(2.0)
+    assert len(calls) == 5
+
+
+def test_static_arguments():
+    calls = []
+
+    def f(x, n):
+        calls.append(n)
+        return x * n if n > 1 else x  # Python control flow on a static argument works
+
+    g = didax.jit(f, static_argnums=1)
+    np.testing.assert_array_equal(np.asarray(g(jnp.arange(3.0), 3)), [0.0, 3.0, 6.0])
+    g(jnp.arange(3.0), 3)
+    g(jnp.arange(3.0), 1)
+    assert calls == [3, 1]
+    h = didax.jit(f, static_argnames="n")
+    np.testing.assert_array_equal(np.asarray(h(jnp.arange(3.0), n=2)), [0.0, 2.0, 4.0])
+    with pytest.raises(ValueError, match="Non-hashable static arguments are not supported"):
+        didax.jit(lambda x, s: x, static_argnums=1)(1.0, [1, 2])
+
+
+def test_python_if_on_a_traced_value_is_an_error():
+    def f(x):
+        return x if x > 0 else -x
+
+    with pytest.raises(TracerBoolConversionError):
+        didax.jit(f)(1.0)
+    assert float(didax.jit(f, static_argnums=0)(-2.0)) == 2.0
+
+
+def test_make_jaxpr_of_jit_is_one_equation_with_the_jaxpr_inside():
+    def f(x):
+        return jnp.sin(x) * 2.0
+
+    closed = didax.make_jaxpr(didax.jit(f))(1.0)
+    (eqn,) = closed.jaxpr.eqns
+    assert eqn.primitive.name == "jit" and eqn.params["name"] == "f"
+    assert [e.primitive.name for e in eqn.params["jaxpr"].eqns] == ["sin", "mul"]
+    assert str(closed).splitlines()[1].strip() == "b:f32[] = jit["
+    assert str(closed).splitlines()[2].strip() == "name=f"
+
+
+def test_nested_jit_and_transformations_agree_with_eager():
+    x = jnp.asarray(np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3))
+
+    def f(x):
+        return jnp.tanh(x) * jnp.exp(x) - jnp.sum(x, axis=0)
+
+    g = didax.jit(f)
+    np.testing.assert_allclose(np.asarray(didax.jit(lambda x: g(g(x)))(x)), np.asarray(f(f(x))), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(didax.jit(didax.vmap(f))(x)), np.asarray(didax.vmap(f)(x)), rtol=1e-6)
+    p, t = didax.jit(lambda x: didax.jvp(f, (x,), (jnp.ones_like(x),)))(x)
+    p0, t0 = didax.jvp(f, (x,), (jnp.ones_like(x),))
+    np.testing.assert_allclose(np.asarray(p), np.asarray(p0), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(t), np.asarray(t0), rtol=1e-6)
+
+
+def test_closed_over_tracer_inside_jvp():
+    """A jitted function closing over a jvp tracer: the tracer is an operand of the jit equation,
+    so the derivative flows through it."""
+
+    def outer(y):
+        return didax.jit(lambda x: x * y)(2.0)
+
+    _, t = didax.jvp(outer, (3.0,), (1.0,))
+    assert float(t) == 2.0
+
+
+def test_lower_and_compile():
+    g = didax.jit(lambda x: jnp.sin(x) * 2.0)
+    text = g.lower(jnp.ones(3)).as_text()
+    assert "func.func public @main(%arg0: tensor<3xf32>)" in text and "stablehlo.sine" in text
+    compiled = g.lower(jnp.ones(3)).compile()
+    np.testing.assert_allclose(np.asarray(compiled(jnp.ones(3))), 2 * np.sin(np.ones(3, np.float32)), rtol=1e-6)
+    assert "HloModule" in compiled.as_text()
+    assert compiled.cost_analysis()["transcendentals"] == 3.0
+    assert [e.primitive.name for e in g.trace(jnp.ones(3)).jaxpr.eqns] == ["sin", "mul"]
+
+
+def test_disable_jit_and_log_compiles(caplog):
+    calls = []
+
+    @didax.jit
+    def f(x):
+        calls.append(1)
+        return x + 1
+
+    with didax.disable_jit():
+        f(1.0), f(2.0)
+    assert len(calls) == 2  # run eagerly: no cache
+    didax.config.update("jax_log_compiles", True)
+    try:
+        with caplog.at_level(logging.WARNING, logger="didax"):
+            f(jnp.ones(7))
+    finally:
+        didax.config.update("jax_log_compiles", False)
+    assert any("Compiling f" in r.message for r in caplog.records)
+
+
+def test_device_array():
+    y = didax.jit(lambda x: x * 2.0)(jnp.arange(3.0))
+    assert repr(y) == "Array([0., 2., 4.], dtype=float32)"
+    assert y.block_until_ready() is y
+    assert y.device == didax.devices()[0] and y.devices() == {didax.devices()[0]}
+    view = np.asarray(y)
+    with pytest.raises(ValueError):
+        view[0] = 7.0  # read-only: didax arrays are immutable
+    host = np.arange(3.0, dtype=np.float32)
+    z = didax.device_put(host)
+    host[0] = 99.0
+    assert np.asarray(didax.jit(lambda a: a * 1.0)(z)).tolist() == [0.0, 1.0, 2.0]  # the put copied
+    got = didax.device_get({"y": y})
+    assert isinstance(got["y"], np.ndarray) and got["y"].tolist() == [0.0, 2.0, 4.0]
+
+
+def test_bfloat16_reads_back():
+    x = np.linspace(-3, 3, 7, dtype=np.float32)
+    y = didax.jit(lambda x: (x * 1.5).astype(jnp.bfloat16))(x)
+    want = (x * np.float32(1.5)).astype(ml_dtypes.bfloat16)
+    assert np.asarray(y).dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(np.asarray(y).astype(np.float32), want.astype(np.float32))
+
+
+def test_weak_type_survives_jit():
+    y = didax.jit(lambda x: x * 2)(1.0)
+    assert y.weak_type and y.dtype == np.float32
+    assert (y + jnp.ones(2, jnp.float16)).dtype == jnp.float16
