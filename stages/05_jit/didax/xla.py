@@ -82,8 +82,8 @@ def _install_jax_stub() -> None:
 
 _install_jax_stub()
 
-# Every put and every compile reads a global 64-bit flag. didax hands jaxlib only values of the
-# dtype they must have (it canonicalizes before), so the flag is on: jaxlib then never narrows.
+# Every put reads a 64-bit flag, global unless given. didax hands jaxlib only values of the dtype
+# they must have (it canonicalizes before), so the flag is on, and each put says so too.
 _jax.jax_jit.set_enable_x64_state(_jax.config.Config("didax_xla_x64", True))
 # jax attaches this method to the C++ class in Python; a single device's data is whole there.
 xc.SingleDeviceSharding._to_xla_hlo_sharding = lambda self, num_dims: xc.HloSharding.replicate()
@@ -160,7 +160,8 @@ def put(value: np.ndarray, device: Any) -> Any:
     ``value`` would change a didax array."""
     aval = _Aval(value.shape, value.dtype)
     return _jax.batched_device_put(
-        aval, _sharding(device), [value], [device], True, True, xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+        aval, _sharding(device), [value], [device], True, True, xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
+        enable_x64=True,  # never narrow: jax, if jaxlib imports it, resets the global flag to its own
     )
 
 
@@ -188,7 +189,7 @@ def copy_to(buffer: Any, aval: Any, device: Any) -> Any:
     if device_of(buffer) == device:
         return buffer
     return _jax.batched_device_put(aval, _sharding(device), [buffer], [device], True, True,
-                                   xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL)  # fmt: skip
+                                   xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL, enable_x64=True)  # fmt: skip
 
 
 def block_until_ready(buffer: Any) -> None:
