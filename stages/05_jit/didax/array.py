@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from . import xla
 from .core import ConcreteArray, ShapedArray, canonicalize_value
 from .dtypes import KeyTy, PRNGImpl
 
@@ -63,15 +64,13 @@ class Array:
         computation that makes it, if it is still running)."""
         host = self._host
         if host is None:
-            from . import xla
-
+            if xla.is_deleted(self._buffer):
+                raise RuntimeError(f"Array has been deleted with shape={self._type.str_short()}.")  # type: ignore[union-attr]
             host = self._host = xla.fetch(self._buffer, self._type.dtype)  # type: ignore[union-attr]
         return host
 
     def device_buffer(self, device: Any) -> Any:
         """The device copy on ``device``, put there the first time it is asked for."""
-        from . import xla
-
         buffer = self._buffer
         if buffer is None:
             buffer = self._buffer = xla.put(self._host, device)  # type: ignore[arg-type]
@@ -79,11 +78,25 @@ class Array:
             return xla.put(self._value, device)
         return buffer
 
+    def mark_deleted(self) -> None:
+        """The device buffer was donated to a computation: forget the NumPy copy too, so that
+        every later use is the error JAX gives."""
+        self._type = ShapedArray(self.shape, self.dtype, self.weak_type)
+        self._host = None
+
+    def is_deleted(self) -> bool:
+        return self._host is None and xla.is_deleted(self._buffer)
+
+    def delete(self) -> None:
+        """Free the device copy now (JAX's ``x.delete()``); the array cannot be used afterwards."""
+        if self._buffer is None:
+            self._buffer = xla.put(self._host, xla.default_device())  # type: ignore[arg-type]
+        self.mark_deleted()
+        xla.delete(self._buffer)
+
     @property
     def device(self) -> Any:
         """The device holding the array (the default device for one that lives in NumPy only)."""
-        from . import xla
-
         return xla.default_device() if self._buffer is None else xla.device_of(self._buffer)
 
     def devices(self) -> set[Any]:
@@ -176,8 +189,6 @@ class Array:
         """Wait until the computation making this array has finished (compiled functions return
         before their results are ready: XLA runs them asynchronously)."""
         if self._buffer is not None:
-            from . import xla
-
             xla.block_until_ready(self._buffer)
         return self
 

@@ -10,7 +10,7 @@ import numpy as np
 from . import xla
 from .array import Array, PRNGKeyArray, to_array
 from .core import Tracer
-from .tree_util import tree_map
+from .tree_util import tree_leaves, tree_map
 
 
 def devices(backend: str | None = None) -> list[Any]:
@@ -50,5 +50,7 @@ def device_get(x: Any) -> Any:
 
 def block_until_ready(x: Any) -> Any:
     """Wait for every Array leaf of ``x`` to be computed; ``x`` itself."""
-    tree_map(lambda leaf: leaf.block_until_ready() if isinstance(leaf, Array) else leaf, x)
+    buffers = [leaf._buffer for leaf in tree_leaves(x) if isinstance(leaf, Array) and leaf._buffer is not None]
+    if buffers:
+        xla.block_until_all_ready(buffers)
     return x

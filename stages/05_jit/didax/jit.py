@@ -37,9 +37,10 @@ from .jaxpr import ClosedJaxpr, Jaxpr
 from .lowering import lower_module
 from .lowering.core import ModuleBuilder, lowering_rules, physical
 from .staging import _check_hashable, shaped, trace_flat
-from .tree_util import PyTreeDef, tree_flatten, tree_unflatten
+from .tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
 
 logger = logging.getLogger("didax")
+_LEAF = tree_structure(0)  # the tree of a single array
 
 # ----------------------------------------------------------------------------------------------
 # The primitive: jit_p.bind(*args, jaxpr=closed_jaxpr, name="f"). The jaxpr has no constants:
@@ -58,14 +59,14 @@ def hoist(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
 
 
 @jit_p.def_abstract_eval
-def _jit_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, name: str) -> list[ShapedArray]:
+def _jit_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, name: str, donated_invars: tuple) -> list[ShapedArray]:
     return list(jaxpr.out_avals)
 
 
 @jit_p.def_impl
-def _jit_impl(*args: Any, jaxpr: ClosedJaxpr, name: str) -> list[Any]:
+def _jit_impl(*args: Any, jaxpr: ClosedJaxpr, name: str, donated_invars: tuple) -> list[Any]:
     """Evaluating a jit equation: compile its jaxpr (once) and run it."""
-    return compiled(jaxpr, name, xla.default_device()).call(args)
+    return compiled(jaxpr, name, xla.default_device(), donated_invars).call(args)
 
 
 class Compiled(NamedTuple):
@@ -75,22 +76,37 @@ class Compiled(NamedTuple):
     in_avals: list[ShapedArray]
     out_avals: list[ShapedArray]
     device: Any
+    donated: tuple[bool, ...]
 
     def call(self, args: Sequence[Any]) -> list[Array]:
         buffers = [_device_buffer(x, self.device) for x in args]
         outs = self.executable.run(buffers)
+        if any(self.donated):
+            _mark_donated(args, self.donated)
         return [_output(b, a) for b, a in zip(outs, self.out_avals)]
 
 
+def _mark_donated(args: Sequence[Any], donated: Sequence[bool]) -> None:
+    """Donated Arrays whose buffer XLA reused for an output are gone, as in JAX: using one again
+    is an error. (A donation XLA could not use leaves its array alone.)"""
+    for x, d in zip(args, donated):
+        if d and type(x) is Array and x._buffer is not None and xla.is_deleted(x._buffer):
+            x.mark_deleted()
+
+
 @functools.lru_cache(maxsize=4096)  # keyed by the jaxpr object itself: jit's cache keeps it alive
-def compiled(jaxpr: ClosedJaxpr, name: str, device: Any) -> Compiled:
-    """Lower and compile ``jaxpr`` (which has no constants) for ``device``."""
+def compiled(jaxpr: ClosedJaxpr, name: str, device: Any, donated: tuple[bool, ...] = ()) -> Compiled:
+    """Lower and compile ``jaxpr`` (which has no constants) for ``device``; the inputs marked in
+    ``donated`` may have their buffers reused for outputs."""
     start = time.perf_counter()
-    text = lower_module(name, jaxpr)
-    executable = xla.compile(text, device, [physical(a) for a in jaxpr.out_avals])
+    text = lower_module(name, jaxpr, donated)
+    try:
+        executable = xla.compile(text, device, [physical(a) for a in jaxpr.out_avals])
+    except xla.XlaRuntimeError as e:  # XLA names the operation by its loc: jit_f/primitive
+        raise xla.XlaRuntimeError(f"XLA could not compile jit({name}): {e}") from None
     if config.jax_log_compiles:
         logger.warning("Finished XLA compilation of jit(%s) in %.3f s", name, time.perf_counter() - start)
-    return Compiled(executable, list(jaxpr.in_avals), list(jaxpr.out_avals), device)
+    return Compiled(executable, list(jaxpr.in_avals), list(jaxpr.out_avals), device, tuple(donated))
 
 
 def _device_buffer(x: Any, device: Any) -> Any:
@@ -109,7 +125,7 @@ def _output(buffer: Any, aval: ShapedArray) -> Array:
     return Array.from_buffer(buffer, aval)
 
 
-def _jit_lowering(ctx: Any, *args: str, jaxpr: ClosedJaxpr, name: str) -> list[str]:
+def _jit_lowering(ctx: Any, *args: str, jaxpr: ClosedJaxpr, name: str, donated_invars: tuple) -> list[str]:
     """A nested jit is a call of a private function of the module, written once per jaxpr."""
     module: ModuleBuilder = ctx.module
     return module.call(ctx.fb, name, jaxpr, args)
@@ -124,12 +140,16 @@ def _jvp_of(jaxpr: ClosedJaxpr, nonzeros: tuple[bool, ...]) -> tuple[ClosedJaxpr
     return (*hoist(jvp_closed), out_nonzeros)
 
 
-def _jit_jvp(primals: list[Any], tangents: list[Any], *, jaxpr: ClosedJaxpr, name: str) -> tuple[Any, Any]:
+def _jit_jvp(
+    primals: list[Any], tangents: list[Any], *, jaxpr: ClosedJaxpr, name: str, donated_invars: tuple
+) -> tuple[Any, Any]:
     """The JVP of a jitted function is jitted too: differentiate its jaxpr, bind jit_p on that."""
     nonzeros = tuple(type(t) is not ad.Zero for t in tangents)
     jvp_closed, consts, out_nonzeros = _jvp_of(jaxpr, nonzeros)
     nonzero_dots = [t for t in tangents if type(t) is not ad.Zero]
-    outs = jit_p.bind(*consts, *primals, *nonzero_dots, jaxpr=jvp_closed, name=f"jvp({name})")
+    n_in = len(consts) + len(primals) + len(nonzero_dots)
+    outs = jit_p.bind(*consts, *primals, *nonzero_dots, jaxpr=jvp_closed, name=f"jvp({name})",
+                      donated_invars=(False,) * n_in)  # fmt: skip
     n = len(out_nonzeros)
     primals_out, nonzero_out = outs[:n], iter(outs[n:])
     tangents_out = [next(nonzero_out) if nz else ad.Zero.like(p) for p, nz in zip(primals_out, out_nonzeros)]
@@ -145,13 +165,20 @@ def _batched(jaxpr: ClosedJaxpr, size: int, in_batched: tuple[bool, ...]) -> tup
     return (*hoist(batched), out_batched)
 
 
-def _jit_batch(vals: list[Any], dims: list[Any], *, jaxpr: ClosedJaxpr, name: str) -> tuple[Any, Any]:
+def donated_invars_of(*groups: Sequence[Any]) -> tuple[bool, ...]:
+    """No input donated: a transformed jit's new jaxpr takes none of the caller's buffers."""
+    return (False,) * sum(len(g) for g in groups)
+
+
+def _jit_batch(
+    vals: list[Any], dims: list[Any], *, jaxpr: ClosedJaxpr, name: str, donated_invars: tuple
+) -> tuple[Any, Any]:
     """vmap of a jitted function: batch its jaxpr (batch axes moved to the front), bind jit_p."""
     size = batching.batch_size(vals, dims)
     in_batched = [d is not batching.not_mapped for d in dims]
     vals = [batching.moveaxis(x, d, 0) if b else x for x, d, b in zip(vals, dims, in_batched)]
     batched, consts, out_batched = _batched(jaxpr, size, tuple(in_batched))
-    outs = jit_p.bind(*consts, *vals, jaxpr=batched, name=f"vmap({name})")
+    outs = jit_p.bind(*consts, *vals, jaxpr=batched, name=f"vmap({name})", donated_invars=donated_invars_of(consts, vals))
     return outs, [0 if b else batching.not_mapped for b in out_batched]
 
 
@@ -169,29 +196,48 @@ class _Traced(NamedTuple):
     jaxpr: ClosedJaxpr
     consts: list[Any]
     out_tree: PyTreeDef
+    donated: tuple[bool, ...]  # per input of the jaxpr (constants first, never donated)
 
 
 class Jitted:
     """The function ``jit`` returns: call it, or ``lower`` / ``trace`` it for a look inside."""
 
     def __init__(self, fun: Callable[..., Any], static_argnums: tuple[int, ...], static_argnames: tuple[str, ...],
-                 donate_argnums: tuple[int, ...], keep_unused: bool) -> None:  # fmt: skip
+                 donate_argnums: tuple[int, ...], donate_argnames: tuple[str, ...], keep_unused: bool) -> None:  # fmt: skip
         self.fun = fun
         self.static_argnums, self.static_argnames = static_argnums, static_argnames
-        self.donate_argnums, self.keep_unused = donate_argnums, keep_unused
+        self.donate_argnums, self.donate_argnames, self.keep_unused = donate_argnums, donate_argnames, keep_unused
         self.name = getattr(fun, "__name__", type(fun).__name__)
-        self._cache: dict[Any, _Traced] = {}
+        self._cache: dict[Any, _Traced] = {}  # signature of the arguments -> the traced function
+        self._ready: dict[Any, _Ready] = {}  # the fast path's: types of positional Arrays -> executable
         functools.update_wrapper(self, fun)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # The fast path, for a call like the last ones: positional Arrays already on the device,
+        # no static arguments, nothing being staged. Their types alone find the executable.
+        if not kwargs and not is_staging() and not config.jax_disable_jit:
+            key = _signature(args)
+            if key is not None:
+                ready = self._ready.get(key)
+                if ready is not None:
+                    return ready.run(args)
+        return self._call(args, kwargs)
+
+    def _call(self, args: tuple, kwargs: dict) -> Any:
+        """Any call: trace if the signature is new, then run (or stage, or transform) jit_p."""
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
         leaves, traced = self._trace(args, kwargs)
-        if not is_staging() and not any(isinstance(x, Tracer) for x in (*leaves, *traced.consts)):
-            # The fast path: nothing to transform or stage, so run the executable directly.
-            outs = compiled(traced.jaxpr, self.name, xla.default_device()).call([*traced.consts, *leaves])
-        else:
-            outs = jit_p.bind(*traced.consts, *leaves, jaxpr=traced.jaxpr, name=self.name)
+        if is_staging() or any(isinstance(x, Tracer) for x in (*leaves, *traced.consts)):
+            outs = jit_p.bind(*traced.consts, *leaves, jaxpr=traced.jaxpr, name=self.name,
+                              donated_invars=traced.donated)  # fmt: skip
+            return tree_unflatten(traced.out_tree, outs)
+        device = xla.default_device()
+        ready = _Ready(compiled(traced.jaxpr, self.name, device, traced.donated), traced)
+        outs = ready.compiled.call([*traced.consts, *leaves])
+        key = _signature(args) if not kwargs and not self.static_argnums else None
+        if key is not None and all(type(x) is Array and x._buffer is not None for x in args):
+            self._ready[key] = ready  # the arguments are on the device now: next time, the fast path
         return tree_unflatten(traced.out_tree, outs)
 
     def _trace(self, args: tuple, kwargs: dict) -> tuple[list[Any], _Traced]:
@@ -203,12 +249,23 @@ class Jitted:
         key = (in_tree, avals, statics, config.jax_enable_x64)
         traced = self._cache.get(key)
         if traced is None:
-            traced = self._trace_new(in_tree, avals, statics)
+            traced = self._trace_new(in_tree, avals, statics, self._donated(args, kwargs, statics))
             if not any(isinstance(c, Tracer) for c in traced.consts):  # a captured tracer dies with its
                 self._cache[key] = traced  # transformation: such a trace is good for this call only
         return leaves, traced
 
-    def _trace_new(self, in_tree: PyTreeDef, avals: tuple, statics: tuple) -> _Traced:
+    def _donated(self, args: tuple, kwargs: dict, statics: tuple) -> tuple[bool, ...]:
+        """Whether each leaf of the dynamic arguments is donated, in the order they are flattened."""
+        if not self.donate_argnums and not self.donate_argnames:
+            return ()
+        static_pos = {i for i, _ in statics[0]}
+        flags = [i in self.donate_argnums for i, a in enumerate(args) if i not in static_pos
+                 for _ in tree_flatten(a)[0]]  # fmt: skip
+        flags += [k in self.donate_argnames for k, v in sorted(kwargs.items()) if k not in self.static_argnames
+                  for _ in tree_flatten(v)[0]]  # fmt: skip
+        return tuple(flags)
+
+    def _trace_new(self, in_tree: PyTreeDef, avals: tuple, statics: tuple, donated: tuple) -> _Traced:
         static_pos = {i: s.value for i, s in statics[0]}
         static_kw = {k: s.value for k, s in statics[1]}
 
@@ -222,7 +279,9 @@ class Jitted:
             logger.warning("Compiling %s with global shapes and types %s.", self.name, [a.str_short() for a in avals])
         closed, out_tree = trace_flat(with_statics, in_tree, list(avals), self.fun)
         jaxpr, consts = hoist(closed)
-        return _Traced(jaxpr, [to_array(c) if not isinstance(c, (Array, Tracer)) else c for c in consts], out_tree)
+        consts = [to_array(c) if not isinstance(c, (Array, Tracer)) else c for c in consts]
+        donated_invars = (False,) * len(consts) + (donated or (False,) * len(avals))
+        return _Traced(jaxpr, consts, out_tree, donated_invars)
 
     def _split(self, args: tuple, kwargs: dict) -> tuple[tuple, tuple, dict]:
         """The static arguments (a hashable key), and the others."""
@@ -264,6 +323,52 @@ class Jitted:
         return self if obj is None else functools.partial(self, obj)
 
 
+def _signature(args: tuple) -> tuple | None:
+    """The fast path's key: each argument's shape, dtype and weak type (and the 64-bit flag), if
+    every argument is an Array on a device; None otherwise."""
+    key: list[Any] = [config.jax_enable_x64, config.jax_platform_name]
+    for x in args:
+        if type(x) is not Array or x._buffer is None:
+            return None
+        t = x._type
+        key.append(t if t is not None else (x._host.shape, x._host.dtype, x.weak_type))  # type: ignore[union-attr]
+    return tuple(key)
+
+
+class _Ready:
+    """What the fast path runs: an executable, the device buffers of the constants, and how to
+    build the result's tree."""
+
+    __slots__ = ("compiled", "const_buffers", "out_avals", "out_tree", "shape", "keys", "donated")
+
+    def __init__(self, compiled: Compiled, traced: _Traced) -> None:
+        self.compiled = compiled
+        self.const_buffers = [_device_buffer(c, compiled.device) for c in traced.consts]
+        self.out_avals = compiled.out_avals
+        self.out_tree = traced.out_tree
+        self.keys = any(dtypes.is_key_dtype(a.dtype) for a in self.out_avals)
+        self.donated = traced.donated[len(traced.consts) :] if any(traced.donated) else None
+        # The commonest trees of results, rebuilt without the pytree machinery.
+        n = len(self.out_avals)
+        shapes = {_LEAF: "leaf", tree_structure([0] * n): "list", tree_structure((0,) * n): "tuple"}
+        self.shape = shapes.get(traced.out_tree, "tree")
+
+    def run(self, args: tuple) -> Any:
+        buffers = self.compiled.executable.run([*self.const_buffers, *[x._buffer for x in args]])
+        if self.donated:
+            _mark_donated(args, self.donated)
+        if self.keys:
+            outs = [_output(b, a) for b, a in zip(buffers, self.out_avals)]
+        else:
+            outs = [Array.from_buffer(b, a) for b, a in zip(buffers, self.out_avals)]
+        shape = self.shape
+        if shape == "leaf":
+            return outs[0]
+        if shape == "list":
+            return outs
+        return tuple(outs) if shape == "tuple" else tree_unflatten(self.out_tree, outs)
+
+
 class _Static:
     """A static argument in a cache key: equal when the values are equal and of one type, as JAX
     compares them (so 1 and 1.0 and True are three signatures, not one)."""
@@ -295,7 +400,7 @@ class Lowered:
         self._name, self._traced = name, traced
 
     def as_text(self) -> str:
-        return xla.pretty(lower_module(self._name, self._traced.jaxpr))
+        return xla.pretty(lower_module(self._name, self._traced.jaxpr, self._traced.donated))
 
     def compile(self) -> CompiledFunction:
         return CompiledFunction(self._name, self._traced)
@@ -307,7 +412,7 @@ class CompiledFunction:
 
     def __init__(self, name: str, traced: _Traced) -> None:
         self._name, self._traced = name, traced
-        self._compiled = compiled(traced.jaxpr, name, xla.default_device())
+        self._compiled = compiled(traced.jaxpr, name, xla.default_device(), traced.donated)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         leaves, in_tree = tree_flatten((args, kwargs))
@@ -361,9 +466,11 @@ def jit(
                                  keep_unused=keep_unused)  # fmt: skip
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
-    nums, names = _static_args(fun, _as_tuple(static_argnums), _as_tuple(static_argnames))
-    donate, _ = _static_args(fun, _as_tuple(donate_argnums), _as_tuple(donate_argnames))
-    return Jitted(fun, nums, names, donate, keep_unused)
+    nums, names = _static_args(fun, _as_tuple(static_argnums), _as_tuple(static_argnames), check_range=True)
+    donate, donate_names = _static_args(fun, _as_tuple(donate_argnums), _as_tuple(donate_argnames))
+    if set(donate) & set(nums):
+        raise ValueError(f"static_argnums {nums} and donate_argnums {donate} cannot overlap")
+    return Jitted(fun, nums, names, donate, donate_names, keep_unused)
 
 
 def _as_tuple(x: Any) -> tuple:
@@ -372,7 +479,9 @@ def _as_tuple(x: Any) -> tuple:
     return (x,) if isinstance(x, (int, str)) else tuple(x)
 
 
-def _static_args(fun: Callable[..., Any], nums: tuple, names: tuple) -> tuple[tuple[int, ...], tuple[str, ...]]:
+def _static_args(
+    fun: Callable[..., Any], nums: tuple, names: tuple, check_range: bool = False
+) -> tuple[tuple[int, ...], tuple[str, ...]]:
     """Static positions and names, each completed from the other through ``fun``'s signature,
     as JAX does (``static_argnames=('n',)`` also makes n's position static)."""
     try:
@@ -381,6 +490,10 @@ def _static_args(fun: Callable[..., Any], nums: tuple, names: tuple) -> tuple[tu
         return tuple(int(i) for i in nums), tuple(names)
     positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     nums = {int(i) for i in nums}
+    if check_range and not any(p.kind == p.VAR_POSITIONAL for p in params):
+        if any(not -len(positional) <= i < len(positional) for i in nums):
+            raise ValueError(f"Jitted function has static_argnums={tuple(sorted(nums))}, but only accepts "
+                             f"{len(positional)} positional arguments.")  # fmt: skip
     names = set(names)
     for i in list(nums):
         if -len(positional) <= i < len(positional):

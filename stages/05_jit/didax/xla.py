@@ -196,6 +196,11 @@ def block_until_ready(buffer: Any) -> None:
     buffer.block_until_ready()
 
 
+def block_until_all_ready(buffers: Sequence[Any]) -> None:
+    """Wait for several buffers at once (one call into jaxlib instead of one per buffer)."""
+    xc.batched_block_until_ready(list(buffers))
+
+
 def delete(buffer: Any) -> None:
     buffer.delete()
 

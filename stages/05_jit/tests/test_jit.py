@@ -206,3 +206,55 @@ def test_weak_type_survives_jit():
     y = didax.jit(lambda x: x * 2)(1.0)
     assert y.weak_type and y.dtype == np.float32
     assert (y + jnp.ones(2, jnp.float16)).dtype == jnp.float16
+
+
+def test_donation_reuses_the_buffer_and_deletes_the_array():
+    f = didax.jit(lambda x, y: (x + 1, y * 2), donate_argnums=0)
+    x, y = jnp.ones(3), jnp.ones(2)
+    a, b = f(x, y)
+    assert np.asarray(a).tolist() == [2.0, 2.0, 2.0] and np.asarray(b).tolist() == [2.0, 2.0]
+    assert x.is_deleted() and not y.is_deleted()
+    with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=float32\[3\]"):
+        x + 1
+    assert "tf.aliasing_output = 0 : i32" in f.lower(jnp.ones(3), jnp.ones(2)).as_text()
+    x2 = jnp.ones(3)
+    f(x2, y)  # the fast path donates too
+    assert x2.is_deleted()
+
+
+def test_a_donation_no_output_can_use_is_a_warning():
+    g = didax.jit(lambda x: x.sum(), donate_argnums=0)
+    z = jnp.ones(3)
+    with pytest.warns(UserWarning, match=r"Some donated buffers were not usable: float32\[3\]"):
+        g(z)
+    assert not z.is_deleted() and float(z.sum()) == 3.0
+
+
+def test_errors_name_the_function_and_the_primitive(monkeypatch):
+    from didax.lowering import lowering_rules
+    from didax.xla import XlaRuntimeError
+
+    def wrong_type(ctx, x):  # a rule writing an op whose result type does not match its operand
+        return ctx.fb.op1("stablehlo.sine", [x], "tensor<7xf32>")
+
+    def failing(ctx, x):
+        raise ValueError("this rule fails")
+
+    def f(x):
+        return jnp.sin(x) * 2.0
+
+    monkeypatch.setitem(lowering_rules, lax.sin_p, wrong_type)
+    with pytest.raises(XlaRuntimeError, match=r"(?s)XLA could not compile jit\(f\).*jit_f/sin"):
+        didax.jit(f)(jnp.ones(3))
+    monkeypatch.setitem(lowering_rules, lax.sin_p, failing)
+    with pytest.raises(ValueError, match="this rule fails") as info:
+        didax.jit(f)(jnp.ones(3))
+    assert "while lowering 'sin' on float32[3] in jit_f" in info.value.__notes__
+
+
+def test_static_argnums_out_of_range_and_by_name():
+    with pytest.raises(ValueError, match=r"static_argnums=\(3,\), but only accepts 1 positional arguments"):
+        didax.jit(lambda x: x, static_argnums=3)
+    f = didax.jit(lambda x, y=2: x * y, static_argnums=1)
+    assert (float(f(1.0)), float(f(1.0, 3)), float(f(1.0, y=3))) == (2.0, 3.0, 3.0)
+    assert float(didax.jit(lambda *a: a[0], static_argnums=2)(1.0)) == 1.0

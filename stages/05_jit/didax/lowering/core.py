@@ -14,6 +14,7 @@ syntax for ``jit(f).lower(x).as_text()``.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -110,6 +111,7 @@ class FunctionBuilder:
         self.lines: list[str] = []
         self.types: dict[str, str] = {}
         self.indent = "    "
+        self.loc = ""  # where the operations written now come from: ``jit(f)/sin``, for XLA's errors
 
     def fresh(self, typ: str) -> str:
         name = f"%{self.module.next_id()}"
@@ -131,8 +133,9 @@ class FunctionBuilder:
         out_types = ", ".join(result_types)
         if len(result_types) != 1:
             out_types = f"({out_types})"
+        loc = f' loc("{self.loc}")' if self.loc else ""
         self.lines.append(f'{self.indent}{lhs}"{name}"({", ".join(operands)}){region_text}{attr_text} : '
-                          f"({in_types}) -> {out_types}")  # fmt: skip
+                          f"({in_types}) -> {out_types}{loc}")  # fmt: skip
         return results
 
     def op1(self, name: str, operands: Sequence[str], result_type: str, attrs: dict[str, str] | None = None) -> str:
@@ -153,6 +156,7 @@ class Region:
         self.builder = FunctionBuilder(parent.module)
         self.builder.types = parent.types
         self.builder.indent = parent.indent + "    "
+        self.builder.loc = parent.loc
         self.args = [self.builder.fresh(t) for t in arg_types]
         self.arg_types = list(arg_types)
 
@@ -178,8 +182,11 @@ class ModuleBuilder:
         self.counter += 1
         return self.counter
 
-    def add_function(self, name: str, closed: ClosedJaxpr, public: bool = False) -> str:
-        """Write ``closed`` as the function ``@name`` (its constants are its leading arguments)."""
+    def add_function(
+        self, name: str, closed: ClosedJaxpr, public: bool = False, arg_attrs: Sequence[str | None] = ()
+    ) -> str:
+        """Write ``closed`` as the function ``@name`` (its constants are its leading arguments),
+        with MLIR attributes ``arg_attrs`` on its arguments (``{tf.aliasing_output = 0 : i32}``)."""
         fb = FunctionBuilder(self)
         in_avals = [*(_aval_of(c) for c in closed.consts), *closed.in_avals]
         args = [fb.fresh(tensor_type(a)) for a in in_avals]
@@ -188,7 +195,8 @@ class ModuleBuilder:
         out_types = [tensor_type(a) for a in closed.out_avals]
         fb.op("func.return", outs, [])
         visibility = "public" if public else "private"
-        signature = ", ".join(f"{a}: {fb.types[a]}" for a in args)
+        attrs = [*arg_attrs, *[None] * (len(args) - len(arg_attrs))]
+        signature = ", ".join(f"{a}: {fb.types[a]}" + (f" {at}" if at else "") for a, at in zip(args, attrs))
         self.functions.append(
             f"  func.func {visibility} @{name}({signature}) -> ({', '.join(out_types)}) {{\n"
             + "\n".join(fb.lines) + "\n  }"
@@ -270,7 +278,16 @@ def lower_jaxpr(fb: FunctionBuilder, jaxpr: Jaxpr, consts: Sequence[str], args: 
         if rule is None:
             raise NotImplementedError(f"Lowering rule for '{eqn.primitive.name}' not implemented")
         ctx = LoweringContext(fb, avals_in, [v.aval for v in eqn.outvars])
-        outs = rule(ctx, *[read(v) for v in eqn.invars], **eqn.params)
+        operands = [read(v) for v in eqn.invars]
+        outer, fb.loc = fb.loc, f"{fb.module.name}/{eqn.primitive.name}"
+        try:
+            outs = rule(ctx, *operands, **eqn.params)
+        except Exception as e:
+            types = ", ".join(a.str_short() for a in avals_in)
+            e.add_note(f"while lowering '{eqn.primitive.name}' on {types} in {fb.module.name}")
+            raise
+        finally:
+            fb.loc = outer
         env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else (outs,)))
     return [read(v) for v in jaxpr.outvars]
 
@@ -315,9 +332,31 @@ def _key_rule(prim: Primitive) -> Any:
     return rule
 
 
-def lower_module(name: str, closed: ClosedJaxpr) -> str:
+def lower_module(name: str, closed: ClosedJaxpr, donated: Sequence[bool] = ()) -> str:
     """The StableHLO text of a module whose ``main`` computes ``closed`` (taking its constants
-    first, then its inputs)."""
+    first, then its inputs; those marked in ``donated`` may be reused for outputs)."""
     module = ModuleBuilder(f"jit_{name}")
-    module.add_function("main", closed, public=True)
+    module.add_function("main", closed, public=True, arg_attrs=aliasing(closed, donated))
     return module.text()
+
+
+def aliasing(closed: ClosedJaxpr, donated: Sequence[bool]) -> list[str | None]:
+    """For each donated input, the first output of its type not taken yet: XLA may write that
+    output into the input's buffer (``tf.aliasing_output``). A donated input no output can reuse
+    is left alone, with JAX's warning."""
+    out_types = [tensor_type(a) for a in closed.out_avals]
+    taken: set[int] = set()
+    attrs: list[str | None] = []
+    unusable = []
+    for aval, d in zip(closed.in_avals, donated):
+        match = None
+        if d:
+            match = next((i for i, t in enumerate(out_types) if i not in taken and t == tensor_type(aval)), None)
+            if match is None:
+                unusable.append(aval.str_short())
+            else:
+                taken.add(match)
+        attrs.append(None if match is None else f"{{tf.aliasing_output = {match} : i32}}")
+    if unusable:
+        warnings.warn(f"Some donated buffers were not usable: {', '.join(unusable)}.", stacklevel=4)
+    return attrs
