@@ -13,7 +13,9 @@ argmax/argmin and the cumulative reductions (``didax/lowering/reductions.py``). 
 
 Not here, because the stage's tests could not tell them from the original on XLA's CPU backend: sort's
 ``is_stable`` attribute set to false (its sort is stable anyway), and dot_general's operands of two
-types left unconverted (XLA converts them itself).
+types left unconverted (XLA converts them itself). Nor dynamic_slice's start indices of two integer
+types left unconverted (XLA rejects the module): didax's lax accepts such indices, JAX's raises
+TypeError, so the suite, which must pass against JAX, has no program to show it.
 """
 
 from __future__ import annotations
@@ -47,12 +49,6 @@ LOWERING_MUTANTS: list[Mutant] = [
         "lowering.concatenate.first_axis", STRUCTURAL,
         '{"dimension": f"{dimension} : i64"})', '{"dimension": "0 : i64"})',
         AREA, "concatenate always joins along the first axis", keyword="concatenate or stack or append",
-    ),
-    Mutant(
-        "lowering.dynamic_slice.mixed_index_types_unconverted", STRUCTURAL,
-        "    if len({a.dtype for a in avals}) <= 1:\n", "    if True:\n",
-        AREA, "dynamic_slice's start indices of different integer types are passed to XLA as they are",
-        keyword="dynamic",
     ),
     Mutant(
         "lowering.reduce_max.integer_identity_zero", STRUCTURAL,
