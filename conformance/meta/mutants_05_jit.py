@@ -141,7 +141,7 @@ LOWERING_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "lowering.cumulative.reverse_ignored", REDUCTIONS,
-        "padding[axis, 1 if reverse else 0] = max(n - 1, 0)", "padding[axis, 0] = max(n - 1, 0)",
+        "padding[axis, 1 if reverse else 0] = n - 1", "padding[axis, 0] = n - 1",
         AREA, "a cumulative reduction with reverse=True runs from the front", keyword=CUM,
     ),
     Mutant(

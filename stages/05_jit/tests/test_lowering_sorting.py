@@ -84,3 +84,13 @@ def test_jnp_cumulative_functions():
     i = jnp.asarray(rng.integers(-3, 4, size=(3, 5)).astype(np.int32))
     check_compiled(lambda x, i: (jnp.cumsum(x, 1), jnp.cumprod(i, 0), jnp.cumsum(i), jnp.cumsum(x > 0, 1)), x, i,
                    rtol=1e-6)  # fmt: skip
+
+
+def test_empty_operands():
+    """Nothing to sort, accumulate or take: XLA's windows must not be empty, so an empty axis is
+    returned as it is."""
+    e = jnp.zeros((3, 0), jnp.float32)
+    check_compiled(lambda e: (lax.cumsum(e, 1), lax.cummax(e, 1, True), lax.cumlogsumexp(e, 1), lax.cumsum(e, 0),
+                              jnp.sort(e, 1)), e)  # fmt: skip
+    x = jnp.arange(6.0).reshape(2, 3)
+    check_compiled(lambda x: (*lax.top_k(x, 0), lax.cumsum(x[:, :1], 1, True)), x)

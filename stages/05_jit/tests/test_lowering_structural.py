@@ -4,6 +4,8 @@ with eager evaluation."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lowering_harness import check_compiled
 
 import didax.numpy as jnp
@@ -118,3 +120,31 @@ def test_reductions_of_empty_axes_give_identities():
         e = jnp.zeros((3, 0), dtype)
         check_compiled(lambda e: (lax.reduce_max(e, (1,)), lax.reduce_min(e, (1,)), lax.reduce_and(e, (1,)),
                                   lax.reduce_or(e, (1,)), lax.reduce_xor(e, (1,))), e)  # fmt: skip
+
+
+@st.composite
+def _pad_and_slice(draw):
+    """A small array's shape, a padding config (negative edges crop, within what the padded size
+    allows) and a strided slice of the result."""
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    config = []
+    for n in shape:
+        interior = draw(st.integers(0, 2))
+        spread = n + (n - 1) * interior
+        lo = draw(st.integers(-(spread // 2), 2))
+        hi = draw(st.integers(-(spread + lo) + 1 if spread + lo > 1 else 0, 2))
+        config.append((lo, hi, interior))
+    padded = [n + (n - 1) * i + lo + hi for n, (lo, hi, i) in zip(shape, config)]
+    starts = [draw(st.integers(0, p - 1)) for p in padded]
+    limits = [draw(st.integers(s, p)) for s, p in zip(starts, padded)]
+    strides = [draw(st.integers(1, 3)) for _ in padded]
+    return shape, config, starts, limits, strides
+
+
+@settings(deadline=None, max_examples=25, derandomize=True)
+@given(_pad_and_slice())
+def test_pad_then_slice_random_configs(case):
+    shape, config, starts, limits, strides = case
+    x = jnp.asarray(np.arange(np.prod(shape), dtype=np.float32).reshape(shape) + 1)
+    check_compiled(lambda x: (lax.pad(x, jnp.float32(0), config),
+                              lax.slice(lax.pad(x, jnp.float32(-1), config), starts, limits, strides)), x)  # fmt: skip

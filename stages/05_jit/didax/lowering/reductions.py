@@ -99,6 +99,8 @@ def _cumulative(op_name: str, identity: Any) -> Any:
 
     def rule(ctx: LoweringContext, x: str, *, axis: int, reverse: bool) -> str:
         fb, aval = ctx.fb, ctx.avals_in[0]
+        if aval.shape[axis] == 0:
+            return x  # empty: nothing to accumulate (and XLA wants windows of positive size)
         dtype = aval.dtype
         # 16-bit floats accumulate in float32 and round once, as eager evaluation does.
         wide = np.dtype(np.float32) if dtypes.is_float(dtype) and dtype.itemsize == 2 else dtype
@@ -111,7 +113,7 @@ def _cumulative(op_name: str, identity: Any) -> Any:
         n, rank = aval.shape[axis], aval.ndim
         window = [n if d == axis else 1 for d in range(rank)]
         padding = np.zeros((rank, 2), np.int64)
-        padding[axis, 1 if reverse else 0] = max(n - 1, 0)
+        padding[axis, 1 if reverse else 0] = n - 1
         attrs = {"window_dimensions": i64_array(window), "window_strides": i64_array([1] * rank),
                  "base_dilations": i64_array([1] * rank), "window_dilations": i64_array([1] * rank),
                  "padding": dense(padding)}  # fmt: skip
