@@ -65,7 +65,8 @@ class Array:
         host = self._host
         if host is None:
             if xla.is_deleted(self._buffer):
-                raise RuntimeError(f"Array has been deleted with shape={self._type.str_short()}.")  # type: ignore[union-attr]
+                shape = self._type.str_short()  # type: ignore[union-attr]
+                raise RuntimeError(f"Array has been deleted with shape={shape}.")
             host = self._host = xla.fetch(self._buffer, self._type.dtype)  # type: ignore[union-attr]
         return host
 

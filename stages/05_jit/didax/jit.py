@@ -43,7 +43,8 @@ logger = logging.getLogger("didax")
 _LEAF = tree_structure(0)  # the tree of a single array
 
 # ----------------------------------------------------------------------------------------------
-# The primitive: jit_p.bind(*args, jaxpr=closed_jaxpr, name="f"). The jaxpr has no constants:
+# The primitive: jit_p.bind(*args, jaxpr=closed_jaxpr, name="f", donated_invars=(False, ...)).
+# The jaxpr has no constants:
 # what the function closed over is passed as leading arguments (``hoist``), so that a tracer it
 # captured (from an enclosing jvp, say) is an operand its interpreter sees.
 
@@ -59,7 +60,13 @@ def hoist(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
 
 
 @jit_p.def_abstract_eval
-def _jit_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, name: str, donated_invars: tuple) -> list[ShapedArray]:
+def _jit_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, name: str, donated_invars: tuple) -> list[Any]:
+    """The jaxpr's output types, once the operands are checked to have its input types."""
+    if len(avals) != len(jaxpr.in_avals) or any(
+        (a.shape, a.dtype) != (b.shape, b.dtype) for a, b in zip(avals, jaxpr.in_avals)
+    ):
+        got, want = [a.str_short() for a in avals], [a.str_short() for a in jaxpr.in_avals]
+        raise TypeError(f"jit({name}) takes operands of types {want}, got {got}")
     return list(jaxpr.out_avals)
 
 
@@ -165,11 +172,6 @@ def _batched(jaxpr: ClosedJaxpr, size: int, in_batched: tuple[bool, ...]) -> tup
     return (*hoist(batched), out_batched)
 
 
-def donated_invars_of(*groups: Sequence[Any]) -> tuple[bool, ...]:
-    """No input donated: a transformed jit's new jaxpr takes none of the caller's buffers."""
-    return (False,) * sum(len(g) for g in groups)
-
-
 def _jit_batch(
     vals: list[Any], dims: list[Any], *, jaxpr: ClosedJaxpr, name: str, donated_invars: tuple
 ) -> tuple[Any, Any]:
@@ -178,7 +180,8 @@ def _jit_batch(
     in_batched = [d is not batching.not_mapped for d in dims]
     vals = [batching.moveaxis(x, d, 0) if b else x for x, d, b in zip(vals, dims, in_batched)]
     batched, consts, out_batched = _batched(jaxpr, size, tuple(in_batched))
-    outs = jit_p.bind(*consts, *vals, jaxpr=batched, name=f"vmap({name})", donated_invars=donated_invars_of(consts, vals))
+    donated = (False,) * (len(consts) + len(vals))  # the batched jaxpr is new: it takes no caller's buffer
+    outs = jit_p.bind(*consts, *vals, jaxpr=batched, name=f"vmap({name})", donated_invars=donated)
     return outs, [0 if b else batching.not_mapped for b in out_batched]
 
 

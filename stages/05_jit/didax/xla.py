@@ -74,9 +74,10 @@ def _install_jax_stub() -> None:
     src = types.ModuleType("jax._src")
     src.__path__ = []
     impls = types.ModuleType("jax._src.sharding_impls")
-    impls.make_single_device_sharding = lambda device, *, memory_kind=None: xc.SingleDeviceSharding(  # type: ignore[attr-defined]
-        device, memory_kind=memory_kind
-    )
+    def make_single_device_sharding(device: Any, *, memory_kind: Any = None) -> Any:
+        return xc.SingleDeviceSharding(device, memory_kind=memory_kind)
+
+    impls.make_single_device_sharding = make_single_device_sharding  # type: ignore[attr-defined]
     sys.modules.update({"jax": stub, "jax._src": src, "jax._src.sharding_impls": impls})
 
 

@@ -48,7 +48,8 @@ def main() -> None:
         didax.jit(lambda x: x if x > 0 else -x)(1.0)
     except didax.errors.TracerBoolConversionError as e:
         print("  TracerBoolConversionError:", str(e).splitlines()[0])
-    print("static_argnums makes it a Python value:", float(didax.jit(lambda x: x if x > 0 else -x, static_argnums=0)(-2.0)))
+    absolute = didax.jit(lambda x: x if x > 0 else -x, static_argnums=0)
+    print("static_argnums makes it a Python value:", float(absolute(-2.0)))
 
     out = didax.jit(lambda x: x * 2.0)(jnp.arange(3.0))
     print("\nA result lives on the device:", repr(out), "on", out.device)

@@ -66,3 +66,21 @@ def test_missing_rule_is_named():
     mystery_p.def_abstract_eval(lambda x: x)
     with pytest.raises(NotImplementedError, match="Lowering rule for 'mystery' not implemented"):
         run_compiled(lambda x: mystery_p.bind(x), X)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint8, np.uint32])
+def test_integer_division_by_zero_and_overflow(dtype):
+    """XLA's defined results (x / 0 = -1, x % 0 = x, MIN / -1 = MIN, MIN % -1 = 0), on arguments
+    and on constants that XLA folds while compiling (which crashed the process before)."""
+    info = np.iinfo(dtype)
+    x = jnp.asarray(np.array([7, 9, info.min, info.max, 0, 5], dtype))
+    y = jnp.asarray(np.array([2, 0, -1 if info.min < 0 else 3, 0, 0, 3]).astype(dtype))
+    check_compiled(lambda x, y: (didax.lax.div(x, y), didax.lax.rem(x, y)), x, y)
+    check_compiled(lambda x: didax.lax.rem(jnp.full((2,), 16, dtype), jnp.zeros(2, dtype)) + x[:2], x)
+
+
+def test_randint_with_a_span_that_wraps_compiles():
+    """randint(int8, -200, 300): its span, 256, wraps to 0 in uint8, a constant remainder by 0."""
+    key = didax.random.key(0)
+    f = lambda k: didax.random.randint(k, (4,), -200, 300, jnp.int8)  # noqa: E731
+    np.testing.assert_array_equal(run_compiled(f, key)[0], np.asarray(f(key)))

@@ -216,7 +216,8 @@ class ModuleBuilder:
         return fb.op("func.call", [*consts, *operands], out_types, {"callee": f"@{fname}"})
 
     def text(self) -> str:
-        header = f"module @{_symbol(self.name)} attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{"
+        attributes = "mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32"  # one device
+        header = f"module @{_symbol(self.name)} attributes {{{attributes}}} {{"
         return header + "\n" + "\n".join(self.functions) + "\n}\n"
 
 

@@ -45,7 +45,7 @@ def simple(op_name: str) -> Any:
 
 _SIMPLE = {
     lax.add_p: "stablehlo.add", lax.sub_p: "stablehlo.subtract", lax.mul_p: "stablehlo.multiply",
-    lax.div_p: "stablehlo.divide", lax.rem_p: "stablehlo.remainder", lax.max_p: "stablehlo.maximum",
+    lax.max_p: "stablehlo.maximum",
     lax.min_p: "stablehlo.minimum", lax.pow_p: "stablehlo.power", lax.atan2_p: "stablehlo.atan2",
     lax.neg_p: "stablehlo.negate", lax.sign_p: "stablehlo.sign", lax.exp_p: "stablehlo.exponential",
     lax.log_p: "stablehlo.log", lax.log1p_p: "stablehlo.log_plus_one",
@@ -184,7 +184,43 @@ def _bitcast_convert(ctx: LoweringContext, x: str, *, new_dtype: Any) -> str:
     return ctx.fb.op1("stablehlo.bitcast_convert", [x], ctx.out_type())
 
 
+def _integer_division(op_name: str) -> Any:
+    """div and rem. On floats, one operation. On integers, XLA defines x / 0 as -1 (all bits set)
+    and x % 0 as x, and the most negative int divided by -1 as itself, with remainder 0; but its
+    compiler, folding such an operation on constants, divides in C++ and the process dies
+    (SIGFPE; JAX's jit crashes the same way). So those divisors are replaced by 1 first, and the
+    defined results selected afterwards."""
+
+    def rule(ctx: LoweringContext, x: str, y: str) -> str:
+        x, y = _operands(ctx, (x, y))
+        aval, fb, typ = ctx.avals_out[0], ctx.fb, ctx.out_type()
+        if aval.dtype.kind not in "iu":
+            return fb.op1(op_name, [x, y], typ)
+        pred = tensor_type(ShapedArray(aval.shape, np.dtype(np.bool_)))
+
+        def full(value: int) -> str:  # -1 of an unsigned type: all bits set
+            return constant(fb, np.full(aval.shape, value).astype(aval.dtype))
+
+        zero = compare(ctx, y, full(0), "EQ", aval.dtype, pred)
+        bad = zero
+        if aval.dtype.kind == "i":  # most negative / -1 overflows
+            lowest = np.iinfo(aval.dtype).min
+            overflow = fb.op1("stablehlo.and", [compare(ctx, x, full(lowest), "EQ", aval.dtype, pred),
+                                                 compare(ctx, y, full(-1), "EQ", aval.dtype, pred)], pred)  # fmt: skip
+            bad = fb.op1("stablehlo.or", [zero, overflow], pred)
+        safe = fb.op1("stablehlo.select", [bad, full(1), y], typ)
+        out = fb.op1(op_name, [x, safe], typ)
+        if op_name == "stablehlo.divide":  # x / 1 is x already where -1 overflowed: right as it is
+            return fb.op1("stablehlo.select", [zero, full(-1), out], typ)
+        if aval.dtype.kind == "i":  # the remainder of the overflowing division is 0
+            out = fb.op1("stablehlo.select", [overflow, full(0), out], typ)
+        return fb.op1("stablehlo.select", [zero, x, out], typ)
+
+    return rule
+
+
 lowering_rules.update({
+    lax.div_p: _integer_division("stablehlo.divide"), lax.rem_p: _integer_division("stablehlo.remainder"),
     lax.stop_gradient_p: _stop_gradient, lax.square_p: _square, lax.exp2_p: _exp2,
     lax.integer_pow_p: _integer_pow, lax.round_p: _round, lax.select_n_p: _select_n, lax.clamp_p: _clamp,
     lax.convert_element_type_p: _convert, lax.bitcast_convert_type_p: _bitcast_convert,

@@ -1,157 +1,140 @@
-"""Lowering rules of gather and the scatters (stage 05).
+"""Lowering rules of the primitives that cut arrays up and put them together: slice, squeeze,
+rev, concatenate, pad, dynamic_slice, dynamic_update_slice, and sort (stage 05).
 
-XLA's gather and scatter take the same dimension numbers as lax's, so each is one operation;
-what differs is what happens to a window that does not fit in the operand. XLA's gather moves
-it back inside (CLIP, and PROMISE_IN_BOUNDS as it runs) and XLA's scatter skips it
-(FILL_OR_DROP, PROMISE_IN_BOUNDS). The other two cases are written around the operation, as JAX
-does: gather's FILL_OR_DROP replaces the misfits' windows by the fill value afterwards, and
-scatter's CLIP clamps the indices first.
+Each is one StableHLO operation. Two details differ from lax: StableHLO's dynamic slices want
+their start indices of one type (lax allows a mix), and its sort takes the comparison as a region,
+which says how floats are ordered (NaNs last, -0.0 equal to 0.0, as lax's sort orders them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import lax
 from ..core import ShapedArray
-from ..lax.slicing import GatherScatterMode, default_fill_value
-from .core import LoweringContext, constant, i64_array, lower_jaxpr, lowering_rules, tensor_type
-from .elementwise import compare
+from ..dtypes import is_float
+from .core import FunctionBuilder, LoweringContext, constant, i64_array, lowering_rules, physical, tensor_type
 
 
-def _dims(name: str, dims: Sequence[int]) -> str:
-    return f"{name} = [{', '.join(map(str, dims))}]"
+def _slice(ctx: LoweringContext, x: str, *, start_indices: Any, limit_indices: Any, strides: Any) -> str:
+    strides = strides or (1,) * len(start_indices)
+    attrs = {"start_indices": i64_array(start_indices), "limit_indices": i64_array(limit_indices),
+             "strides": i64_array(strides)}  # fmt: skip
+    return ctx.fb.op1("stablehlo.slice", [x], ctx.out_type(), attrs)
 
 
-def _bool_attr(value: bool) -> str:
-    return "true" if value else "false"
+def _squeeze(ctx: LoweringContext, x: str, *, dimensions: Any) -> str:
+    return ctx.fb.op1("stablehlo.reshape", [x], ctx.out_type())
 
 
-def _index_bounds(indices: ShapedArray, highest: Sequence[int]) -> np.ndarray:
-    """``highest`` (one bound per index vector component) as an array of the indices' type and
-    shape, saturated where the type cannot hold it (an int8 index cannot exceed 127 anyway)."""
-    info = np.iinfo(indices.dtype)
-    bounds = np.clip(np.asarray(highest, np.int64), 0, min(info.max, np.iinfo(np.int64).max))
-    return np.broadcast_to(bounds.astype(indices.dtype), indices.shape)
+def _rev(ctx: LoweringContext, x: str, *, dimensions: Any) -> str:
+    return ctx.fb.op1("stablehlo.reverse", [x], ctx.out_type(), {"dimensions": i64_array(dimensions)})
 
 
-def _fits(ctx: LoweringContext, indices: str, aval: ShapedArray, highest: Sequence[int]) -> str:
-    """For each index vector (the last axis of ``indices``), whether every component lies in
-    [0, highest]: a boolean of the indices' batch shape."""
+def _concatenate(ctx: LoweringContext, *xs: str, dimension: int) -> str:
+    return ctx.fb.op1("stablehlo.concatenate", list(xs), ctx.out_type(), {"dimension": f"{dimension} : i64"})
+
+
+def _pad(ctx: LoweringContext, x: str, value: str, *, padding_config: Any) -> str:
+    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+    attrs = {"edge_padding_low": i64_array(lo), "edge_padding_high": i64_array(hi),
+             "interior_padding": i64_array(interior)}  # fmt: skip
+    return ctx.fb.op1("stablehlo.pad", [x, value], ctx.out_type(), attrs)
+
+
+def same_type_indices(fb: FunctionBuilder, indices: Any, avals: Any) -> list[str]:
+    """Start indices converted to one integer type (the first's, or int64 where they differ)."""
+    dtypes = {np.dtype(a.dtype) for a in avals}
+    if len(dtypes) <= 1:
+        return list(indices)
+    target = tensor_type(ShapedArray((), np.dtype(np.int64)))
+    return [i if fb.types[i] == target else fb.op1("stablehlo.convert", [i], target) for i in indices]
+
+
+def dynamic_slice(fb: FunctionBuilder, x: str, starts: list[str], sizes: Any, out_type: str) -> str:
+    return fb.op1("stablehlo.dynamic_slice", [x, *starts], out_type, {"slice_sizes": i64_array(sizes)})
+
+
+def dynamic_update_slice(fb: FunctionBuilder, x: str, update: str, starts: list[str]) -> str:
+    return fb.op1("stablehlo.dynamic_update_slice", [x, update, *starts], fb.types[x])
+
+
+def _dynamic_slice(ctx: LoweringContext, x: str, *indices: str, slice_sizes: Any) -> str:
+    starts = same_type_indices(ctx.fb, indices, ctx.avals_in[1:])
+    return dynamic_slice(ctx.fb, x, starts, slice_sizes, ctx.out_type())
+
+
+def _dynamic_update_slice(ctx: LoweringContext, x: str, update: str, *indices: str) -> str:
+    return dynamic_update_slice(ctx.fb, x, update, same_type_indices(ctx.fb, indices, ctx.avals_in[2:]))
+
+
+# ----------------------------------------------------------------------------------------------
+# sort: the comparator region says "a before b", lexicographically over the first num_keys operands.
+
+
+def _canonical(fb: FunctionBuilder, x: str, dtype: np.dtype) -> str:
+    """A float with -0.0 made 0.0 and every NaN the one positive NaN, so that a total order
+    compares it as lax's sort does."""
+    typ = fb.types[x]
+    bool_type = "tensor<i1>"
+    zero = constant(fb, np.zeros((), dtype))
+    is_zero = fb.op1("stablehlo.compare", [x, zero], bool_type,
+                     {"comparison_direction": "#stablehlo<comparison_direction EQ>",
+                      "compare_type": "#stablehlo<comparison_type FLOAT>"})  # fmt: skip
+    x = fb.op1("stablehlo.select", [is_zero, zero, x], typ)
+    is_nan = fb.op1("stablehlo.compare", [x, x], bool_type,
+                    {"comparison_direction": "#stablehlo<comparison_direction NE>",
+                     "compare_type": "#stablehlo<comparison_type FLOAT>"})  # fmt: skip
+    return fb.op1("stablehlo.select", [is_nan, constant(fb, np.full((), np.nan, dtype)), x], typ)
+
+
+def _compare(fb: FunctionBuilder, a: str, b: str, direction: str, dtype: np.dtype) -> str:
+    # (bfloat16's kind is "V", not "f": ask is_float)
+    kind = "TOTALORDER" if is_float(dtype) else {"i": "SIGNED", "u": "UNSIGNED", "b": "UNSIGNED"}[dtype.kind]
+    attrs = {"comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+             "compare_type": f"#stablehlo<comparison_type {kind}>"}  # fmt: skip
+    return fb.op1("stablehlo.compare", [a, b], "tensor<i1>", attrs)
+
+
+def _key_parts(fb: FunctionBuilder, x: str, dtype: np.dtype) -> list[tuple[str, np.dtype]]:
+    """The scalars a key compares by: a complex number's real then imaginary part."""
+    if dtype.kind == "c":
+        part = np.empty((), dtype).real.dtype
+        typ = tensor_type(ShapedArray((), part))
+        return [(fb.op1(op, [x], typ), part) for op in ("stablehlo.real", "stablehlo.imag")]
+    return [(x, dtype)]
+
+
+def _sort(ctx: LoweringContext, *xs: str, dimension: int, is_stable: bool, num_keys: int) -> list[str]:
     fb = ctx.fb
-    pred = tensor_type(ShapedArray(aval.shape, np.dtype(np.bool_)))
-    zero = constant(fb, np.zeros(aval.shape, aval.dtype))
-    high = constant(fb, _index_bounds(aval, highest))
-    ok = fb.op1("stablehlo.and", [compare(ctx, indices, zero, "GE", aval.dtype, pred),
-                                  compare(ctx, indices, high, "LE", aval.dtype, pred)], pred)  # fmt: skip
-    scalar = tensor_type(ShapedArray((), np.dtype(np.bool_)))
-    body = fb.region([scalar, scalar])
-    body.ret([body.builder.op1("stablehlo.and", body.args, scalar)])
-    batch = tensor_type(ShapedArray(aval.shape[:-1], np.dtype(np.bool_)))
-    true = constant(fb, np.ones((), np.bool_))
-    return fb.op("stablehlo.reduce", [ok, true], [batch], {"dimensions": i64_array([aval.ndim - 1])},
-                 regions=[body])[0]  # fmt: skip
-
-
-# ----------------------------------------------------------------------------------------------
-# gather
-
-
-def _gather(ctx: LoweringContext, operand: str, indices: str, *, dimension_numbers: Any, slice_sizes: Any,
-            indices_are_sorted: bool, unique_indices: bool, mode: GatherScatterMode, fill_value: Any) -> str:  # fmt: skip
-    dn = dimension_numbers
-    op_aval, idx_aval = ctx.avals_in
-    numbers = ", ".join([
-        _dims("offset_dims", dn.offset_dims), _dims("collapsed_slice_dims", dn.collapsed_slice_dims),
-        _dims("operand_batching_dims", dn.operand_batching_dims),
-        _dims("start_indices_batching_dims", dn.start_indices_batching_dims),
-        _dims("start_index_map", dn.start_index_map), f"index_vector_dim = {idx_aval.ndim - 1}",
-    ])  # fmt: skip
-    attrs = {"dimension_numbers": f"#stablehlo.gather<{numbers}>", "slice_sizes": i64_array(slice_sizes),
-             "indices_are_sorted": _bool_attr(indices_are_sorted)}  # fmt: skip
-    out = ctx.fb.op1("stablehlo.gather", [operand, indices], ctx.out_type(), attrs)
-    if mode != GatherScatterMode.FILL_OR_DROP:
-        return out  # XLA clamps every window into the operand
-    # FILL_OR_DROP: the windows whose start did not fit are replaced by the fill value.
-    highest = [op_aval.shape[d] - slice_sizes[d] for d in dn.start_index_map]
-    fits = _fits(ctx, indices, idx_aval, highest)
-    out_aval = ctx.avals_out[0]
-    batch_axes = [d for d in range(out_aval.ndim) if d not in dn.offset_dims]
-    mask = ctx.fb.op1("stablehlo.broadcast_in_dim", [fits], tensor_type(ShapedArray(out_aval.shape, np.bool_)),
-                      {"broadcast_dimensions": i64_array(batch_axes)})  # fmt: skip
-    fill = default_fill_value(op_aval.dtype) if fill_value is None else fill_value
-    fill_name = constant(ctx.fb, np.full(out_aval.shape, fill, op_aval.dtype))
-    return ctx.fb.op1("stablehlo.select", [mask, out, fill_name], ctx.out_type())
-
-
-lowering_rules[lax.gather_p] = _gather
-
-
-# ----------------------------------------------------------------------------------------------
-# scatter: the combining operation is the region XLA applies to (old value, update).
-
-
-def _combiner(op_name: str | None) -> Any:
-    """Write the region of a scatter whose update meets the old value through ``op_name`` (None:
-    the update replaces it; a scatter_apply's ``update_jaxpr`` is applied to the old value)."""
-
-    def write(ctx: LoweringContext, body: Any, update_jaxpr: Any, update_consts: Sequence[Any]) -> None:
-        b = body.builder
-        old, update = body.args
-        if update_jaxpr is not None:
-            consts = [constant(b, np.asarray(c)) for c in update_consts]
-            body.ret(lower_jaxpr(b, update_jaxpr, consts, [old, update]))
-        elif op_name is None:
-            body.ret([update])
-        else:
-            body.ret([b.op1(op_name, [old, update], body.arg_types[0])])
-
-    return write
-
-
-def _clamp_indices(ctx: LoweringContext, indices: str, aval: ShapedArray, highest: Sequence[int]) -> str:
-    """CLIP: every index vector component clamped to [0, highest] so its window fits."""
-    zero = constant(ctx.fb, np.zeros(aval.shape, aval.dtype))
-    high = constant(ctx.fb, _index_bounds(aval, highest))
-    return ctx.fb.op1("stablehlo.clamp", [zero, indices, high], tensor_type(aval))
-
-
-def _scatter_rule(op_name: str | None) -> Any:
-    write_combiner = _combiner(op_name)
-
-    def rule(ctx: LoweringContext, operand: str, indices: str, updates: str, *, dimension_numbers: Any,
-             indices_are_sorted: bool, unique_indices: bool, mode: GatherScatterMode, update_jaxpr: Any = None,
-             update_consts: Sequence[Any] = ()) -> str:  # fmt: skip
-        dn = dimension_numbers
-        op_aval, idx_aval, upd_aval = ctx.avals_in
-        if mode == GatherScatterMode.CLIP:
-            dropped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
-            window = iter(upd_aval.shape[u] for u in dn.update_window_dims)
-            sizes = [1 if d in dropped else next(window) for d in range(op_aval.ndim)]
-            highest = [op_aval.shape[d] - sizes[d] for d in dn.scatter_dims_to_operand_dims]
-            indices = _clamp_indices(ctx, indices, idx_aval, highest)
-        numbers = ", ".join([
-            _dims("update_window_dims", dn.update_window_dims), _dims("inserted_window_dims", dn.inserted_window_dims),
-            _dims("input_batching_dims", dn.operand_batching_dims),
-            _dims("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
-            _dims("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims),
-            f"index_vector_dim = {idx_aval.ndim - 1}",
-        ])  # fmt: skip
-        attrs = {"scatter_dimension_numbers": f"#stablehlo.scatter<{numbers}>",
-                 "indices_are_sorted": _bool_attr(indices_are_sorted), "unique_indices": _bool_attr(unique_indices)}  # fmt: skip
-        scalar = tensor_type(ShapedArray((), op_aval.dtype))
-        body = ctx.fb.region([scalar, scalar])
-        write_combiner(ctx, body, update_jaxpr, update_consts)
-        return ctx.fb.op("stablehlo.scatter", [operand, indices, updates], [ctx.out_type()], attrs, regions=[body])[0]
-
-    return rule
+    scalars = [tensor_type(ShapedArray((), physical(a).dtype)) for a in ctx.avals_in]
+    region = fb.region([t for t in scalars for _ in (0, 1)])  # (a0, b0, a1, b1, ...)
+    rb = region.builder
+    pairs: list[tuple[str, str, np.dtype]] = []
+    for k in range(num_keys):
+        dtype = np.dtype(ctx.avals_in[k].dtype)
+        a_parts = _key_parts(rb, region.args[2 * k], dtype)
+        b_parts = _key_parts(rb, region.args[2 * k + 1], dtype)
+        for (a, d), (b, _) in zip(a_parts, b_parts):
+            if is_float(d):
+                a, b = _canonical(rb, a, d), _canonical(rb, b, d)
+            pairs.append((a, b, d))
+    # a < b lexicographically: built from the last key back, lt_k or (eq_k and rest).
+    a, b, d = pairs[-1]
+    less = _compare(rb, a, b, "LT", d)
+    for a, b, d in reversed(pairs[:-1]):
+        tie = rb.op1("stablehlo.and", [_compare(rb, a, b, "EQ", d), less], "tensor<i1>")
+        less = rb.op1("stablehlo.or", [_compare(rb, a, b, "LT", d), tie], "tensor<i1>")
+    region.ret([less])
+    attrs = {"dimension": f"{dimension} : i64", "is_stable": "true" if is_stable else "false"}
+    out_types = [ctx.out_type(i) for i in range(len(xs))]
+    return fb.op("stablehlo.sort", list(xs), out_types, attrs, regions=[region])
 
 
 lowering_rules.update({
-    lax.scatter_p: _scatter_rule(None), lax.scatter_add_p: _scatter_rule("stablehlo.add"),
-    lax.scatter_sub_p: _scatter_rule("stablehlo.subtract"), lax.scatter_mul_p: _scatter_rule("stablehlo.multiply"),
-    lax.scatter_min_p: _scatter_rule("stablehlo.minimum"), lax.scatter_max_p: _scatter_rule("stablehlo.maximum"),
+    lax.slice_p: _slice, lax.squeeze_p: _squeeze, lax.rev_p: _rev, lax.concatenate_p: _concatenate,
+    lax.pad_p: _pad, lax.dynamic_slice_p: _dynamic_slice, lax.dynamic_update_slice_p: _dynamic_update_slice,
+    lax.sort_p: _sort,
 })  # fmt: skip

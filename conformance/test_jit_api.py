@@ -1,0 +1,435 @@
+"""``jax.jit``'s call API and device arrays: a jitted function traces once per signature (argument
+shapes, dtypes, weak types, tree structure, static argument values, the x64 mode) and never for new
+values; ``static_argnums``/``static_argnames``, JAX's errors for unhashable static arguments and
+for Python control flow on traced values; donation; ``lower(...).as_text()`` and ``.compile()``;
+``jax_disable_jit``; and the arrays a jitted function returns (``block_until_ready``, NumPy
+interop, read-only views, printing, bfloat16, ``device_get``/``device_put``/``devices``).
+
+Tracing is counted by a Python side effect in the function (a list it appends to): it runs when
+the function is traced, never when a compiled program runs. Values are compared with the eager
+function's as in test_jit.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from conformance.checks import RTOL, assert_dtype, assert_values, show_call
+from conformance.impl import Impl
+from conformance.missing import Namespace, unwrap
+from conformance.test_jit import assert_like_eager
+
+pytestmark = [pytest.mark.area("jit"), pytest.mark.requires("jit")]
+
+F32, F64, I32 = (np.dtype(n) for n in ("float32", "float64", "int32"))
+BF16 = np.dtype(ml_dtypes.bfloat16)
+COUNTED = ("traces = []\ndef f(p):\n    traces.append(None)\n"
+           "    return jax.tree_util.tree_map(lambda v: v * 2, p)\ng = jax.jit(f)\n")
+
+
+def _jax(impl: Impl) -> Any:
+    return Namespace(impl.module, "jax")
+
+
+def counted(impl: Impl, body: Callable[..., Any], **jit_kwargs: Any) -> tuple[Callable[..., Any], list[Any]]:
+    """``jit(f, **jit_kwargs)`` of an ``f`` that runs ``body`` and notes each time it is traced."""
+    traces: list[Any] = []
+
+    def f(*args: Any, **kwargs: Any) -> Any:
+        traces.append(None)
+        return body(*args, **kwargs)
+
+    return _jax(impl).jit(f, **jit_kwargs), traces
+
+
+def _doubled(impl: Impl) -> Callable[[Any], Any]:
+    return lambda p: _jax(impl).tree_util.tree_map(lambda v: v * 2, p)
+
+
+def _bumped(tree: Any) -> Any:
+    """The same types, new values: every leaf plus one (NumPy arrays keep their dtype)."""
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(_bumped(t) for t in tree)
+    if isinstance(tree, dict):
+        return {k: _bumped(v) for k, v in tree.items()}
+    if isinstance(tree, (np.ndarray, np.generic)):
+        return (tree + 1).astype(tree.dtype)
+    return tree + 1
+
+
+# --- tracing once per signature -------------------------------------------------------------------------------
+
+V3 = np.array([1.0, 2.0, 3.0], np.float32)
+# (id, an argument, another argument of another signature)
+SIGNATURES = [
+    ("shape", V3, np.array([1.0, 2.0, 3.0, 4.0], np.float32)),
+    ("rank", V3, V3.reshape(1, 3)),
+    ("dtype", V3, V3.astype(np.int32)),
+    ("weak_type", 2.0, np.float32(2.0)),  # a Python float is weakly typed, a NumPy scalar strongly
+    ("python_int_and_float", 2, 2.0),
+    ("tree_dict_keys", {"a": V3}, {"b": V3}),
+    ("tree_tuple_and_list", (V3, V3), [V3, V3]),
+    ("tree_length", (V3,), (V3, V3)),
+    ("tree_nesting", {"a": (V3, V3)}, {"a": ((V3,), V3)}),
+]
+
+
+@pytest.mark.parametrize("first, second", [s[1:] for s in SIGNATURES], ids=[s[0] for s in SIGNATURES])
+def test_traces_once_per_signature(impl: Impl, first: Any, second: Any) -> None:
+    """``g = jit(f)`` called with an argument, again with new values of the same types, then with an
+    argument of another signature (twice), then the first again: f is traced twice in all, and each
+    call gives f's value."""
+    g, traces = counted(impl, _doubled(impl))
+    calls = [first, _bumped(first), second, _bumped(second), _bumped(_bumped(first))]
+    show_call(f"{COUNTED}[g(a), g(b), g(c), g(d), g(e)], len(traces)  # 2 traces",
+              **dict(zip("abcde", calls)))  # fmt: skip
+    for k, arg in enumerate(calls):
+        assert_like_eager(impl, g(arg), _doubled(impl)(arg), f"call {k}: output")
+    assert len(traces) == 2, f"{len(traces)} traces for two signatures (one per signature expected)"
+
+
+def test_new_values_never_retrace(impl: Impl) -> None:
+    """NumPy arrays, the implementation's arrays (jnp.asarray, device_put) and a jitted function's
+    own result, all of one type: one trace."""
+    jax, jnp = _jax(impl), impl.numpy
+    g, traces = counted(impl, lambda x: x * 2.0 + 1.0)
+    arguments = [V3, V3 * 3, jnp.asarray(V3 - 1), jax.device_put(V3 + 5)]
+    arguments.append(g(arguments[-1]))
+    show_call("traces = []\ndef f(x):\n    traces.append(None)\n    return x * 2.0 + 1.0\ng = jax.jit(f)\n"
+              "[g(x), g(x * 3), g(jnp.asarray(x - 1)), g(g(jax.device_put(x + 5)))], len(traces)  # 1 trace", x=V3)
+    for k, x in enumerate(arguments):
+        assert_values(g(x), np.asarray(x).astype(F64) * 2 + 1, F32)
+    assert len(traces) == 1, f"{len(traces)} traces for arguments of one type"
+
+
+def test_a_python_scalar_and_a_weakly_typed_array_share_a_signature(impl: Impl) -> None:
+    """A Python float and the implementation's weakly typed float32 scalar (``jnp.asarray(3.0)``)
+    have one type, float32 weak: one trace; a strongly typed float32 scalar is another."""
+    jnp = impl.numpy
+    g, traces = counted(impl, lambda x: x * 2)
+    show_call("traces = []\ndef f(x):\n    traces.append(None)\n    return x * 2\ng = jax.jit(f)\n"
+              "g(2.0), g(jnp.asarray(3.0)), g(np.float32(4.0)), len(traces)  # 2 traces")
+    for x, weak in [(2.0, True), (jnp.asarray(3.0), True), (np.float32(4.0), False)]:
+        got = g(x)
+        assert_dtype(got, F32, f"g({x!r})", weak=weak)
+        assert_values(got, np.float64(x) * 2, F32)
+    assert len(traces) == 2, f"{len(traces)} traces for a weak and a strong float32 scalar"
+
+
+def test_keyword_arguments_are_traced_by_type_too(impl: Impl) -> None:
+    """Non-static keyword arguments are traced arguments: new values do not retrace, a new shape does."""
+    g, traces = counted(impl, lambda x, *, y: x * y)
+    show_call("traces = []\ndef f(x, *, y):\n    traces.append(None)\n    return x * y\ng = jax.jit(f)\n"
+              "g(x, y=x), g(x, y=x + 1), g(x, y=x[:1]), len(traces)  # 2 traces", x=V3)
+    for y in [V3, V3 + 1, V3[:1]]:
+        assert_values(g(V3, y=y), V3.astype(F64) * y, F32)
+    assert len(traces) == 2, f"{len(traces)} traces for two signatures of y"
+
+
+def test_the_x64_mode_is_part_of_the_signature(impl: Impl, flags) -> None:
+    """The same arguments under another jax_enable_x64 mode trace again (a constant made inside is
+    float64 there); back in the first mode, the first trace is used again."""
+    jnp = impl.numpy
+    g, traces = counted(impl, lambda x: x + jnp.arange(3.0))
+    xs = np.array([1, 2, 3], np.int32)
+    show_call("traces = []\ndef f(x):\n    traces.append(None)\n    return x + jnp.arange(3.0)\ng = jax.jit(f)\n"
+              "a = g(x)\njax.config.update('jax_enable_x64', True)\nb = g(x)\n"
+              "jax.config.update('jax_enable_x64', False)\nc = g(x)\na.dtype, b.dtype, c.dtype, len(traces)", x=xs)
+    for x64, dt in [(False, F32), (True, F64), (False, F32)]:
+        flags("jax_enable_x64", x64)
+        got = g(xs)
+        assert_dtype(got, dt, f"result with x64 {'on' if x64 else 'off'}", weak=False)
+        assert_values(got, xs + np.arange(3.0), dt)
+    assert len(traces) == 2, f"{len(traces)} traces for one argument type in two x64 modes"
+
+
+# --- static arguments -----------------------------------------------------------------------------------------
+
+
+def _scaled(x: Any, n: int) -> Any:
+    return x * n if n > 0 else x - n  # Python control flow on n: only a static n allows it
+
+
+def test_static_argnums_trace_once_per_static_value(impl: Impl) -> None:
+    """A static argument is a Python value in f (control flow on it works); a new value traces again,
+    an equal one does not (another tuple with the same items included)."""
+    g, traces = counted(impl, lambda x, n, shape: _scaled(x, n).reshape(shape), static_argnums=(1, 2))
+    calls = [(V3, 2, (3,)), (V3 + 1, 2, (3,)), (V3, 3, (3,)), (V3, -1, (3,)), (V3 - 1, 2, tuple([3])),
+             (V3, 2, (1, 3)), (V3 * 2, 3, (3,))]  # fmt: skip
+    show_call("traces = []\ndef f(x, n, shape):\n    traces.append(None)\n"
+              "    return (x * n if n > 0 else x - n).reshape(shape)\ng = jax.jit(f, static_argnums=(1, 2))\n"
+              "[g(*c) for c in calls], len(traces)  # 4 traces", calls=calls)  # fmt: skip
+    for x, n, shape in calls:
+        assert_values(g(x, n, shape), _scaled(x.astype(F64), n).reshape(shape), F32)
+    assert len(traces) == 4, f"{len(traces)} traces for 4 distinct static values"
+
+
+def test_static_argnames_trace_once_per_static_value(impl: Impl) -> None:
+    """A static keyword argument, by name: a new value traces again, the same value does not."""
+    g, traces = counted(impl, lambda x, n=1: _scaled(x, n), static_argnames="n")
+    show_call("traces = []\ndef f(x, n=1):\n    traces.append(None)\n    return x * n if n > 0 else x - n\n"
+              "g = jax.jit(f, static_argnames='n')\n"
+              "g(x, n=2), g(x + 1, n=2), g(x, n=-3), g(x, n=-3), len(traces)  # 2 traces", x=V3)  # fmt: skip
+    for x, n in [(V3, 2), (V3 + 1, 2), (V3, -3), (V3 * 2, -3)]:
+        assert_values(g(x, n=n), _scaled(x.astype(F64), n), F32)
+    assert len(traces) == 2, f"{len(traces)} traces for 2 static values"
+
+
+def test_a_static_argument_may_be_any_hashable_value(impl: Impl) -> None:
+    """A string naming the function to apply, a frozen set, None: static, hashable, and not arrays."""
+    jnp = impl.numpy
+
+    def f(x: Any, name: str, skip: frozenset, extra: Any) -> Any:
+        y = getattr(jnp, name)(x)
+        return y if extra is None or "extra" in skip else y + extra
+
+    g = _jax(impl).jit(f, static_argnums=(1, 2, 3))
+    show_call("def f(x, name, skip, extra):\n    y = getattr(jnp, name)(x)\n"
+              "    return y if extra is None or 'extra' in skip else y + extra\n"
+              "g = jax.jit(f, static_argnums=(1, 2, 3))\n"
+              "g(x, 'sin', frozenset(), None), g(x, 'cos', frozenset(), 2.0)", x=V3)
+    assert_values(g(V3, "sin", frozenset(), None), np.sin(V3.astype(F64)), F32)
+    assert_values(g(V3, "cos", frozenset(), 2.0), np.cos(V3.astype(F64)) + 2.0, F32)
+    assert_values(g(V3, "cos", frozenset({"extra"}), 2.0), np.cos(V3.astype(F64)), F32)
+
+
+@pytest.mark.parametrize("value", [[1, 2], {"n": 2}, np.array([1, 2])], ids=["list", "dict", "numpy_array"])
+def test_an_unhashable_static_argument_raises_value_error(impl: Impl, value: Any) -> None:
+    """JAX's ValueError, which says what went wrong; the jitted function works afterwards."""
+    g = _jax(impl).jit(lambda x, n: x * len(n), static_argnums=1)
+    show_call("g = jax.jit(lambda x, n: x * len(n), static_argnums=1)\ng(x, n)", x=V3, n=value)
+    with pytest.raises(ValueError, match="Non-hashable static arguments are not supported"):
+        g(V3, value)
+    assert_values(g(V3, (1, 2)), V3.astype(F64) * 2, F32)
+
+
+# --- errors inside jit ----------------------------------------------------------------------------------------
+
+# (id, f, the error class in jax.errors)
+TRACER_MISUSES = [
+    ("if", "f = lambda x: x if x > 0 else -x", "TracerBoolConversionError"),
+    ("while", "def f(x):\n    while x > 0:\n        x = x - 1\n    return x", "TracerBoolConversionError"),
+    ("and", "f = lambda x: (x > 0) and x", "TracerBoolConversionError"),
+    ("float", "f = lambda x: float(x) * 2", "ConcretizationTypeError"),
+    ("int_as_an_index", "f = lambda x: [1.0, 2.0, 3.0][x]", "TracerIntegerConversionError"),
+]
+
+
+@pytest.mark.parametrize("source, error", [m[1:] for m in TRACER_MISUSES], ids=[m[0] for m in TRACER_MISUSES])
+def test_python_on_a_traced_value_raises_jaxs_tracer_error(impl: Impl, source: str, error: str) -> None:
+    """Python control flow and conversions need concrete values: inside jit they raise JAX's tracer
+    errors (TypeErrors); the jitted function and jit itself work afterwards."""
+    jax = _jax(impl)
+    scope: dict[str, Any] = {"jnp": impl.numpy}
+    exec(compile(source, "<jit misuse>", "exec"), scope)  # the suite's own text
+    arg = np.int32(1) if "index" in error or "Integer" in error else np.float32(1.5)
+    show_call(f"{source}\njax.jit(f)(x)", x=arg)
+    with pytest.raises(getattr(jax.errors, error)) as info:
+        jax.jit(scope["f"])(arg)
+    assert isinstance(info.value, TypeError), f"{type(info.value).__name__} is no TypeError"
+    assert_values(jax.jit(lambda x: x * 2.0)(V3), V3.astype(F64) * 2, F32)
+
+
+def test_python_control_flow_on_shapes_and_static_values_is_fine(impl: Impl) -> None:
+    """Shapes, dtypes and static arguments are Python values while tracing."""
+    jnp = impl.numpy
+
+    def f(x: Any, n: int) -> Any:
+        if x.ndim == 1 and x.shape[0] > 2 and x.dtype == jnp.float32:
+            return jnp.sum(x[:n])
+        return x
+
+    show_call("def f(x, n):\n    if x.ndim == 1 and x.shape[0] > 2 and x.dtype == jnp.float32:\n"
+              "        return jnp.sum(x[:n])\n    return x\njax.jit(f, static_argnums=1)(x, 2)", x=V3)
+    assert_values(_jax(impl).jit(f, static_argnums=1)(V3, 2), np.float64(3.0), F32)
+
+
+# --- donation -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore:Some donated buffers were not usable")
+@pytest.mark.parametrize("donate", [0, (0, 1), (1,)], ids=["first", "both", "second"])
+def test_donation_does_not_change_results(impl: Impl, donate: Any) -> None:
+    """Donated arguments (the implementation's arrays, made for the call, and NumPy arrays) may give
+    their memory to the results: the results are what they are without donation."""
+    jax, jnp = _jax(impl), impl.numpy
+    f = lambda x, y: (x * 2.0 + y, jnp.sin(y) - x)  # noqa: E731
+    want = f(jnp.asarray(V3), jnp.asarray(V3[::-1]))
+    g = jax.jit(f, donate_argnums=donate)
+    show_call(f"f = lambda x, y: (x * 2.0 + y, jnp.sin(y) - x)\njax.jit(f, donate_argnums={donate!r})"
+              "(jax.device_put(x), jnp.asarray(y)), f(x, y)", x=V3, y=V3[::-1].copy())  # fmt: skip
+    for _ in range(2):  # the second call runs the compiled program again, with new buffers to donate
+        got = g(jax.device_put(V3), jnp.asarray(V3[::-1]))
+        assert_like_eager(impl, got, want)
+    assert_like_eager(impl, g(V3.copy(), V3[::-1].copy()), want, "with NumPy arguments: output")
+
+
+# --- lowering and compiling -----------------------------------------------------------------------------------
+
+
+def test_lower_gives_stablehlo_text(impl: Impl) -> None:
+    """``jit(f).lower(x).as_text()``: a StableHLO module, its public @main taking the argument's type."""
+    jnp = impl.numpy
+    show_call("jax.jit(lambda x: jnp.sin(x) * 2.0).lower(x).as_text()", x=V3)
+    text = _jax(impl).jit(lambda x: jnp.sin(x) * 2.0).lower(V3).as_text()
+    assert isinstance(text, str)
+    for words in ["stablehlo", "func.func public @main", "tensor<3xf32>"]:
+        assert words in text, f"no {words!r} in the lowered text:\n{text}"
+
+
+def test_lower_with_static_arguments_and_a_tree(impl: Impl) -> None:
+    """A static argument is no input of the lowered program; a tree's leaves are, each of its type."""
+    jnp = impl.numpy
+    g = _jax(impl).jit(lambda p, n: p["a"] * n + jnp.sum(p["b"]), static_argnums=1)
+    show_call("g = jax.jit(lambda p, n: p['a'] * n + jnp.sum(p['b']), static_argnums=1)\n"
+              "g.lower({'a': x, 'b': i}, 3).as_text()",
+              x=V3, i=np.arange(4, dtype=np.int32))  # fmt: skip
+    text = g.lower({"a": V3, "b": np.arange(4, dtype=np.int32)}, 3).as_text()
+    main = next(line for line in text.splitlines() if "@main" in line)
+    assert "tensor<3xf32>" in main and "tensor<4xi32>" in main, main
+    assert main.count("%arg") == 2, f"@main should take two arguments: {main}"
+
+
+def test_compile_gives_an_executable(impl: Impl) -> None:
+    """``lower(x).compile()`` works; its ``as_text()`` is text and ``cost_analysis()`` a dict, a
+    list of dicts or None (what XLA can tell depends on the platform, as in JAX)."""
+    jnp = impl.numpy
+    show_call("c = jax.jit(lambda x: jnp.sin(x) * 2.0).lower(x).compile()\nc.as_text(), c.cost_analysis()", x=V3)
+    compiled = _jax(impl).jit(lambda x: jnp.sin(x) * 2.0).lower(V3).compile()
+    text = compiled.as_text()
+    assert isinstance(text, str) and text, f"compile().as_text() gave {text!r}"
+    cost = compiled.cost_analysis()
+    ok = cost is None or isinstance(cost, dict) or (isinstance(cost, list) and all(isinstance(c, dict) for c in cost))
+    assert ok, f"cost_analysis() gave a {type(cost).__name__}"
+
+
+# --- disable_jit ----------------------------------------------------------------------------------------------
+
+
+def test_disable_jit_runs_the_function_eagerly(impl: Impl) -> None:
+    """With jax_disable_jit on, a jitted function runs as Python each call (its side effects run
+    every time, Python control flow on values works); off again, it traces once more and is cached."""
+    config = impl.config
+    g, traces = counted(impl, lambda x: x * 2.0 if float(x[0]) > 0 else x - 1.0)
+    h, h_traces = counted(impl, lambda x: x * 2.0)
+    show_call("traces = []\ndef f(x):\n    traces.append(None)\n    return x * 2.0\n"
+              "jax.config.update('jax_disable_jit', True)\ng = jax.jit(f)\ng(x), g(x), g(x), len(traces)  # 3", x=V3)
+    before = bool(getattr(unwrap(config), "jax_disable_jit", False))
+    config.update("jax_disable_jit", True)
+    try:
+        for x in [V3, -V3, V3 + 1]:
+            want = x.astype(F64) * 2 if x[0] > 0 else x.astype(F64) - 1
+            assert_values(g(x), want, F32)
+            assert_values(h(x), x.astype(F64) * 2, F32)
+        assert len(traces) == 3 and len(h_traces) == 3, f"{len(h_traces)} runs of f for 3 calls with jit disabled"
+    finally:
+        config.update("jax_disable_jit", before)
+    for x in [V3, V3 + 1]:
+        assert_values(h(x), x.astype(F64) * 2, F32)
+    assert len(h_traces) == 4, f"with jit enabled again, 2 calls traced f {len(h_traces) - 3} times"
+
+
+# --- device arrays ----------------------------------------------------------------------------------------------
+
+
+def test_block_until_ready_returns_the_array(impl: Impl) -> None:
+    jax, jnp = _jax(impl), impl.numpy
+    show_call("y = jax.jit(lambda x: jnp.sin(x) * 2.0)(x)\n"
+              "y.block_until_ready() is y, jax.block_until_ready(y) is y", x=V3)
+    y = jax.jit(lambda x: jnp.sin(x) * 2.0)(V3)
+    assert y.block_until_ready() is y
+    assert jax.block_until_ready(y) is y
+    tree = jax.block_until_ready({"a": y, "b": (y,)})
+    assert tree["a"] is y and tree["b"][0] is y
+    assert_values(y, np.sin(V3.astype(F64)) * 2, F32)
+
+
+def test_numpy_view_of_a_result_cannot_change_it(impl: Impl) -> None:
+    """``np.asarray`` of a result holds its values; it is read-only, or a copy: writing to it (where
+    NumPy allows) leaves the array as it was."""
+    show_call("y = jax.jit(lambda x: x * 2.0)(x)\na = np.asarray(y)\na.flags.writeable", x=V3)
+    y = _jax(impl).jit(lambda x: x * 2.0)(V3)
+    a = np.asarray(y)
+    np.testing.assert_array_equal(a, V3 * 2)
+    if a.flags.writeable:
+        a[0] = 100.0
+    else:
+        with pytest.raises(ValueError):
+            a[0] = 100.0
+    np.testing.assert_array_equal(np.asarray(y), V3 * 2)
+    assert float(y[0]) == 2.0
+
+
+# (id, f, argument, JAX's repr of jit(f)(argument))
+REPRS = [
+    ("float32", "f = lambda x: x * 2", np.array([0.5, 1.0], np.float32), "Array([1., 2.], dtype=float32)"),
+    ("int32", "f = lambda x: x + 1", np.array([0, 1, 2], np.int32), "Array([1, 2, 3], dtype=int32)"),
+    ("bool", "f = lambda x: x > 0", np.array([1.0, -1.0], np.float32), "Array([ True, False], dtype=bool)"),
+    ("matrix", "f = lambda x: x * 2", np.array([[0.5, 1], [1.5, 2]], np.float32),
+     "Array([[1., 2.],\n       [3., 4.]], dtype=float32)"),
+    ("weak_scalar", "f = lambda x: x * 2", 3.0, "Array(6., dtype=float32, weak_type=True)"),
+    ("bfloat16", "f = lambda x: x.astype(jnp.bfloat16)", np.array([0.5, 1.3], np.float32),
+     "Array([0.5, 1.29688], dtype=bfloat16)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("source, arg, want", [r[1:] for r in REPRS], ids=[r[0] for r in REPRS])
+def test_a_result_prints_as_jaxs_array(impl: Impl, source: str, arg: Any, want: str) -> None:
+    scope: dict[str, Any] = {"jnp": impl.numpy}
+    exec(compile(source, "<jit repr>", "exec"), scope)  # the suite's own text
+    show_call(f"{source}\nrepr(jax.jit(f)(x))", x=arg)
+    assert repr(_jax(impl).jit(scope["f"])(arg)) == want
+
+
+BF16_INPUTS = np.array([[0.1, -2.7, 3.14159, 1e4], [-1e-3, 65504.0, 0.33333334, -7.5]], np.float32)
+
+
+def test_bfloat16_results_read_back_correctly(impl: Impl) -> None:
+    """bfloat16 results through ``np.asarray``: a conversion from float32 rounds to nearest even
+    (ml_dtypes' rounding of the float32 values), and a sum of two bfloat16 arrays is their exact
+    float32 sum rounded once."""
+    jax, jnp = _jax(impl), impl.numpy
+    want = BF16_INPUTS.astype(BF16)
+    show_call("np.asarray(jax.jit(lambda x: x.astype(jnp.bfloat16))(x)), x.astype(ml_dtypes.bfloat16)", x=BF16_INPUTS)
+    got = np.asarray(jax.jit(lambda x: x.astype(jnp.bfloat16))(BF16_INPUTS))
+    assert got.dtype == BF16 and got.shape == want.shape, (got.dtype, got.shape)
+    np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+    a, b = want, (BF16_INPUTS[::-1] * 0.37).astype(BF16)
+    show_call("np.asarray(jax.jit(lambda a, b: a + b)(a, b))", a=a, b=b)
+    summed = np.asarray(jax.jit(lambda a, b: a + b)(a, b))
+    exact = (a.astype(np.float32) + b.astype(np.float32)).astype(BF16)
+    assert summed.dtype == BF16
+    np.testing.assert_array_equal(summed.view(np.uint16), exact.view(np.uint16))
+
+
+def test_device_get_gives_numpy_arrays(impl: Impl) -> None:
+    """``device_get`` of a result, and of a tree of results: NumPy arrays with the values."""
+    jax, jnp = _jax(impl), impl.numpy
+    show_call("y = jax.jit(lambda x: (jnp.sin(x), x > 0))(x)\njax.device_get(y[0]), jax.device_get(y)", x=V3)
+    y = jax.jit(lambda x: (jnp.sin(x), x > 0))(V3)
+    one = jax.device_get(y[0])
+    assert isinstance(one, np.ndarray), f"device_get gave a {type(one).__name__}"
+    assert_values(one, np.sin(V3.astype(F64)), F32)
+    both = jax.device_get(y)
+    assert isinstance(both, tuple) and all(isinstance(b, np.ndarray) for b in both), [type(b) for b in both]
+    np.testing.assert_array_equal(both[1], V3 > 0)
+
+
+def test_devices_and_device_put(impl: Impl) -> None:
+    """``devices()`` lists at least one device; ``device_put`` makes an array of the implementation's
+    with the value's dtype and values, which a jitted function takes like any other argument."""
+    jax = _jax(impl)
+    devices = jax.devices()
+    assert len(devices) >= 1, f"devices() gave {devices!r}"
+    show_call("jax.devices(), jax.device_put(x), jax.jit(lambda x: x + 1)(jax.device_put(x))", x=V3)
+    put = jax.device_put(V3)
+    assert not isinstance(put, np.ndarray), "device_put gave a NumPy array"
+    assert_dtype(put, F32, "device_put's array", weak=False)
+    np.testing.assert_array_equal(np.asarray(put), V3)
+    assert_values(jax.jit(lambda x: x + 1)(put), V3.astype(F64) + 1, F32)
+    assert_values(jax.device_put(V3, devices[0]) * 2, V3.astype(F64) * 2, F32, atol=RTOL["float32"])
