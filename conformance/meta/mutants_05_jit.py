@@ -311,8 +311,10 @@ JIT_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "jit.static.keyed_by_equality_across_types", JIT,
-        "        return isinstance(other, _Static) and type(self.value) is type(other.value) and self.value == other.value",
-        "        return isinstance(other, _Static) and self.value == other.value",
+        "        return isinstance(other, _Static) and type(self.value) is type(other.value) and self.value == other.value\n"
+        "\n    def __hash__(self) -> int:\n        return hash((type(self.value), self.value))",
+        "        return isinstance(other, _Static) and self.value == other.value\n"
+        "\n    def __hash__(self) -> int:\n        return hash(self.value)",
         AREA, "static arguments equal across types (1, 1.0, True) share a trace", keyword="static",
     ),
     Mutant(
