@@ -121,6 +121,22 @@ def test_a_python_scalar_and_a_weakly_typed_array_share_a_signature(impl: Impl) 
     assert len(traces) == 2, f"{len(traces)} traces for a weak and a strong float32 scalar"
 
 
+def test_weak_and_strong_device_arrays_have_their_own_traces(impl: Impl) -> None:
+    """Arrays already on the device (the case a fast dispatch path serves) are found by their whole
+    type: a weakly typed float32 after a strong one is a new trace, and its result is weak too."""
+    jax, jnp = _jax(impl), impl.numpy
+    g, traces = counted(impl, lambda x: x * 2)
+    strong, weak = jax.device_put(np.float32(3.0)), jax.device_put(jnp.asarray(3.0))
+    show_call("traces = []\ndef f(x):\n    traces.append(None)\n    return x * 2\ng = jax.jit(f)\n"
+              "s, w = jax.device_put(np.float32(3.0)), jax.device_put(jnp.asarray(3.0))\n"
+              "g(s), g(s), g(w), g(w), len(traces)  # 2 traces; g(w) is weak")
+    for x, weak_type in [(strong, False), (strong, False), (weak, True), (weak, True), (strong, False)]:
+        got = g(x)
+        assert_dtype(got, F32, f"g({'weak' if weak_type else 'strong'} device float32)", weak=weak_type)
+        assert_values(got, 6.0, F32)
+    assert len(traces) == 2, f"{len(traces)} traces for a strong and a weak device float32"
+
+
 def test_keyword_arguments_are_traced_by_type_too(impl: Impl) -> None:
     """Non-static keyword arguments are traced arguments: new values do not retrace, a new shape does."""
     g, traces = counted(impl, lambda x, *, y: x * y)
@@ -178,6 +194,20 @@ def test_static_argnames_trace_once_per_static_value(impl: Impl) -> None:
     for x, n in [(V3, 2), (V3 + 1, 2), (V3, -3), (V3 * 2, -3)]:
         assert_values(g(x, n=n), _scaled(x.astype(F64), n), F32)
     assert len(traces) == 2, f"{len(traces)} traces for 2 static values"
+
+
+def test_equal_static_values_of_different_types_are_different_signatures(impl: Impl) -> None:
+    """2, 2.0 and True are equal and hash alike, but trace apart, as JAX keys them by type too: an
+    int times 2 is an int, times 2.0 a float."""
+    x = np.int32(3)
+    g, traces = counted(impl, lambda x, n: x * n, static_argnums=1)
+    show_call("traces = []\ndef f(x, n):\n    traces.append(None)\n    return x * n\n"
+              "g = jax.jit(f, static_argnums=1)\ng(x, 2), g(x, 2.0), g(x, True), len(traces)  # 3 traces", x=x)
+    for n, dtype, weak in [(2, I32, False), (2.0, F32, True), (True, I32, False), (2, I32, False)]:
+        got = g(x, n)  # an int32 times a Python float is a weak float32
+        assert_dtype(got, dtype, f"g(int32 3, static {n!r})", weak=weak)
+        assert_values(got, 3 * n, dtype)
+    assert len(traces) == 3, f"{len(traces)} traces for the static values 2, 2.0 and True"
 
 
 def test_a_static_argument_may_be_any_hashable_value(impl: Impl) -> None:

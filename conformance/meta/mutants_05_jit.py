@@ -6,7 +6,10 @@ Stage 05 is stage 04 plus jit, so its catalogue is stage 04's (under the same id
 against eager f). These are the rules of control flow (``didax/lowering/control_flow.py``: cond,
 while, scan), of the slicing and sorting primitives the loops lean on (``lowering/slicing.py``), of
 the key primitives (``lowering/random.py``) and of the special functions XLA has no operation for
-(``lowering/special.py``). Run them with
+(``lowering/special.py``); and, noticed by test_jit_lowering.py, of slicing and padding, the
+reductions' identities (``lowering/structural.py``), gather's fill and scatter's clip modes and the
+scatters' combiners (``lowering/indexing.py``), top_k's axis (``lowering/sorting.py``), argmax's
+NaNs and ties and the cumulative reductions (``lowering/reductions.py``). Run them with
 
     python -m conformance.meta.mutate --stage 05_jit --quick --only lower.cond.branches_reversed ...
 
@@ -17,7 +20,11 @@ the names of its tests then: ``primitive_under_jit``, ``random_program``, ``rand
 Not here, because no test could tell it from the original: the sums of the incomplete gamma function
 stopping when the value has converged though its derivatives in a have not. A derivative's terms
 shrink as the value's do, times a slowly growing factor, so it converges a step or two later, and
-stopping early moves it by about one rounding.
+stopping early moves it by about one rounding. Nor, for the same reason on XLA's CPU backend: sort's
+``is_stable`` set to false (its sort is stable anyway), dot_general's operands of two types left
+unconverted (XLA converts them itself); nor dynamic_slice's start indices of two types left
+unconverted (XLA rejects the module), since JAX's lax raises TypeError for such indices where
+didax's accepts them, so the suite, which passes against JAX, has no program to show it.
 """
 
 from __future__ import annotations
@@ -29,10 +36,19 @@ CONTROL_FLOW = "didax/lowering/control_flow.py"
 SLICING = "didax/lowering/slicing.py"
 RANDOM = "didax/lowering/random.py"
 SPECIAL = "didax/lowering/special.py"
+STRUCTURAL = "didax/lowering/structural.py"
+INDEXING = "didax/lowering/indexing.py"
+SORTING = "didax/lowering/sorting.py"
+REDUCTIONS = "didax/lowering/reductions.py"
 AREA = ("jit",)
 PRIMITIVES = "primitive_under_jit"
 PROGRAMS = "random_program or primitive_under_jit"
 SAMPLERS = "random_under_jit or primitive_under_jit"
+# test_jit_lowering.py's tests (jit against eager at the structural primitives' edges)
+GATHER_SCATTER = "index or gather or scatter or at_ or take"
+SORT = "sort or top_k"
+ARG = "argmax or argmin or arg"
+CUM = "cum"
 
 LOWERING_MUTANTS: list[Mutant] = [
     # --- control flow ----------------------------------------------------------------------------------------
@@ -91,7 +107,7 @@ LOWERING_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "lower.sort.signed_zero_and_nan_by_bits", SLICING,
-        '            if d.kind == "f":\n                a, b = _canonical(rb, a, d), _canonical(rb, b, d)\n', "",
+        '            if is_float(d):\n                a, b = _canonical(rb, a, d), _canonical(rb, b, d)\n', "",
         AREA, "sort compares floats by their total order as they are: -0.0 before 0.0, -NaN first, where lax's "
         "sort treats them as equal and puts every NaN last", keyword="sort",
     ),
@@ -156,6 +172,238 @@ LOWERING_MUTANTS: list[Mutant] = [
         AREA, "float16 and bfloat16 operands are summed in their own precision, where eager rounds a float64 "
         "result once", keyword="igamma or bessel or i0e",
     ),
+    # --- structural (test_jit_lowering.py): slicing, padding, joining, reductions ------------------------------------------------
+    Mutant(
+        "lower.slice.strides_ignored", SLICING,
+        "    strides = strides or (1,) * len(start_indices)\n", "    strides = (1,) * len(start_indices)\n",
+        AREA, "a strided slice is lowered without its strides (x[::2] reads x[:n])", keyword="slice",
+    ),
+    Mutant(
+        "lower.pad.interior_dropped", SLICING,
+        '"interior_padding": i64_array(interior)}', '"interior_padding": i64_array([0] * len(interior))}',
+        AREA, "pad's interior padding is left out of the StableHLO pad", keyword="pad",
+    ),
+    Mutant(
+        "lower.concatenate.first_axis", SLICING,
+        '{"dimension": f"{dimension} : i64"})', '{"dimension": "0 : i64"})',
+        AREA, "concatenate always joins along the first axis", keyword="concatenate or stack or append",
+    ),
+    Mutant(
+        "lower.reduce_max.integer_identity_zero", STRUCTURAL,
+        "return -np.inf if dtypes.is_inexact(dtype) else np.iinfo(dtype).min",
+        "return -np.inf if dtypes.is_inexact(dtype) else 0",
+        AREA, "reduce_max of integers starts from 0, not the lowest integer: a row of negatives gives 0",
+        keyword="max or reduc",
+    ),
+    Mutant(
+        "lower.reduce_max.bfloat16_identity", STRUCTURAL,
+        "return -np.inf if dtypes.is_inexact(dtype) else np.iinfo(dtype).min",
+        'return -np.inf if dtype.kind in "fc" else np.iinfo(dtype).min',
+        AREA, "reduce_max's identity asks iinfo of bfloat16, whose dtype kind is not 'f': lowering fails",
+        keyword="max or reduc",
+    ),
+    # --- gather and scatter -----------------------------------------------------------------------------------
+    Mutant(
+        "lower.gather.fill_ignored", INDEXING,
+        "    if mode != GatherScatterMode.FILL_OR_DROP:\n", "    if True:\n",
+        AREA, "gather's FILL_OR_DROP is lowered like CLIP: out-of-bounds reads give a clamped window, not the fill",
+        keyword=GATHER_SCATTER,
+    ),
+    Mutant(
+        "lower.gather.fill_last_index_out", INDEXING,
+        'compare(ctx, indices, high, "LE", aval.dtype, pred)', 'compare(ctx, indices, high, "LT", aval.dtype, pred)',
+        AREA, "gather's fill mask counts the last valid start as out of bounds", keyword=GATHER_SCATTER,
+    ),
+    Mutant(
+        "lower.gather.fill_bound_ignores_window", INDEXING,
+        "highest = [op_aval.shape[d] - slice_sizes[d] for d in dn.start_index_map]",
+        "highest = [op_aval.shape[d] - 1 for d in dn.start_index_map]",
+        AREA, "gather's fill mask lets a window that sticks out past the end count as fitting", keyword=GATHER_SCATTER,
+    ),
+    Mutant(
+        "lower.scatter.clip_not_clamped", INDEXING,
+        "        if mode == GatherScatterMode.CLIP:\n", "        if False:\n",
+        AREA, "a scatter in CLIP mode drops out-of-bounds updates (XLA's own behaviour) instead of clamping them",
+        keyword=GATHER_SCATTER,
+    ),
+    Mutant(
+        "lower.scatter.set_keeps_old", INDEXING,
+        "            body.ret([update])\n", "            body.ret([old])\n",
+        AREA, "the overwriting scatter's combiner returns the old value: x.at[i].set(v) changes nothing",
+        keyword=GATHER_SCATTER,
+    ),
+    Mutant(
+        "lower.scatter.apply_ignored", INDEXING,
+        "        if update_jaxpr is not None:\n", "        if False:\n",
+        AREA, "scatter_apply's update_jaxpr is ignored: x.at[i].apply(f) writes the placeholder zeros",
+        keyword="apply",
+    ),
+    Mutant(
+        "lower.scatter_sub.adds", INDEXING,
+        'lax.scatter_sub_p: _scatter_rule("stablehlo.subtract")', 'lax.scatter_sub_p: _scatter_rule("stablehlo.add")',
+        AREA, "scatter_sub adds its updates", keyword="scatter",
+    ),
+    # --- top_k --------------------------------------------------------------------------------------------
+    Mutant(
+        "lower.top_k.axis_not_moved", SORTING,
+        "    perm[axis], perm[last] = last, axis", "    perm[axis], perm[last] = axis, last",
+        AREA, "top_k along an axis other than the last takes it along the last", keyword=SORT,
+    ),
+    # --- argmax, argmin, cumulative reductions ---------------------------------------------------------------
+    Mutant(
+        "lower.argmax.nan_not_extreme", REDUCTIONS,
+        "        if dtypes.is_float(dtype):  # ...or a NaN\n", "        if False:\n",
+        AREA, "argmax's combiner does not pick a NaN: the index of the largest number, not of the first NaN",
+        keyword=ARG,
+    ),
+    Mutant(
+        "lower.argmax.last_tie", REDUCTIONS,
+        '_cmp(b, i1, i2, "LT", index_dtype)', '_cmp(b, i1, i2, "GT", index_dtype)',
+        AREA, "argmax and argmin give the last of equal extremes, not the first", keyword=ARG,
+    ),
+    Mutant(
+        "lower.cumulative.reverse_ignored", REDUCTIONS,
+        "padding[axis, 1 if reverse else 0] = n - 1", "padding[axis, 0] = n - 1",
+        AREA, "a cumulative reduction with reverse=True runs from the front", keyword=CUM,
+    ),
+    Mutant(
+        "lower.cumlogsumexp.infinities_nan", REDUCTIONS,
+        '    return b.op1("stablehlo.select", [is_nan, b.op1("stablehlo.add", [x, y], typ), smooth], typ)\n',
+        "    return smooth\n",
+        AREA, "cumlogsumexp of -inf and -inf is NaN (max + log1p(exp(-|-inf - -inf|))), not -inf", keyword=CUM,
+    ),
 ]  # fmt: skip
 
-MUTANTS: list[Mutant] = [*JAXPR_STAGE_MUTANTS, *LOWERING_MUTANTS]
+JIT = "didax/jit.py"
+ELEMENTWISE = "didax/lowering/elementwise.py"
+STRUCTURAL = "didax/lowering/structural.py"
+SIGNATURE = "traces_once or signature or weak"
+
+# The jit primitive, its caches and the device Array (didax/jit.py, didax/array.py), and the first
+# families of lowering rules (elementwise.py, structural.py).
+JIT_MUTANTS: list[Mutant] = [
+    Mutant(
+        "jit.cache.key_without_weak_type", JIT,
+        "    return shaped(get_aval(x))\n",
+        "    aval = get_aval(x)\n    return ShapedArray(aval.shape, aval.dtype)\n",
+        AREA, "the trace cache is keyed by shape and dtype only: a weak and a strong argument share a trace",
+        keyword=SIGNATURE,
+    ),
+    Mutant(
+        "jit.cache.key_without_tree", JIT,
+        "        key = (in_tree, avals, statics, config.jax_enable_x64)\n",
+        "        key = (avals, statics, config.jax_enable_x64)\n",
+        AREA, "the trace cache ignores the arguments' tree: a dict and a list of the same leaves share a trace",
+        keyword=SIGNATURE,
+    ),
+    Mutant(
+        "jit.cache.key_without_x64", JIT,
+        "        key = (in_tree, avals, statics, config.jax_enable_x64)\n",
+        "        key = (in_tree, avals, statics)\n",
+        AREA, "the trace cache ignores the 64-bit flag", keyword="x64",
+    ),
+    Mutant(
+        "jit.fast_path.key_without_weak_type", JIT,
+        "        key.append(t if t is not None else (x._host.shape, x._host.dtype, x.weak_type))",
+        "        key.append((x.shape, x.dtype))",
+        AREA, "the fast path finds the executable by shape and dtype only, so a weak argument runs a strong one's "
+        "trace (and its result has the wrong weak type)", keyword=SIGNATURE + " or weak_and_strong",
+    ),
+    Mutant(
+        "jit.static.keyed_by_equality_across_types", JIT,
+        "        return isinstance(other, _Static) and type(self.value) is type(other.value) and self.value == other.value\n"
+        "\n    def __hash__(self) -> int:\n        return hash((type(self.value), self.value))",
+        "        return isinstance(other, _Static) and self.value == other.value\n"
+        "\n    def __hash__(self) -> int:\n        return hash(self.value)",
+        AREA, "static arguments equal across types (1, 1.0, True) share a trace", keyword="static",
+    ),
+    Mutant(
+        "jit.disable_jit.ignored", JIT,
+        "        if config.jax_disable_jit:\n            return self.fun(*args, **kwargs)\n",
+        "",
+        AREA, "jax_disable_jit does not run the function eagerly", keyword="disable_jit",
+    ),
+    Mutant(
+        "jit.jvp.tangents_dropped", JIT,
+        "    tangents_out = [next(nonzero_out) if nz else ad.Zero.like(p)",
+        "    tangents_out = [ad.Zero.like(p)",
+        AREA, "jvp of a jitted function gives zero tangents", keyword="jvp",
+    ),
+    Mutant(
+        "jit.vmap.batch_axis_not_moved", JIT,
+        "    vals = [batching.moveaxis(x, d, 0) if b else x for x, d, b in zip(vals, dims, in_batched)]\n",
+        "",
+        AREA, "vmap of a jitted function assumes every batch axis is at the front", keyword="vmap",
+    ),
+    Mutant(
+        "lower.elementwise.subtract_as_add", ELEMENTWISE,
+        'lax.sub_p: "stablehlo.subtract"', 'lax.sub_p: "stablehlo.add"',
+        AREA, "sub is lowered as add", keyword=PRIMITIVES,
+    ),
+    Mutant(
+        "lower.elementwise.sine_as_cosine", ELEMENTWISE,
+        'lax.sin_p: "stablehlo.sine"', 'lax.sin_p: "stablehlo.cosine"',
+        AREA, "sin is lowered as cosine", keyword=PROGRAMS,
+    ),
+    Mutant(
+        "lower.compare.unsigned_as_signed", ELEMENTWISE,
+        '"i": "SIGNED", "u": "UNSIGNED"', '"i": "SIGNED", "u": "SIGNED"',
+        AREA, "unsigned integers are compared as signed: 200 < 100 for uint8", keyword=PRIMITIVES,
+    ),
+    Mutant(
+        "lower.select_n.cases_swapped", ELEMENTWISE,
+        '"stablehlo.select", [which, cases[1], cases[0]]', '"stablehlo.select", [which, cases[0], cases[1]]',
+        AREA, "select_n with a boolean picks case 0 where it is true", keyword=PROGRAMS,
+    ),
+    Mutant(
+        "lower.convert.to_bool_truncates", ELEMENTWISE,
+        '    if np.dtype(new_dtype) == np.bool_ and aval.dtype != np.bool_:\n',
+        '    if False:\n',
+        AREA, "a conversion to bool is XLA's convert instead of x != 0", keyword=PRIMITIVES,
+    ),
+    Mutant(
+        "lower.broadcast.leading_axes", ELEMENTWISE,
+        "    dims = range(rank - len(aval.shape), rank)\n",
+        "    dims = range(len(aval.shape))\n",
+        AREA, "implicit broadcasting aligns an operand's axes with the leading axes instead of the trailing ones",
+        keyword=PROGRAMS,
+    ),
+    Mutant(
+        "lower.integer_pow.negative_not_inverted", ELEMENTWISE,
+        "    if y < 0:\n        one =", "    if False:\n        one =",
+        AREA, "x ** -n is lowered as x ** n", keyword=PRIMITIVES,
+    ),
+    Mutant(
+        "lower.round.methods_swapped", ELEMENTWISE,
+        'if int(rounding_method) == 1 else', 'if int(rounding_method) == 0 else',
+        AREA, "round's two tie-breaking methods are swapped", keyword=PRIMITIVES,
+    ),
+    Mutant(
+        "lower.rem.zero_divisor_gives_zero", ELEMENTWISE,
+        "        return fb.op1(\"stablehlo.select\", [zero, x, out], typ)",
+        "        return fb.op1(\"stablehlo.select\", [zero, full(0), out], typ)",
+        AREA, "an integer remainder by zero gives 0 instead of XLA's x", keyword=PRIMITIVES + " or random",
+    ),
+    Mutant(
+        "lower.reduce_max.identity_zero", STRUCTURAL,
+        'lax.reduce_max_p: _reducer("stablehlo.maximum", _lowest)',
+        'lax.reduce_max_p: _reducer("stablehlo.maximum", lambda d: 0)',
+        AREA, "reduce_max starts from 0, so the maximum of negative numbers is 0", keyword=PRIMITIVES,
+    ),
+    Mutant(
+        "lower.transpose.inverse_permutation", STRUCTURAL,
+        '{"permutation": i64_array(permutation)}',
+        '{"permutation": i64_array(np.argsort(permutation))}',
+        AREA, "transpose applies the inverse permutation (the same for 2 axes, wrong for a 3-cycle)",
+        keyword=PRIMITIVES + " or random_program",
+    ),
+    Mutant(
+        "lower.dot_general.contracting_lhs_for_rhs", STRUCTURAL,
+        'f"rhs_contracting_dimensions = [{\', \'.join(map(str, rc))}]>"',
+        'f"rhs_contracting_dimensions = [{\', \'.join(map(str, lc))}]>"',
+        AREA, "dot_general contracts the right operand on the left one's dimensions", keyword=PRIMITIVES,
+    ),
+]  # fmt: skip
+
+
+MUTANTS: list[Mutant] = [*JAXPR_STAGE_MUTANTS, *LOWERING_MUTANTS, *JIT_MUTANTS]

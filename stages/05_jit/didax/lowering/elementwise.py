@@ -46,7 +46,7 @@ def simple(op_name: str) -> Any:
 _SIMPLE = {
     lax.add_p: "stablehlo.add", lax.sub_p: "stablehlo.subtract", lax.mul_p: "stablehlo.multiply",
     lax.max_p: "stablehlo.maximum",
-    lax.min_p: "stablehlo.minimum", lax.pow_p: "stablehlo.power", lax.atan2_p: "stablehlo.atan2",
+    lax.min_p: "stablehlo.minimum", lax.atan2_p: "stablehlo.atan2",
     lax.neg_p: "stablehlo.negate", lax.sign_p: "stablehlo.sign", lax.exp_p: "stablehlo.exponential",
     lax.log_p: "stablehlo.log", lax.log1p_p: "stablehlo.log_plus_one",
     lax.expm1_p: "stablehlo.exponential_minus_one", lax.sin_p: "stablehlo.sine",
@@ -184,6 +184,14 @@ def _bitcast_convert(ctx: LoweringContext, x: str, *, new_dtype: Any) -> str:
     return ctx.fb.op1("stablehlo.bitcast_convert", [x], ctx.out_type())
 
 
+def _pow(ctx: LoweringContext, x: str, y: str) -> str:
+    """x ** y; an integer exponent is converted to x's dtype first, as JAX lowers it."""
+    x, y = _operands(ctx, (x, y))
+    if ctx.avals_in[1].dtype != ctx.avals_out[0].dtype:
+        y = ctx.fb.op1("stablehlo.convert", [y], ctx.out_type())
+    return ctx.fb.op1("stablehlo.power", [x, y], ctx.out_type())
+
+
 def _integer_division(op_name: str) -> Any:
     """div and rem. On floats, one operation. On integers, XLA defines x / 0 as -1 (all bits set)
     and x % 0 as x, and the most negative int divided by -1 as itself, with remainder 0; but its
@@ -220,7 +228,7 @@ def _integer_division(op_name: str) -> Any:
 
 
 lowering_rules.update({
-    lax.div_p: _integer_division("stablehlo.divide"), lax.rem_p: _integer_division("stablehlo.remainder"),
+    lax.pow_p: _pow, lax.div_p: _integer_division("stablehlo.divide"), lax.rem_p: _integer_division("stablehlo.remainder"),
     lax.stop_gradient_p: _stop_gradient, lax.square_p: _square, lax.exp2_p: _exp2,
     lax.integer_pow_p: _integer_pow, lax.round_p: _round, lax.select_n_p: _select_n, lax.clamp_p: _clamp,
     lax.convert_element_type_p: _convert, lax.bitcast_convert_type_p: _bitcast_convert,

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import lax
 from ..core import ShapedArray
+from ..dtypes import is_float
 from .core import FunctionBuilder, LoweringContext, constant, i64_array, lowering_rules, physical, tensor_type
 
 
@@ -90,7 +91,8 @@ def _canonical(fb: FunctionBuilder, x: str, dtype: np.dtype) -> str:
 
 
 def _compare(fb: FunctionBuilder, a: str, b: str, direction: str, dtype: np.dtype) -> str:
-    kind = {"f": "TOTALORDER", "i": "SIGNED", "u": "UNSIGNED", "b": "UNSIGNED"}[dtype.kind]
+    # (bfloat16's kind is "V", not "f": ask is_float)
+    kind = "TOTALORDER" if is_float(dtype) else {"i": "SIGNED", "u": "UNSIGNED", "b": "UNSIGNED"}[dtype.kind]
     attrs = {"comparison_direction": f"#stablehlo<comparison_direction {direction}>",
              "compare_type": f"#stablehlo<comparison_type {kind}>"}  # fmt: skip
     return fb.op1("stablehlo.compare", [a, b], "tensor<i1>", attrs)
@@ -116,7 +118,7 @@ def _sort(ctx: LoweringContext, *xs: str, dimension: int, is_stable: bool, num_k
         a_parts = _key_parts(rb, region.args[2 * k], dtype)
         b_parts = _key_parts(rb, region.args[2 * k + 1], dtype)
         for (a, d), (b, _) in zip(a_parts, b_parts):
-            if d.kind == "f":
+            if is_float(d):
                 a, b = _canonical(rb, a, d), _canonical(rb, b, d)
             pairs.append((a, b, d))
     # a < b lexicographically: built from the last key back, lt_k or (eq_k and rest).

@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import lax
+from .. import dtypes, lax
 from ..core import ShapedArray
+from ..lax.dot import _higher_precision_type
 from .core import LoweringContext, constant, i64_array, lowering_rules, tensor_type
 
 
@@ -55,13 +56,13 @@ def _reducer(combine: str, identity: Any) -> Any:
 def _lowest(dtype: np.dtype) -> Any:
     if dtype == np.bool_:
         return False
-    return -np.inf if dtype.kind in "fc" else np.iinfo(dtype).min
+    return -np.inf if dtypes.is_inexact(dtype) else np.iinfo(dtype).min  # (bfloat16's kind is not "f")
 
 
 def _highest(dtype: np.dtype) -> Any:
     if dtype == np.bool_:
         return True
-    return np.inf if dtype.kind in "fc" else np.iinfo(dtype).max
+    return np.inf if dtypes.is_inexact(dtype) else np.iinfo(dtype).max
 
 
 lowering_rules.update({
@@ -84,10 +85,24 @@ def _dot_general(ctx: LoweringContext, x: str, y: str, *, dimension_numbers: Any
         f"lhs_contracting_dimensions = [{', '.join(map(str, lc))}], "
         f"rhs_contracting_dimensions = [{', '.join(map(str, rc))}]>"
     )
+    x, y = _same_operand_type(ctx, x, y)
     return ctx.fb.op1("stablehlo.dot_general", [x, y], ctx.out_type(), {"dot_dimension_numbers": dims})
+
+
+def _same_operand_type(ctx: LoweringContext, x: str, y: str) -> tuple[str, str]:
+    """Both operands converted to the one of higher precision, as the eager rule (and JAX) does:
+    int8 with uint32 multiplies as uint32. (preferred_element_type is the result's type only.)"""
+    lhs, rhs = ctx.avals_in
+    if lhs.dtype == rhs.dtype:
+        return x, y
+    common = _higher_precision_type(lhs.dtype, rhs.dtype)
+    x = x if lhs.dtype == common else ctx.fb.op1("stablehlo.convert", [x], tensor_type(ShapedArray(lhs.shape, common)))
+    y = y if rhs.dtype == common else ctx.fb.op1("stablehlo.convert", [y], tensor_type(ShapedArray(rhs.shape, common)))
+    return x, y
 
 
 lowering_rules.update({
     lax.iota_p: _iota, lax.reshape_p: _reshape, lax.broadcast_in_dim_p: _broadcast_in_dim,
     lax.transpose_p: _transpose, lax.dot_general_p: _dot_general,
 })  # fmt: skip
+

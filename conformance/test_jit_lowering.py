@@ -1,0 +1,177 @@
+"""Compilation at the edges of the structural primitives (jit area): ``jit(f)`` gives what ``f`` gives
+eagerly (whose values the other areas check against NumPy) where a compiler must do more than map one
+operation to one: out-of-bounds gathers and scatters in each mode, sort's order of NaNs and signed
+zeros and its secondary keys, top_k along any axis, argmax's first NaN and first tie, cumulative
+reductions from either end and through infinities, the reductions' identities for every kind of
+dtype, padding and strided slices.
+
+Every value here is moved, selected, compared or combined exactly (integers), so jit and eager agree
+bit for bit (a NaN's sign and payload aside: no operation promises them), except the sums and
+log-sum-exps of floats, held to the suite's tolerance per step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from conformance.checks import RTOL, assert_same_type, assert_values, wide
+from conformance.impl import Impl
+from conformance.missing import Namespace
+
+pytestmark = [pytest.mark.area("jit"), pytest.mark.requires("jit")]
+
+NAN, INF = np.nan, np.inf
+# NaN of both signs, infinities, both zeros, ties.
+SPECIAL = np.array([[3.0, NAN, -0.0, 0.0, -INF, 1.0, -NAN, INF], [0.0, -0.0, 2.0, 2.0, NAN, -1.0, 0.0, -0.0]],
+                   np.float32)  # fmt: skip
+ROWS = np.arange(20, dtype=np.float32).reshape(4, 5) - 7.5
+INTS = np.array([[-128, 5, 127, 5], [-128, -128, -100, -128]], np.int8)
+
+
+def _same_values(got: np.ndarray, want: np.ndarray) -> bool:
+    """Equal bit for bit, but for NaNs, whose sign and payload no operation promises."""
+    if want.dtype.kind not in "fc" and want.dtype.name != "bfloat16":
+        return bool(np.array_equal(got, want))
+    got, want = wide(got), wide(want)
+    nan = np.isnan(got) & np.isnan(want)
+    same = (got == want) & (np.signbit(got) == np.signbit(want))
+    return bool(np.all(nan | same))
+
+
+def check(impl: Impl, f: Callable[..., Any], *args: Any, exact: bool = True, steps: int = 1) -> None:
+    """``jit(f)(*args)`` has the eager value's types and shapes, and its values: bit for bit with
+    ``exact``, else within ``steps`` operations' tolerance (twice the suite's, each side has its own)."""
+    args = tuple(impl.numpy.asarray(a) for a in args)  # arrays of the implementation: x.at, x.weak_type
+    want = f(*args)
+    got = Namespace(impl.module, "jax").jit(f)(*args)
+    want, got = (list(v) if isinstance(v, (tuple, list)) else [v] for v in (want, got))
+    assert len(got) == len(want), f"{len(got)} outputs, eagerly {len(want)}"
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert_same_type(g, w, f"output {k}")
+        g_np, w_np = np.asarray(g), np.asarray(w)
+        assert g_np.shape == w_np.shape, f"output {k}: shape {g_np.shape}, eagerly {w_np.shape}"
+        if exact or w_np.dtype.kind not in "fc":
+            assert _same_values(g_np, w_np), f"output {k} differs from the eager value:\n got  {g_np!r}\n want {w_np!r}"
+            continue
+        scale = max(1.0, float(np.max(np.abs(wide(w_np)), initial=0.0, where=np.isfinite(w_np))))
+        assert_values(g, wide(w_np), w_np.dtype, atol=2 * steps * RTOL[w_np.dtype.name] * scale)
+
+
+# --- gather and scatter: out of bounds, every mode -------------------------------------------------------
+
+OUT = np.array([4, -5, 9, -100, 2, 3], np.int32)  # past either end of an axis of 4 (and two inside)
+
+
+@pytest.mark.parametrize("mode", ["fill", "clip", "promise_in_bounds"])
+def test_jit_gather_out_of_bounds(impl: Impl, mode: str) -> None:
+    """x.at[i].get in each mode, reading rows and columns, and the integers' and booleans' fills."""
+    jnp = impl.numpy
+    for x in (ROWS, ROWS.astype(np.int32), ROWS.astype(np.uint8), ROWS > 0):
+        check(impl, lambda x, i: (x.at[i].get(mode=mode), x.at[:, i].get(mode=mode),
+                                  jnp.take(x, i, axis=1, mode="fill" if mode == "fill" else "clip")), x, OUT)  # fmt: skip
+
+
+def test_jit_gather_fill_of_windows_sticking_out(impl: Impl) -> None:
+    """A window of two rows starting at the last row does not fit: fill mode fills it whole."""
+    lax = impl.lax
+    dn = lax.GatherDimensionNumbers(offset_dims=(1, 2), collapsed_slice_dims=(), start_index_map=(0,))
+    starts = np.array([[0], [2], [3], [-1]], np.int32)
+    check(impl, lambda x, s: (lax.gather(x, s, dn, (2, 5), mode="fill"), lax.gather(x, s, dn, (2, 5), mode="clip")),
+          ROWS, starts)  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", [None, "clip", "drop", "promise_in_bounds"])
+def test_jit_scatter_out_of_bounds(impl: Impl, mode: str | None) -> None:
+    """Out-of-bounds updates dropped, or clamped in clip mode; repeated indices accumulate."""
+    row = np.arange(5, dtype=np.float32) - 2.0
+    check(impl, lambda x, i: (x.at[i].set(row, mode=mode), x.at[i].add(row, mode=mode), x.at[i].mul(1.5, mode=mode),
+                              x.at[i].min(row, mode=mode), x.at[i].max(row, mode=mode)), ROWS, OUT)  # fmt: skip
+
+
+def test_jit_scatter_sub_and_apply(impl: Impl) -> None:
+    lax, jnp = impl.lax, impl.numpy
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))  # fmt: skip
+    i = np.array([[1], [1], [3]], np.int32)
+    updates = np.arange(15, dtype=np.float32).reshape(3, 5) / 4
+    check(impl, lambda x, i, u: lax.scatter_sub(x, i, u, dn), ROWS, i, updates)
+    check(impl, lambda x, i: x.at[i[:, 0]].apply(jnp.negative), ROWS, i)
+
+
+# --- sort and top_k ----------------------------------------------------------------------------------------
+
+
+def test_jit_sort_nans_last_and_zeros_tied(impl: Impl) -> None:
+    """NaNs of either sign after inf; -0.0 and 0.0 equal, so a stable sort keeps their order (seen in
+    the positions carried along)."""
+    lax, jnp = impl.lax, impl.numpy
+    positions = np.broadcast_to(np.arange(8, dtype=np.int32), SPECIAL.shape)
+    check(impl, lambda x, p: (jnp.sort(x), *lax.sort((x, p), num_keys=1), jnp.argsort(x, axis=0)), SPECIAL, positions)
+
+
+def test_jit_sort_with_two_keys(impl: Impl) -> None:
+    lax = impl.lax
+    first = np.array([[1, 0, 1, 0, 2, 1, 0, 2]] * 2, np.int32)
+    positions = np.broadcast_to(np.arange(8, dtype=np.int32), SPECIAL.shape)
+    check(impl, lambda a, x, p: lax.sort((a, x, p), num_keys=2), first, SPECIAL, positions)
+
+
+def test_jit_top_k_along_any_axis(impl: Impl) -> None:
+    lax = impl.lax
+    check(impl, lambda x: (*lax.top_k(x, 3), *lax.top_k(x, 1, axis=0)), SPECIAL)
+    check(impl, lambda x: (*lax.top_k(x, 2, axis=0), *lax.top_k(x, 4)), INTS)
+
+
+# --- argmax, argmin, reductions --------------------------------------------------------------------------
+
+
+def test_jit_argmax_argmin_first_nan_and_first_tie(impl: Impl) -> None:
+    jnp = impl.numpy
+    check(impl, lambda x: (jnp.argmax(x, 1), jnp.argmin(x, 1), jnp.argmax(x, 0), jnp.argmin(x, 0)), SPECIAL)
+    check(impl, lambda x: (jnp.argmax(x, 1), jnp.argmin(x, 1)), INTS)
+
+
+REDUCED = {
+    "float32": SPECIAL[:, :6], "bfloat16": SPECIAL[:, :6], "int8": INTS[:, :3],
+    "uint8": np.array([[0, 255, 7], [3, 0, 0]], np.uint8), "bool": INTS[:, :3] > 0,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", list(REDUCED))
+def test_jit_reductions_max_min_identities(impl: Impl, dtype: str) -> None:
+    """reduce_max and reduce_min of negatives, NaNs, bools, unsigned and bfloat16 values."""
+    jnp = impl.numpy
+    x = jnp.asarray(REDUCED[dtype], dtype=dtype)
+    check(impl, lambda x: (jnp.max(x, 1), jnp.min(x, 1), jnp.max(x, 0), jnp.min(x)), x)
+
+
+# --- cumulative reductions ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_jit_cumulative_reductions(impl: Impl, reverse: bool) -> None:
+    lax = impl.lax
+    check(impl, lambda x: (lax.cummax(x, 1, reverse), lax.cummin(x, 0, reverse)), SPECIAL)
+    check(impl, lambda x: (lax.cumsum(x, 1, reverse), lax.cumprod(x, 0, reverse)), INTS.astype(np.int32))
+    check(impl, lambda x: lax.cumsum(x, 1, reverse), ROWS, exact=False, steps=5)
+
+
+def test_jit_cumlogsumexp_through_infinities(impl: Impl) -> None:
+    """-inf then -inf stays -inf (exp(-inf - -inf) is NaN: the sum of the two is the answer)."""
+    x = np.array([[-INF, -INF, 0.5, -INF], [INF, 1.0, INF, -2.0], [0.0, -1.0, NAN, 3.0]], np.float32)
+    check(impl, lambda x: (impl.lax.cumlogsumexp(x, 1), impl.lax.cumlogsumexp(x, 1, reverse=True)), x,
+          exact=False, steps=4)  # fmt: skip
+
+
+# --- slicing, padding, joining --------------------------------------------------------------------------
+
+
+def test_jit_strided_slice_pad_and_concatenate(impl: Impl) -> None:
+    lax, jnp = impl.lax, impl.numpy
+    check(impl, lambda x: (x[::2, 1::3], x[::-1, ::2], lax.slice(x, (0, 1), (4, 5), (3, 2))), ROWS)
+    check(impl, lambda x: (lax.pad(x, np.float32(-1), [(1, -1, 1), (-2, 2, 2)]), jnp.concatenate([x, x[:, :2]], 1),
+                           jnp.stack([x, x], 2)), ROWS)  # fmt: skip

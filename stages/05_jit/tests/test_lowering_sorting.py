@@ -1,0 +1,96 @@
+"""Lowering of sort, top_k, argmax/argmin and the cumulative reductions, compiled by XLA and
+compared with eager evaluation: NaNs, signed zeros, ties, several operands and keys."""
+
+import numpy as np
+import pytest
+from lowering_harness import check_compiled
+
+import didax.numpy as jnp
+from didax import lax
+
+rng = np.random.default_rng(3)
+NAN, INF = np.nan, np.inf
+SPECIAL = np.array([[3.0, NAN, -0.0, 0.0, -INF, 1.0, -NAN, INF], [0.0, -0.0, 2.0, 2.0, NAN, -1.0, 0.0, -0.0]])
+FLOATS = [jnp.asarray(SPECIAL.astype(d)) for d in (np.float32, np.float64, jnp.bfloat16, np.float16)]
+INTS = [jnp.asarray(rng.integers(-3, 3, size=(3, 7)).astype(np.int8)),
+        jnp.asarray(rng.integers(0, 4, size=(3, 7)).astype(np.uint32)),
+        jnp.asarray(rng.integers(0, 2, size=(3, 7)).astype(np.bool_))]  # fmt: skip
+ALL = FLOATS + INTS
+IDS = ["f32", "f64", "bf16", "f16", "i8", "u32", "bool"]
+
+
+@pytest.mark.parametrize("x", ALL, ids=IDS)
+def test_sort_puts_nans_last(x):
+    check_compiled(lambda x: (jnp.sort(x), jnp.sort(x, axis=0), lax.sort(x, 0, is_stable=False)), x)
+
+
+@pytest.mark.parametrize("x", ALL, ids=IDS)
+def test_sort_several_operands_and_keys(x):
+    """Later operands follow the keys; with num_keys=2 the second key breaks ties of the first."""
+    n = x.shape[-1]
+    perm = jnp.asarray(rng.permutation(n * x.shape[0]).reshape(x.shape).astype(np.int32))
+    ties = jnp.asarray((np.arange(n * x.shape[0]) % 3).reshape(x.shape).astype(np.float32))
+    check_compiled(lambda x, p, t: (*lax.sort((x, p), num_keys=1), *lax.sort((t, x, p), num_keys=2),
+                                    *lax.sort((x, t, p), dimension=0, num_keys=2), jnp.argsort(x)),
+                   x, perm, ties)  # fmt: skip
+
+
+def test_sort_complex_lexicographic():
+    z = jnp.asarray(np.array([1 + 2j, 1 - 1j, NAN + 0j, -0.0 + 1j, 0.0 + 1j, 1j * NAN, -1 + 5j], np.complex64))
+    check_compiled(lambda z: (jnp.sort(z), *lax.sort((z, jnp.arange(7)), num_keys=1)), z)
+
+
+@pytest.mark.parametrize("x", ALL, ids=IDS)
+def test_top_k(x):
+    """Largest first, ties to the lower index; NaN above inf, -NaN below -inf, as eager orders them."""
+    check_compiled(lambda x: (*lax.top_k(x, 3), *lax.top_k(x, x.shape[-1]), *lax.top_k(x, 1, axis=0)), x)
+
+
+@pytest.mark.parametrize("x", ALL, ids=IDS)
+def test_argmax_argmin_first_nan_and_first_tie(x):
+    check_compiled(lambda x: (jnp.argmax(x, 1), jnp.argmin(x, 1), jnp.argmax(x, 0), jnp.argmin(x, 0),
+                              lax.argmax(x, 1, np.uint8), lax.argmin(x, 0, np.int64)), x)  # fmt: skip
+
+
+def test_argmax_of_all_infinities_and_lowest_integers():
+    check_compiled(lambda x: (jnp.argmax(x, 1), jnp.argmin(-x, 1)), jnp.full((2, 3), -np.inf, jnp.float32))
+    check_compiled(lambda x: (jnp.argmax(x), jnp.argmin(x)), jnp.asarray([-128, -128, 127, 127], jnp.int8))
+
+
+CUMULATIVE = [lax.cumsum, lax.cumprod, lax.cummax, lax.cummin]
+
+
+@pytest.mark.parametrize("x", ALL[:-1], ids=IDS[:-1])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumulative(x, reverse):
+    """NaN propagates; signed zeros as XLA orders them; 16-bit floats summed in float32."""
+    check_compiled(lambda x: [f(x, axis, reverse) for f in CUMULATIVE for axis in (0, 1)], x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, jnp.bfloat16, np.complex64])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumlogsumexp(dtype, reverse):
+    x = rng.normal(size=(3, 6)) * 30
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.normal(size=(3, 6))
+    else:
+        x[0, 2], x[1, :3], x[2, 4] = np.inf, -np.inf, np.nan
+    x = jnp.asarray(x.astype(dtype))
+    check_compiled(lambda x: (lax.cumlogsumexp(x, 1, reverse), lax.cumlogsumexp(x, 0, reverse)), x, rtol=1e-5)
+
+
+def test_jnp_cumulative_functions():
+    x = jnp.asarray(rng.normal(size=(3, 5)).astype(np.float32))
+    i = jnp.asarray(rng.integers(-3, 4, size=(3, 5)).astype(np.int32))
+    check_compiled(lambda x, i: (jnp.cumsum(x, 1), jnp.cumprod(i, 0), jnp.cumsum(i), jnp.cumsum(x > 0, 1)), x, i,
+                   rtol=1e-6)  # fmt: skip
+
+
+def test_empty_operands():
+    """Nothing to sort, accumulate or take: XLA's windows must not be empty, so an empty axis is
+    returned as it is."""
+    e = jnp.zeros((3, 0), jnp.float32)
+    check_compiled(lambda e: (lax.cumsum(e, 1), lax.cummax(e, 1, True), lax.cumlogsumexp(e, 1), lax.cumsum(e, 0),
+                              jnp.sort(e, 1)), e)  # fmt: skip
+    x = jnp.arange(6.0).reshape(2, 3)
+    check_compiled(lambda x: (*lax.top_k(x, 0), lax.cumsum(x[:, :1], 1, True)), x)
