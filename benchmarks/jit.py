@@ -1,0 +1,163 @@
+"""Stage 05's suite, compiled: ``jit``'s dispatch, a compiled program, compiling, and lowering.
+
+Four kinds of case, issue 14's:
+
+- dispatch: a tiny jitted function (``x * 2.0 + 1.0`` on an (8,) float32 array), with one input
+  and one output, and with ten of each. The function has been called before (a cache hit) and
+  its arguments are already device arrays, so what is timed is the fast path: look the
+  executable up, hand XLA the buffers, wrap the outputs. Both libraries dispatch
+  asynchronously, so each timed call ends with ``block_until_ready`` (the array's method for one
+  output, ``block_until_ready(outputs)`` for ten): waiting is fair to both, and the figure is
+  what a caller waits for. NumPy's column is the same arithmetic run directly: the floor.
+- a compiled MLP forward pass, 784-512-512-10 with ReLU, on a batch of 256, float32: the
+  parameters (a list of (w, b) pairs) and the batch are arguments, so the call flattens a small
+  pytree. Both libraries hand XLA's CPU compiler the same program, so the time is mostly XLA's
+  own; NumPy's column is the same forward pass in NumPy (one BLAS thread, as everywhere here).
+- first call: ``jit(f)(y, w)`` of a new 1,000-operation function, so that neither library finds
+  anything in a cache: trace, lower, compile, run (a tiny run). It takes a good part of a second,
+  so it gets few repeats.
+- lowering: ``jit(f).lower(y, w).as_text()`` for chains of 100 to 5,000 operations, a new
+  function each call: tracing and lowering to StableHLO, and printing the module as text
+  (didax writes MLIR's generic syntax and has MLIR print it in StableHLO's own; JAX builds the
+  module in memory and prints it). The chains are the staging suite's (benchmarks/jaxpr.py),
+  and so is the per-equation table: each library's time over its own jaxpr's equations.
+
+Clocks. Dispatch and the MLP are timed in wall-clock time (``time.perf_counter``): the work runs
+asynchronously in XLA's threads, and the wait for it is part of what is measured. First calls
+and lowering are timed in the process's CPU time (``time.process_time``): tracing and lowering are
+Python on one thread, compiling is XLA's on the calling thread, and on a small shared machine CPU
+time leaves out the time spent waiting for a core. Each case's clock is in the JSON (``clock``)
+and in the ``measured`` line.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .cases import Case, Libs
+from .jaxpr import BLOCK, COLS, ROWS, chain, count_equations
+from .jaxpr import tables as per_equation_tables
+
+SUITE = "jit"
+TITLE = "compiled (jit)"
+CAPABILITY = "jit"  # the stages that have this suite
+SIZE = 8  # elements of each tiny array
+MANY = 10  # inputs and outputs of the second dispatch case
+LAYERS = (784, 512, 512, 10)  # the MLP's widths
+BATCH = 256
+FIRST_CALL_LENGTH = 1000  # operations of the function compiled from scratch
+FIRST_CALL_REPEATS = 5
+LOWERING_LENGTHS = (100, 300, 1000, 3000, 5000)
+
+
+def cases(libs: Libs) -> list[Case]:
+    """Every case of the suite, in the order the tables show them."""
+    return [
+        _dispatch(libs, 1),
+        _dispatch(libs, MANY),
+        _mlp(libs),
+        _first_call(libs, FIRST_CALL_LENGTH),
+        *(_lowering(libs, n) for n in LOWERING_LENGTHS),
+    ]
+
+
+def tables(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The staging suite's per-equation table, for the lowering cases."""
+    return per_equation_tables(cases)
+
+
+def tiny(*xs: Any) -> Any:
+    """The dispatch cases' function: almost no arithmetic, one output per input."""
+    outs = tuple(x * 2.0 + 1.0 for x in xs)
+    return outs[0] if len(outs) == 1 else outs
+
+
+def mlp(jnp: Any, params: list[tuple[Any, Any]], x: Any) -> Any:
+    """The forward pass: ReLU layers, then a linear one (the logits)."""
+    for w, b in params[:-1]:
+        x = jnp.maximum(x @ w + b, 0.0)
+    w, b = params[-1]
+    return x @ w + b
+
+
+def _device_array(libs: Libs, impl: str, value: Any) -> Any:
+    """A NumPy array as ``impl``'s array on its default device, ready."""
+    if impl == "numpy":
+        return value
+    return getattr(libs, impl).device_put(value).block_until_ready()
+
+
+def _dispatch(libs: Libs, n: int) -> Case:
+    """``f(*xs)`` of the jitted ``tiny`` with n inputs and n outputs, waited for."""
+    base = libs.numpy.linspace(1.0, 2.0, SIZE, dtype="float32")
+    values = [base + i for i in range(n)]
+    calls: dict[str, Callable[[], object] | None] = {}
+    for impl in ("numpy", "didax", "jax"):
+        xs = [_device_array(libs, impl, v) for v in values]
+        if impl == "numpy":
+            calls[impl] = lambda xs=xs: tiny(*xs)
+            continue
+        m = getattr(libs, impl)
+        f = m.jit(tiny)
+        if n == 1:
+            calls[impl] = lambda f=f, x=xs[0]: f(x).block_until_ready()
+        else:
+            calls[impl] = lambda f=f, m=m, xs=xs: m.block_until_ready(f(*xs))
+    io = "1 input, 1 output" if n == 1 else f"{n} inputs, {n} outputs"
+    return Case(f"dispatch {n}→{n}", f"a cached jitted x * 2.0 + 1.0 on ({SIZE},) float32 device arrays, "
+                f"{io}, waited for", calls)
+
+
+def _mlp(libs: Libs) -> Case:
+    """The jitted forward pass on device arrays, waited for; NumPy runs it directly."""
+    rng = libs.numpy.random.default_rng(0)
+    params_np = [((rng.standard_normal((a, b)) / a ** 0.5).astype("float32"),
+                  (rng.standard_normal(b) * 0.1).astype("float32")) for a, b in zip(LAYERS, LAYERS[1:])]
+    x_np = rng.standard_normal((BATCH, LAYERS[0])).astype("float32")
+    calls: dict[str, Callable[[], object] | None] = {}
+    for impl in ("numpy", "didax", "jax"):
+        params = [(_device_array(libs, impl, w), _device_array(libs, impl, b)) for w, b in params_np]
+        x = _device_array(libs, impl, x_np)
+        if impl == "numpy":
+            calls[impl] = lambda params=params, x=x: mlp(libs.numpy, params, x)
+            continue
+        m = getattr(libs, impl)
+        f = m.jit(lambda params, x, jnp=m.numpy: mlp(jnp, params, x))
+        calls[impl] = lambda f=f, params=params, x=x: f(params, x).block_until_ready()
+    widths = "-".join(str(w) for w in LAYERS)
+    return Case(f"MLP {widths}", f"a jitted MLP forward pass {widths} (ReLU), batch {BATCH}, float32", calls)
+
+
+def _chain_inputs(libs: Libs, impl: str) -> tuple[Any, Any]:
+    """The staging suite's y, a (ROWS, COLS) float32 matrix, and w, a (COLS,) vector."""
+    rng = libs.numpy.random.default_rng(0)
+    y = rng.standard_normal((ROWS, COLS)).astype("float32")
+    w = rng.standard_normal(COLS).astype("float32")
+    return _device_array(libs, impl, y), _device_array(libs, impl, w)
+
+
+def _first_call(libs: Libs, n: int) -> Case:
+    """``jit(f)(y, w)`` of a new n-operation chain each call: trace, lower, compile and run."""
+    calls: dict[str, Callable[[], object] | None] = {"numpy": None}
+    for impl in ("didax", "jax"):
+        m = getattr(libs, impl)
+        y, w = _chain_inputs(libs, impl)
+        calls[impl] = lambda m=m, y=y, w=w: m.jit(chain(m.numpy, n))(y, w).block_until_ready()
+    return Case(f"first call ×{n}", f"jit(f)(y, w) of a new function of {n} jax.numpy operations: trace, "
+                f"lower, compile, run", calls, clock=time.process_time, max_repeats=FIRST_CALL_REPEATS)
+
+
+def _lowering(libs: Libs, n: int) -> Case:
+    """``jit(f).lower(y, w).as_text()`` of a new n-operation chain each call."""
+    calls: dict[str, Callable[[], object] | None] = {"numpy": None}
+    equations: dict[str, dict[str, int]] = {}
+    for impl in ("didax", "jax"):
+        m = getattr(libs, impl)
+        y, w = _chain_inputs(libs, impl)
+        calls[impl] = lambda m=m, y=y, w=w: m.jit(chain(m.numpy, n)).lower(y, w).as_text()
+        equations[impl] = count_equations(m.make_jaxpr(chain(m.numpy, n))(y, w))
+    return Case(f"lower chain ×{n}", f"jit(f).lower(y, w).as_text() of a new function of {n} jax.numpy "
+                f"operations ({n // BLOCK} blocks of {BLOCK}) on a ({ROWS}, {COLS}) matrix and a ({COLS},) "
+                f"vector", calls, ops=n, extra={"equations": equations}, clock=time.process_time)
