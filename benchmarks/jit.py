@@ -47,6 +47,7 @@ SIZE = 8  # elements of each tiny array
 MANY = 10  # inputs and outputs of the second dispatch case
 LAYERS = (784, 512, 512, 10)  # the MLP's widths
 BATCH = 256
+FEEDBACK_CALLS = 100  # calls of y = f(y) in the feedback case
 FIRST_CALL_LENGTH = 1000  # operations of the function compiled from scratch
 FIRST_CALL_REPEATS = 5
 LOWERING_LENGTHS = (100, 300, 1000, 3000, 5000)
@@ -57,6 +58,7 @@ def cases(libs: Libs) -> list[Case]:
     return [
         _dispatch(libs, 1),
         _dispatch(libs, MANY),
+        _feedback(libs),
         _mlp(libs),
         _first_call(libs, FIRST_CALL_LENGTH),
         *(_lowering(libs, n) for n in LOWERING_LENGTHS),
@@ -107,7 +109,25 @@ def _dispatch(libs: Libs, n: int) -> Case:
             calls[impl] = lambda f=f, m=m, xs=xs: m.block_until_ready(f(*xs))
     io = "1 input, 1 output" if n == 1 else f"{n} inputs, {n} outputs"
     return Case(f"dispatch {n}→{n}", f"a cached jitted x * 2.0 + 1.0 on ({SIZE},) float32 device arrays, "
-                f"{io}, waited for", calls)
+                f"{io}, waited for", calls, clock=time.perf_counter)
+
+
+def feedback(f: Callable[[Any], Any], y: Any) -> Any:
+    """``y = f(y)``, FEEDBACK_CALLS times: each call takes the previous call's output."""
+    for _ in range(FEEDBACK_CALLS):
+        y = f(y)
+    return y
+
+
+def _feedback(libs: Libs) -> Case:
+    """The jitted ``tiny`` called on its own output, waited for at the end only."""
+    base = libs.numpy.linspace(1.0, 2.0, SIZE, dtype="float32")
+    calls: dict[str, Callable[[], object] | None] = {"numpy": lambda: feedback(tiny, base)}
+    for impl in ("didax", "jax"):
+        f, y = getattr(libs, impl).jit(tiny), _device_array(libs, impl, base)
+        calls[impl] = lambda f=f, y=y: feedback(f, y).block_until_ready()
+    return Case(f"y = f(y) ×{FEEDBACK_CALLS}", f"{FEEDBACK_CALLS} calls of the jitted x * 2.0 + 1.0, each on the "
+                f"previous output, the last waited for", calls, clock=time.perf_counter)
 
 
 def _mlp(libs: Libs) -> Case:
@@ -127,7 +147,8 @@ def _mlp(libs: Libs) -> Case:
         f = m.jit(lambda params, x, jnp=m.numpy: mlp(jnp, params, x))
         calls[impl] = lambda f=f, params=params, x=x: f(params, x).block_until_ready()
     widths = "-".join(str(w) for w in LAYERS)
-    return Case(f"MLP {widths}", f"a jitted MLP forward pass {widths} (ReLU), batch {BATCH}, float32", calls)
+    return Case(f"MLP {widths}", f"a jitted MLP forward pass {widths} (ReLU), batch {BATCH}, float32", calls,
+                clock=time.perf_counter)
 
 
 def _chain_inputs(libs: Libs, impl: str) -> tuple[Any, Any]:

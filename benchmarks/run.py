@@ -109,11 +109,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def import_libs(stage: str) -> Libs:
-    """NumPy, JAX, and the stage's didax under a name of its own (didax_01_eval)."""
+    """NumPy, JAX, and the stage's didax under a name of its own (didax_01_eval).
+
+    didax first: from stage 05 on it drives jaxlib, and its import sets jaxlib's process-wide
+    64-bit flag for its own use, which JAX reads too; JAX, imported after, sets the flag back to
+    its own (didax passes the flag with every value it hands jaxlib, so it needs no global).
+    The other way round, JAX's jitted functions read didax's flag, turn a Python float into a
+    float64 and reject it (`jnp.linspace(1.0, 2.0, 8, dtype="float32")` raised).
+    """
+    didax = load(stage).module
     import jax
     import numpy
 
-    return Libs(numpy=numpy, didax=load(stage).module, jax=jax)
+    return Libs(numpy=numpy, didax=didax, jax=jax)
 
 
 def selected(case: Case, filters: list[str]) -> bool:
