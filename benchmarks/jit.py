@@ -1,6 +1,6 @@
 """Stage 05's suite, compiled: ``jit``'s dispatch, a compiled program, compiling, and lowering.
 
-Four kinds of case, issue 14's:
+Four kinds of case, issue 14's, and two more of dispatch:
 
 - dispatch: a tiny jitted function (``x * 2.0 + 1.0`` on an (8,) float32 array), with one input
   and one output, and with ten of each. The function has been called before (a cache hit) and
@@ -9,6 +9,11 @@ Four kinds of case, issue 14's:
   asynchronously, so each timed call ends with ``block_until_ready`` (the array's method for one
   output, ``block_until_ready(outputs)`` for ten): waiting is fair to both, and the figure is
   what a caller waits for. NumPy's column is the same arithmetic run directly: the floor.
+- feedback (not in issue 14): ``y = f(y)`` a hundred times with the same tiny function, and
+  ``params = step(params)`` ten times with a jitted update of the MLP's parameters (a list of
+  (w, b) pairs, ``[(0.99 * w, 0.99 * b) ...]``), only the last result waited for: a loop's
+  pattern, where the arguments are outputs still on the device (maybe not yet computed), so
+  dispatch can run ahead of XLA, and where nothing should be read back to the host.
 - a compiled MLP forward pass, 784-512-512-10 with ReLU, on a batch of 256, float32: the
   parameters (a list of (w, b) pairs) and the batch are arguments, so the call flattens a small
   pytree. Both libraries hand XLA's CPU compiler the same program, so the time is mostly XLA's
@@ -48,6 +53,7 @@ MANY = 10  # inputs and outputs of the second dispatch case
 LAYERS = (784, 512, 512, 10)  # the MLP's widths
 BATCH = 256
 FEEDBACK_CALLS = 100  # calls of y = f(y) in the feedback case
+UPDATE_STEPS = 10  # calls of params = step(params)
 FIRST_CALL_LENGTH = 1000  # operations of the function compiled from scratch
 FIRST_CALL_REPEATS = 5
 LOWERING_LENGTHS = (100, 300, 1000, 3000, 5000)
@@ -59,6 +65,7 @@ def cases(libs: Libs) -> list[Case]:
         _dispatch(libs, 1),
         _dispatch(libs, MANY),
         _feedback(libs),
+        _update_steps(libs),
         _mlp(libs),
         _first_call(libs, FIRST_CALL_LENGTH),
         *(_lowering(libs, n) for n in LOWERING_LENGTHS),
@@ -126,16 +133,46 @@ def _feedback(libs: Libs) -> Case:
     for impl in ("didax", "jax"):
         f, y = getattr(libs, impl).jit(tiny), _device_array(libs, impl, base)
         calls[impl] = lambda f=f, y=y: feedback(f, y).block_until_ready()
-    return Case(f"y = f(y) ×{FEEDBACK_CALLS}", f"{FEEDBACK_CALLS} calls of the jitted x * 2.0 + 1.0, each on the "
-                f"previous output, the last waited for", calls, clock=time.perf_counter)
+    return Case(f"y = f(y) ×{FEEDBACK_CALLS}", f"{FEEDBACK_CALLS} calls of the jitted x * 2.0 + 1.0, each on "
+                f"the previous output, the last waited for", calls, clock=time.perf_counter)
+
+
+def update(params: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """The update step's function: every parameter scaled (the shape of an SGD step's result)."""
+    return [(w * 0.99, b * 0.99) for w, b in params]
+
+
+def steps(step: Callable[[Any], Any], params: Any) -> Any:
+    """``params = step(params)``, UPDATE_STEPS times."""
+    for _ in range(UPDATE_STEPS):
+        params = step(params)
+    return params
+
+
+def _update_steps(libs: Libs) -> Case:
+    """The jitted ``update`` fed its own output, the last waited for; NumPy runs ``update``."""
+    params_np = _mlp_params(libs)
+    calls: dict[str, Callable[[], object] | None] = {"numpy": lambda: steps(update, params_np)}
+    for impl in ("didax", "jax"):
+        m = getattr(libs, impl)
+        params = [(_device_array(libs, impl, w), _device_array(libs, impl, b)) for w, b in params_np]
+        calls[impl] = lambda m=m, step=m.jit(update), params=params: m.block_until_ready(steps(step, params))
+    return Case(f"params = step(params) ×{UPDATE_STEPS}", f"{UPDATE_STEPS} calls of a jitted update of the "
+                f"MLP's parameters (a list of (w, b) pairs), each on the previous output, the last waited for",
+                calls, clock=time.perf_counter)
+
+
+def _mlp_params(libs: Libs) -> list[tuple[Any, Any]]:
+    """The MLP's parameters as NumPy arrays: (w, b) per layer, w scaled by 1/sqrt(fan in)."""
+    rng = libs.numpy.random.default_rng(0)
+    return [((rng.standard_normal((a, b)) / a**0.5).astype("float32"),
+             (rng.standard_normal(b) * 0.1).astype("float32")) for a, b in zip(LAYERS, LAYERS[1:])]
 
 
 def _mlp(libs: Libs) -> Case:
     """The jitted forward pass on device arrays, waited for; NumPy runs it directly."""
-    rng = libs.numpy.random.default_rng(0)
-    params_np = [((rng.standard_normal((a, b)) / a ** 0.5).astype("float32"),
-                  (rng.standard_normal(b) * 0.1).astype("float32")) for a, b in zip(LAYERS, LAYERS[1:])]
-    x_np = rng.standard_normal((BATCH, LAYERS[0])).astype("float32")
+    params_np = _mlp_params(libs)
+    x_np = libs.numpy.random.default_rng(1).standard_normal((BATCH, LAYERS[0])).astype("float32")
     calls: dict[str, Callable[[], object] | None] = {}
     for impl in ("numpy", "didax", "jax"):
         params = [(_device_array(libs, impl, w), _device_array(libs, impl, b)) for w, b in params_np]
