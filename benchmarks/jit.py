@@ -27,7 +27,7 @@ Four kinds of case, issue 14's, and two more of dispatch:
   module in memory and prints it). The chains are the staging suite's (benchmarks/jaxpr.py),
   and so is the per-equation table: each library's time over its own jaxpr's equations.
 
-Clocks. Dispatch and the MLP are timed in wall-clock time (``time.perf_counter``): the work runs
+Clocks. Dispatch, feedback and the MLP are timed in wall-clock time (``time.perf_counter``): the work runs
 asynchronously in XLA's threads, and the wait for it is part of what is measured. First calls
 and lowering are timed in the process's CPU time (``time.process_time``): tracing and lowering are
 Python on one thread, compiling is XLA's on the calling thread, and on a small shared machine CPU
