@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import operator
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -41,6 +42,7 @@ from .tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
 
 logger = logging.getLogger("didax")
 _LEAF = tree_structure(0)  # the tree of a single array
+_BUFFER_OF = operator.attrgetter("_buffer")
 
 # ----------------------------------------------------------------------------------------------
 # The primitive: jit_p.bind(*args, jaxpr=closed_jaxpr, name="f", donated_invars=(False, ...)).
@@ -369,15 +371,14 @@ class _Ready:
         self.shape = shapes.get(traced.out_tree, "tree")
 
     def run(self, args: tuple) -> Any:
-        inputs = [x._buffer for x in args]
+        inputs = list(map(_BUFFER_OF, args))  # map and attrgetter: no Python frame per argument
         buffers = self.execute([*self.const_buffers, *inputs] if self.const_buffers else inputs)
         if self.donated:
             _mark_donated(args, self.donated)
         if self.keys:
             outs = [_output(b, a) for b, a in zip(buffers, self.out_avals)]
         else:
-            wrap = Array.from_buffer
-            outs = [wrap(b, a) for b, a in zip(buffers, self.out_avals)]
+            outs = list(map(Array.from_buffer, buffers, self.out_avals))
         shape = self.shape
         if shape == "leaf":
             return outs[0]
