@@ -55,6 +55,10 @@ def measured_line(meta: dict[str, Any]) -> str:
                  f"after, on {m['cpu_count']} CPUs.")
     if meta["timing"].get("clock") == "process_time":
         line += " Times are the process's CPU time (time.process_time), not wall-clock time."
+    cpu_cases = [name for name, clock in meta["timing"].get("case_clocks", {}).items() if clock == "process_time"]
+    if cpu_cases:
+        line += (f" The cases {', '.join(f'`{name}`' for name in cpu_cases)} are timed in the process's CPU "
+                 f"time (time.process_time), the others in wall-clock time (time.perf_counter).")
     if meta["timing"]["quick"]:
         line += " A quick run: the figures are rough."
     return line
@@ -79,6 +83,8 @@ def table_markdown(table: dict[str, Any]) -> list[str]:
 
 def _case_json(case: Case, timings: dict[str, Timing | None]) -> dict[str, Any]:
     entry: dict[str, Any] = {"case": case.name, "what": case.what, "ops": case.ops, **case.extra}
+    if case.clock:
+        entry["clock"] = case.clock.__name__
     for impl in IMPLS:
         timing = timings.get(impl)
         entry[impl] = timing.as_json() if timing else None

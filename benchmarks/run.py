@@ -18,6 +18,7 @@ os.environ["JAX_PLATFORMS"] = "cpu"  # before anything imports jax: compare with
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
+import dataclasses
 import datetime
 import json
 import platform
@@ -31,7 +32,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as `python benchmarks/run.py`: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import eager, jaxpr, jvp, report, vmap  # noqa: E402
+from benchmarks import eager, jaxpr, jit, jvp, report, vmap  # noqa: E402
 from benchmarks.cases import IMPLS, Case, Libs  # noqa: E402
 from benchmarks.timing import FULL, QUICK, Settings, Timing, measure_side_by_side  # noqa: E402
 from conformance.impl import STAGES_DIR, load, newest_stage  # noqa: E402  (loads a stage under its own name)
@@ -42,7 +43,7 @@ DEFAULT_OUT = ROOT / "benchmarks" / "results"
 
 # Each module: SUITE, TITLE, cases(libs); CAPABILITY if a stage needs one; tables(cases) for tables of
 # its own, from the cases' JSON entries; CLOCK if not wall-clock time (time.perf_counter).
-SUITES = (eager, jvp, vmap, jaxpr)
+SUITES = (eager, jvp, vmap, jaxpr, jit)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,9 +66,12 @@ def main(argv: list[str] | None = None) -> int:
             continue
         load_before = load_average()
         clock = getattr(suite, "CLOCK", time.perf_counter)
-        measured = [(case, time_case(case, settings, clock)) for case in cases]
+        measured = [(case, time_case(case, settings, case.clock or clock)) for case in cases]
         meta = metadata(args, libs, settings, suite.SUITE)
         meta["timing"]["clock"] = clock.__name__
+        own_clocks = {c.name: c.clock.__name__ for c in cases if c.clock and c.clock is not clock}
+        if own_clocks:  # cases timed with a clock of their own, named in the `measured` line
+            meta["timing"]["case_clocks"] = own_clocks
         meta["load_average"] = {"before": load_before, "after": load_average()}
         data = report.results_json(f"Stage {args.stage}: {suite.TITLE}", meta, measured,
                                    getattr(suite, "tables", None))
@@ -105,11 +109,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def import_libs(stage: str) -> Libs:
-    """NumPy, JAX, and the stage's didax under a name of its own (didax_01_eval)."""
+    """NumPy, JAX, and the stage's didax under a name of its own (didax_01_eval).
+
+    didax first: from stage 05 on it drives jaxlib, and its import sets jaxlib's process-wide
+    64-bit flag for its own use, which JAX reads too; JAX, imported after, sets the flag back to
+    its own (didax passes the flag with every value it hands jaxlib, so it needs no global).
+    The other way round, JAX's jitted functions read didax's flag, turn a Python float into a
+    float64 and reject it (`jnp.linspace(1.0, 2.0, 8, dtype="float32")` raised).
+    """
+    didax = load(stage).module
     import jax
     import numpy
 
-    return Libs(numpy=numpy, didax=load(stage).module, jax=jax)
+    return Libs(numpy=numpy, didax=didax, jax=jax)
 
 
 def selected(case: Case, filters: list[str]) -> bool:
@@ -119,6 +131,9 @@ def selected(case: Case, filters: list[str]) -> bool:
 def time_case(case: Case, settings: Settings,
               clock: Callable[[], float] = time.perf_counter) -> dict[str, Timing | None]:
     """Each implementation's timing of the case, None where it has no equivalent."""
+    if case.max_repeats:  # a slow case: fewer repeats, one warm-up call
+        settings = dataclasses.replace(settings, repeats=min(settings.repeats, case.max_repeats),
+                                       warmup=min(settings.warmup, 1))
     measured = measure_side_by_side({impl: fn for impl, fn in case.calls.items() if fn}, settings, clock)
     timings = {impl: measured.get(impl) for impl in case.calls}
     shown = "  ".join(f"{impl} {t.min_us:10.2f} µs" if t else f"{impl} {'—':>10}   " for impl, t in timings.items())

@@ -112,3 +112,22 @@ def test_a_stage_with_jaxpr_gets_the_staging_suite_with_equation_counts(tmp_path
     assert all(float(cell) > 0 for row in per_eqn["rows"] for cell in row[4:])
     md = (tmp_path / "04_jaxpr-jaxpr.md").read_text(encoding="utf-8")
     assert "| case | operations | didax equations | JAX equations |" in md
+
+
+def test_a_stage_with_jit_gets_the_jit_suite_with_a_clock_per_case(tmp_path):
+    done = run_benchmarks("-m", "benchmarks.run", "--quick", "--stage", "05_jit", "--suite", "jit",
+                          "--out", str(tmp_path), "--filter", "dispatch 1→1", "--filter", "lower chain ×300")
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "05_jit-jit.json").read_text(encoding="utf-8"))
+    cases = {c["case"]: c for c in data["cases"]}
+    assert sorted(cases) == ["dispatch 1→1", "lower chain ×300", "lower chain ×3000"]
+    assert all(c["didax"]["min_us"] > 0 and c["jax"]["min_us"] > 0 and c["didax/jax"] > 0 for c in cases.values())
+    # Dispatch waits for XLA's threads: wall-clock time; lowering is Python on one thread: CPU time.
+    assert cases["dispatch 1→1"]["clock"] == "perf_counter" and cases["dispatch 1→1"]["numpy"]["min_us"] > 0
+    assert cases["lower chain ×300"]["clock"] == "process_time" and cases["lower chain ×300"]["numpy"] is None
+    assert data["meta"]["timing"]["case_clocks"]["lower chain ×300"] == "process_time"
+    assert "`lower chain ×300`, `lower chain ×3000` are timed in the process's CPU time" in data["measured"]
+    (per_eqn,) = [t for t in data["tables"] if t["title"] and t["title"].startswith("Per equation")]
+    assert [row[0] for row in per_eqn["rows"]] == ["`lower chain ×300`", "`lower chain ×3000`"]
+    assert per_eqn["rows"][0][-2:] == ["1.00", "1.00"]
+    assert not (tmp_path / "05_jit-eager.json").exists()  # --suite jit ran no other suite

@@ -50,7 +50,9 @@ def device_get(x: Any) -> Any:
 
 def block_until_ready(x: Any) -> Any:
     """Wait for every Array leaf of ``x`` to be computed; ``x`` itself."""
-    buffers = [leaf._buffer for leaf in tree_leaves(x) if isinstance(leaf, Array) and leaf._buffer is not None]
+    # A tuple or list of Arrays (a jitted function's results, often) needs no tree walk.
+    leaves = x if type(x) in (tuple, list) and all(type(v) is Array for v in x) else tree_leaves(x)
+    buffers = [leaf._buffer for leaf in leaves if isinstance(leaf, Array) and leaf._buffer is not None]
     if buffers:
         xla.block_until_all_ready(buffers)
     return x

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import operator
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -36,11 +37,12 @@ from .core import Primitive, ShapedArray, Tracer, get_aval, is_staging
 from .jaxpr import ClosedJaxpr, Jaxpr
 from .lowering import lower_module
 from .lowering.core import ModuleBuilder, lowering_rules, physical
-from .staging import _check_hashable, shaped, trace_flat
+from .staging import _check_hashable, shaped, shaped_type, trace_flat
 from .tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
 
 logger = logging.getLogger("didax")
 _LEAF = tree_structure(0)  # the tree of a single array
+_BUFFER_OF = operator.attrgetter("_buffer")
 
 # ----------------------------------------------------------------------------------------------
 # The primitive: jit_p.bind(*args, jaxpr=closed_jaxpr, name="f", donated_invars=(False, ...)).
@@ -101,8 +103,14 @@ def _mark_donated(args: Sequence[Any], donated: Sequence[bool]) -> None:
             x.mark_deleted()
 
 
-@functools.lru_cache(maxsize=4096)  # keyed by the jaxpr object itself: jit's cache keeps it alive
+@functools.lru_cache(maxsize=64)  # for jit equations run by eval_jaxpr and transformations' jaxprs
 def compiled(jaxpr: ClosedJaxpr, name: str, device: Any, donated: tuple[bool, ...] = ()) -> Compiled:
+    """``compile_jaxpr``, remembered for the last few jaxprs (keyed by the jaxpr object itself).
+    A jitted function keeps its own executables (``_Traced.ready``), which die with it."""
+    return compile_jaxpr(jaxpr, name, device, donated)
+
+
+def compile_jaxpr(jaxpr: ClosedJaxpr, name: str, device: Any, donated: tuple[bool, ...] = ()) -> Compiled:
     """Lower and compile ``jaxpr`` (which has no constants) for ``device``; the inputs marked in
     ``donated`` may have their buffers reused for outputs."""
     start = time.perf_counter()
@@ -194,12 +202,14 @@ batching.batching_rules[jit_p] = _jit_batch
 
 class _Traced(NamedTuple):
     """What tracing a function once gave: its jaxpr (constants hoisted), the constants, the tree
-    of its outputs, and, once compiled, its executable."""
+    of its outputs, and, once compiled, its executables (one per device, kept here: they live as
+    long as the jitted function does)."""
 
     jaxpr: ClosedJaxpr
     consts: list[Any]
     out_tree: PyTreeDef
     donated: tuple[bool, ...]  # per input of the jaxpr (constants first, never donated)
+    ready: dict[Any, _Ready]
 
 
 class Jitted:
@@ -236,7 +246,10 @@ class Jitted:
                               donated_invars=traced.donated)  # fmt: skip
             return tree_unflatten(traced.out_tree, outs)
         device = xla.default_device()
-        ready = _Ready(compiled(traced.jaxpr, self.name, device, traced.donated), traced)
+        ready = traced.ready.get(device)
+        if ready is None:
+            executable = compile_jaxpr(traced.jaxpr, self.name, device, traced.donated)
+            ready = traced.ready[device] = _Ready(executable, traced)
         outs = ready.compiled.call([*traced.consts, *leaves])
         key = _signature(args) if not kwargs and not self.static_argnums else None
         if key is not None and all(type(x) is Array and x._buffer is not None for x in args):
@@ -284,7 +297,7 @@ class Jitted:
         jaxpr, consts = hoist(closed)
         consts = [to_array(c) if not isinstance(c, (Array, Tracer)) else c for c in consts]
         donated_invars = (False,) * len(consts) + (donated or (False,) * len(avals))
-        return _Traced(jaxpr, consts, out_tree, donated_invars)
+        return _Traced(jaxpr, consts, out_tree, donated_invars, {})
 
     def _split(self, args: tuple, kwargs: dict) -> tuple[tuple, tuple, dict]:
         """The static arguments (a hashable key), and the others."""
@@ -342,10 +355,11 @@ class _Ready:
     """What the fast path runs: an executable, the device buffers of the constants, and how to
     build the result's tree."""
 
-    __slots__ = ("compiled", "const_buffers", "out_avals", "out_tree", "shape", "keys", "donated")
+    __slots__ = ("compiled", "execute", "const_buffers", "out_avals", "out_tree", "shape", "keys", "donated")
 
     def __init__(self, compiled: Compiled, traced: _Traced) -> None:
         self.compiled = compiled
+        self.execute = compiled.executable.run
         self.const_buffers = [_device_buffer(c, compiled.device) for c in traced.consts]
         self.out_avals = compiled.out_avals
         self.out_tree = traced.out_tree
@@ -357,13 +371,14 @@ class _Ready:
         self.shape = shapes.get(traced.out_tree, "tree")
 
     def run(self, args: tuple) -> Any:
-        buffers = self.compiled.executable.run([*self.const_buffers, *[x._buffer for x in args]])
+        inputs = list(map(_BUFFER_OF, args))  # map and attrgetter: no Python frame per argument
+        buffers = self.execute([*self.const_buffers, *inputs] if self.const_buffers else inputs)
         if self.donated:
             _mark_donated(args, self.donated)
         if self.keys:
             outs = [_output(b, a) for b, a in zip(buffers, self.out_avals)]
         else:
-            outs = [Array.from_buffer(b, a) for b, a in zip(buffers, self.out_avals)]
+            outs = list(map(Array.from_buffer, buffers, self.out_avals))
         shape = self.shape
         if shape == "leaf":
             return outs[0]
@@ -392,7 +407,10 @@ class _Static:
 
 
 def _arg_type(x: Any) -> ShapedArray:
-    """What tracing sees of an argument: its type, never its value."""
+    """What tracing sees of an argument: its type, never its value (an Array's aval would read a
+    device buffer back to the host just to describe it)."""
+    if type(x) is Array:
+        return shaped_type(x.shape, x.dtype, x.weak_type)
     return shaped(get_aval(x))
 
 
@@ -415,7 +433,7 @@ class CompiledFunction:
 
     def __init__(self, name: str, traced: _Traced) -> None:
         self._name, self._traced = name, traced
-        self._compiled = compiled(traced.jaxpr, name, xla.default_device(), traced.donated)
+        self._compiled = compile_jaxpr(traced.jaxpr, name, xla.default_device(), traced.donated)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         leaves, in_tree = tree_flatten((args, kwargs))

@@ -83,9 +83,9 @@ def _install_jax_stub() -> None:
 
 _install_jax_stub()
 
-# Every put reads a 64-bit flag, global unless given. didax hands jaxlib only values of the dtype
-# they must have (it canonicalizes before), so the flag is on, and each put says so too.
-_jax.jax_jit.set_enable_x64_state(_jax.config.Config("didax_xla_x64", True))
+# Every put reads a 64-bit flag. didax hands jaxlib only values of the dtype they must have (it
+# canonicalizes before), so each put says the flag is on. The flag also has a process-wide value,
+# which belongs to JAX if JAX is loaded too (the tests compare with it): didax leaves that alone.
 # jax attaches this method to the C++ class in Python; a single device's data is whole there.
 xc.SingleDeviceSharding._to_xla_hlo_sharding = lambda self, num_dims: xc.HloSharding.replicate()
 

@@ -62,6 +62,13 @@ def test_seed_jvp_and_vmap_of_jit(x64, capsys):
     np.testing.assert_allclose(np.asarray(ys), [0.0, -0.68294197, 0.18140515], rtol=1e-7)
 
 
+def test_seed_jit_of_cond():
+    assert int(didax.jit(lambda: lax.cond(False, lambda: 1, lambda: 2))()) == 2  # the seed's value
+    f = didax.jit(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x))
+    assert float(f(True, 0.5)) == pytest.approx(np.sin(0.5), rel=1e-6)
+    assert float(f(False, 0.5)) == pytest.approx(np.cos(0.5), rel=1e-6)
+
+
 def test_retraces_once_per_new_type():
     calls = []
 

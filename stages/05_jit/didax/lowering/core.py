@@ -46,9 +46,17 @@ _ELEMENT_TYPES = {
 def element_type(dtype: Any) -> str:
     """The MLIR element type of a NumPy dtype: f32, i32 (signless: signed), ui8, i1 for bool."""
     try:
-        return _ELEMENT_TYPES[np.dtype(dtype).name]
+        return _BY_DTYPE[dtype]  # a dtype's .name is computed anew each time, in Python: slow
+    except (KeyError, TypeError):
+        pass
+    try:
+        name = _BY_DTYPE[dtype] = _ELEMENT_TYPES[np.dtype(dtype).name]
     except KeyError:
         raise NotImplementedError(f"didax cannot lower values of dtype {dtype} to StableHLO") from None
+    return name
+
+
+_BY_DTYPE: dict[Any, str] = {}
 
 
 def physical(aval: ShapedArray) -> ShapedArray:
