@@ -175,3 +175,80 @@ def test_jit_strided_slice_pad_and_concatenate(impl: Impl) -> None:
     check(impl, lambda x: (x[::2, 1::3], x[::-1, ::2], lax.slice(x, (0, 1), (4, 5), (3, 2))), ROWS)
     check(impl, lambda x: (lax.pad(x, np.float32(-1), [(1, -1, 1), (-2, 2, 2)]), jnp.concatenate([x, x[:, :2]], 1),
                            jnp.stack([x, x], 2)), ROWS)  # fmt: skip
+
+
+# --- elementwise and structural: where one operation maps to one, but its attributes matter ----------------
+
+
+def test_jit_unsigned_comparisons(impl: Impl) -> None:
+    """uint8 and uint32 values past the signed range compare as unsigned: 200 > 100."""
+    for dtype in (np.uint8, np.uint32):
+        x = np.array([200, 100, 0, 255, 129, 1]).astype(dtype)
+        y = np.array([100, 200, 255, 0, 127, 1]).astype(dtype)
+        check(impl, lambda x, y: (x < y, x <= y, x > y, x >= y, x == y, x != y), x, y)
+
+
+def test_jit_conversion_to_bool_is_not_zero(impl: Impl) -> None:
+    """A fraction converts to True (x != 0), not to int(x) == 1; so do negative numbers and NaN."""
+    jnp = impl.numpy
+    x = np.array([0.5, -0.25, 0.0, -0.0, 2.0, NAN, 1e-30], np.float32)
+    check(impl, lambda x: (x.astype(jnp.bool_), jnp.asarray(x * 1j, jnp.complex64).astype(jnp.bool_)), x)
+
+
+def test_jit_rounding_ties(impl: Impl) -> None:
+    """lax.round's two methods differ only at ties: away from zero (0) and to even (1)."""
+    lax = impl.lax
+    x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, 3.0], np.float32)
+    check(impl, lambda x: (lax.round(x, 0), lax.round(x, 1), impl.numpy.round(x)), x)
+
+
+def test_jit_transpose_of_three_axes(impl: Impl) -> None:
+    """A 3-cycle of axes, which is not its own inverse (two axes hide a wrong direction)."""
+    jnp = impl.numpy
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    check(impl, lambda x: (jnp.transpose(x, (1, 2, 0)), jnp.transpose(x, (2, 0, 1)), jnp.moveaxis(x, 0, -1)), x)
+
+
+# --- control flow and samplers under jit ---------------------------------------------------------------------
+
+
+def test_jit_of_vmap_of_a_while_loop_with_trip_counts_per_example(impl: Impl) -> None:
+    """Each example stops at its own count; the ones that stopped must keep their carry while the
+    others go on (a body run too often doubles it again)."""
+    jax, lax = Namespace(impl.module, "jax"), impl.lax
+
+    def f(n, x):
+        return lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 2.0), (0, x))[1]
+
+    n = np.array([0, 1, 3, 5], np.int32)
+    x = np.array([1.0, 1.5, -2.0, 0.25], np.float32)
+    check(impl, jax.vmap(f), n, x)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_jit_scan_stacks_ys_at_the_rows_of_their_xs(impl: Impl, reverse: bool) -> None:
+    """A reverse scan runs from the last row, but its ys are stacked at their xs' rows."""
+    lax = impl.lax
+
+    def f(xs):
+        return lax.scan(lambda c, x: (c + x, c * x), 1.0, xs, reverse=reverse)
+
+    check(impl, f, np.array([1.0, 2.0, 3.0, 4.0, 5.0], np.float32), exact=False, steps=5)
+
+
+def test_jit_loggamma_and_gamma(impl: Impl) -> None:
+    """random.loggamma under jit gives the logs of gamma's samples (its own primitive parameter)."""
+    random = impl.module.random
+    key = random.key(0)  # captured: a constant of the compiled function
+    a = np.array([0.5, 1.0, 3.0, 10.0], np.float32)
+    check(impl, lambda a: (random.gamma(key, a), random.loggamma(key, a)), a, exact=False, steps=40)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_jit_incomplete_gamma_far_from_the_origin(impl: Impl, dtype: str) -> None:
+    """igamma where its series needs many terms (a and x large and close), and in float16, which
+    is computed in float32 and rounded once."""
+    lax = impl.lax
+    a = np.array([200.0, 1000.0, 100.0, 30.0, 0.5, 8.0], dtype)
+    x = np.array([190.0, 980.0, 110.0, 29.0, 0.2, 8.5], dtype)
+    check(impl, lambda a, x: (lax.igamma(a, x), lax.igammac(a, x)), a, x, exact=False, steps=2)

@@ -70,7 +70,7 @@ LOWERING_MUTANTS: list[Mutant] = [
         "        new = [_where_leading(body.builder, pred, pred_ndim, n, o) for n, o in zip(new, body.args)]\n",
         "",
         AREA, "under vmap, the examples whose loop has stopped keep running the body while the others finish",
-        keyword="jit_of_vmap or vmap",
+        keyword="jit_of_vmap or vmap" + " or trip_counts",
     ),
     Mutant(
         "lower.scan.one_step_too_many", CONTROL_FLOW,
@@ -90,7 +90,7 @@ LOWERING_MUTANTS: list[Mutant] = [
         "        new_ys.append(dynamic_update_slice(bb, buffer, one, starts(a)))\n",
         "        new_ys.append(dynamic_update_slice(bb, buffer, one, [i, *starts(a)[1:]]))\n",
         AREA, "a reverse scan stacks its ys in the order of its steps, not at the rows of their xs",
-        keyword=PROGRAMS,
+        keyword=PROGRAMS + " or stacks_ys",
     ),
     # --- slicing and sorting ----------------------------------------------------------------------------------
     Mutant(
@@ -150,7 +150,7 @@ LOWERING_MUTANTS: list[Mutant] = [
         "lower.igamma.series_stops_early", SPECIAL,
         "_SERIES_STEPS = 2000", "_SERIES_STEPS = 20",
         AREA, "P's power series is cut off after 20 terms, short of convergence where a and x are large",
-        keyword="igamma",
+        keyword="igamma" + " or incomplete_gamma",
     ),
     Mutant(
         "lower.igamma_grad_a.sign_on_fraction", SPECIAL,
@@ -170,7 +170,7 @@ LOWERING_MUTANTS: list[Mutant] = [
         "        work = np.float32 if np.dtype(dtype).itemsize < 4 else dtype\n",
         "        work = dtype\n",
         AREA, "float16 and bfloat16 operands are summed in their own precision, where eager rounds a float64 "
-        "result once", keyword="igamma or bessel or i0e",
+        "result once", keyword="igamma or bessel or i0e" + " or incomplete_gamma",
     ),
     # --- structural (test_jit_lowering.py): slicing, padding, joining, reductions ------------------------------------------------
     Mutant(
@@ -348,7 +348,7 @@ JIT_MUTANTS: list[Mutant] = [
     Mutant(
         "lower.compare.unsigned_as_signed", ELEMENTWISE,
         '"i": "SIGNED", "u": "UNSIGNED"', '"i": "SIGNED", "u": "SIGNED"',
-        AREA, "unsigned integers are compared as signed: 200 < 100 for uint8", keyword=PRIMITIVES,
+        AREA, "unsigned integers are compared as signed: 200 < 100 for uint8", keyword=PRIMITIVES + " or unsigned",
     ),
     Mutant(
         "lower.select_n.cases_swapped", ELEMENTWISE,
@@ -359,7 +359,10 @@ JIT_MUTANTS: list[Mutant] = [
         "lower.convert.to_bool_truncates", ELEMENTWISE,
         '    if np.dtype(new_dtype) == np.bool_ and aval.dtype != np.bool_:\n',
         '    if False:\n',
-        AREA, "a conversion to bool is XLA's convert instead of x != 0", keyword=PRIMITIVES,
+        AREA, "a conversion to bool is XLA's convert instead of x != 0", keyword=PRIMITIVES + " or to_bool",
+        equivalent="StableHLO defines convert to a boolean as 'is not zero' (its spec: any-type-to-boolean "
+        "conversions give false for zero and true otherwise), so the comparison the rule writes says the "
+        "same thing; it is there to say it in the course's words",
     ),
     Mutant(
         "lower.broadcast.leading_axes", ELEMENTWISE,
@@ -367,6 +370,9 @@ JIT_MUTANTS: list[Mutant] = [
         "    dims = range(len(aval.shape))\n",
         AREA, "implicit broadcasting aligns an operand's axes with the leading axes instead of the trailing ones",
         keyword=PROGRAMS,
+        equivalent="lax's binary operations take operands of one rank (or a scalar), as JAX's do, so the axes "
+        "an operand is broadcast along are all of them, or none, however they are aligned; the rule only "
+        "stretches size-1 axes",
     ),
     Mutant(
         "lower.integer_pow.negative_not_inverted", ELEMENTWISE,
@@ -376,7 +382,7 @@ JIT_MUTANTS: list[Mutant] = [
     Mutant(
         "lower.round.methods_swapped", ELEMENTWISE,
         'if int(rounding_method) == 1 else', 'if int(rounding_method) == 0 else',
-        AREA, "round's two tie-breaking methods are swapped", keyword=PRIMITIVES,
+        AREA, "round's two tie-breaking methods are swapped", keyword=PRIMITIVES + " or rounding",
     ),
     Mutant(
         "lower.rem.zero_divisor_gives_zero", ELEMENTWISE,
@@ -395,7 +401,7 @@ JIT_MUTANTS: list[Mutant] = [
         '{"permutation": i64_array(permutation)}',
         '{"permutation": i64_array(np.argsort(permutation))}',
         AREA, "transpose applies the inverse permutation (the same for 2 axes, wrong for a 3-cycle)",
-        keyword=PRIMITIVES + " or random_program",
+        keyword=PRIMITIVES + " or random_program" + " or three_axes",
     ),
     Mutant(
         "lower.dot_general.contracting_lhs_for_rhs", STRUCTURAL,

@@ -202,17 +202,18 @@ def test_stage_04s_catalogue_is_stage_03s_and_its_own_and_applies_cleanly() -> N
 
 
 def test_stage_05s_catalogue_is_stage_04s_and_its_own_and_applies_cleanly() -> None:
-    """Stage 05 is stage 04 plus jit: every stage-04 mutant applies to it too, then its lowering
-    mutants, each for the jit area."""
-    from conformance.meta.mutants_05_jit import LOWERING_MUTANTS
+    """Stage 05 is stage 04 plus jit: every stage-04 mutant applies to it too, then its own (the
+    lowering rules', jit's), each for the jit area."""
+    from conformance.meta.mutants_05_jit import JIT_MUTANTS, LOWERING_MUTANTS
 
+    own = [*LOWERING_MUTANTS, *JIT_MUTANTS]
     catalogue = load_catalogue("05_jit")
     stage_dir = STAGES_DIR / "05_jit"
-    assert [m.id for m in catalogue] == [m.id for m in load_catalogue("04_jaxpr")] + [m.id for m in LOWERING_MUTANTS]
-    assert {m.areas for m in LOWERING_MUTANTS} == {("jit",)}
+    assert [m.id for m in catalogue] == [m.id for m in load_catalogue("04_jaxpr")] + [m.id for m in own]
+    assert {m.areas for m in own} == {("jit",)}
     stale = {m.id: reason for m in catalogue if (reason := staleness(m, stage_dir)) is not None}
     assert not stale, stale
-    for mutant in LOWERING_MUTANTS:
+    for mutant in own:
         source = (stage_dir / mutant.file).read_text().replace(mutant.find, mutant.replace, 1)
         compile(source, mutant.file, "exec")
 
