@@ -10,6 +10,7 @@ import numpy as np
 from . import xla
 from .array import Array, PRNGKeyArray, to_array
 from .core import Tracer
+from .staging import shaped_type
 from .tree_util import tree_leaves, tree_map
 
 
@@ -36,9 +37,10 @@ def device_put(x: Any, device: Any = None) -> Any:
             return array
         if array._buffer is not None and xla.device_of(array._buffer) == target:
             return array
-        moved = Array.from_buffer(xla.put(array._value, target), array.aval)
-        moved.weak_type = array.weak_type
-        return moved
+        # A ShapedArray, not the value's ConcreteArray (equal only to itself): the fast path of jit
+        # finds executables by this type, so arrays of one type must have equal ones.
+        aval = shaped_type(array.shape, array.dtype, array.weak_type)
+        return Array.from_buffer(xla.put(array._value, target), aval)
 
     return tree_map(put, x)
 

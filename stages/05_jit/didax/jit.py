@@ -34,10 +34,10 @@ from . import ad, batching, dtypes, xla
 from .array import Array, PRNGKeyArray, to_array
 from .config import config
 from .core import Primitive, ShapedArray, Tracer, get_aval, is_staging
-from .jaxpr import ClosedJaxpr, Jaxpr
+from .jaxpr import ClosedJaxpr
 from .lowering import lower_module
 from .lowering.core import ModuleBuilder, lowering_rules, physical
-from .staging import _check_hashable, shaped, shaped_type, trace_flat
+from .staging import _check_hashable, hoist_consts, shaped, shaped_type, trace_flat
 from .tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
 
 logger = logging.getLogger("didax")
@@ -47,18 +47,13 @@ _BUFFER_OF = operator.attrgetter("_buffer")
 # ----------------------------------------------------------------------------------------------
 # The primitive: jit_p.bind(*args, jaxpr=closed_jaxpr, name="f", donated_invars=(False, ...)).
 # The jaxpr has no constants:
-# what the function closed over is passed as leading arguments (``hoist``), so that a tracer it
+# what the function closed over is passed as leading arguments (``hoist_consts``, as control flow
+# does), so that a tracer it
 # captured (from an enclosing jvp, say) is an operand its interpreter sees.
 
 jit_p = Primitive("jit")
 jit_p.multiple_results = True
 jit_p.param_order = ("name", "jaxpr")  # type: ignore[attr-defined]  # printed as JAX prints them
-
-
-def hoist(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
-    """``closed`` with its constants made leading inputs, and the constants."""
-    j = closed.jaxpr
-    return ClosedJaxpr(Jaxpr((), [*j.constvars, *j.invars], j.outvars, j.eqns), ()), list(closed.consts)
 
 
 @jit_p.def_abstract_eval
@@ -152,7 +147,7 @@ lowering_rules[jit_p] = _jit_lowering
 @functools.lru_cache(maxsize=1024)  # a jitted function differentiated again: no new jaxpr, no recompile
 def _jvp_of(jaxpr: ClosedJaxpr, nonzeros: tuple[bool, ...]) -> tuple[ClosedJaxpr, list[Any], list[bool]]:
     jvp_closed, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, False)
-    return (*hoist(jvp_closed), out_nonzeros)
+    return (*hoist_consts(jvp_closed), out_nonzeros)
 
 
 def _jit_jvp(
@@ -177,7 +172,7 @@ ad.jvp_rules[jit_p] = _jit_jvp
 @functools.lru_cache(maxsize=1024)
 def _batched(jaxpr: ClosedJaxpr, size: int, in_batched: tuple[bool, ...]) -> tuple[ClosedJaxpr, list[Any], list[bool]]:
     batched, out_batched = batching.batch_jaxpr(jaxpr, size, in_batched, False)
-    return (*hoist(batched), out_batched)
+    return (*hoist_consts(batched), out_batched)
 
 
 def _jit_batch(
@@ -294,7 +289,7 @@ class Jitted:
         if config.jax_log_compiles:
             logger.warning("Compiling %s with global shapes and types %s.", self.name, [a.str_short() for a in avals])
         closed, out_tree = trace_flat(with_statics, in_tree, list(avals), self.fun)
-        jaxpr, consts = hoist(closed)
+        jaxpr, consts = hoist_consts(closed)
         consts = [to_array(c) if not isinstance(c, (Array, Tracer)) else c for c in consts]
         donated_invars = (False,) * len(consts) + (donated or (False,) * len(avals))
         return _Traced(jaxpr, consts, out_tree, donated_invars, {})

@@ -38,7 +38,7 @@ def check_compiled(f: Any, *args: Any, rtol: float = 1e-6, atol: float = 0.0) ->
     within ``rtol``/``atol`` for floats."""
     eager = f(*args)
     eager = list(eager) if isinstance(eager, (tuple, list)) else [eager]
-    compiled = run_compiled(lambda *a: tuple(f(*a)) if isinstance(f(*a), (tuple, list)) else f(*a), *args)
+    compiled = run_compiled(f, *args)  # make_jaxpr flattens a tuple or list of outputs
     assert len(compiled) == len(eager)
     for got, want in zip(compiled, eager):
         want = to_host(want)

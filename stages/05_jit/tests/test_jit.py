@@ -265,3 +265,19 @@ def test_static_argnums_out_of_range_and_by_name():
     f = didax.jit(lambda x, y=2: x * y, static_argnums=1)
     assert (float(f(1.0)), float(f(1.0, 3)), float(f(1.0, y=3))) == (2.0, 3.0, 3.0)
     assert float(didax.jit(lambda *a: a[0], static_argnums=2)(1.0)) == 1.0
+
+
+def test_device_put_arrays_of_one_type_share_the_fast_path():
+    """Arrays put on the device have a type equal to any other of that type (not their value's
+    ConcreteArray, equal only to itself): the fast path keeps one executable for all of them."""
+    calls = []
+
+    @didax.jit
+    def f(x):
+        calls.append(1)
+        return x + 1.0
+
+    for k in range(5):
+        x = didax.device_put(np.full(3, k, np.float32))
+        np.testing.assert_array_equal(np.asarray(f(x)), np.full(3, k + 1.0, np.float32))
+    assert len(calls) == 1 and len(f._ready) == 1

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..core import Primitive, ShapedArray
+from ..core import Primitive, ShapedArray, get_aval
 from ..jaxpr import ClosedJaxpr, Jaxpr, Literal, Var
 from ..lax.standard import physical_rules
 
@@ -236,8 +236,6 @@ def _symbol(name: str) -> str:
 
 
 def _aval_of(x: Any) -> ShapedArray:
-    from ..core import get_aval
-
     aval = get_aval(x)
     return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
 

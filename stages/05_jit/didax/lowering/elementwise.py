@@ -147,11 +147,8 @@ def _select_n(ctx: LoweringContext, which: str, *cases: str) -> str:
         if hi - lo == 1:
             return cases[lo]
         mid = (lo + hi) // 2
-        if which_aval.dtype == np.bool_:
-            pred = which
-        else:
-            bound = constant(ctx.fb, np.full(shape, mid, np.int32))
-            pred = compare(ctx, which, bound, "LT", np.dtype(np.int32), pred_type)
+        bound = constant(ctx.fb, np.full(shape, mid, np.int32))
+        pred = compare(ctx, which, bound, "LT", np.dtype(np.int32), pred_type)
         return ctx.fb.op1("stablehlo.select", [pred, pick(lo, mid), pick(mid, hi)], typ)
 
     if which_aval.dtype == np.bool_:  # select(pred, on_true, on_false): case 1 where true
