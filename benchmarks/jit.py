@@ -1,6 +1,6 @@
 """Stage 05's suite, compiled: ``jit``'s dispatch, a compiled program, compiling, and lowering.
 
-Four kinds of case, issue 14's, and two more of dispatch:
+Four kinds of case, issue 14's, two more of dispatch, and the eager question:
 
 - dispatch: a tiny jitted function (``x * 2.0 + 1.0`` on an (8,) float32 array), with one input
   and one output, and with ten of each. The function has been called before (a cache hit) and
@@ -18,6 +18,11 @@ Four kinds of case, issue 14's, and two more of dispatch:
   parameters (a list of (w, b) pairs) and the batch are arguments, so the call flattens a small
   pytree. Both libraries hand XLA's CPU compiler the same program, so the time is mostly XLA's
   own; NumPy's column is the same forward pass in NumPy (one BLAS thread, as everywhere here).
+- eager (issue 14 asks: eager operations on device arrays as single-primitive executables, as
+  in JAX, or on NumPy? measure and choose): ``x + y`` outside jit on device arrays of shape (3,)
+  and (1000, 1000), and the same ``x + y`` as a cached ``jit`` of the one primitive. JAX runs
+  both on the device; didax runs the eager one on NumPy (reading the operands back once: an
+  Array keeps its copy), so its two rows are the two choices side by side.
 - first call: ``jit(f)(y, w)`` of a new 1,000-operation function, so that neither library finds
   anything in a cache: trace, lower, compile, run (a tiny run). It takes a good part of a second,
   so it gets few repeats.
@@ -57,6 +62,7 @@ UPDATE_STEPS = 10  # calls of params = step(params)
 FIRST_CALL_LENGTH = 1000  # operations of the function compiled from scratch
 FIRST_CALL_REPEATS = 5
 LOWERING_LENGTHS = (100, 300, 1000, 3000, 5000)
+EAGER_SHAPES = ((3,), (1000, 1000))  # the eager cases' float32 operands: tiny, and 4 MB each
 
 
 def cases(libs: Libs) -> list[Case]:
@@ -67,6 +73,8 @@ def cases(libs: Libs) -> list[Case]:
         _feedback(libs),
         _update_steps(libs),
         _mlp(libs),
+        *(_eager_add(libs, shape) for shape in EAGER_SHAPES),
+        *(_compiled_add(libs, shape) for shape in EAGER_SHAPES),
         _first_call(libs, FIRST_CALL_LENGTH),
         *(_lowering(libs, n) for n in LOWERING_LENGTHS),
     ]
@@ -186,6 +194,44 @@ def _mlp(libs: Libs) -> Case:
     widths = "-".join(str(w) for w in LAYERS)
     return Case(f"MLP {widths}", f"a jitted MLP forward pass {widths} (ReLU), batch {BATCH}, float32", calls,
                 clock=time.perf_counter)
+
+
+def _shape_name(shape: tuple[int, ...]) -> str:
+    return "(" + ",".join(map(str, shape)) + (",)" if len(shape) == 1 else ")")
+
+
+def add(x: Any, y: Any) -> Any:
+    """The eager cases' operation: one primitive."""
+    return x + y
+
+
+def _eager_add(libs: Libs, shape: tuple[int, ...]) -> Case:
+    """``x + y`` outside jit, on device arrays (a compiled function's results, say), waited for.
+    JAX compiles the one primitive and runs it on the device; didax reads the operands back once
+    (an Array keeps its NumPy copy) and runs NumPy. NumPy's column is np.add on its arrays."""
+    rng = libs.numpy.random.default_rng(2)
+    x_np, y_np = (rng.standard_normal(shape).astype("float32") for _ in range(2))
+    calls: dict[str, Callable[[], object] | None] = {"numpy": lambda: add(x_np, y_np)}
+    for impl in ("didax", "jax"):
+        x, y = _device_array(libs, impl, x_np), _device_array(libs, impl, y_np)
+        calls[impl] = lambda x=x, y=y: add(x, y).block_until_ready()
+    return Case(f"eager x + y {_shape_name(shape)}", f"x + y outside jit on {_shape_name(shape)} float32 device "
+                "arrays, waited for", calls, clock=time.perf_counter)
+
+
+def _compiled_add(libs: Libs, shape: tuple[int, ...]) -> Case:
+    """``jit(add)(x, y)`` on the same arrays: what didax's eager ``x + y`` would cost if it ran
+    as JAX's does, a cached executable of one primitive (compare with the eager case's didax
+    column to see which is faster here)."""
+    rng = libs.numpy.random.default_rng(2)
+    x_np, y_np = (rng.standard_normal(shape).astype("float32") for _ in range(2))
+    calls: dict[str, Callable[[], object] | None] = {"numpy": None}
+    for impl in ("didax", "jax"):
+        f = getattr(libs, impl).jit(add)
+        x, y = _device_array(libs, impl, x_np), _device_array(libs, impl, y_np)
+        calls[impl] = lambda f=f, x=x, y=y: f(x, y).block_until_ready()
+    return Case(f"jit(x + y) {_shape_name(shape)}", f"a cached one-primitive executable, jit(x + y), on "
+                f"{_shape_name(shape)} float32 device arrays, waited for", calls, clock=time.perf_counter)
 
 
 def _chain_inputs(libs: Libs, impl: str) -> tuple[Any, Any]:

@@ -65,6 +65,7 @@ def _bumped(tree: Any) -> Any:
 # --- tracing once per signature -------------------------------------------------------------------------------
 
 V3 = np.array([1.0, 2.0, 3.0], np.float32)
+V4 = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
 # (id, an argument, another argument of another signature)
 SIGNATURES = [
     ("shape", V3, np.array([1.0, 2.0, 3.0, 4.0], np.float32)),
@@ -107,6 +108,47 @@ def test_new_values_never_retrace(impl: Impl) -> None:
     assert len(traces) == 1, f"{len(traces)} traces for arguments of one type"
 
 
+@pytest.mark.parametrize("make", ["jnp.asarray", "jax.device_put"])
+def test_new_arrays_of_two_shapes_trace_once_per_signature(impl: Impl, make: str) -> None:
+    """Arrays of the implementation, new ones for each call, of two shapes in turn: two traces, and
+    each call gives its own argument's value (an array made eagerly and one put on the device)."""
+    jax, jnp = _jax(impl), impl.numpy
+    new = jnp.asarray if make == "jnp.asarray" else jax.device_put
+    g, traces = counted(impl, lambda x: x * 2.0 + 1.0)
+    values = [V3, V3 + 1, V4, V4 + 1, V3 + 2, V4 + 2]
+    show_call(f"traces = []\ndef f(x):\n    traces.append(None)\n    return x * 2.0 + 1.0\ng = jax.jit(f)\n"
+              f"[g({make}(v)) for v in (a, a + 1, b, b + 1, a + 2, b + 2)], len(traces)  # 2 traces", a=V3, b=V4)
+    for k, v in enumerate(values):
+        assert_values(g(new(v)), v.astype(F64) * 2 + 1, F32)
+    assert len(traces) == 2, f"{len(traces)} traces for arrays of two shapes"
+
+
+RESULT_TREES = {
+    "array": lambda x: x * 2.0,
+    "tuple": lambda x: (x, x * 2.0),
+    "one_tuple": lambda x: (x * 2.0,),
+    "list": lambda x: [x, x * 2.0],
+    "dict": lambda x: {"b": x, "a": (x * 2.0, [x])},
+}
+
+
+@pytest.mark.parametrize("name", list(RESULT_TREES))
+def test_results_keep_their_tree_on_every_call(impl: Impl, name: str) -> None:
+    """A jitted function's result has the tree of the function's own result (a tuple stays a tuple,
+    a list a list), on the first call and on the cached calls after it."""
+    jax = _jax(impl)
+    f = RESULT_TREES[name]
+    g = jax.jit(f)
+    x = jax.device_put(V3)
+    want = jax.tree_util.tree_structure(f(V3))
+    show_call(f"g = jax.jit(f)  # f's result: {name}\nx = jax.device_put(x)\n[type(g(x)) for _ in range(3)]", x=V3)
+    for k in range(3):
+        got = g(x)
+        assert jax.tree_util.tree_structure(got) == want, f"call {k}: tree {jax.tree_util.tree_structure(got)}"
+        if name != "array":  # (f's own result is a NumPy array there)
+            assert type(got) is type(f(V3)), f"call {k}: a {type(got).__name__}, not a {type(f(V3)).__name__}"
+
+
 def test_a_python_scalar_and_a_weakly_typed_array_share_a_signature(impl: Impl) -> None:
     """A Python float and the implementation's weakly typed float32 scalar (``jnp.asarray(3.0)``)
     have one type, float32 weak: one trace; a strongly typed float32 scalar is another."""
@@ -147,18 +189,21 @@ def test_keyword_arguments_are_traced_by_type_too(impl: Impl) -> None:
     assert len(traces) == 2, f"{len(traces)} traces for two signatures of y"
 
 
-def test_the_x64_mode_is_part_of_the_signature(impl: Impl, flags) -> None:
+@pytest.mark.parametrize("kind", ["numpy", "device"])
+def test_the_x64_mode_is_part_of_the_signature(impl: Impl, flags, kind: str) -> None:
     """The same arguments under another jax_enable_x64 mode trace again (a constant made inside is
-    float64 there); back in the first mode, the first trace is used again."""
+    float64 there); back in the first mode, the first trace is used again. Each call is made twice,
+    and the argument is a NumPy array or one already on the device (a fast dispatch path's case)."""
     jnp = impl.numpy
     g, traces = counted(impl, lambda x: x + jnp.arange(3.0))
     xs = np.array([1, 2, 3], np.int32)
+    arg = xs if kind == "numpy" else _jax(impl).device_put(xs)
     show_call("traces = []\ndef f(x):\n    traces.append(None)\n    return x + jnp.arange(3.0)\ng = jax.jit(f)\n"
               "a = g(x)\njax.config.update('jax_enable_x64', True)\nb = g(x)\n"
               "jax.config.update('jax_enable_x64', False)\nc = g(x)\na.dtype, b.dtype, c.dtype, len(traces)", x=xs)
-    for x64, dt in [(False, F32), (True, F64), (False, F32)]:
+    for x64, dt in [(False, F32), (False, F32), (True, F64), (True, F64), (False, F32)]:
         flags("jax_enable_x64", x64)
-        got = g(xs)
+        got = g(arg)
         assert_dtype(got, dt, f"result with x64 {'on' if x64 else 'off'}", weak=False)
         assert_values(got, xs + np.arange(3.0), dt)
     assert len(traces) == 2, f"{len(traces)} traces for one argument type in two x64 modes"
@@ -297,6 +342,40 @@ def test_donation_does_not_change_results(impl: Impl, donate: Any) -> None:
         got = g(jax.device_put(V3), jnp.asarray(V3[::-1]))
         assert_like_eager(impl, got, want)
     assert_like_eager(impl, g(V3.copy(), V3[::-1].copy()), want, "with NumPy arguments: output")
+
+
+def test_a_donated_array_is_deleted_after_the_call(impl: Impl) -> None:
+    """An argument donated to a call whose result can take its memory is gone afterwards, as in JAX:
+    ``is_deleted()`` says so and reading it raises RuntimeError, on the first call and on cached ones,
+    also when the array was read before the call (an implementation may keep a host copy of it)."""
+    jax = _jax(impl)
+    g = jax.jit(lambda x: x * 2.0, donate_argnums=0)
+    show_call("g = jax.jit(lambda x: x * 2.0, donate_argnums=0); y = g(x); x.is_deleted()", x=V3)
+    for call in ("first call", "cached call", "cached call of an array read before"):
+        x = jax.device_put(V3)
+        if call.endswith("read before"):
+            np.testing.assert_array_equal(np.asarray(x), V3)  # its values copied to the host, maybe
+        np.testing.assert_array_equal(np.asarray(g(x)), V3 * 2.0, err_msg=f"{call}: output")
+        assert x.is_deleted(), f"{call}: the donated array is not deleted"
+        with pytest.raises(RuntimeError):
+            np.asarray(x)
+
+
+@pytest.mark.parametrize("make", ["jnp.asarray", "jax.device_put", "a jitted function's result"])
+def test_a_deleted_array_cannot_be_read(impl: Impl, make: str) -> None:
+    """``x.delete()`` frees an array at once: ``is_deleted()`` says so, and reading it raises
+    RuntimeError, also when it was read before (whatever copy of it was kept is gone too)."""
+    jax, jnp = _jax(impl), impl.numpy
+    makers = {"jnp.asarray": jnp.asarray, "jax.device_put": jax.device_put,
+              "a jitted function's result": lambda v: jax.jit(lambda x: x + 0.0)(v)}  # fmt: skip
+    show_call(f"x = {make}(v); np.asarray(x); x.delete(); x.is_deleted()", v=V3)
+    x = makers[make](V3)
+    np.testing.assert_array_equal(np.asarray(x), V3)
+    assert not x.is_deleted(), "a new array says it is deleted"
+    x.delete()
+    assert x.is_deleted(), "x.delete() did not delete it"
+    with pytest.raises(RuntimeError):
+        np.asarray(x)
 
 
 # --- lowering and compiling -----------------------------------------------------------------------------------

@@ -304,10 +304,44 @@ JIT_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "jit.fast_path.key_without_weak_type", JIT,
-        "        key.append(t if t is not None else (x._host.shape, x._host.dtype, x.weak_type))",
-        "        key.append((x.shape, x.dtype))",
+        '_TYPE_OF = operator.attrgetter("_type")',
+        '_TYPE_OF = operator.attrgetter("_type.shape", "_type.dtype")',
         AREA, "the fast path finds the executable by shape and dtype only, so a weak argument runs a strong one's "
         "trace (and its result has the wrong weak type)", keyword=SIGNATURE + " or weak_and_strong",
+    ),
+    Mutant(
+        "jit.fast_path.key_without_x64", JIT,
+        "    return (config.jax_enable_x64, config.jax_platform_name, *map(_TYPE_OF, args))",
+        "    return (config.jax_platform_name, *map(_TYPE_OF, args))",
+        AREA, "the fast path ignores the 64-bit flag: after enable_x64 a call runs the executable traced "
+        "without it", keyword="x64",
+    ),
+    Mutant(
+        "jit.fast_path.tuple_built_as_list", JIT,
+        "    if tree == tree_structure((0,) * n):\n        return tuple\n",
+        "    if tree == tree_structure((0,) * n):\n        return list\n",
+        AREA, "a cached call of a function returning a tuple returns a list", keyword="tree or pytree or tuple",
+    ),
+    Mutant(
+        "jit.donation.host_copy_kept", JIT,
+        "        if d and type(x) is Array and x._buffer is not None:\n            x._host = None\n",
+        "        pass\n",
+        AREA, "a donated Array keeps its NumPy copy, a view of its device buffer: XLA does not take the buffer, "
+        "and the Array read before the call is not deleted by it", keyword="donat",
+    ),
+    Mutant(
+        "array.delete_keeps_the_host_copy", "didax/array.py",
+        "        self._host = None\n        xla.delete(self._buffer)\n",
+        "        xla.delete(self._buffer)\n",
+        AREA, "x.delete() frees the device buffer but keeps the NumPy copy: a deleted Array read before "
+        "can still be read", keyword="deleted",
+    ),
+    Mutant(
+        "array.device_copy_without_a_type", "didax/array.py",
+        "            self._type = ShapedArray(self.shape, self.dtype, self.weak_type)  # jit's fast path reads it\n",
+        "",
+        AREA, "an eager Array put on the device keeps no type, so every such Array shares one fast-path key: "
+        "a call with one of another shape runs the first one's executable", keyword=SIGNATURE,
     ),
     Mutant(
         "jit.static.keyed_by_equality_across_types", JIT,

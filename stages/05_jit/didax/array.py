@@ -45,7 +45,7 @@ class Array:
     def __init__(self, value: np.ndarray, weak_type: bool = False) -> None:
         self._host: np.ndarray | None = value  # never handed out writable, so never changed
         self._buffer: Any = None  # the device copy, made when a compiled function first needs it
-        self._type: ShapedArray | None = None  # shape and dtype of an Array made on a device
+        self._type: ShapedArray | None = None  # its type, once it has a device copy
         self.weak_type = weak_type
         self._aval: ConcreteArray | None = None
         self.serial = next(serials)
@@ -75,24 +75,19 @@ class Array:
         buffer = self._buffer
         if buffer is None:
             buffer = self._buffer = xla.put(self._host, device)  # type: ignore[arg-type]
+            self._type = ShapedArray(self.shape, self.dtype, self.weak_type)  # jit's fast path reads it
         elif xla.device_of(buffer) != device:
             return xla.put(self._value, device)
         return buffer
-
-    def mark_deleted(self) -> None:
-        """The device buffer was donated to a computation: forget the NumPy copy too, so that
-        every later use is the error JAX gives."""
-        self._type = ShapedArray(self.shape, self.dtype, self.weak_type)
-        self._host = None
 
     def is_deleted(self) -> bool:
         return self._host is None and xla.is_deleted(self._buffer)
 
     def delete(self) -> None:
         """Free the device copy now (JAX's ``x.delete()``); the array cannot be used afterwards."""
-        if self._buffer is None:
-            self._buffer = xla.put(self._host, xla.default_device())  # type: ignore[arg-type]
-        self.mark_deleted()
+        if self._buffer is None:  # an Array in NumPy only gets a device copy, to delete
+            self.device_buffer(xla.default_device())
+        self._host = None
         xla.delete(self._buffer)
 
     @property

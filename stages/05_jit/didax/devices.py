@@ -3,6 +3,7 @@ and ``block_until_ready`` (stage 05). Each works on a whole pytree, as in JAX.""
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,8 @@ from .array import Array, PRNGKeyArray, to_array
 from .core import Tracer
 from .staging import shaped_type
 from .tree_util import tree_leaves, tree_map
+
+_BUFFER_OF = operator.attrgetter("_buffer")
 
 
 def devices(backend: str | None = None) -> list[Any]:
@@ -52,9 +55,13 @@ def device_get(x: Any) -> Any:
 
 def block_until_ready(x: Any) -> Any:
     """Wait for every Array leaf of ``x`` to be computed; ``x`` itself."""
-    # A tuple or list of Arrays (a jitted function's results, often) needs no tree walk.
-    leaves = x if type(x) in (tuple, list) and all(type(v) is Array for v in x) else tree_leaves(x)
-    buffers = [leaf._buffer for leaf in leaves if isinstance(leaf, Array) and leaf._buffer is not None]
+    if type(x) is Array:  # the commonest cases first, without a tree walk: one Array,
+        return x.block_until_ready()
+    if type(x) in (tuple, list) and set(map(type, x)) == {Array}:  # or a tuple of them
+        buffers = [b for b in map(_BUFFER_OF, x) if b is not None]
+    else:
+        arrays = [leaf for leaf in tree_leaves(x) if isinstance(leaf, Array)]
+        buffers = [a._buffer for a in arrays if a._buffer is not None]
     if buffers:
         xla.block_until_all_ready(buffers)
     return x

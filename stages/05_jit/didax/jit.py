@@ -33,7 +33,7 @@ import numpy as np
 from . import ad, batching, dtypes, xla
 from .array import Array, PRNGKeyArray, to_array
 from .config import config
-from .core import Primitive, ShapedArray, Tracer, get_aval, is_staging
+from .core import Primitive, ShapedArray, Tracer, get_aval, is_staging, trace_state
 from .jaxpr import ClosedJaxpr
 from .lowering import lower_module
 from .lowering.core import ModuleBuilder, lowering_rules, physical
@@ -43,13 +43,13 @@ from .tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
 logger = logging.getLogger("didax")
 _LEAF = tree_structure(0)  # the tree of a single array
 _BUFFER_OF = operator.attrgetter("_buffer")
+_TYPE_OF = operator.attrgetter("_type")  # an Array's ShapedArray, once it is on a device
 
 # ----------------------------------------------------------------------------------------------
 # The primitive: jit_p.bind(*args, jaxpr=closed_jaxpr, name="f", donated_invars=(False, ...)).
-# The jaxpr has no constants:
-# what the function closed over is passed as leading arguments (``hoist_consts``, as control flow
-# does), so that a tracer it
-# captured (from an enclosing jvp, say) is an operand its interpreter sees.
+# The jaxpr has no constants: what the function closed over is passed as leading arguments
+# (``hoist_consts``, as control flow does), so that a tracer it captured (from an enclosing jvp,
+# say) is an operand its interpreter sees.
 
 jit_p = Primitive("jit")
 jit_p.multiple_results = True
@@ -84,18 +84,21 @@ class Compiled(NamedTuple):
 
     def call(self, args: Sequence[Any]) -> list[Array]:
         buffers = [_device_buffer(x, self.device) for x in args]
-        outs = self.executable.run(buffers)
         if any(self.donated):
-            _mark_donated(args, self.donated)
+            _release_host_copies(args, self.donated)
+        outs = self.executable.run(buffers)
         return [_output(b, a) for b, a in zip(outs, self.out_avals)]
 
 
-def _mark_donated(args: Sequence[Any], donated: Sequence[bool]) -> None:
-    """Donated Arrays whose buffer XLA reused for an output are gone, as in JAX: using one again
-    is an error. (A donation XLA could not use leaves its array alone.)"""
+def _release_host_copies(args: Sequence[Any], donated: Sequence[bool]) -> None:
+    """Before a call that donates: forget each donated Array's NumPy copy. On the CPU that copy is
+    a view of the device buffer, and XLA takes no buffer that something else still reads. After
+    the call, an Array whose buffer XLA took has no copy left: it is deleted, as in JAX, and using
+    it is an error. (A donation XLA could not use leaves the buffer, and the copy is read again
+    from it when it is needed.)"""
     for x, d in zip(args, donated):
-        if d and type(x) is Array and x._buffer is not None and xla.is_deleted(x._buffer):
-            x.mark_deleted()
+        if d and type(x) is Array and x._buffer is not None:
+            x._host = None
 
 
 @functools.lru_cache(maxsize=64)  # for jit equations run by eval_jaxpr and transformations' jaxprs
@@ -222,13 +225,15 @@ class Jitted:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # The fast path, for a call like the last ones: positional Arrays already on the device,
-        # no static arguments, nothing being staged. Their types alone find the executable.
-        if not kwargs and not is_staging() and not config.jax_disable_jit:
-            key = _signature(args)
-            if key is not None:
-                ready = self._ready.get(key)
-                if ready is not None:
-                    return ready.run(args)
+        # no static arguments, nothing being staged (is_staging(), inlined: every call asks).
+        # Their types alone find the executable.
+        if not kwargs and trace_state.dynamic_trace is trace_state.eval_trace and not config.jax_disable_jit:
+            try:
+                ready = self._ready[_signature(args)]
+            except (AttributeError, KeyError):  # not all device Arrays, or a new signature
+                pass
+            else:
+                return ready.run(args)
         return self._call(args, kwargs)
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
@@ -246,9 +251,9 @@ class Jitted:
             executable = compile_jaxpr(traced.jaxpr, self.name, device, traced.donated)
             ready = traced.ready[device] = _Ready(executable, traced)
         outs = ready.compiled.call([*traced.consts, *leaves])
-        key = _signature(args) if not kwargs and not self.static_argnums else None
-        if key is not None and all(type(x) is Array and x._buffer is not None for x in args):
-            self._ready[key] = ready  # the arguments are on the device now: next time, the fast path
+        on_device = all(type(x) is Array and x._buffer is not None for x in args)
+        if on_device and not kwargs and not self.static_argnums:
+            self._ready[_signature(args)] = ready  # next time, the fast path
         return tree_unflatten(traced.out_tree, outs)
 
     def _trace(self, args: tuple, kwargs: dict) -> tuple[list[Any], _Traced]:
@@ -334,52 +339,48 @@ class Jitted:
         return self if obj is None else functools.partial(self, obj)
 
 
-def _signature(args: tuple) -> tuple | None:
-    """The fast path's key: each argument's shape, dtype and weak type (and the 64-bit flag), if
-    every argument is an Array on a device; None otherwise."""
-    key: list[Any] = [config.jax_enable_x64, config.jax_platform_name]
-    for x in args:
-        if type(x) is not Array or x._buffer is None:
-            return None
-        t = x._type
-        key.append(t if t is not None else (x._host.shape, x._host.dtype, x.weak_type))  # type: ignore[union-attr]
-    return tuple(key)
+def _signature(args: tuple) -> tuple:
+    """The fast path's key: the 64-bit flag, the platform, and each argument's type (shape,
+    dtype, weak type). An Array not yet on a device has ``_type`` None, in no stored key; a
+    value that is not an Array has no ``_type`` at all, and this raises AttributeError. Either
+    way the call takes the slow path."""
+    return (config.jax_enable_x64, config.jax_platform_name, *map(_TYPE_OF, args))
 
 
 class _Ready:
-    """What the fast path runs: an executable, the device buffers of the constants, and how to
-    build the result's tree."""
+    """What the fast path runs: an executable, the device buffers of the constants, how to wrap
+    each output buffer, and how to build the result's tree. Every choice that does not depend on
+    the call's values is made once, here, so that ``run`` makes none."""
 
-    __slots__ = ("compiled", "execute", "const_buffers", "out_avals", "out_tree", "shape", "keys", "donated")
+    __slots__ = ("compiled", "execute", "const_buffers", "out_avals", "wrap", "build", "donated")
 
     def __init__(self, compiled: Compiled, traced: _Traced) -> None:
         self.compiled = compiled
         self.execute = compiled.executable.run
         self.const_buffers = [_device_buffer(c, compiled.device) for c in traced.consts]
         self.out_avals = compiled.out_avals
-        self.out_tree = traced.out_tree
-        self.keys = any(dtypes.is_key_dtype(a.dtype) for a in self.out_avals)
+        keys = any(dtypes.is_key_dtype(a.dtype) for a in self.out_avals)
+        self.wrap = _output if keys else Array.from_buffer
+        self.build = _builder(traced.out_tree, len(self.out_avals))
         self.donated = traced.donated[len(traced.consts) :] if any(traced.donated) else None
-        # The commonest trees of results, rebuilt without the pytree machinery.
-        n = len(self.out_avals)
-        shapes = {_LEAF: "leaf", tree_structure([0] * n): "list", tree_structure((0,) * n): "tuple"}
-        self.shape = shapes.get(traced.out_tree, "tree")
 
     def run(self, args: tuple) -> Any:
-        inputs = list(map(_BUFFER_OF, args))  # map and attrgetter: no Python frame per argument
-        buffers = self.execute([*self.const_buffers, *inputs] if self.const_buffers else inputs)
         if self.donated:
-            _mark_donated(args, self.donated)
-        if self.keys:
-            outs = [_output(b, a) for b, a in zip(buffers, self.out_avals)]
-        else:
-            outs = list(map(Array.from_buffer, buffers, self.out_avals))
-        shape = self.shape
-        if shape == "leaf":
-            return outs[0]
-        if shape == "list":
-            return outs
-        return tuple(outs) if shape == "tuple" else tree_unflatten(self.out_tree, outs)
+            _release_host_copies(args, self.donated)
+        buffers = self.execute([*self.const_buffers, *map(_BUFFER_OF, args)])  # map: no frame per argument
+        return self.build(list(map(self.wrap, buffers, self.out_avals)))
+
+
+def _builder(tree: PyTreeDef, n: int) -> Callable[[list[Any]], Any]:
+    """What makes a result of tree ``tree`` from the list of its ``n`` leaves. The commonest
+    trees are built by a C function (``tuple``, an item getter), the others by tree_unflatten."""
+    if tree == _LEAF:
+        return operator.itemgetter(0)
+    if tree == tree_structure((0,) * n):
+        return tuple
+    if tree == tree_structure([0] * n):
+        return list
+    return functools.partial(tree_unflatten, tree)
 
 
 class _Static:

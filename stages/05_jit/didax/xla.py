@@ -16,6 +16,7 @@ jaxlib 0.10.2 (../shared/notes/jaxlib-0.10.2-facts.md in the project).
 from __future__ import annotations
 
 import functools
+import operator
 import importlib.util
 import os
 import sys
@@ -193,8 +194,9 @@ def copy_to(buffer: Any, aval: Any, device: Any) -> Any:
                                    xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL, enable_x64=True)  # fmt: skip
 
 
-def block_until_ready(buffer: Any) -> None:
-    buffer.block_until_ready()
+# Calls of a buffer's own methods, as C-level callables: Array.block_until_ready and jit's fast
+# path call these on every use, and a Python function would add a frame each time.
+block_until_ready = operator.methodcaller("block_until_ready")
 
 
 def block_until_all_ready(buffers: Sequence[Any]) -> None:
@@ -206,8 +208,7 @@ def delete(buffer: Any) -> None:
     buffer.delete()
 
 
-def is_deleted(buffer: Any) -> bool:
-    return buffer.is_deleted()
+is_deleted = operator.methodcaller("is_deleted")
 
 
 # ----------------------------------------------------------------------------------------------

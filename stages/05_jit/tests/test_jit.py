@@ -281,3 +281,61 @@ def test_device_put_arrays_of_one_type_share_the_fast_path():
         x = didax.device_put(np.full(3, k, np.float32))
         np.testing.assert_array_equal(np.asarray(f(x)), np.full(3, k + 1.0, np.float32))
     assert len(calls) == 1 and len(f._ready) == 1
+
+
+def test_an_eager_array_joins_the_fast_path_once_it_is_on_the_device():
+    """An Array made eagerly lives in NumPy; its first jitted call puts it on the device, and
+    from then on a call with it is a fast-path hit (no trace, no new entry)."""
+    calls = []
+
+    @didax.jit
+    def f(x):
+        calls.append(1)
+        return x * 2.0
+
+    x = jnp.arange(4.0)  # eager: a NumPy-backed Array
+    for _ in range(3):
+        np.testing.assert_array_equal(np.asarray(f(x)), np.arange(4.0, dtype=np.float32) * 2)
+    assert len(calls) == 1 and len(f._ready) == 1
+    f(jnp.arange(5.0))  # another shape: traced once more, a second entry
+    assert len(calls) == 2 and len(f._ready) == 2
+
+
+def test_the_fast_path_keys_by_weak_type_and_never_takes_other_values():
+    """The fast path's key separates a weakly typed argument from a strong one of the same shape
+    and dtype (their jaxprs differ), and a value that is not an Array goes the slow way."""
+    f = didax.jit(lambda x: x + np.float16(1))  # a strong float16 scalar: x's weak type decides the result
+    weak = didax.device_put(didax.Array(np.float32(1.0), weak_type=True))
+    strong = didax.device_put(np.float32(1.0))
+    assert f(weak).dtype == np.float16 and f(strong).dtype == np.float32
+    assert f(weak).dtype == np.float16 and f(strong).dtype == np.float32  # and again, from the fast path
+    assert len(f._ready) == 2
+    assert float(f(np.float32(2.0))) == 3.0 and float(f(2.0)) == 3.0  # NumPy and Python values
+
+
+def test_block_until_ready_waits_for_every_array_in_a_tree():
+    """``block_until_ready`` returns its argument, for one Array, a tuple of them (some only in
+    NumPy), and a nested tree; afterwards every value can be read."""
+    f = didax.jit(lambda x: (x + 1.0, [x * 2.0, {"a": x - 1.0}]))
+    x = didax.device_put(np.arange(3, dtype=np.float32))
+    one = f(x)[0]
+    assert didax.block_until_ready(one) is one
+    pair = (one, jnp.ones(3))  # a device Array beside a NumPy-backed one
+    assert didax.block_until_ready(pair) is pair
+    tree = f(x)
+    assert didax.block_until_ready(tree) is tree
+    np.testing.assert_array_equal(np.asarray(tree[1][1]["a"]), np.arange(3, dtype=np.float32) - 1)
+
+
+def test_a_donated_array_read_before_the_call_is_deleted_too():
+    """Reading a device Array keeps a NumPy copy, on the CPU a view of its buffer, and XLA takes
+    no buffer something still reads: jit forgets the copy before a donating call, so the Array is
+    deleted as JAX's is. Without that the donation would silently not happen."""
+    f = didax.jit(lambda x: x * 2.0, donate_argnums=0)
+    for _ in range(2):  # the first call and a cached one
+        x = didax.device_put(np.arange(3, dtype=np.float32))
+        np.testing.assert_array_equal(np.asarray(x), np.arange(3, dtype=np.float32))
+        np.testing.assert_array_equal(np.asarray(f(x)), np.arange(3, dtype=np.float32) * 2)
+        assert x.is_deleted()
+        with pytest.raises(RuntimeError, match="deleted"):
+            np.asarray(x)
