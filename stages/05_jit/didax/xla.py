@@ -106,20 +106,27 @@ def _client(platform: str) -> Any:
 
 def _cuda_client() -> Any:
     """The CUDA client, from jaxlib's CUDA plugin (the jax-cuda12-plugin wheel) if installed."""
-    spec = importlib.util.find_spec("jax_plugins.xla_cuda12")
+    try:  # (find_spec raises when not even the namespace package jax_plugins is there)
+        spec = importlib.util.find_spec("jax_plugins.xla_cuda12")
+    except ModuleNotFoundError:
+        spec = None
     if spec is None or spec.submodule_search_locations is None:
         raise RuntimeError(
             "Backend 'cuda' requested, but jaxlib's CUDA plugin is not installed: "
-            f"pip install jax-cuda12-plugin[with-cuda]=={JAXLIB_VERSION}"
+            f'pip install "jax-cuda12-plugin[with-cuda]=={JAXLIB_VERSION}" (or didax\'s extra: pip install ".[cuda]")'
         )
     folder = spec.submodule_search_locations[0]
     library = next((f for f in os.listdir(folder) if f.startswith("xla_cuda_plugin") and f.endswith(".so")), None)
     if library is None:
         raise RuntimeError(f"jaxlib's CUDA plugin in {folder} has no xla_cuda_plugin*.so")
-    if not xc.pjrt_plugin_loaded("cuda"):
-        xc.load_pjrt_plugin_dynamically("cuda", os.path.join(folder, library))
-        xc.initialize_pjrt_plugin("cuda")
-    return xc.make_c_api_client("cuda", {}, None)
+    try:
+        if not xc.pjrt_plugin_loaded("cuda"):
+            xc.load_pjrt_plugin_dynamically("cuda", os.path.join(folder, library))
+            xc.initialize_pjrt_plugin("cuda")
+        return xc.make_c_api_client("cuda", {}, None)
+    except _jax.JaxRuntimeError as e:  # no GPU, no driver: JAX's words for it
+        raise RuntimeError(f"Unable to initialize backend 'cuda': {e} (set jax_platform_name to 'cpu' "
+                           "to use the CPU)") from None
 
 
 def platform() -> str:

@@ -339,3 +339,24 @@ def test_a_donated_array_read_before_the_call_is_deleted_too():
         assert x.is_deleted()
         with pytest.raises(RuntimeError, match="deleted"):
             np.asarray(x)
+
+
+@pytest.mark.parametrize("missing", ["jax_plugins", "xla_cuda12"])
+def test_the_gpu_without_jaxlibs_cuda_plugin_is_a_clear_error(monkeypatch, missing):
+    """Asking for the GPU where jaxlib's CUDA plugin is not installed raises RuntimeError naming
+    what to install, whether the plugins' namespace package is missing or only the CUDA plugin."""
+    import importlib.util
+
+    def find_spec(name, *args):
+        if missing == "jax_plugins":
+            raise ModuleNotFoundError("No module named 'jax_plugins'")
+        return None
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    didax.config.update("jax_platform_name", "gpu")
+    try:
+        with pytest.raises(RuntimeError, match=r"jax-cuda12-plugin\[with-cuda\]==0\.10\.2"):
+            didax.devices()
+    finally:
+        didax.config.update("jax_platform_name", "")
+    assert didax.devices()[0].platform == "cpu"
