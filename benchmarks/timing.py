@@ -45,7 +45,8 @@ class Timing:
 def measure_side_by_side(fns: dict[str, Callable[[], object]], settings: Settings,
                          clock: Callable[[], float] = time.perf_counter) -> dict[str, Timing]:
     """Warm each function up (JAX compiles on its first call), then time them in turns: repeat r of
-    every function runs before repeat r + 1 of any. `clock` reads the time in seconds.
+    every function runs before repeat r + 1 of any, and the order of the turns rotates from one
+    round to the next. `clock` reads the time in seconds.
 
     On a machine whose load changes while the benchmark runs, each implementation then meets the
     same conditions, so their ratio stays meaningful even when the absolute figures move.
@@ -57,8 +58,12 @@ def measure_side_by_side(fns: dict[str, Callable[[], object]], settings: Setting
         timer = timeit.Timer(fn, timer=clock)
         timers[name] = (timer, calls_per_repeat(timer, settings.min_time))
     per_call: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(settings.repeats):
-        for name, (timer, calls) in timers.items():
+    names = list(timers)
+    for r in range(settings.repeats):
+        # Each round starts with another implementation: what one leaves behind (a cold cache,
+        # freed memory) then slows each of the others in turn, not always the one after it.
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            timer, calls = timers[name]
             per_call[name].append(timer.timeit(calls) / calls * 1e6)
     return {
         name: Timing(min(times), statistics.median(times), timers[name][1], settings.repeats)
