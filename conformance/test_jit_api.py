@@ -80,18 +80,39 @@ SIGNATURES = [
 ]
 
 
+@pytest.mark.parametrize("kind", ["numpy", "device"])
 @pytest.mark.parametrize("first, second", [s[1:] for s in SIGNATURES], ids=[s[0] for s in SIGNATURES])
-def test_traces_once_per_signature(impl: Impl, first: Any, second: Any) -> None:
+def test_traces_once_per_signature(impl: Impl, first: Any, second: Any, kind: str) -> None:
     """``g = jit(f)`` called with an argument, again with new values of the same types, then with an
     argument of another signature (twice), then the first again: f is traced twice in all, and each
-    call gives f's value."""
+    call gives f's value. The leaves are NumPy values and Python scalars, or the same put on the
+    device with ``jax.device_put`` (the case a fast dispatch path serves, trees included)."""
     g, traces = counted(impl, _doubled(impl))
     calls = [first, _bumped(first), second, _bumped(second), _bumped(_bumped(first))]
+    if kind == "device":
+        calls = [_jax(impl).device_put(c) for c in calls]
     show_call(f"{COUNTED}[g(a), g(b), g(c), g(d), g(e)], len(traces)  # 2 traces",
               **dict(zip("abcde", calls)))  # fmt: skip
     for k, arg in enumerate(calls):
         assert_like_eager(impl, g(arg), _doubled(impl)(arg), f"call {k}: output")
     assert len(traces) == 2, f"{len(traces)} traces for two signatures (one per signature expected)"
+
+
+def test_a_tree_of_device_arrays_keeps_its_leaves_in_place(impl: Impl) -> None:
+    """Arguments in containers, already on the device and called again: each leaf still meets its
+    own parameter. A dict's leaves go in the order of its sorted keys whatever order it was built
+    in, a None is an empty node, and keyword arguments are part of the tree."""
+    jax = _jax(impl)
+    f = lambda tree, *, scale: [tree["b"] * scale[0], tree["a"][0] - tree["a"][1], tree["c"]]  # noqa: E731
+    g = jax.jit(f)
+    v = {"b": V3, "c": None, "a": (V4, V4[::-1].copy())}
+    show_call("f = lambda tree, *, scale: [tree['b'] * scale[0], tree['a'][0] - tree['a'][1], tree['c']]\n"
+              "jax.jit(f)({'b': put(v['b']), 'c': None, 'a': (put(v['a'][0]), put(v['a'][1]))}, "
+              "scale=(put(2.0),))  # three times, put = jax.device_put", v=v)
+    put = jax.device_put
+    for k in range(3):  # (the dict built after the puts: device_put's own result has its keys sorted)
+        tree, scale = {"b": put(V3), "c": None, "a": (put(V4), put(V4[::-1].copy()))}, (put(np.float32(2.0 + k)),)
+        assert_like_eager(impl, g(tree, scale=scale), f(v, scale=(np.float32(2.0 + k),)), f"call {k}: output")
 
 
 def test_new_values_never_retrace(impl: Impl) -> None:

@@ -323,6 +323,26 @@ JIT_MUTANTS: list[Mutant] = [
         AREA, "a cached call of a function returning a tuple returns a list", keyword="tree or pytree or tuple",
     ),
     Mutant(
+        "jit.fast_path.dict_leaves_in_insertion_order", JIT,
+        "            keys = sorted(tree)  # tree_flatten's order\n",
+        "            keys = list(tree)\n",
+        AREA, "the fast path takes a dict's leaves in the order it was built, not tree_flatten's sorted order: "
+        "a cached call hands them to the wrong parameters", keyword="signature or leaves_in_place",
+    ),
+    Mutant(
+        "jit.fast_path.dict_keys_not_in_the_key", JIT,
+        "        return (dict, tuple(keys), *[_shape_of(tree[k], leaves) for k in keys])\n",
+        "        return (dict, *[_shape_of(tree[k], leaves) for k in keys])\n",
+        AREA, "the fast path's key of a dict leaves out its keys: {'a': x} and {'b': x} share an executable "
+        "and the second gets the first's result tree", keyword="signature",
+    ),
+    Mutant(
+        "jit.fast_path.list_as_tuple", JIT,
+        "        return (kind, *[_shape_of(child, leaves) for child in tree])\n",
+        "        return (tuple, *[_shape_of(child, leaves) for child in tree])\n",
+        AREA, "the fast path's key does not tell a list from a tuple", keyword="signature",
+    ),
+    Mutant(
         "jit.donation.host_copy_kept", JIT,
         "        if d and type(x) is Array and x._buffer is not None:\n            x._host = None\n",
         "        pass\n",

@@ -240,6 +240,14 @@ class Jitted:
         """Any call: trace if the signature is new, then run (or stage, or transform) jit_p."""
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
+        if self._ready and not is_staging():  # the fast path's second try: arguments in containers
+            flat: list[Array] = []
+            try:
+                ready = self._ready[_tree_signature((args, kwargs), flat)]
+            except (_NotFast, KeyError):
+                pass
+            else:
+                return ready.run(flat)
         leaves, traced = self._trace(args, kwargs)
         if is_staging() or any(isinstance(x, Tracer) for x in (*leaves, *traced.consts)):
             outs = jit_p.bind(*traced.consts, *leaves, jaxpr=traced.jaxpr, name=self.name,
@@ -251,9 +259,14 @@ class Jitted:
             executable = compile_jaxpr(traced.jaxpr, self.name, device, traced.donated)
             ready = traced.ready[device] = _Ready(executable, traced)
         outs = ready.compiled.call([*traced.consts, *leaves])
-        on_device = all(type(x) is Array and x._buffer is not None for x in args)
-        if on_device and not kwargs and not self.static_argnums:
-            self._ready[_signature(args)] = ready  # next time, the fast path
+        if not self.static_argnums and not self.static_argnames:  # next time, the fast path
+            if not kwargs and all(type(x) is Array and x._buffer is not None for x in args):
+                self._ready[_signature(args)] = ready
+            else:
+                try:
+                    self._ready[_tree_signature((args, kwargs), [])] = ready
+                except _NotFast:  # a leaf that is not a device Array, or a container of another kind
+                    pass
         return tree_unflatten(traced.out_tree, outs)
 
     def _trace(self, args: tuple, kwargs: dict) -> tuple[list[Any], _Traced]:
@@ -345,6 +358,38 @@ def _signature(args: tuple) -> tuple:
     value that is not an Array has no ``_type`` at all, and this raises AttributeError. Either
     way the call takes the slow path."""
     return (config.jax_enable_x64, config.jax_platform_name, *map(_TYPE_OF, args))
+
+
+class _NotFast(Exception):
+    """What ``_tree_signature`` raises for arguments the fast path does not take."""
+
+
+def _tree_signature(tree: Any, leaves: list[Array]) -> tuple:
+    """The fast path's key for arguments in containers (a list of (w, b) pairs, a dict): the
+    64-bit flag, the platform, and the tree's shape with each Array's type in its place. The
+    Arrays are appended to ``leaves`` in tree_flatten's order. Only lists, tuples, dicts and None
+    around device Arrays are taken, and only their exact types; anything else raises _NotFast, and
+    tree_flatten, which knows every kind of node, takes over. It is faster because it builds no
+    PyTreeDef, only nested tuples that Python hashes and compares by itself."""
+    return (config.jax_enable_x64, config.jax_platform_name, _shape_of(tree, leaves))
+
+
+def _shape_of(tree: Any, leaves: list[Array]) -> Any:
+    kind = type(tree)
+    if kind is Array:  # (one not on a device yet has _type None, in no stored key)
+        leaves.append(tree)
+        return tree._type
+    if kind is tuple or kind is list:
+        return (kind, *[_shape_of(child, leaves) for child in tree])
+    if kind is dict:
+        try:
+            keys = sorted(tree)  # tree_flatten's order
+        except TypeError:  # keys that do not sort: tree_flatten says so
+            raise _NotFast from None
+        return (dict, tuple(keys), *[_shape_of(tree[k], leaves) for k in keys])
+    if tree is None:
+        return None
+    raise _NotFast
 
 
 class _Ready:

@@ -360,3 +360,35 @@ def test_the_gpu_without_jaxlibs_cuda_plugin_is_a_clear_error(monkeypatch, missi
     finally:
         didax.config.update("jax_platform_name", "")
     assert didax.devices()[0].platform == "cpu"
+
+
+def test_arguments_in_containers_take_the_fast_path_when_all_their_leaves_are_device_arrays():
+    """Lists, tuples, dicts and None around device Arrays (keyword arguments too) are found by
+    their shape and types, without tree_flatten; a NumPy leaf or a namedtuple sends the call the
+    slow way, which still gives the right value and stores nothing for the fast path."""
+    import collections
+
+    calls = []
+
+    @didax.jit
+    def step(params, *, lr):
+        calls.append(1)
+        return [(w - lr * w, b) for w, b in params]
+
+    def params(k):
+        w, b = np.full((2, 2), k, np.float32), np.full(3, k, np.float32)
+        return [(didax.device_put(w), None), (didax.device_put(b), None)]
+
+    lr = didax.device_put(np.float32(0.5))
+    for k in range(1, 4):
+        out = step(params(k), lr=lr)
+        np.testing.assert_array_equal(np.asarray(out[1][0]), np.full(3, k / 2, np.float32))
+        assert type(out) is list and type(out[0]) is tuple and out[0][1] is None
+    assert len(calls) == 1 and len(step._ready) == 1
+    mixed = [(np.full((2, 2), 4, np.float32), None), params(4)[1]]  # a NumPy leaf
+    np.testing.assert_array_equal(np.asarray(step(mixed, lr=lr)[0][0]), np.full((2, 2), 2, np.float32))
+    assert len(step._ready) == 1
+    Pair = collections.namedtuple("Pair", "w b")
+    g = didax.jit(lambda p: p.w + p.b)
+    pair = Pair(didax.device_put(np.ones(2, np.float32)), didax.device_put(np.ones(2, np.float32)))
+    assert float(g(pair)[0]) == 2.0 and float(g(pair)[1]) == 2.0 and len(g._ready) == 0
