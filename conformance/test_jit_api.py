@@ -170,6 +170,20 @@ def test_results_keep_their_tree_on_every_call(impl: Impl, name: str) -> None:
             assert type(got) is type(f(V3)), f"call {k}: a {type(got).__name__}, not a {type(f(V3)).__name__}"
 
 
+def test_arrays_the_function_closed_over_are_used_on_every_call(impl: Impl) -> None:
+    """A jitted function that closed over arrays (one of the implementation's, one of NumPy's) uses
+    them on every call, the cached ones with device arrays included, and is traced once."""
+    jax, jnp = _jax(impl), impl.numpy
+    w, b = jnp.asarray(V3 * 10), V3[::-1].copy()
+    g, traces = counted(impl, lambda x: x * w + b)
+    show_call("w, b = jnp.asarray(v * 10), v[::-1].copy()\ng = jax.jit(lambda x: x * w + b)\n"
+              "[g(jax.device_put(v + k)) for k in range(3)]", v=V3)
+    for k in range(3):
+        x = V3 + np.float32(k)
+        assert_values(g(jax.device_put(x)), x.astype(F64) * (V3 * 10) + V3[::-1], F32)
+    assert len(traces) == 1, f"{len(traces)} traces for arguments of one type"
+
+
 def test_a_python_scalar_and_a_weakly_typed_array_share_a_signature(impl: Impl) -> None:
     """A Python float and the implementation's weakly typed float32 scalar (``jnp.asarray(3.0)``)
     have one type, float32 weak: one trace; a strongly typed float32 scalar is another."""

@@ -343,6 +343,13 @@ JIT_MUTANTS: list[Mutant] = [
         AREA, "the fast path's key does not tell a list from a tuple", keyword="signature",
     ),
     Mutant(
+        "jit.fast_path.single_output_forgets_the_constants", JIT,
+        "        single = traced.out_tree == _LEAF and not self.const_buffers and not self.donated\n",
+        "        single = traced.out_tree == _LEAF and not self.donated\n",
+        AREA, "the one-output fast path runs a function that closed over an array without that array's buffer",
+        keyword="closed_over",
+    ),
+    Mutant(
         "jit.donation.host_copy_kept", JIT,
         "        if d and type(x) is Array and x._buffer is not None:\n            x._host = None\n",
         "        pass\n",
