@@ -59,7 +59,7 @@ CASES = [
     ("vmap_out_axes", "vmap", "out_axes_negative or random_under", "out_axes_negative"),
     ("jaxpr_consts", "jaxpr", "staged_not_baked_in", "ones"),
     ("jit_weak", "jit", "weak_types_through_jit", "python_float"),
-    ("jit_retrace", "jit", "traces_once_per_signature", "traces_once_per_signature[shape]"),
+    ("jit_retrace", "jit", "traces_once_per_signature", "traces_once_per_signature[shape-"),
 ]
 
 
