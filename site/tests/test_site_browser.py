@@ -24,7 +24,7 @@ PAGES = {
     "stages/02_jvp/": ("02 · Forward mode - didax", "What this stage adds"),
     "stages/03_vmap/": ("03 · Batching - didax", "What this stage adds"),
     "stages/04_jaxpr/": ("04 · Jaxprs - didax", "What this stage adds"),
-    "stages/05_jit/": ("05 · Compilation (in progress) - didax", "What this stage adds"),
+    "stages/05_jit/": ("05 · Compilation - didax", "What this stage adds"),
 }
 
 
