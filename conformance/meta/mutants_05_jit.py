@@ -365,7 +365,7 @@ JIT_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "array.device_copy_without_a_type", "didax/array.py",
-        "            self._type = ShapedArray(self.shape, self.dtype, self.weak_type)  # jit's fast path reads it\n",
+        "            self._type = ShapedArray(self.shape, self.dtype, self.weak_type)\n",
         "",
         AREA, "an eager Array put on the device keeps no type, so every such Array shares one fast-path key: "
         "a call with one of another shape runs the first one's executable", keyword=SIGNATURE,

@@ -71,11 +71,12 @@ class Array:
         return host
 
     def device_buffer(self, device: Any) -> Any:
-        """The device copy on ``device``, put there the first time it is asked for."""
+        """The device copy on ``device``, put there the first time it is asked for; the Array's
+        ``_type`` is set then too (jit's fast path finds executables by it)."""
         buffer = self._buffer
         if buffer is None:
             buffer = self._buffer = xla.put(self._host, device)  # type: ignore[arg-type]
-            self._type = ShapedArray(self.shape, self.dtype, self.weak_type)  # jit's fast path reads it
+            self._type = ShapedArray(self.shape, self.dtype, self.weak_type)
         elif xla.device_of(buffer) != device:
             return xla.put(self._value, device)
         return buffer
