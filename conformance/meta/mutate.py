@@ -22,7 +22,9 @@ Run it (sequentially by default; ``--jobs`` runs several suites at once):
 It first runs the same areas on the unmutated stage (they must pass, or every mutant would look
 killed; exit code 2 if not), writes ``build/mutation/<stage>.json`` and ``.md`` (``--publish`` also
 copies them to ``conformance/meta/results/``), and exits with 1 when a mutant survives without
-being marked equivalent, or is stale, or could not be run.
+being marked equivalent, or is stale, or could not be run. A run of a few mutants (``--only``,
+``--sample``) without ``--merge`` writes ``<stage>.partial.json`` instead, and cannot be published:
+the stage's report stays whole.
 
 A whole catalogue in two passes: ``--quick`` runs each mutant on its ``-k`` keyword only, which is
 much faster, and a mutant killed that way is killed; the rest are then run on their whole areas
@@ -324,13 +326,15 @@ def report_markdown(stage: str, outcomes: Sequence[Outcome], runs: Sequence[dict
     return "\n".join(lines) + "\n"
 
 
-def write_reports(stage: str, outcomes: Sequence[Outcome], runs: Sequence[dict], folders: Iterable[Path]) -> list[Path]:
+def write_reports(stage: str, outcomes: Sequence[Outcome], runs: Sequence[dict], folders: Iterable[Path],
+                  name: str | None = None) -> list[Path]:  # fmt: skip
+    """The reports as ``<name>.json`` and ``.md`` (``name`` defaults to the stage) in each folder."""
     written = []
     for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
         for suffix, text in ((".json", report_json(stage, outcomes, runs)),
                              (".md", report_markdown(stage, outcomes, runs))):
-            path = folder / f"{stage}{suffix}"
+            path = folder / f"{name or stage}{suffix}"
             path.write_text(text)
             written.append(path)
     return written
@@ -377,6 +381,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous_path = BUILD_DIR / f"{args.stage}.json"
     if args.merge and not previous_path.is_file():
         raise SystemExit(f"--merge: no previous report {previous_path}")
+    # A few mutants run alone (--only, --sample) must not replace the stage's report: a later
+    # --merge would build on theirs, and a --publish would publish it.
+    partial = bool(args.only or args.sample) and not args.merge
+    if partial and args.publish:
+        raise SystemExit("--publish with --only or --sample would publish a report of those mutants alone: "
+                         "add --merge to merge them into the stage's report")
     if not args.no_baseline:
         failure = baseline_failure(stage_dir, {a for m in mutants for a in m.areas}, args.timeout)
         if failure is not None:
@@ -394,9 +404,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         outcomes = merge(previous, outcomes, [m.id for m in load_catalogue(args.stage)])
         print(f"merged into the previous report: {len(outcomes)} mutants", flush=True)
     folders = [BUILD_DIR] + ([PUBLISHED_DIR] if args.publish else [])
-    paths = write_reports(args.stage, outcomes, runs, folders)
+    paths = write_reports(args.stage, outcomes, runs, folders, f"{args.stage}.partial" if partial else None)
     print(report_markdown(args.stage, outcomes, runs, every=False))
-    print("reports: " + ", ".join(str(p.relative_to(REPO_ROOT)) for p in paths))
+    print("reports: " + ", ".join(os.path.relpath(p, REPO_ROOT) for p in paths))
     return exit_code(outcomes)
 
 

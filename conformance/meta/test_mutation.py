@@ -7,6 +7,7 @@ mutant whose snippet is gone is reported as stale. The full catalogue is one com
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -227,3 +228,26 @@ def test_the_jaxpr_area_kills_the_stage_04_sample(mutant_id: str) -> None:
     mutant = {m.id: m for m in load_catalogue("04_jaxpr")}[mutant_id]
     outcome = run_mutant(mutant, STAGES_DIR / "04_jaxpr", timeout_s=120, quick=True)
     assert outcome.status == KILLED, f"{outcome.status}: {outcome.detail}\n{' '.join(outcome.command)}"
+
+
+def test_a_partial_run_cannot_be_published() -> None:
+    """--publish with --only and no --merge would publish a report of one mutant: refused at once."""
+    from conformance.meta import mutate
+
+    with pytest.raises(SystemExit, match="--merge"):
+        mutate.main(["--stage", STAGE, "--only", CI_SAMPLE[0], "--publish"])
+
+
+def test_a_partial_run_leaves_the_stages_report_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run of one mutant without --merge writes <stage>.partial.json beside the stage's report,
+    which a later --merge builds on, and leaves that report as it was."""
+    from conformance.meta import mutate
+
+    monkeypatch.setattr(mutate, "BUILD_DIR", tmp_path)
+    whole = tmp_path / f"{STAGE}.json"
+    whole.write_text('{"the": "whole report"}')
+    code = mutate.main(["--stage", STAGE, "--only", CI_SAMPLE[0], "--no-baseline", "--quick"])
+    assert code == 0
+    assert whole.read_text() == '{"the": "whole report"}'
+    partial = json.loads((tmp_path / f"{STAGE}.partial.json").read_text())
+    assert [m["id"] for m in partial["mutants"]] == [CI_SAMPLE[0]] and partial["counts"]["killed"] == 1
