@@ -16,8 +16,8 @@ jaxlib 0.10.2 (../shared/notes/jaxlib-0.10.2-facts.md in the project).
 from __future__ import annotations
 
 import functools
-import operator
 import importlib.util
+import operator
 import os
 import sys
 import types
@@ -201,8 +201,8 @@ def copy_to(buffer: Any, aval: Any, device: Any) -> Any:
                                    xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL, enable_x64=True)  # fmt: skip
 
 
-# Calls of a buffer's own methods, as C-level callables: Array.block_until_ready and jit's fast
-# path call these on every use, and a Python function would add a frame each time.
+# Calls of a buffer's own methods, as C-level callables: a wait is often the last thing a timed
+# loop does (Array.block_until_ready), and a Python function would add a frame to each.
 block_until_ready = operator.methodcaller("block_until_ready")
 
 
