@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,10 @@ from .dtypes import KeyTy, PRNGImpl
 # closed over (made before staging began: a constvar, as in JAX) from one didax made while
 # staging (a constant of its own, such as a Python scalar converted to a dtype: a literal).
 serials = itertools.count()
+
+# An Array's device buffer (None while it has none), as a C callable: jit's fast path and
+# block_until_ready map it over their arguments without a Python frame per Array.
+buffer_of = operator.attrgetter("_buffer")
 
 
 class Array:

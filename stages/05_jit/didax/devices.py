@@ -3,18 +3,15 @@ and ``block_until_ready`` (stage 05). Each works on a whole pytree, as in JAX.""
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
 
 from . import xla
-from .array import Array, PRNGKeyArray, to_array
+from .array import Array, PRNGKeyArray, buffer_of, to_array
 from .core import Tracer
 from .staging import shaped_type
 from .tree_util import tree_leaves, tree_map
-
-_BUFFER_OF = operator.attrgetter("_buffer")
 
 
 def devices(backend: str | None = None) -> list[Any]:
@@ -58,7 +55,7 @@ def block_until_ready(x: Any) -> Any:
     if type(x) is Array:  # the commonest cases first, without a tree walk: one Array,
         return x.block_until_ready()
     if type(x) in (tuple, list) and set(map(type, x)) == {Array}:  # or a tuple of them
-        buffers = [b for b in map(_BUFFER_OF, x) if b is not None]
+        buffers = [b for b in map(buffer_of, x) if b is not None]
     else:
         arrays = [leaf for leaf in tree_leaves(x) if isinstance(leaf, Array)]
         buffers = [a._buffer for a in arrays if a._buffer is not None]

@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import ad, batching, dtypes, xla
-from .array import Array, PRNGKeyArray, to_array
+from .array import Array, PRNGKeyArray, buffer_of, to_array
 from .config import config
 from .core import Primitive, ShapedArray, Tracer, get_aval, is_staging, trace_state
 from .jaxpr import ClosedJaxpr
@@ -42,7 +42,6 @@ from .tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
 
 logger = logging.getLogger("didax")
 _LEAF = tree_structure(0)  # the tree of a single array
-_BUFFER_OF = operator.attrgetter("_buffer")
 _TYPE_OF = operator.attrgetter("_type")  # an Array's ShapedArray, once it is on a device
 
 # ----------------------------------------------------------------------------------------------
@@ -415,11 +414,11 @@ class _Ready:
     def _run_any(self, args: Sequence[Array]) -> Any:
         if self.donated:
             _release_host_copies(args, self.donated)
-        buffers = self.execute([*self.const_buffers, *map(_BUFFER_OF, args)])  # map: no frame per argument
+        buffers = self.execute([*self.const_buffers, *map(buffer_of, args)])  # map: no frame per argument
         return self.build(list(map(self.wrap, buffers, self.out_avals)))
 
     def _run_single(self, args: Sequence[Array]) -> Any:
-        return self.wrap(self.execute(list(map(_BUFFER_OF, args)))[0], self.out_avals[0])
+        return self.wrap(self.execute(list(map(buffer_of, args)))[0], self.out_avals[0])
 
 
 def _builder(tree: PyTreeDef, n: int) -> Callable[[list[Any]], Any]:
