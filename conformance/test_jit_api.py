@@ -244,6 +244,63 @@ def test_the_x64_mode_is_part_of_the_signature(impl: Impl, flags, kind: str) -> 
     assert len(traces) == 2, f"{len(traces)} traces for one argument type in two x64 modes"
 
 
+@pytest.mark.parametrize("kind", ["numpy", "device"])
+def test_the_promotion_mode_is_part_of_the_signature(impl: Impl, kind: str) -> None:
+    """A function that promotes int32 with float32, called in the standard promotion mode (float32)
+    and then inside ``numpy_dtype_promotion('strict')``: there it raises TypePromotionError, as an
+    eager call would, instead of running the standard mode's trace; back outside, it works again."""
+    jax = _jax(impl)
+    g = jax.jit(lambda x, y: x + y)
+    i, f = np.array([1, 2, 3], np.int32), V3
+    args = (i, f) if kind == "numpy" else (jax.device_put(i), jax.device_put(f))
+    show_call("g = jax.jit(lambda x, y: x + y)\ng(i, f)\nwith jax.numpy_dtype_promotion('strict'):\n    g(i, f)",
+              i=i, f=f)  # fmt: skip
+    for _ in range(2):  # the second time from the caches
+        assert_values(g(*args), i + f.astype(F64), F32)
+    with impl.numpy_dtype_promotion("strict"), pytest.raises(impl.TypePromotionError):
+        g(*args)
+    assert_values(g(*args), i + f.astype(F64), F32)
+
+
+def test_none_and_an_array_not_on_the_device_yet_are_different_arguments(impl: Impl) -> None:
+    """``g(x, None)`` with x on the device, then ``g(x, y)`` with y an array made eagerly: the second
+    call traces its own case (x + y), as in JAX, instead of taking y for the None of the first."""
+    jax, jnp = _jax(impl), impl.numpy
+    g = jax.jit(lambda x, y: x if y is None else x + y)
+    show_call("g = jax.jit(lambda x, y: x if y is None else x + y)\nx = g(jnp.ones(3), None)\n"
+              "g(x, jnp.full(3, 10.0))")  # fmt: skip
+    x = g(jnp.ones(3), None)
+    g(x, None)
+    assert_values(g(x, jnp.full(3, 10.0)), np.full(3, 11.0), F32)
+    assert_values(g(x, jnp.full(3, 5.0)), np.full(3, 6.0), F32)
+
+
+def test_a_new_jit_of_the_same_function_shares_its_traces(impl: Impl) -> None:
+    """``jax.jit(f)(x)`` written anew at every call (in a loop, say) traces f once per signature, as
+    JAX's cache is keyed by the function (JAX's "Common gotchas" tutorial); jits of it with other
+    options (static_argnums, donate_argnums) keep their own traces."""
+    jax = _jax(impl)
+    traces: list[None] = []
+
+    def f(x: Any, n: int = 2) -> Any:
+        traces.append(None)
+        return x * n
+
+    show_call("traces = []\ndef f(x, n=2):\n    traces.append(None)\n    return x * n\n"
+              "jax.jit(f)(4.0), jax.jit(f)(5.0), [jax.jit(f)(jax.device_put(x)) for _ in range(3)], len(traces)",
+              x=V3)  # fmt: skip
+    assert float(jax.jit(f)(4.0)) == 8.0 and float(jax.jit(f)(5.0)) == 10.0
+    assert len(traces) == 1, f"{len(traces)} traces of one signature by two jits of one function"
+    for _ in range(3):
+        assert_values(jax.jit(f)(jax.device_put(V3)), V3.astype(F64) * 2, F32)
+    assert len(traces) == 2, f"{len(traces)} traces for two signatures"
+    assert float(jax.jit(f, static_argnums=1)(4.0, 3)) == 12.0
+    assert len(traces) == 3, "a jit with static_argnums used the trace of a jit without"
+    x = jax.device_put(V3)
+    assert_values(jax.jit(f, donate_argnums=0)(x), V3.astype(F64) * 2, F32)
+    assert x.is_deleted(), "a jit with donate_argnums ran the trace of a jit without (nothing was donated)"
+
+
 # --- static arguments -----------------------------------------------------------------------------------------
 
 
@@ -318,6 +375,17 @@ def test_an_unhashable_static_argument_raises_value_error(impl: Impl, value: Any
     assert_values(g(V3, (1, 2)), V3.astype(F64) * 2, F32)
 
 
+@pytest.mark.parametrize("option", ["static_argnames", "donate_argnames"])
+def test_an_argname_the_function_does_not_take_raises_value_error(impl: Impl, option: str) -> None:
+    """``jit(lambda x: x, static_argnames='zz')`` fails at once with ValueError, as in JAX (a typo
+    would otherwise make nothing static); a function with ``**kwargs`` takes any name."""
+    jax = _jax(impl)
+    show_call(f"jax.jit(lambda x: x, {option}='zz')")
+    with pytest.raises(ValueError, match="zz"):
+        jax.jit(lambda x: x, **{option: "zz"})
+    assert float(jax.jit(lambda x, **kw: x * 2, **{option: "zz"})(2.0)) == 4.0
+
+
 # --- errors inside jit ----------------------------------------------------------------------------------------
 
 # (id, f, the error class in jax.errors)
@@ -386,14 +454,28 @@ def test_a_donated_array_is_deleted_after_the_call(impl: Impl) -> None:
     jax = _jax(impl)
     g = jax.jit(lambda x: x * 2.0, donate_argnums=0)
     show_call("g = jax.jit(lambda x: x * 2.0, donate_argnums=0); y = g(x); x.is_deleted()", x=V3)
-    for call in ("first call", "cached call", "cached call of an array read before"):
+    for call in ("first call", "cached call", "cached call of an array read before", "an array whose aval is held"):
         x = jax.device_put(V3)
         if call.endswith("read before"):
             np.testing.assert_array_equal(np.asarray(x), V3)  # its values copied to the host, maybe
+        aval = x.aval  # a type: it holds no data that could keep x's buffer alive
+        assert (tuple(aval.shape), np.dtype(aval.dtype)) == (V3.shape, F32), aval
         np.testing.assert_array_equal(np.asarray(g(x)), V3 * 2.0, err_msg=f"{call}: output")
         assert x.is_deleted(), f"{call}: the donated array is not deleted"
         with pytest.raises(RuntimeError):
             np.asarray(x)
+
+
+def test_passing_a_donated_array_again_raises_value_error(impl: Impl) -> None:
+    """A second call with an array an earlier call took by donation is a ValueError, as in JAX."""
+    jax = _jax(impl)
+    g = jax.jit(lambda x: x * 2.0, donate_argnums=0)
+    show_call("g = jax.jit(lambda x: x * 2.0, donate_argnums=0)\nx = jax.device_put(v)\ng(x)\ng(x)", v=V3)
+    x = jax.device_put(V3)
+    g(x)
+    with pytest.raises(ValueError):
+        g(x)
+    np.testing.assert_array_equal(np.asarray(g(jax.device_put(V3))), V3 * 2.0)  # nothing left behind
 
 
 @pytest.mark.parametrize("make", ["jnp.asarray", "jax.device_put", "a jitted function's result"])
@@ -450,6 +532,48 @@ def test_compile_gives_an_executable(impl: Impl) -> None:
     cost = compiled.cost_analysis()
     ok = cost is None or isinstance(cost, dict) or (isinstance(cost, list) and all(isinstance(c, dict) for c in cost))
     assert ok, f"cost_analysis() gave a {type(cost).__name__}"
+
+
+def test_lowered_out_info_gives_the_outputs_shapes_and_dtypes(impl: Impl) -> None:
+    jax = _jax(impl)
+    show_call("jax.jit(lambda x: {'s': x.sum(), 'i': (x > 0, x.astype(jnp.int32))}).lower(x).out_info", x=V3)
+    info = jax.jit(lambda x: {"s": x.sum(), "i": (x > 0, x.astype(impl.numpy.int32))}).lower(V3).out_info
+    got = {"s": info["s"], "i0": info["i"][0], "i1": info["i"][1]}
+    want = {"s": ((), F32), "i0": ((3,), np.dtype(bool)), "i1": ((3,), I32)}
+    assert {k: (tuple(v.shape), np.dtype(v.dtype)) for k, v in got.items()} == want
+
+
+def test_clear_cache_makes_the_next_call_trace_again(impl: Impl) -> None:
+    g, traces = counted(impl, lambda x: x + 1.0)
+    show_call(f"{COUNTED}g(x); g(x); g.clear_cache(); g(x); len(traces)  # 2", x=V3)
+    g(V3)
+    g(V3)
+    g.clear_cache()
+    assert_values(g(V3), V3.astype(F64) + 1, F32)
+    assert len(traces) == 2, f"{len(traces)} traces (one before clear_cache, one after expected)"
+
+
+# --- jax_debug_nans -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["numpy", "device"])
+def test_debug_nans_raises_floating_point_error_under_jit(impl: Impl, flags, kind: str) -> None:
+    """With ``jax_debug_nans`` on, a jitted function whose output holds a NaN raises FloatingPointError
+    as the eager function does, also when the same call ran before with the flag off (from a cache);
+    with it off again, the NaN is a value."""
+    jax, jnp = _jax(impl), impl.numpy
+    g = jax.jit(lambda x: jnp.log(x) * 2.0)
+    x = np.array([1.0, -1.0], np.float32)
+    arg = x if kind == "numpy" else jax.device_put(x)
+    show_call("g = jax.jit(lambda x: jnp.log(x) * 2.0)\ng(x)\njax.config.update('jax_debug_nans', True)\ng(x)", x=x)
+    for _ in range(2):
+        assert np.isnan(np.asarray(g(arg))[1])
+    flags("jax_debug_nans", True)
+    with pytest.raises(FloatingPointError):
+        g(arg)
+    assert_values(g(np.array([1.0, 2.0], np.float32)), np.log([1.0, 2.0]) * 2, F32)  # no NaN, no error
+    flags("jax_debug_nans", False)
+    assert np.isnan(np.asarray(g(arg))[1])
 
 
 # --- disable_jit ----------------------------------------------------------------------------------------------
@@ -549,6 +673,36 @@ def test_bfloat16_results_read_back_correctly(impl: Impl) -> None:
     exact = (a.astype(np.float32) + b.astype(np.float32)).astype(BF16)
     assert summed.dtype == BF16
     np.testing.assert_array_equal(summed.view(np.uint16), exact.view(np.uint16))
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy", "copy"])
+def test_a_result_survives_pickle_and_copy(impl: Impl, how: str) -> None:
+    """A jitted function's result pickles, deep-copies and copies, with its dtype, weak type and values."""
+    import copy
+    import pickle
+
+    jax = _jax(impl)
+    copier = {"pickle": lambda a: pickle.loads(pickle.dumps(a)), "deepcopy": copy.deepcopy, "copy": copy.copy}[how]
+    show_call(f"y = jax.jit(lambda x: x * 2)(x)\n{how}(y)", x=V3)
+    for arg, weak in [(V3, False), (2.0, True)]:
+        y = copier(jax.jit(lambda x: x * 2)(arg))
+        assert_dtype(y, F32, f"{how} of a result", weak=weak)
+        np.testing.assert_array_equal(np.asarray(y), np.asarray(arg, F32) * 2)
+
+
+def test_a_result_has_jaxs_array_api(impl: Impl) -> None:
+    """What JAX's Array offers on one device: ``is_fully_replicated`` (a property), its data through
+    ``addressable_data(0)`` and DLPack, ``shape``/``ndim``/``size``/``nbytes``; ``default_backend()``
+    names the platform of the default device."""
+    jax = _jax(impl)
+    y = jax.jit(lambda x: x.reshape(3, 1) * 2)(V3)
+    show_call("y = jax.jit(lambda x: x.reshape(3, 1) * 2)(x)\ny.is_fully_replicated, np.asarray(y.addressable_data(0)),"
+              " np.from_dlpack(y), (y.shape, y.ndim, y.size, y.nbytes), jax.default_backend()", x=V3)  # fmt: skip
+    assert y.is_fully_replicated is True
+    np.testing.assert_array_equal(np.asarray(y.addressable_data(0)), V3.reshape(3, 1) * 2)
+    np.testing.assert_array_equal(np.from_dlpack(y), V3.reshape(3, 1) * 2)
+    assert (tuple(y.shape), y.ndim, y.size, y.nbytes) == ((3, 1), 2, 3, 12)
+    assert jax.default_backend() == jax.devices()[0].platform
 
 
 def test_device_get_gives_numpy_arrays(impl: Impl) -> None:

@@ -275,6 +275,9 @@ LOWERING_MUTANTS: list[Mutant] = [
 ]  # fmt: skip
 
 JIT = "didax/jit.py"
+CONFIG = "didax/config.py"
+XLA = "didax/xla.py"
+ARRAY = "didax/array.py"
 ELEMENTWISE = "didax/lowering/elementwise.py"
 STRUCTURAL = "didax/lowering/structural.py"
 SIGNATURE = "traces_once or signature or weak"
@@ -291,16 +294,86 @@ JIT_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "jit.cache.key_without_tree", JIT,
-        "        key = (in_tree, avals, statics, config.jax_enable_x64)\n",
-        "        key = (avals, statics, config.jax_enable_x64)\n",
+        "        key = _key(in_tree, avals, statics)\n",
+        "        key = _key(avals, statics)\n",
         AREA, "the trace cache ignores the arguments' tree: a dict and a list of the same leaves share a trace",
         keyword=SIGNATURE,
     ),
     Mutant(
-        "jit.cache.key_without_x64", JIT,
-        "        key = (in_tree, avals, statics, config.jax_enable_x64)\n",
-        "        key = (in_tree, avals, statics)\n",
-        AREA, "the trace cache ignores the 64-bit flag", keyword="x64",
+        "jit.cache.key_without_x64", CONFIG,
+        '_TRACE_FLAGS = ("jax_enable_x64", "jax_numpy_dtype_promotion",',
+        '_TRACE_FLAGS = ("jax_numpy_dtype_promotion",',
+        AREA, "jit's caches ignore the 64-bit flag: after enable_x64 a call runs the executable traced without it",
+        keyword="x64",
+    ),
+    Mutant(
+        "jit.cache.key_without_promotion_mode", CONFIG,
+        '_TRACE_FLAGS = ("jax_enable_x64", "jax_numpy_dtype_promotion",',
+        '_TRACE_FLAGS = ("jax_enable_x64",',
+        AREA, "jit's caches ignore the promotion mode: inside numpy_dtype_promotion('strict') a call promoting "
+        "int32 with float32 runs the standard mode's trace instead of raising TypePromotionError",
+        keyword="promotion_mode",
+    ),
+    Mutant(
+        "jit.cache.key_without_debug_nans", CONFIG,
+        '"jax_debug_nans", "jax_platform_name",', '"jax_platform_name",',
+        AREA, "jit's caches ignore jax_debug_nans: a call cached with the flag off runs unchecked with it on",
+        keyword="debug_nans",
+    ),
+    Mutant(
+        "jit.cache.one_per_jit_object", JIT,
+        "        per_options = _CACHES.setdefault(fun, {})\n",
+        "        raise TypeError\n",
+        AREA, "each jit(f) keeps caches of its own: jax.jit(f)(x) written in a loop traces and compiles every time",
+        keyword="same_function",
+    ),
+    Mutant(
+        "jit.cache.shared_across_options", JIT,
+        "    return per_options.setdefault(options, ({}, {}))\n",
+        "    return per_options.setdefault((), ({}, {}))\n",
+        AREA, "jits of one function with different static_argnums share one trace cache", keyword="same_function",
+    ),
+    Mutant(
+        "jit.fast_path.undelivered_array_as_none", JIT,
+        "    if x._type is None:\n        raise _NotFast\n    return x._type\n",
+        "    return x._type\n",
+        AREA, "the fast path's key of an Array not yet on a device is None, the key of the argument None: "
+        "g(x, y) runs the executable of g(x, None)", keyword="not_on_the_device",
+    ),
+    Mutant(
+        "jit.debug_nans.unchecked", JIT,
+        "        if config.jax_debug_nans:  # checked on this path only",
+        "        if False:  # checked on this path only",
+        AREA, "a jitted function ignores jax_debug_nans: its NaN outputs are returned", keyword="debug_nans",
+    ),
+    Mutant(
+        "jit.static_argnames.unknown_accepted", JIT,
+        "        if unknown:\n", "        if False:\n",
+        AREA, "static_argnames naming a parameter the function lacks is accepted silently", keyword="argname",
+    ),
+    Mutant(
+        "xla.run.deleted_argument_not_a_value_error", XLA,
+        "            if any(map(is_deleted, buffers)):", "            if False:",
+        AREA, "passing a donated Array again raises a runtime error of XLA's, not JAX's ValueError",
+        keyword="donated_array_again",
+    ),
+    Mutant(
+        "array.aval_holds_the_value", ARRAY,
+        "        return _Known(self)\n", "        return ConcreteArray(self._value, self.weak_type)\n",
+        AREA, "an Array's aval reads its device buffer back and holds the NumPy view: while the aval lives, XLA "
+        "cannot take the buffer, and a donation leaves the Array alive", keyword="donat",
+    ),
+    Mutant(
+        "array.pickled_as_its_buffer", ARRAY,
+        "        return (Array, (self._value, self.weak_type))\n",
+        "        return object.__reduce_ex__(self, 2)\n",
+        AREA, "pickling a result pickles its device buffer, which cannot be pickled", keyword="pickle",
+    ),
+    Mutant(
+        "array.is_fully_replicated_a_method", ARRAY,
+        "    @property\n    def is_fully_replicated(self) -> bool:", "    def is_fully_replicated(self) -> bool:",
+        AREA, "is_fully_replicated is a method, not JAX's property: `if x.is_fully_replicated` is always true",
+        keyword="array_api",
     ),
     Mutant(
         "jit.fast_path.key_without_weak_type", JIT,
@@ -308,13 +381,6 @@ JIT_MUTANTS: list[Mutant] = [
         '_TYPE_OF = operator.attrgetter("_type.shape", "_type.dtype")',
         AREA, "the fast path finds the executable by shape and dtype only, so a weak argument runs a strong one's "
         "trace (and its result has the wrong weak type)", keyword=SIGNATURE + " or weak_and_strong",
-    ),
-    Mutant(
-        "jit.fast_path.key_without_x64", JIT,
-        "    return (config.jax_enable_x64, config.jax_platform_name, *map(_TYPE_OF, args))",
-        "    return (config.jax_platform_name, *map(_TYPE_OF, args))",
-        AREA, "the fast path ignores the 64-bit flag: after enable_x64 a call runs the executable traced "
-        "without it", keyword="x64",
     ),
     Mutant(
         "jit.fast_path.tuple_built_as_list", JIT,

@@ -15,7 +15,7 @@ from .config import config, disable_jit, enable_x64, numpy_dtype_promotion
 from .core import ConcreteArray, ShapedArray
 from .jacobians import jacfwd
 from .jit import jit
-from .devices import block_until_ready, device_get, device_put, devices, local_devices
+from .devices import block_until_ready, default_backend, device_get, device_put, devices, local_devices
 from .staging import ShapeDtypeStruct, eval_shape, make_jaxpr
 
 __version__ = "0.1.0"
@@ -24,6 +24,7 @@ __capabilities__ = ("eval", "jvp", "vmap", "jaxpr", "jit")
 __all__ = [
     "Array",
     "block_until_ready",
+    "default_backend",
     "device_get",
     "device_put",
     "devices",

@@ -44,7 +44,7 @@ class Array:
     didax/numpy/array_methods.py, the same ones tracers get.
     """
 
-    __slots__ = ("_host", "_buffer", "_type", "weak_type", "_aval", "serial")
+    __slots__ = ("_host", "_buffer", "_type", "weak_type", "serial")
     __array_priority__ = 100
 
     def __init__(self, value: np.ndarray, weak_type: bool = False) -> None:
@@ -52,7 +52,6 @@ class Array:
         self._buffer: Any = None  # the device copy, made when a compiled function first needs it
         self._type: ShapedArray | None = None  # its type, once it has a device copy
         self.weak_type = weak_type
-        self._aval: ConcreteArray | None = None
         self.serial = next(serials)
 
     @classmethod
@@ -60,7 +59,7 @@ class Array:
         """The Array of a device buffer of type ``aval`` (an output of a compiled function)."""
         array = cls.__new__(cls)
         array._host, array._buffer, array._type = None, buffer, aval
-        array.weak_type, array._aval, array.serial = aval.weak_type, None, next(serials)
+        array.weak_type, array.serial = aval.weak_type, next(serials)
         return array
 
     @property
@@ -104,14 +103,22 @@ class Array:
     def devices(self) -> set[Any]:
         return {self.device}
 
+    @property
     def is_fully_replicated(self) -> bool:
-        return True
+        return True  # one device holds it all (stage 07 shards arrays over several)
+
+    def addressable_data(self, index: int) -> Array:
+        """The data on this process's ``index``-th device: all of it, on the one device."""
+        if index != 0:
+            raise IndexError(f"addressable_data({index}): the array is on one device, index 0")
+        return self
 
     @property
     def aval(self) -> ConcreteArray:
-        if self._aval is None:
-            self._aval = ConcreteArray(self._value, self.weak_type)
-        return self._aval
+        """The array's abstract value: its type, and its value read from the device only if someone
+        asks for it (Python control flow on the array, say). Made anew on each request: held by the
+        Array, it would hold the Array (and its device buffer) in a reference cycle."""
+        return _Known(self)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -123,21 +130,22 @@ class Array:
         host = self._host
         return host.dtype if host is not None else self._type.dtype  # type: ignore[union-attr]
 
+    # Each of these is read from the type: none reads a device buffer back to the host.
     @property
     def ndim(self) -> int:
-        return self._value.ndim
+        return len(self.shape)
 
     @property
     def size(self) -> int:
-        return self._value.size
+        return math.prod(self.shape)
 
     @property
     def itemsize(self) -> int:
-        return self._value.itemsize
+        return self.dtype.itemsize
 
     @property
     def nbytes(self) -> int:
-        return self._value.nbytes
+        return self.size * self.itemsize
 
     # Conversions to NumPy and Python values.
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
@@ -187,6 +195,17 @@ class Array:
     def tolist(self) -> Any:
         return self._value.tolist()
 
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        """The DLPack capsule of the value (``np.from_dlpack(x)``): NumPy's, read back once."""
+        return self._value.__dlpack__(**kwargs)  # marked read-only: the reader must not write
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self._value.__dlpack_device__()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickling (and copy.deepcopy) save the value: a device buffer cannot be pickled."""
+        return (Array, (self._value, self.weak_type))
+
     def block_until_ready(self) -> Array:
         """Wait until the computation making this array has finished (compiled functions return
         before their results are ready: XLA runs them asynchronously)."""
@@ -217,6 +236,20 @@ class Array:
         return format(str(self), spec)
 
 
+class _Known(ConcreteArray):
+    """An Array's ConcreteArray: the type is read at once, the value (``val``) from the Array only
+    when it is asked for."""
+
+    __slots__ = ("_array",)
+
+    def __init__(self, array: Array) -> None:
+        self.shape, self.dtype, self.weak_type, self._array = array.shape, array.dtype, array.weak_type, array
+
+    @property  # type: ignore[override]
+    def val(self) -> np.ndarray:
+        return self._array._value
+
+
 class PRNGKeyArray(Array):
     """An array of PRNG keys, dtype ``key<fry>``: an Array whose elements are whole keys.
 
@@ -235,9 +268,7 @@ class PRNGKeyArray(Array):
 
     @property
     def aval(self) -> ShapedArray:  # type: ignore[override]  # its words are not its value
-        if self._aval is None:
-            self._aval = ShapedArray(self.shape, self.dtype)
-        return self._aval  # type: ignore[return-value]
+        return ShapedArray(self.shape, self.dtype)  # type: ignore[return-value]
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -286,6 +317,9 @@ class PRNGKeyArray(Array):
 
     def __repr__(self) -> str:
         return f"Array({self.shape}, dtype={self.dtype.name}) overlaying:\n{self._value}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (PRNGKeyArray, (self._impl, self._value))
 
     def __str__(self) -> str:
         return repr(self)  # JAX prints a key array the same way both times

@@ -41,15 +41,26 @@ class Config:
         "jax_log_compiles": False,  # stage 05: log each trace and compilation of a jitted function
     }
 
+    # The flags that change what tracing a function produces (its types, its errors, its checks):
+    # every cache of jit is keyed by their values, read in one go as ``trace_context`` (stage 05).
+    _TRACE_FLAGS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_debug_nans", "jax_platform_name",
+                    "jax_default_matmul_precision")  # fmt: skip
+
     def __init__(self) -> None:
         for name, value in self._DEFAULTS.items():
             object.__setattr__(self, name, value)
+        self._remember_trace_context()
 
     def update(self, name: str, value: Any) -> None:
         if name not in self._DEFAULTS:
             known = ", ".join(sorted(self._DEFAULTS))
             raise AttributeError(f"Unrecognized config option: {name}. didax knows: {known}.")
         object.__setattr__(self, name, _validate(name, value))
+        self._remember_trace_context()
+
+    def _remember_trace_context(self) -> None:
+        """Kept up to date by ``update``, so that a jitted call reads one attribute, not five."""
+        object.__setattr__(self, "trace_context", tuple(getattr(self, n) for n in self._TRACE_FLAGS))
 
     def read(self, name: str) -> Any:
         """The value of flag ``name``, as ``jax.config.read`` gives it."""
@@ -69,7 +80,7 @@ def _validate(name: str, value: Any) -> Any:
     if name in ("jax_enable_x64", "jax_debug_nans", "jax_disable_jit", "jax_log_compiles"):
         return bool(value)  # JAX takes any truth value here: 1, np.True_, ...
     if name == "jax_platform_name":
-        return value  # JAX takes any value; 'cpu' is the only platform stage 01 has
+        return value  # JAX takes any value; didax.xla reads it when it picks a device
     if name == "jax_default_matmul_precision":
         if value is not None and value not in _MATMUL_PRECISIONS:
             raise ValueError(

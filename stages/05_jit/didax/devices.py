@@ -19,6 +19,11 @@ def devices(backend: str | None = None) -> list[Any]:
     return xla.devices(backend)
 
 
+def default_backend() -> str:
+    """The platform of the default device: 'cpu', or 'gpu' on an NVIDIA GPU, as JAX names them."""
+    return xla.default_device().platform
+
+
 def local_devices(process_index: int | None = None, backend: str | None = None) -> list[Any]:
     """The devices this process can address: all of them, in one process."""
     return xla.devices(backend)

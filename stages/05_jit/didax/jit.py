@@ -25,6 +25,7 @@ import inspect
 import logging
 import operator
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -32,7 +33,7 @@ import numpy as np
 
 from . import ad, batching, dtypes, xla
 from .array import Array, PRNGKeyArray, buffer_of, to_array
-from .config import config
+from .config import config, disable_jit
 from .core import Primitive, ShapedArray, Tracer, get_aval, is_staging, trace_state
 from .jaxpr import ClosedJaxpr
 from .lowering import lower_module
@@ -69,7 +70,25 @@ def _jit_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, name: str, donat
 @jit_p.def_impl
 def _jit_impl(*args: Any, jaxpr: ClosedJaxpr, name: str, donated_invars: tuple) -> list[Any]:
     """Evaluating a jit equation: compile its jaxpr (once) and run it."""
-    return compiled(jaxpr, name, xla.default_device(), donated_invars).call(args)
+    outs = compiled(jaxpr, name, xla.default_device(), donated_invars).call(args)
+    if config.jax_debug_nans:
+        from .jaxpr import eval_jaxpr
+
+        _check_nans(name, outs, lambda: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args))
+    return outs
+
+
+def _check_nans(name: str, outs: Sequence[Array], rerun: Callable[[], Any]) -> None:
+    """With ``jax_debug_nans`` on, a NaN in a compiled function's outputs is an error, as in JAX.
+    XLA cannot say which operation made it, so the function runs again one operation at a time
+    (``rerun``, jit disabled), and eager evaluation raises FloatingPointError naming it."""
+    if not any(dtypes.is_inexact(x.dtype) and np.isnan(x._value).any() for x in outs):
+        return
+    logger.warning("Invalid nan value encountered in the output of jit(%s). Calling the de-optimized version.", name)
+    with disable_jit():
+        rerun()
+    raise FloatingPointError(f"invalid value (nan) encountered in jit({name}); the de-optimized function "
+                             "(without jit) made none, so the NaN comes from XLA's fused code or an input.")
 
 
 class Compiled(NamedTuple):
@@ -213,13 +232,13 @@ class Jitted:
     """The function ``jit`` returns: call it, or ``lower`` / ``trace`` it for a look inside."""
 
     def __init__(self, fun: Callable[..., Any], static_argnums: tuple[int, ...], static_argnames: tuple[str, ...],
-                 donate_argnums: tuple[int, ...], donate_argnames: tuple[str, ...], keep_unused: bool) -> None:  # fmt: skip
+                 donate_argnums: tuple[int, ...], donate_argnames: tuple[str, ...]) -> None:  # fmt: skip
         self.fun = fun
         self.static_argnums, self.static_argnames = static_argnums, static_argnames
-        self.donate_argnums, self.donate_argnames, self.keep_unused = donate_argnums, donate_argnames, keep_unused
+        self.donate_argnums, self.donate_argnames = donate_argnums, donate_argnames
         self.name = getattr(fun, "__name__", type(fun).__name__)
-        self._cache: dict[Any, _Traced] = {}  # signature of the arguments -> the traced function
-        self._ready: dict[Any, _Ready] = {}  # the fast path's: types of positional Arrays -> executable
+        # signature of the arguments -> the traced function; the fast path's: types -> executable
+        self._cache, self._ready = _caches_of(fun, (static_argnums, static_argnames, donate_argnums, donate_argnames))
         functools.update_wrapper(self, fun)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -228,7 +247,7 @@ class Jitted:
         # Their types alone find the executable.
         if not kwargs and trace_state.dynamic_trace is trace_state.eval_trace and not config.jax_disable_jit:
             try:
-                ready = self._ready[_signature(args)]
+                ready = self._ready[_key(*map(_TYPE_OF, args))]
             except (AttributeError, KeyError):  # not all device Arrays, or a new signature
                 pass
             else:
@@ -242,7 +261,7 @@ class Jitted:
         if self._ready and not is_staging():  # the fast path's second try: arguments in containers
             flat: list[Array] = []
             try:
-                ready = self._ready[_tree_signature((args, kwargs), flat)]
+                ready = self._ready[_key(_shape_of((args, kwargs), flat))]
             except (_NotFast, KeyError):
                 pass
             else:
@@ -258,15 +277,26 @@ class Jitted:
             executable = compile_jaxpr(traced.jaxpr, self.name, device, traced.donated)
             ready = traced.ready[device] = _Ready(executable, traced)
         outs = ready.compiled.call([*traced.consts, *leaves])
-        if not self.static_argnums and not self.static_argnames:  # next time, the fast path
-            if not kwargs and all(type(x) is Array and x._buffer is not None for x in args):
-                self._ready[_signature(args)] = ready
-            else:
-                try:
-                    self._ready[_tree_signature((args, kwargs), [])] = ready
-                except _NotFast:  # a leaf that is not a device Array, or a container of another kind
-                    pass
+        if config.jax_debug_nans:  # checked on this path only: such calls never take the fast path
+            _check_nans(self.name, outs, lambda: self.fun(*args, **kwargs))
+        elif not self.static_argnums and not self.static_argnames:  # next time, the fast path
+            self._remember(args, kwargs, ready)
         return tree_unflatten(traced.out_tree, outs)
+
+    def _remember(self, args: tuple, kwargs: dict, ready: _Ready) -> None:
+        """Store ``ready`` under the fast path's key for these arguments, if they have one."""
+        try:
+            if not kwargs and all(type(x) is Array for x in args):
+                self._ready[_key(*map(_device_type, args))] = ready
+            else:
+                self._ready[_key(_shape_of((args, kwargs), []))] = ready
+        except _NotFast:  # a leaf that is not a device Array, or a container of another kind
+            pass
+
+    def clear_cache(self) -> None:
+        """Forget every trace and executable of this function (and of every jit of it)."""
+        self._cache.clear()
+        self._ready.clear()
 
     def _trace(self, args: tuple, kwargs: dict) -> tuple[list[Any], _Traced]:
         """The arguments' leaves, and the traced function for their signature (traced now if it
@@ -274,7 +304,7 @@ class Jitted:
         statics, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(_arg_type(x) for x in leaves)
-        key = (in_tree, avals, statics, config.jax_enable_x64)
+        key = _key(in_tree, avals, statics)
         traced = self._cache.get(key)
         if traced is None:
             traced = self._trace_new(in_tree, avals, statics, self._donated(args, kwargs, statics))
@@ -351,33 +381,56 @@ class Jitted:
         return self if obj is None else functools.partial(self, obj)
 
 
-def _signature(args: tuple) -> tuple:
-    """The fast path's key: the 64-bit flag, the platform, and each argument's type (shape,
-    dtype, weak type). An Array not yet on a device has ``_type`` None, in no stored key; a
-    value that is not an Array has no ``_type`` at all, and this raises AttributeError. Either
-    way the call takes the slow path."""
-    return (config.jax_enable_x64, config.jax_platform_name, *map(_TYPE_OF, args))
+def _key(*signature: Any) -> tuple:
+    """The key of every cache of a jitted function: the flags that change what tracing produces
+    (``config.trace_context``: 64-bit types, the promotion mode, the NaN check, the platform, the
+    matmul precision), then what the call's arguments are. Three signatures use it:
+
+    - the fast path's, for positional device Arrays: each one's type (``_type``, set when it was
+      put on the device; a value that is not an Array has none, and AttributeError sends the call
+      to the slow path);
+    - the fast path's for arguments in containers: ``_shape_of`` the arguments;
+    - the slow path's: the arguments' tree, their types, and the static arguments' values.
+    """
+    return (config.trace_context, *signature)
+
+
+# A function's caches, shared by every jit of it with the same options, as in JAX: ``jit(f)(x)`` in
+# a loop traces once. Held weakly: they go when the function goes.
+_CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _caches_of(fun: Callable[..., Any], options: tuple) -> tuple[dict[Any, _Traced], dict[Any, _Ready]]:
+    """The trace cache and the fast path's executables of ``fun`` jitted with ``options``."""
+    try:
+        per_options = _CACHES.setdefault(fun, {})
+    except TypeError:  # a callable that cannot be hashed or weakly referenced: caches of its own
+        return {}, {}
+    return per_options.setdefault(options, ({}, {}))
 
 
 class _NotFast(Exception):
-    """What ``_tree_signature`` raises for arguments the fast path does not take."""
+    """What ``_shape_of`` raises for arguments the fast path does not take."""
 
 
-def _tree_signature(tree: Any, leaves: list[Array]) -> tuple:
-    """The fast path's key for arguments in containers (a list of (w, b) pairs, a dict): the
-    64-bit flag, the platform, and the tree's shape with each Array's type in its place. The
-    Arrays are appended to ``leaves`` in tree_flatten's order. Only lists, tuples, dicts and None
-    around device Arrays are taken, and only their exact types; anything else raises _NotFast, and
-    tree_flatten, which knows every kind of node, takes over. It is faster because it builds no
-    PyTreeDef, only nested tuples that Python hashes and compares by itself."""
-    return (config.jax_enable_x64, config.jax_platform_name, _shape_of(tree, leaves))
+def _device_type(x: Array) -> ShapedArray:
+    """A device Array's type; _NotFast for an Array not on a device (its ``_type`` is None)."""
+    if x._type is None:
+        raise _NotFast
+    return x._type
 
 
 def _shape_of(tree: Any, leaves: list[Array]) -> Any:
+    """The fast path's signature of arguments in containers (a list of (w, b) pairs, a dict): the
+    tree's shape with each Array's type in its place; the Arrays are appended to ``leaves`` in
+    tree_flatten's order. Only lists, tuples, dicts and None around device Arrays are taken, and
+    only their exact types; anything else raises _NotFast, and tree_flatten, which knows every
+    kind of node, takes over. It is faster because it builds no PyTreeDef, only nested tuples
+    that Python hashes and compares by itself."""
     kind = type(tree)
-    if kind is Array:  # (one not on a device yet has _type None, in no stored key)
+    if kind is Array:
         leaves.append(tree)
-        return tree._type
+        return _device_type(tree)  # never None, which stands for an argument None
     if kind is tuple or kind is list:
         return (kind, *[_shape_of(child, leaves) for child in tree])
     if kind is dict:
@@ -469,6 +522,14 @@ class Lowered:
     def as_text(self) -> str:
         return xla.pretty(lower_module(self._name, self._traced.jaxpr, self._traced.donated))
 
+    @property
+    def out_info(self) -> Any:
+        """The outputs' shapes and dtypes, in the outputs' tree (JAX's ``Lowered.out_info``)."""
+        from .staging import ShapeDtypeStruct
+
+        avals = self._traced.jaxpr.out_avals
+        return tree_unflatten(self._traced.out_tree, [ShapeDtypeStruct(a.shape, a.dtype) for a in avals])
+
     def compile(self) -> CompiledFunction:
         return CompiledFunction(self._name, self._traced)
 
@@ -531,13 +592,14 @@ def jit(
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                                  keep_unused=keep_unused)  # fmt: skip
+    # keep_unused is JAX's, and accepted: didax never drops an unused argument from an executable.
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
-    nums, names = _static_args(fun, _as_tuple(static_argnums), _as_tuple(static_argnames), check_range=True)
-    donate, donate_names = _static_args(fun, _as_tuple(donate_argnums), _as_tuple(donate_argnames))
+    nums, names = _static_args(fun, _as_tuple(static_argnums), _as_tuple(static_argnames), "static", check_range=True)
+    donate, donate_names = _static_args(fun, _as_tuple(donate_argnums), _as_tuple(donate_argnames), "donate")
     if set(donate) & set(nums):
         raise ValueError(f"static_argnums {nums} and donate_argnums {donate} cannot overlap")
-    return Jitted(fun, nums, names, donate, donate_names, keep_unused)
+    return Jitted(fun, nums, names, donate, donate_names)
 
 
 def _as_tuple(x: Any) -> tuple:
@@ -547,14 +609,19 @@ def _as_tuple(x: Any) -> tuple:
 
 
 def _static_args(
-    fun: Callable[..., Any], nums: tuple, names: tuple, check_range: bool = False
+    fun: Callable[..., Any], nums: tuple, names: tuple, what: str, check_range: bool = False
 ) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """Static positions and names, each completed from the other through ``fun``'s signature,
-    as JAX does (``static_argnames=('n',)`` also makes n's position static)."""
+    """Static (or donated: ``what``) positions and names, each completed from the other through
+    ``fun``'s signature, as JAX does (``static_argnames=('n',)`` also makes n's position static)."""
     try:
         params = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):
         return tuple(int(i) for i in nums), tuple(names)
+    if not any(p.kind == p.VAR_KEYWORD for p in params):
+        unknown = set(names) - {p.name for p in params if p.kind != p.VAR_POSITIONAL}
+        if unknown:
+            raise ValueError(f"Jitted function has invalid argnames {unknown} in {what}_argnames. Function does "
+                             "not take these args.")  # fmt: skip
     positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     nums = {int(i) for i in nums}
     if check_range and not any(p.kind == p.VAR_POSITIONAL for p in params):

@@ -6,11 +6,11 @@ import, and keeps every call behind the few functions here:
 
 - ``devices()``, ``default_device()``: the devices of the platform ``jax_platform_name`` picks;
 - ``put(value, device)`` and ``fetch(buffer)``: a NumPy array to device memory and back;
-- ``compile(module_text, device)``: StableHLO text (didax/lowering.py writes it) to an executable;
+- ``compile(module_text, device)``: StableHLO text (didax/lowering writes it) to an executable;
 - ``Executable.run(buffers)``: run it, asynchronously where the platform allows.
 
 Nothing else in the package imports jaxlib. The facts this module relies on were measured on
-jaxlib 0.10.2 (../shared/notes/jaxlib-0.10.2-facts.md in the project).
+jaxlib 0.10.2.
 """
 
 from __future__ import annotations
@@ -193,14 +193,6 @@ def device_of(buffer: Any) -> Any:
     return buffer._sharding._device
 
 
-def copy_to(buffer: Any, aval: Any, device: Any) -> Any:
-    """``buffer`` on ``device`` (the same buffer if it is there already)."""
-    if device_of(buffer) == device:
-        return buffer
-    return _jax.batched_device_put(aval, _sharding(device), [buffer], [device], True, True,
-                                   xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL, enable_x64=True)  # fmt: skip
-
-
 # Calls of a buffer's own methods, as C-level callables: a wait is often the last thing a timed
 # loop does (Array.block_until_ready), and a Python function would add a frame to each.
 block_until_ready = operator.methodcaller("block_until_ready")
@@ -267,7 +259,13 @@ class Executable:
 
     def run(self, buffers: Sequence[Any]) -> list[Any]:
         """Run on ``buffers`` (already on the device); the output buffers, maybe not yet ready."""
-        return self.loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
+        try:
+            return self.loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
+        except _jax.JaxRuntimeError as e:
+            if any(map(is_deleted, buffers)):  # JAX's class for this user error, with its fix
+                raise ValueError(f"{str(e).rstrip('.')}. An argument's buffer was deleted (or donated to an earlier call): "
+                                 "pass a live Array.") from None  # fmt: skip
+            raise XlaRuntimeError(str(e)) from None
 
     def as_text(self) -> str:
         """The HLO module XLA made of the program, after its optimizations."""
@@ -291,5 +289,3 @@ def compile(module_text: str, device: Any, out_avals: Sequence[Any]) -> Executab
 def platform_of(device: Any) -> str:
     return "cuda" if device.platform == "gpu" else device.platform
 
-
-RuntimeErrorTypes = (_jax.JaxRuntimeError,)

@@ -392,3 +392,37 @@ def test_arguments_in_containers_take_the_fast_path_when_all_their_leaves_are_de
     g = didax.jit(lambda p: p.w + p.b)
     pair = Pair(didax.device_put(np.ones(2, np.float32)), didax.device_put(np.ones(2, np.float32)))
     assert float(g(pair)[0]) == 2.0 and float(g(pair)[1]) == 2.0 and len(g._ready) == 0
+
+
+def test_a_device_arrays_type_and_aval_never_read_it_back():
+    """shape, dtype, ndim, size, nbytes, weak_type and aval of a jitted function's result come from its
+    type: the NumPy copy (``_host``) is made only when the value is read, once; tracing a function
+    that closes over the array does not read it either."""
+    y = didax.jit(lambda x: x * 2)(np.ones((2, 3), np.float32))
+    aval = y.aval
+    assert (y.shape, y.dtype, y.ndim, y.size, y.nbytes, y.weak_type) == ((2, 3), np.float32, 2, 6, 24, False)
+    assert (aval.shape, aval.dtype, aval.weak_type) == ((2, 3), np.float32, False)
+    didax.make_jaxpr(lambda z: z + y)(np.ones((2, 3), np.float32))
+    didax.jit(lambda z: z + y)(np.ones((2, 3), np.float32))
+    assert y._host is None, "describing or closing over the array read it back"
+    np.testing.assert_array_equal(np.asarray(y), np.full((2, 3), 2.0))
+    host = y._host
+    assert host is not None and np.asarray(y) is not None and y._host is host  # read once, kept
+
+
+def test_jit_of_the_same_function_anywhere_shares_one_cache_that_dies_with_it():
+    """The caches are keyed by the function, held weakly: a function that goes takes its executables
+    along (nothing keeps it alive), and a callable that cannot be weakly referenced gets its own."""
+    import gc
+    import weakref
+
+    def f(x):
+        return x + 1
+
+    didax.jit(f)(1.0)
+    assert didax.jit(f)._cache is didax.jit(f)._cache
+    gone = weakref.ref(f)
+    del f
+    gc.collect()
+    assert gone() is None, "the jit caches keep the function alive"
+    assert float(didax.jit(abs)(-2.0)) == 2.0  # a builtin: hashable, not weakly referenceable
