@@ -135,6 +135,11 @@ CASES = [
     # lax broadcasts a rank-0 operand: the tangent still has the output's shape
     case("add_a_scalar_to_a_constant", "lax.add(np.full((2, 3), 1.5), s)", s=((),)),
     case("mul_by_a_scalar", "lax.mul(x, s)", x=(M,), s=((),)),
+    # and stretches an axis of size 1 (operands of one rank): so does the tangent of the operand alone
+    case("add_a_size_1_axis_to_a_constant", "lax.add(s, np.arange(4.0))", s=((1,),)),
+    case("sub_size_1_axes_from_a_constant", "lax.sub(np.full((2, 3), 1.5), s)", s=((1, 1),)),
+    case("add_size_1_axes_on_both_sides", "lax.add(x, y)", x=((2, 1),), y=((1, 3),)),
+    case("max_of_a_size_1_axis_and_a_constant", "lax.max(s, np.arange(4.0) - 1.5)", s=((1,), Domain(-0.2, 0.2))),
     case("div", "lax.div(x, y)", x=(M,), y=(M, Domain(0.5, 4))),
     case("div_of_a_constant", "lax.div(np.full((2, 3), 2.0), y)", y=(M, AWAY_FROM_0)),
     case("rem", "lax.rem(x, y)", off_integer_quotients, x=(M, Domain(-4, 4)), y=(M, Domain(-2, 2, min_abs=0.5))),

@@ -702,6 +702,8 @@ JACOBIANS = [
     ("pytree_output", "f = lambda x: {'s': jnp.sin(x), 'pair': (x[0] * x[1], jnp.cumsum(x))}", dict(x=V3), 0),
     ("pytrees_and_argnums_tuple", "f = lambda p, x: [p[0] * x, jnp.exp(p[1]) + x[0]]",
      dict(p=(V2, np.float64(0.3)), x=V2), (0, 1)),
+    # the output stretches an axis of size 1 of the perturbed operand (lax.add broadcasts it)
+    ("size_1_axis_broadcast", "f = lambda a: a.sum().reshape(1) + np.arange(4.0)", dict(a=V3), 0),
     # the derivatives of random_gamma_grad are primitives of their own in didax
     ("random_gamma_grad", "f = lambda a, x: lax.random_gamma_grad(a, x) * a",
      dict(a=np.array([0.5, 1.5, 4.0]), x=np.array([0.3, 2.0, 5.0])), (0, 1)),

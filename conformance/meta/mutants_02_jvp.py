@@ -42,6 +42,13 @@ JVP_MUTANTS: list[Mutant] = [
         JVP, "d(x - y) = dx + dy", keyword="sub",
     ),
     Mutant(
+        "jvp.broadcast.size_1_axes_as_a_scalar", AD,
+        "    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - len(x_shape), len(shape))))\n",
+        "    return lax.broadcast_in_dim(x, shape, ())\n",
+        JVP, "a tangent is broadcast to the output's shape as if a scalar: s + arange(4.) with s of shape (1,) fails",
+        keyword="size_1",
+    ),
+    Mutant(
         "jvp.div.divisor_term_sign", AD,
         "lambda t, ans, x, y: lax.mul(lax.neg(t), lax.div(ans, y)),",
         "lambda t, ans, x, y: lax.mul(t, lax.div(ans, y)),",

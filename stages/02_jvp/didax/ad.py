@@ -294,13 +294,20 @@ def _const(x: Any, value: Any) -> Array:
 
 
 def _where(pred: Any, x: Any, y: Any) -> Any:
-    """``x`` where ``pred``, else ``y``; scalars are broadcast (select_n's cases must match)."""
-    shape = max((get_aval(v).shape for v in (pred, x, y)), key=len)
-    return lax.select_n(pred, _broadcast_to(y, shape), _broadcast_to(x, shape))
+    """``x`` where ``pred``, else ``y``; broadcast as lax broadcasts (select_n's cases must match)."""
+    ranked = [get_aval(v).shape for v in (pred, x, y) if get_aval(v).shape]
+    # lax's operands are scalars or of one rank, where an axis of size 1 stretches to the others'
+    shape = tuple(next((n for n in sizes if n != 1), 1) for sizes in zip(*ranked))
+    return lax.select_n(_broadcast_to(pred, shape), _broadcast_to(y, shape), _broadcast_to(x, shape))
 
 
 def _broadcast_to(x: Any, shape: tuple[int, ...]) -> Any:
-    return x if get_aval(x).shape == shape else lax.broadcast_in_dim(x, shape, ())
+    """``x``, a scalar or an array of ``shape``'s rank with axes of size 1 (``s + arange(4.)``
+    with ``s`` of shape (1,)), broadcast to ``shape`` as lax broadcasts its operands."""
+    x_shape = get_aval(x).shape
+    if x_shape == shape:
+        return x
+    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - len(x_shape), len(shape))))
 
 
 def _zeros_like(x: Any) -> Any:
