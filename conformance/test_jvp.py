@@ -743,3 +743,32 @@ def test_outputs_that_do_not_depend_on_the_inputs_have_zero_tangents(impl: Impl,
             assert_values(tangent, np.zeros(want.shape), dt)
         else:
             assert_float0(tangent, tuple(want.shape), f"tangent {k}")
+
+
+# (id, program of x, the tangent JAX 0.10.2 gives for x = [3, 1, 3, 2] and tangent [1, 2, 3, 4])
+SET_OPERATIONS = [
+    # without size the result's length depends on the values: JAX reads them (concrete_or_error) and
+    # computes from constants, so the tangent is zero
+    ("unique", "jnp.unique(x)", np.zeros(3)),
+    ("unique_values", "jnp.unique_values(x)", np.zeros(3)),
+    ("union1d", "jnp.union1d(x, np.array([5.0]))", np.zeros(4)),
+    ("setdiff1d", "jnp.setdiff1d(x, np.array([1.0]))", np.zeros(2)),
+    ("intersect1d", "jnp.intersect1d(x, np.array([2.0, 3.0]))", np.zeros(2)),
+    ("setxor1d", "jnp.setxor1d(x, np.array([1.0, 5.0]))", np.zeros(3)),
+    # with size the values are traced: the tangent of each value's first occurrence, 0 for the fill
+    ("unique_with_size", "jnp.unique(x, size=4, fill_value=0.0)", np.array([2.0, 4.0, 1.0, 0.0])),
+    ("union1d_with_size", "jnp.union1d(x, np.array([5.0]), size=4)", np.array([2.0, 4.0, 1.0, 0.0])),
+    # assume_unique: JAX takes no unique, and the tangents follow the values
+    ("setxor1d_assume_unique", "jnp.setxor1d(x[1:], np.array([1.0, 5.0]), assume_unique=True)",
+     np.array([4.0, 3.0, 0.0])),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("body, want", [c[1:] for c in SET_OPERATIONS], ids=[c[0] for c in SET_OPERATIONS])
+def test_set_operations_without_size_have_zero_tangents(impl: Impl, body: str, want: np.ndarray) -> None:
+    x, t = np.array([3.0, 1.0, 3.0, 2.0], np.float32), np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    source = f"f = lambda x: {body}"
+    show_call(f"{source}\njax.jvp(f, (x,), (t,))", x=x, t=t)
+    primal, tangent = _namespace(impl)["jax"].jvp(_compile(source, impl), (x,), (t,))
+    assert_dtype(tangent, np.dtype(np.float32), "tangent", weak=None)
+    assert_values(tangent, want, np.dtype(np.float32))

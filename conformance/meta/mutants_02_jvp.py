@@ -49,6 +49,13 @@ JVP_MUTANTS: list[Mutant] = [
         keyword="size_1",
     ),
     Mutant(
+        "jvp.unique.tangent_without_size", "didax/numpy/sorting.py",
+        '    x = as_array(ar) if size is not None else _known_input("unique", as_array(ar))\n',
+        "    x = as_array(ar)\n",
+        JVP, "jnp.unique without size traces its input: the tangents of the values come through, where JAX "
+        "reads the values first and gives zero", keyword="set_operations",
+    ),
+    Mutant(
         "jvp.div.divisor_term_sign", AD,
         "lambda t, ans, x, y: lax.mul(lax.neg(t), lax.div(ans, y)),",
         "lambda t, ans, x, y: lax.mul(t, lax.div(ans, y)),",
