@@ -772,3 +772,28 @@ def test_set_operations_without_size_have_zero_tangents(impl: Impl, body: str, w
     primal, tangent = _namespace(impl)["jax"].jvp(_compile(source, impl), (x,), (t,))
     assert_dtype(tangent, np.dtype(np.float32), "tangent", weak=None)
     assert_values(tangent, want, np.dtype(np.float32))
+
+
+# (id, f, primal, tangent, whether JAX 0.10.2's outputs, primal and tangent, are weakly typed): jnp's
+# functions are jitted in JAX, and a jitted function's JVP types its tangents like its primals, weak
+# type included, so through them the tangent's weak type follows the primal's
+TANGENT_WEAK_TYPES = [
+    ("cube_of_a_weak_primal_with_a_strong_tangent", "f = lambda s: s ** 3", 2.0, np.float32(1), True),
+    ("sin_of_a_weak_primal_with_a_strong_tangent", "f = lambda s: jnp.sin(s)", 2.0, np.float32(1), True),
+    ("a_weak_primal_times_a_python_float", "f = lambda s: s * 3.0", 2.0, np.float32(1), True),
+    ("a_weak_primal_times_a_strong_constant", "f = lambda s: s * np.float32(3)", 2.0, np.float32(1), False),
+    ("cube_of_a_strong_primal_with_a_weak_tangent", "f = lambda s: s ** 3", np.float32(2), 1.0, False),
+    ("two_weak_primals_with_strong_tangents", "f = lambda a, b: jnp.multiply(a, b)", (2.0, 3.0),
+     (np.float32(1), np.float32(1)), True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("source, primal, tangent, weak", [c[1:] for c in TANGENT_WEAK_TYPES],
+                         ids=[c[0] for c in TANGENT_WEAK_TYPES])  # fmt: skip
+def test_tangents_are_typed_like_their_primals(impl: Impl, source: str, primal: Any, tangent: Any,
+                                               weak: bool) -> None:  # fmt: skip
+    primals, tangents = (primal, tangent) if isinstance(primal, tuple) else ((primal,), (tangent,))
+    show_call(f"{source}\njax.jvp(f, {primals!r}, {tangents!r})")
+    p, t = _namespace(impl)["jax"].jvp(_compile(source, impl), primals, tangents)
+    assert_dtype(p, np.dtype(np.float32), "primal output", weak=weak)
+    assert_dtype(t, np.dtype(np.float32), "tangent output", weak=weak)

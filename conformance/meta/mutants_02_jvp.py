@@ -56,6 +56,12 @@ JVP_MUTANTS: list[Mutant] = [
         "reads the values first and gives zero", keyword="set_operations",
     ),
     Mutant(
+        "jvp.tangent_weak_type_as_given", AD,
+        "    return primal, _typed_like_primal(tangent, p_aval)\n", "    return primal, tangent\n",
+        JVP, "a tangent keeps the weak type it was given: np.float32(1) against a weak 2.0 gives strong tangents "
+        "where JAX's (through jnp's jitted functions) are weak", keyword="typed_like",
+    ),
+    Mutant(
         "jvp.div.divisor_term_sign", AD,
         "lambda t, ans, x, y: lax.mul(lax.neg(t), lax.div(ans, y)),",
         "lambda t, ans, x, y: lax.mul(t, lax.div(ans, y)),",

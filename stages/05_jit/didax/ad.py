@@ -38,6 +38,7 @@ from .core import (
     new_main,
 )
 from .jaxpr import ClosedJaxpr, eval_jaxpr
+from .lax.elementwise import convert_to
 from .lax.loops import (
     bind_scan,
     bind_while,
@@ -237,7 +238,18 @@ def _check_pair(primal: Any, tangent: Any) -> tuple[Any, Any]:
             "jvp called with different primal and tangent shapes;"
             f"Got primal shape {p_aval.shape} and tangent shape as {t_shape}"
         )
-    return primal, Zero(tangent_aval(p_aval)) if t_dtype == float0 else tangent
+    if t_dtype == float0:
+        return primal, Zero(tangent_aval(p_aval))
+    return primal, _typed_like_primal(tangent, p_aval)
+
+
+def _typed_like_primal(tangent: Any, p_aval: ShapedArray) -> Any:
+    """The tangent with its primal's weak type. JAX's jnp functions are jitted, and a jitted
+    function's JVP takes its tangents' types from the primals (``to_tangent_aval``): the tangent
+    np.float32(1) of a weak 2.0 gives weak tangents there, which didax gets by typing it at once."""
+    if get_aval(tangent).weak_type == p_aval.weak_type:
+        return tangent
+    return convert_to(tangent, p_aval.dtype, weak_type=p_aval.weak_type)
 
 
 def _is_float0(x: Any) -> bool:
