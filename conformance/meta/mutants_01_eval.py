@@ -700,6 +700,12 @@ MUTANTS: list[Mutant] = [
         "jnp.asarray(range(3)) is refused as an unknown type; JAX converts it with NumPy",
         keyword="range or memoryview",
     ),
+    Mutant(
+        "lax.top_k_returns_a_tuple", SORTING,
+        "    return [values, indices]\n", "    return values, indices\n", LAX,
+        "lax.top_k returns a tuple (values, indices) where JAX's gives the list its primitive's binding makes",
+        keyword="top_k_returns",
+    ),
     # --- data safety ----------------------------------------------------------------------------------
     Mutant(
         "data.asarray_aliases_numpy", CORE,
