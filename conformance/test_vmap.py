@@ -748,6 +748,20 @@ def assert_jacobian(got: Any, want: Any) -> None:
         assert_derivative(g, w, F64, f"Jacobian leaf {k}")
 
 
+def test_jacfwd_keeps_the_functions_name(impl: Impl) -> None:
+    """JAX's jacfwd wraps fun (its util.wraps): name, qualified name and module are fun's, and
+    __wrapped__ is fun; its docstring says which arguments it differentiates."""
+    show_call("def f(x):\n    return x\njax.jacfwd(f).__name__")
+
+    def f(x: Any) -> Any:
+        return x
+
+    jac = _namespace(impl)["jax"].jacfwd(f)
+    assert (jac.__name__, jac.__qualname__, jac.__module__) == (f.__name__, f.__qualname__, f.__module__)
+    assert jac.__wrapped__ is f
+    assert jac.__doc__.startswith("Jacobian of f with respect to positional argument(s) 0.")
+
+
 def test_jacfwd_has_aux(impl: Impl, flags) -> None:
     """With has_aux, f returns (output, aux): jacfwd returns (Jacobian, aux), aux undifferentiated."""
     flags("jax_enable_x64", True)
