@@ -500,6 +500,21 @@ def test_has_aux_returns_the_auxiliary_data_undifferentiated(impl: Impl) -> None
     assert_values(impl.numpy.add(aux["double"], 1.0), 2 * wide_x + 1, f32)
 
 
+# (id, f, the error JAX raises): JAX unpacks the pair (`ans, aux = ans`), so Python's errors for unpacking
+AUX_MISUSES = [
+    ("a_triple", "f = lambda x: (x, 1, 2)", ValueError),
+    ("a_single_array", "f = lambda x: x", TypeError),
+    ("none", "f = lambda x: None", TypeError),
+]
+
+
+@pytest.mark.parametrize("source, error", [m[1:] for m in AUX_MISUSES], ids=[m[0] for m in AUX_MISUSES])
+def test_has_aux_requires_a_pair(impl: Impl, source: str, error: type[Exception]) -> None:
+    show_call(f"{source}\njax.jvp(f, (1.0,), (1.0,), has_aux=True)  # JAX raises {error.__name__}")
+    with pytest.raises(error):
+        _namespace(impl)["jax"].jvp(_compile(source, impl), (1.0,), (1.0,), has_aux=True)
+
+
 # --- golden values (the autodidax chapter and the blog; float64) ---------------------------------------
 
 DERIVATIVES_OF_SIN_AT_3 = [-0.9899924966004454, -0.1411200080598672, 0.9899924966004454, 0.1411200080598672]

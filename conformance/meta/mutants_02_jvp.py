@@ -62,6 +62,12 @@ JVP_MUTANTS: list[Mutant] = [
         "where JAX's (through jnp's jitted functions) are weak", keyword="typed_like",
     ),
     Mutant(
+        "errors.has_aux_triple_type_error", AD,
+        "        raise type(err)(\n", "        raise TypeError(\n",
+        JVP, "a has_aux function returning a triple raises TypeError where JAX's unpacking raises ValueError",
+        keyword="requires_a_pair",
+    ),
+    Mutant(
         "jvp.div.divisor_term_sign", AD,
         "lambda t, ans, x, y: lax.mul(lax.neg(t), lax.div(ans, y)),",
         "lambda t, ans, x, y: lax.mul(t, lax.div(ans, y)),",

@@ -176,12 +176,16 @@ def _undifferentiated(main: Any, x: Any) -> Any:
 
 
 def _split_aux(out: Any) -> tuple[Any, Any]:
-    if not (isinstance(out, (tuple, list)) and len(out) == 2):
-        raise TypeError(
+    """JAX unpacks the pair, ``out, aux = out``: so a sequence of another length is Python's
+    ValueError, and something that cannot be iterated its TypeError."""
+    try:
+        output, aux = out
+    except (TypeError, ValueError) as err:
+        raise type(err)(
             "has_aux=True requires the function to return a pair (output, auxiliary data), "
-            f"but it returned {type(out).__name__}."
-        )
-    return out[0], out[1]
+            f"but it returned {type(out).__name__}: {err}"
+        ) from None
+    return output, aux
 
 
 def _check_jvp_args(primals: Any, tangents: Any) -> tuple[list[Any], Any, list[Any]]:
