@@ -199,10 +199,11 @@ def check_jvp(
         assert_dtype(p, dt, f"primal output {i}", weak=_weak(want_p) if primal_types else None)
         if dt != float0_dtype():  # float0 primals (the inner tangents of a second-order check) hold no values
             assert_values(p, wide(np.asarray(want_p)), dt, atol=RTOL.get(dt.name, 0.0))
-        # A tangent's weak type is left to the implementation: JAX's comes from however its rules
-        # build the tangent (jvp of `x + 0.0` at a weak 1.0 with a strong np.float64 tangent gives
-        # a weak tangent; didax gives a strong one), and no program can rely on it. Its dtype is
-        # fixed: the primal's, float0 for integers and booleans.
+        # A tangent's weak type is not checked here: JAX's comes from however its rules build the
+        # tangent (through its jitted jnp functions it follows the primal's; through bare lax
+        # operations a strong tangent of a weak primal stays strong), and the random programs mix
+        # both; test_jvp.py's test_tangents_are_typed_like_their_primals pins the common cases. Its
+        # dtype is fixed: the primal's, float0 for integers and booleans.
         assert_dtype(t, tangent_dtype(dt), f"tangent output {i}", weak=None)
         assert np.shape(t) == np.shape(want_p), (
             f"tangent output {i} has shape {np.shape(t)}, expected {np.shape(want_p)}"

@@ -63,6 +63,11 @@ MISUSES: list[Misuse] = [
     M("asarray-string", lambda jnp, lax, tu: jnp.asarray("abc"), TypeError),
     M("asarray-dict", lambda jnp, lax, tu: jnp.asarray({"a": 1}), TypeError),
     M("asarray-object", lambda jnp, lax, tu: jnp.asarray(object()), TypeError),
+    M("asarray-set", lambda jnp, lax, tu: jnp.asarray({1, 2}), TypeError),
+    # None is checked first, leaf by leaf, and is a ValueError, dtype or not
+    M("asarray-none", lambda jnp, lax, tu: jnp.asarray(None), ValueError),
+    M("asarray-none-with-dtype", lambda jnp, lax, tu: jnp.asarray(None, dtype="float32"), ValueError),
+    M("array-none-element", lambda jnp, lax, tu: jnp.array([1.0, None]), ValueError),
     M("array-mixed-string", lambda jnp, lax, tu: jnp.array([1, "abc"]), TypeError),
     M("array-ragged", lambda jnp, lax, tu: jnp.array([[1, 2], [3]]), ValueError),
     M("array-of-arrays-ragged", lambda jnp, lax, tu: jnp.asarray([jnp.ones(2), jnp.ones(3)]), TypeError),
@@ -103,6 +108,9 @@ MISUSES: list[Misuse] = [
     M("add-incompatible-shapes", lambda jnp, lax, tu: jnp.add(jnp.ones(3), jnp.ones(4)), TypeError),
     M("multiply-incompatible-2d", lambda jnp, lax, tu: jnp.multiply(jnp.ones((2, 3)), jnp.ones((3, 2))), TypeError),
     M("operator-incompatible", lambda jnp, lax, tu: jnp.ones(3) - jnp.ones(2), TypeError),
+    # ranks that differ are matched by jnp (lax.broadcast_shapes: ValueError), one rank is lax's to check
+    M("operator-incompatible-ranks", lambda jnp, lax, tu: jnp.ones((3, 4)) + jnp.ones(3), ValueError),
+    M("maximum-incompatible-ranks", lambda jnp, lax, tu: jnp.maximum(jnp.ones((2, 3, 4)), jnp.ones((4, 3))), ValueError),
     M("where-incompatible", lambda jnp, lax, tu: jnp.where(jnp.ones(3) > 0, jnp.ones(2), 0.0), ValueError),
     M("lax-add-incompatible", lambda jnp, lax, tu: lax.add(jnp.ones(3), jnp.ones(4)), TypeError),
     M("lax-add-different-ranks", lambda jnp, lax, tu: lax.add(jnp.ones((2, 3)), jnp.ones(3)), TypeError),
@@ -446,6 +454,13 @@ ACCEPTED: list[Accepted] = [
     Accepted("slice-bound-array-beside-an-index-array", lambda jnp, lax, tu: jnp.arange(6).reshape(2, 3)[jnp.asarray([1]), :jnp.asarray(2)].tolist() == [[3, 4]]),
     Accepted("index-empty-array-into-empty-axis", lambda jnp, lax, tu: jnp.zeros((0, 3))[jnp.zeros(0, jnp.int32)].shape == (0, 3)),
     Accepted("take-wrap", lambda jnp, lax, tu: jnp.take(jnp.arange(3), jnp.asarray([4, -4]), mode="wrap").tolist() == [1, 2]),
+    # A range (any object NumPy turns into numbers) goes through NumPy: strongly typed, canonical dtype
+    Accepted("asarray-range", lambda jnp, lax, tu: (lambda a: a.tolist() == [0, 1, 2] and a.dtype == np.int32
+                                                    and not a.weak_type)(jnp.asarray(range(3)))),
+    Accepted("array-empty-range", lambda jnp, lax, tu: jnp.array(range(0)).dtype == np.float32),
+    Accepted("array-of-ranges", lambda jnp, lax, tu: jnp.array([range(2), [5, 6]]).tolist() == [[0, 1], [5, 6]]),
+    Accepted("array-of-array-and-range", lambda jnp, lax, tu: jnp.array([jnp.ones(2), range(2)]).tolist() == [[1, 1], [0, 1]]),
+    Accepted("asarray-memoryview", lambda jnp, lax, tu: jnp.asarray(memoryview(b"ab")).tolist() == [97, 98]),
     # JAX's own flattening stops near Python's recursion limit (about 1,000 levels); 800 is within it.
     Accepted("tree-leaves-deep", lambda jnp, lax, tu: tu.tree_leaves(nested_lists(800)) == [1.0]),
     Accepted("tree-flatten-deep", lambda jnp, lax, tu: tu.tree_flatten(nested_lists(800))[0] == [1.0]),

@@ -771,6 +771,9 @@ MISUSES = [
     ("nonzero", "f = lambda x: jnp.nonzero(x)", (X3,), "ConcretizationTypeError"),
     ("zeros_of_a_staged_size", "f = lambda n: jnp.zeros(n)", (3,), "TypeError"),
     ("reshape_to_a_staged_shape", "f = lambda x, n: jnp.reshape(x, (n, -1))", (X3, 3), "TypeError"),
+    ("reshape_method_to_a_staged_size", "f = lambda x, n: x.reshape(n)", (X3, 3), "TypeError"),
+    # JAX's top_k compares k with 0 first: the truth value of a staged comparison
+    ("top_k_of_a_staged_k", "f = lambda x, k: lax.top_k(x, k)", (X3, 2), "TracerBoolConversionError"),
     ("list_index", "f = lambda i: [1.0, 2.0, 3.0][i]", (1,), "TracerIntegerConversionError"),
     ("range", "f = lambda n: sum(range(n))", (3,), "TracerIntegerConversionError"),
     ("np_asarray", "f = lambda x: np.asarray(x)", (X3,), "TracerArrayConversionError"),

@@ -135,6 +135,11 @@ CASES = [
     # lax broadcasts a rank-0 operand: the tangent still has the output's shape
     case("add_a_scalar_to_a_constant", "lax.add(np.full((2, 3), 1.5), s)", s=((),)),
     case("mul_by_a_scalar", "lax.mul(x, s)", x=(M,), s=((),)),
+    # and stretches an axis of size 1 (operands of one rank): so does the tangent of the operand alone
+    case("add_a_size_1_axis_to_a_constant", "lax.add(s, np.arange(4.0))", s=((1,),)),
+    case("sub_size_1_axes_from_a_constant", "lax.sub(np.full((2, 3), 1.5), s)", s=((1, 1),)),
+    case("add_size_1_axes_on_both_sides", "lax.add(x, y)", x=((2, 1),), y=((1, 3),)),
+    case("max_of_a_size_1_axis_and_a_constant", "lax.max(s, np.arange(4.0) - 1.5)", s=((1,), Domain(-0.2, 0.2))),
     case("div", "lax.div(x, y)", x=(M,), y=(M, Domain(0.5, 4))),
     case("div_of_a_constant", "lax.div(np.full((2, 3), 2.0), y)", y=(M, AWAY_FROM_0)),
     case("rem", "lax.rem(x, y)", off_integer_quotients, x=(M, Domain(-4, 4)), y=(M, Domain(-2, 2, min_abs=0.5))),
@@ -495,6 +500,21 @@ def test_has_aux_returns_the_auxiliary_data_undifferentiated(impl: Impl) -> None
     assert_values(impl.numpy.add(aux["double"], 1.0), 2 * wide_x + 1, f32)
 
 
+# (id, f, the error JAX raises): JAX unpacks the pair (`ans, aux = ans`), so Python's errors for unpacking
+AUX_MISUSES = [
+    ("a_triple", "f = lambda x: (x, 1, 2)", ValueError),
+    ("a_single_array", "f = lambda x: x", TypeError),
+    ("none", "f = lambda x: None", TypeError),
+]
+
+
+@pytest.mark.parametrize("source, error", [m[1:] for m in AUX_MISUSES], ids=[m[0] for m in AUX_MISUSES])
+def test_has_aux_requires_a_pair(impl: Impl, source: str, error: type[Exception]) -> None:
+    show_call(f"{source}\njax.jvp(f, (1.0,), (1.0,), has_aux=True)  # JAX raises {error.__name__}")
+    with pytest.raises(error):
+        _namespace(impl)["jax"].jvp(_compile(source, impl), (1.0,), (1.0,), has_aux=True)
+
+
 # --- golden values (the autodidax chapter and the blog; float64) ---------------------------------------
 
 DERIVATIVES_OF_SIN_AT_3 = [-0.9899924966004454, -0.1411200080598672, 0.9899924966004454, 0.1411200080598672]
@@ -738,3 +758,57 @@ def test_outputs_that_do_not_depend_on_the_inputs_have_zero_tangents(impl: Impl,
             assert_values(tangent, np.zeros(want.shape), dt)
         else:
             assert_float0(tangent, tuple(want.shape), f"tangent {k}")
+
+
+# (id, program of x, the tangent JAX 0.10.2 gives for x = [3, 1, 3, 2] and tangent [1, 2, 3, 4])
+SET_OPERATIONS = [
+    # without size the result's length depends on the values: JAX reads them (concrete_or_error) and
+    # computes from constants, so the tangent is zero
+    ("unique", "jnp.unique(x)", np.zeros(3)),
+    ("unique_values", "jnp.unique_values(x)", np.zeros(3)),
+    ("union1d", "jnp.union1d(x, np.array([5.0]))", np.zeros(4)),
+    ("setdiff1d", "jnp.setdiff1d(x, np.array([1.0]))", np.zeros(2)),
+    ("intersect1d", "jnp.intersect1d(x, np.array([2.0, 3.0]))", np.zeros(2)),
+    ("setxor1d", "jnp.setxor1d(x, np.array([1.0, 5.0]))", np.zeros(3)),
+    # with size the values are traced: the tangent of each value's first occurrence, 0 for the fill
+    ("unique_with_size", "jnp.unique(x, size=4, fill_value=0.0)", np.array([2.0, 4.0, 1.0, 0.0])),
+    ("union1d_with_size", "jnp.union1d(x, np.array([5.0]), size=4)", np.array([2.0, 4.0, 1.0, 0.0])),
+    # assume_unique: JAX takes no unique, and the tangents follow the values
+    ("setxor1d_assume_unique", "jnp.setxor1d(x[1:], np.array([1.0, 5.0]), assume_unique=True)",
+     np.array([4.0, 3.0, 0.0])),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("body, want", [c[1:] for c in SET_OPERATIONS], ids=[c[0] for c in SET_OPERATIONS])
+def test_set_operations_without_size_have_zero_tangents(impl: Impl, body: str, want: np.ndarray) -> None:
+    x, t = np.array([3.0, 1.0, 3.0, 2.0], np.float32), np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    source = f"f = lambda x: {body}"
+    show_call(f"{source}\njax.jvp(f, (x,), (t,))", x=x, t=t)
+    primal, tangent = _namespace(impl)["jax"].jvp(_compile(source, impl), (x,), (t,))
+    assert_dtype(tangent, np.dtype(np.float32), "tangent", weak=None)
+    assert_values(tangent, want, np.dtype(np.float32))
+
+
+# (id, f, primal, tangent, whether JAX 0.10.2's outputs, primal and tangent, are weakly typed): jnp's
+# functions are jitted in JAX, and a jitted function's JVP types its tangents like its primals, weak
+# type included, so through them the tangent's weak type follows the primal's
+TANGENT_WEAK_TYPES = [
+    ("cube_of_a_weak_primal_with_a_strong_tangent", "f = lambda s: s ** 3", 2.0, np.float32(1), True),
+    ("sin_of_a_weak_primal_with_a_strong_tangent", "f = lambda s: jnp.sin(s)", 2.0, np.float32(1), True),
+    ("a_weak_primal_times_a_python_float", "f = lambda s: s * 3.0", 2.0, np.float32(1), True),
+    ("a_weak_primal_times_a_strong_constant", "f = lambda s: s * np.float32(3)", 2.0, np.float32(1), False),
+    ("cube_of_a_strong_primal_with_a_weak_tangent", "f = lambda s: s ** 3", np.float32(2), 1.0, False),
+    ("two_weak_primals_with_strong_tangents", "f = lambda a, b: jnp.multiply(a, b)", (2.0, 3.0),
+     (np.float32(1), np.float32(1)), True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("source, primal, tangent, weak", [c[1:] for c in TANGENT_WEAK_TYPES],
+                         ids=[c[0] for c in TANGENT_WEAK_TYPES])  # fmt: skip
+def test_tangents_are_typed_like_their_primals(impl: Impl, source: str, primal: Any, tangent: Any,
+                                               weak: bool) -> None:  # fmt: skip
+    primals, tangents = (primal, tangent) if isinstance(primal, tuple) else ((primal,), (tangent,))
+    show_call(f"{source}\njax.jvp(f, {primals!r}, {tangents!r})")
+    p, t = _namespace(impl)["jax"].jvp(_compile(source, impl), primals, tangents)
+    assert_dtype(p, np.dtype(np.float32), "primal output", weak=weak)
+    assert_dtype(t, np.dtype(np.float32), "tangent output", weak=weak)

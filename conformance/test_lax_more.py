@@ -529,6 +529,13 @@ def test_top_k_orders_floats_totally(impl: Impl) -> None:
     np.testing.assert_array_equal(to_numpy(index), [2, 5, 6, 0, 8, 1, 9, 7, 4, 3])
 
 
+def test_top_k_returns_a_list(impl: Impl) -> None:
+    """JAX's top_k returns what binding its primitive gives: a list [values, indices], not a tuple."""
+    show_call("lax.top_k(np.arange(3.0), 2)")
+    out = impl.lax.top_k(np.arange(3.0), 2)
+    assert type(out) is list and len(out) == 2, f"top_k returned {type(out).__name__}"
+
+
 # --- helpers built from primitives ------------------------------------------------------------------
 
 

@@ -702,6 +702,8 @@ JACOBIANS = [
     ("pytree_output", "f = lambda x: {'s': jnp.sin(x), 'pair': (x[0] * x[1], jnp.cumsum(x))}", dict(x=V3), 0),
     ("pytrees_and_argnums_tuple", "f = lambda p, x: [p[0] * x, jnp.exp(p[1]) + x[0]]",
      dict(p=(V2, np.float64(0.3)), x=V2), (0, 1)),
+    # the output stretches an axis of size 1 of the perturbed operand (lax.add broadcasts it)
+    ("size_1_axis_broadcast", "f = lambda a: a.sum().reshape(1) + np.arange(4.0)", dict(a=V3), 0),
     # the derivatives of random_gamma_grad are primitives of their own in didax
     ("random_gamma_grad", "f = lambda a, x: lax.random_gamma_grad(a, x) * a",
      dict(a=np.array([0.5, 1.5, 4.0]), x=np.array([0.3, 2.0, 5.0])), (0, 1)),
@@ -744,6 +746,20 @@ def assert_jacobian(got: Any, want: Any) -> None:
         assert_dtype(g, F64, f"Jacobian leaf {k}", weak=None)  # a tangent's weak type: see derivatives.py
         assert np.shape(g) == w.shape, f"Jacobian leaf {k} has shape {np.shape(g)}, expected {w.shape}"
         assert_derivative(g, w, F64, f"Jacobian leaf {k}")
+
+
+def test_jacfwd_keeps_the_functions_name(impl: Impl) -> None:
+    """JAX's jacfwd wraps fun (its util.wraps): name, qualified name and module are fun's, and
+    __wrapped__ is fun; its docstring says which arguments it differentiates."""
+    show_call("def f(x):\n    return x\njax.jacfwd(f).__name__")
+
+    def f(x: Any) -> Any:
+        return x
+
+    jac = _namespace(impl)["jax"].jacfwd(f)
+    assert (jac.__name__, jac.__qualname__, jac.__module__) == (f.__name__, f.__qualname__, f.__module__)
+    assert jac.__wrapped__ is f
+    assert jac.__doc__.startswith("Jacobian of f with respect to positional argument(s) 0.")
 
 
 def test_jacfwd_has_aux(impl: Impl, flags) -> None:

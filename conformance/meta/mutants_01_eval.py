@@ -63,6 +63,7 @@ PROMOTION = ("promotion",)
 NUMPY = ("numpy",)
 LAX = ("lax",)
 PYTREES = ("pytrees",)
+ERRORS = ("errors",)
 RANDOM = ("random",)
 NN = ("nn",)
 
@@ -680,6 +681,30 @@ MUTANTS: list[Mutant] = [
         'raise ValueError(f"Pytree structure mismatch at {where}: {e}.{hint}") from None',
         'raise TypeError(f"Pytree structure mismatch at {where}: {e}.{hint}") from None', PYTREES,
         "tree_map over different structures raises TypeError instead of ValueError",
+    ),
+    Mutant(
+        "errors.broadcast_ranks_type_error", UTIL,
+        "        if len({len(s) for s in shapes if s}) > 1:\n", "        if False:\n", ERRORS,
+        "jnp.ones((3, 4)) + jnp.ones(3) raises TypeError, as lax does, not jnp's ValueError for ranks that differ",
+        keyword="incompatible",
+    ),
+    Mutant(
+        "errors.asarray_none_type_error", CREATION,
+        "    if object is None:\n        raise ValueError", "    if False:\n        raise ValueError", ERRORS,
+        "jnp.asarray(None) raises TypeError (None is no didax type) instead of JAX's ValueError",
+        keyword="none",
+    ),
+    Mutant(
+        "numpy.asarray_refuses_range", CREATION,
+        "    value = np.asarray(x)\n", "    canonicalize_value(x)\n    value = np.asarray(x)\n", ERRORS,
+        "jnp.asarray(range(3)) is refused as an unknown type; JAX converts it with NumPy",
+        keyword="range or memoryview",
+    ),
+    Mutant(
+        "lax.top_k_returns_a_tuple", SORTING,
+        "    return [values, indices]\n", "    return values, indices\n", LAX,
+        "lax.top_k returns a tuple (values, indices) where JAX's gives the list its primitive's binding makes",
+        keyword="top_k_returns",
     ),
     # --- data safety ----------------------------------------------------------------------------------
     Mutant(

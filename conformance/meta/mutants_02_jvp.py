@@ -42,6 +42,32 @@ JVP_MUTANTS: list[Mutant] = [
         JVP, "d(x - y) = dx + dy", keyword="sub",
     ),
     Mutant(
+        "jvp.broadcast.size_1_axes_as_a_scalar", AD,
+        "    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - len(x_shape), len(shape))))\n",
+        "    return lax.broadcast_in_dim(x, shape, ())\n",
+        JVP, "a tangent is broadcast to the output's shape as if a scalar: s + arange(4.) with s of shape (1,) fails",
+        keyword="size_1",
+    ),
+    Mutant(
+        "jvp.unique.tangent_without_size", "didax/numpy/sorting.py",
+        '    x = as_array(ar) if size is not None else _known_input("unique", as_array(ar))\n',
+        "    x = as_array(ar)\n",
+        JVP, "jnp.unique without size traces its input: the tangents of the values come through, where JAX "
+        "reads the values first and gives zero", keyword="set_operations",
+    ),
+    Mutant(
+        "jvp.tangent_weak_type_as_given", AD,
+        "    return primal, _typed_like_primal(tangent, p_aval)\n", "    return primal, tangent\n",
+        JVP, "a tangent keeps the weak type it was given: np.float32(1) against a weak 2.0 gives strong tangents "
+        "where JAX's (through jnp's jitted functions) are weak", keyword="typed_like",
+    ),
+    Mutant(
+        "errors.has_aux_triple_type_error", AD,
+        "        raise type(err)(\n", "        raise TypeError(\n",
+        JVP, "a has_aux function returning a triple raises TypeError where JAX's unpacking raises ValueError",
+        keyword="requires_a_pair",
+    ),
+    Mutant(
         "jvp.div.divisor_term_sign", AD,
         "lambda t, ans, x, y: lax.mul(lax.neg(t), lax.div(ans, y)),",
         "lambda t, ans, x, y: lax.mul(t, lax.div(ans, y)),",

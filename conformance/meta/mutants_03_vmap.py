@@ -28,6 +28,12 @@ JACOBIANS = "didax/jacobians.py"
 VMAP = ("vmap",)
 
 VMAP_MUTANTS: list[Mutant] = [
+    Mutant(
+        "jacfwd.name_not_kept", JACOBIANS,
+        "    @functools.wraps(fun)  # the name", "    # the name", VMAP,
+        "jacfwd's result is named jacfun (didax's inner function), where JAX's keeps fun's name",
+        keyword="keeps_the_functions_name",
+    ),
     # --- elementwise: every primitive of two operands shares the rule ----------------------------------
     Mutant(
         "vmap.igamma.no_rule", BATCHING,

@@ -45,6 +45,12 @@ GAMMA = "gamma or beta or dirichlet"
 APPLY = "at_apply"
 
 JAXPR_MUTANTS: list[Mutant] = [
+    Mutant(
+        "errors.top_k_staged_k_read_as_an_index", "didax/lax/sorting.py",
+        "    if k < 0:  # JAX compares first", "    if operator.index(k) < 0:  # JAX compares first", AREA,
+        "top_k reads a staged k as an index first: TracerIntegerConversionError where JAX's comparison raises "
+        "TracerBoolConversionError", keyword="top_k_of_a_staged_k",
+    ),
     # --- staging: omnistaging, literals, constvars ------------------------------------------------------------
     Mutant(
         "staging.omnistaging_off", STAGING,

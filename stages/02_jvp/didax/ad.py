@@ -37,6 +37,7 @@ from .core import (
     get_aval,
     new_main,
 )
+from .lax.elementwise import convert_to
 from .lax.slicing import GatherDimensionNumbers, GatherScatterMode
 from .random import distributions, prng
 from .tree_util import tree_flatten, tree_unflatten
@@ -175,12 +176,16 @@ def _undifferentiated(main: Any, x: Any) -> Any:
 
 
 def _split_aux(out: Any) -> tuple[Any, Any]:
-    if not (isinstance(out, (tuple, list)) and len(out) == 2):
-        raise TypeError(
+    """JAX unpacks the pair, ``out, aux = out``: so a sequence of another length is Python's
+    ValueError, and something that cannot be iterated its TypeError."""
+    try:
+        output, aux = out
+    except (TypeError, ValueError) as err:
+        raise type(err)(
             "has_aux=True requires the function to return a pair (output, auxiliary data), "
-            f"but it returned {type(out).__name__}."
-        )
-    return out[0], out[1]
+            f"but it returned {type(out).__name__}: {err}"
+        ) from None
+    return output, aux
 
 
 def _check_jvp_args(primals: Any, tangents: Any) -> tuple[list[Any], Any, list[Any]]:
@@ -226,7 +231,18 @@ def _check_pair(primal: Any, tangent: Any) -> tuple[Any, Any]:
             "jvp called with different primal and tangent shapes;"
             f"Got primal shape {p_aval.shape} and tangent shape as {t_shape}"
         )
-    return primal, Zero(tangent_aval(p_aval)) if t_dtype == float0 else tangent
+    if t_dtype == float0:
+        return primal, Zero(tangent_aval(p_aval))
+    return primal, _typed_like_primal(tangent, p_aval)
+
+
+def _typed_like_primal(tangent: Any, p_aval: ShapedArray) -> Any:
+    """The tangent with its primal's weak type. JAX's jnp functions are jitted, and a jitted
+    function's JVP takes its tangents' types from the primals (``to_tangent_aval``): the tangent
+    np.float32(1) of a weak 2.0 gives weak tangents there, which didax gets by typing it at once."""
+    if get_aval(tangent).weak_type == p_aval.weak_type:
+        return tangent
+    return convert_to(tangent, p_aval.dtype, weak_type=p_aval.weak_type)
 
 
 def _is_float0(x: Any) -> bool:
@@ -294,13 +310,20 @@ def _const(x: Any, value: Any) -> Array:
 
 
 def _where(pred: Any, x: Any, y: Any) -> Any:
-    """``x`` where ``pred``, else ``y``; scalars are broadcast (select_n's cases must match)."""
-    shape = max((get_aval(v).shape for v in (pred, x, y)), key=len)
-    return lax.select_n(pred, _broadcast_to(y, shape), _broadcast_to(x, shape))
+    """``x`` where ``pred``, else ``y``; broadcast as lax broadcasts (select_n's cases must match)."""
+    ranked = [get_aval(v).shape for v in (pred, x, y) if get_aval(v).shape]
+    # lax's operands are scalars or of one rank, where an axis of size 1 stretches to the others'
+    shape = tuple(next((n for n in sizes if n != 1), 1) for sizes in zip(*ranked))
+    return lax.select_n(_broadcast_to(pred, shape), _broadcast_to(y, shape), _broadcast_to(x, shape))
 
 
 def _broadcast_to(x: Any, shape: tuple[int, ...]) -> Any:
-    return x if get_aval(x).shape == shape else lax.broadcast_in_dim(x, shape, ())
+    """``x``, a scalar or an array of ``shape``'s rank with axes of size 1 (``s + arange(4.)``
+    with ``s`` of shape (1,)), broadcast to ``shape`` as lax broadcasts its operands."""
+    x_shape = get_aval(x).shape
+    if x_shape == shape:
+        return x
+    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - len(x_shape), len(shape))))
 
 
 def _zeros_like(x: Any) -> Any:

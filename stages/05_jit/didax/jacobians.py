@@ -7,6 +7,7 @@ batch of tangents, the primal is the same for each of them.
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -37,6 +38,7 @@ def jacfwd(
         raise TypeError(f"Expected a callable value, got {fun}")
     _check_argnums_type(argnums)
 
+    @functools.wraps(fun)  # the name, module and qualified name of fun, as JAX's jacfwd keeps them
     def jacfun(*args: Any, **kwargs: Any) -> Any:
         nums = _positions(argnums, len(args))
         primals = tuple(args[i] for i in nums)
@@ -61,6 +63,10 @@ def jacfwd(
         jac_tree = tree_map(lambda y_leaf, j: _unravel(example, y_leaf, j), y, jac)
         return (jac_tree, aux[0]) if has_aux else jac_tree
 
+    name = getattr(fun, "__name__", "<unnamed function>")
+    jacfun.__doc__ = (f"Jacobian of {name} with respect to positional argument(s) {argnums}. Takes the same "
+                      f"arguments as {name} but returns the jacobian of the output with respect to the "
+                      f"arguments at positions {argnums}.")  # JAX's words
     return jacfun
 
 

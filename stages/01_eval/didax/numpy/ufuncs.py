@@ -366,7 +366,7 @@ def broadcast_all(name: str, *args: ArrayLike) -> list[ArrayLike]:
     if shapes.count(shapes[0]) == len(shapes):  # all equal already
         return list(args)
     shape = broadcast_shapes(*shapes)
-    if shape is None:  # JAX's where says ValueError here, where its binary ufuncs say TypeError
+    if shape is None:  # a ValueError, as JAX's lax.broadcast_shapes raises
         shown = ", ".join(map(str, shapes))
         raise ValueError(f"{name}: incompatible shapes for broadcasting: {shown}.") from None
     args = promote_shapes(name, *args)

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import dtypes, lax
+from ..array import Array
 from ..core import get_aval, to_concrete_value
 from ..errors import ConcretizationTypeError
 from . import ufuncs
@@ -145,12 +146,25 @@ def _known_count(name: str, mask: ArrayLike, culprit: Any) -> int:
     """How many entries of a boolean mask are True, which must be known: it is a result's length."""
     count = to_concrete_value(lax.reduce_sum(convert(mask, np.dtype(np.int32)), tuple(range(get_aval(mask).ndim))))
     if count is None:
-        raise ConcretizationTypeError(
-            culprit,
-            f"The size argument of didax.numpy.{name} must be given when the input is not known "
-            "(under a transformation): the length of the result depends on the values.\n",
-        )
+        raise _size_needed(name, culprit)
     return int(count)
+
+
+def _known_input(name: str, x: ArrayLike) -> Array:
+    """``x``'s value, which must be known, as a constant: without ``size`` JAX reads the input's
+    value first, so the result is computed from constants and has zero derivatives."""
+    value = to_concrete_value(x)
+    if value is None:
+        raise _size_needed(name, x)
+    return Array(value, get_aval(x).weak_type)
+
+
+def _size_needed(name: str, culprit: Any) -> ConcretizationTypeError:
+    return ConcretizationTypeError(
+        culprit,
+        f"The size argument of didax.numpy.{name} must be given when the input is not known "
+        "(under a transformation): the length of the result depends on the values.\n",
+    )
 
 
 def _true_positions(mask: ArrayLike, size: int) -> tuple[ArrayLike, ArrayLike]:
@@ -363,7 +377,7 @@ def unique(
     """The sorted distinct values (or slices along ``axis``), and optionally where each first occurs,
     how to rebuild the input from them, and how often each occurs. Give ``size`` under transformations."""
     check_arraylike("unique", ar)
-    x = as_array(ar)
+    x = as_array(ar) if size is not None else _known_input("unique", as_array(ar))
     in_shape = get_aval(x).shape
     if axis is None:
         return _unique_flat(x, in_shape, return_index, return_inverse, return_counts, equal_nan, size, fill_value,
@@ -525,6 +539,8 @@ def setdiff1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *, si
               fill_value: Any = None) -> ArrayLike:
     """The sorted distinct values of ``ar1`` that are not in ``ar2``."""
     check_arraylike("setdiff1d", ar1, ar2)
+    if size is None and not assume_unique:  # JAX takes unique(ar1), whose input must be known
+        ar1 = _known_input("setdiff1d", as_array(ar1))
     s, _ = _sorted_flat(ar1)
     keep = lax.bitwise_and(_first_of_runs(s, True), lax.bitwise_not(isin(s, ar2)))
     return _select_sorted("setdiff1d", s, keep, size, fill_value, lambda v, ok: 0, ar1)[0]
@@ -534,6 +550,8 @@ def intersect1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, ret
                 size: int | None = None, fill_value: Any = None) -> Any:
     """The sorted distinct values found in both inputs (and, optionally, where each first occurs)."""
     check_arraylike("intersect1d", ar1, ar2)
+    if size is None and not assume_unique:  # JAX takes unique of each, whose inputs must be known
+        ar1, ar2 = _known_input("intersect1d", as_array(ar1)), _known_input("intersect1d", as_array(ar2))
     s, perm = _sorted_flat(ar1)
     keep = lax.bitwise_and(_first_of_runs(s, True), isin(s, ar2))
     values, positions, valid = _select_sorted("intersect1d", s, keep, size, fill_value, _smallest_kept, ar1)
@@ -559,6 +577,8 @@ def setxor1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *, siz
              fill_value: Any = None) -> ArrayLike:
     """The sorted distinct values found in exactly one of the inputs."""
     check_arraylike("setxor1d", ar1, ar2)
+    if size is None and not assume_unique:  # JAX takes unique of each, whose inputs must be known
+        ar1, ar2 = _known_input("setxor1d", as_array(ar1)), _known_input("setxor1d", as_array(ar2))
     s, _ = _sorted_flat(ar1, ar2)
     in1, in2 = isin(s, ar1), isin(s, ar2)
     keep = lax.bitwise_and(_first_of_runs(s, True), lax.ne(in1, in2))

@@ -126,6 +126,10 @@ def promote_shapes(name: str, *args: ArrayLike) -> list[ArrayLike]:
         return list(args)  # the common case: one shape, and scalars, which lax broadcasts itself
     shape = broadcast_shapes(*shapes)
     if shape is None:
+        if len({len(s) for s in shapes if s}) > 1:
+            # Ranks to match: JAX's lax.broadcast_shapes finds the mismatch, a ValueError.
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+        # One rank: JAX leaves the shapes to the lax operation, whose shape rule says TypeError.
         shown = ", ".join(map(str, shapes))
         raise TypeError(f"{name} got incompatible shapes for broadcasting: {shown}.") from None
     rank = len(shape)

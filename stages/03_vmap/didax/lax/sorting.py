@@ -148,8 +148,11 @@ def _top_k(x: np.ndarray, *, k: int, axis: int) -> list[np.ndarray]:
 top_k_p = multiple_results_primitive("top_k", _top_k, _top_k_abstract_eval)
 
 
-def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
-    """The ``k`` largest entries along ``axis``, largest first, and their int32 indices."""
+def top_k(operand: Any, k: int, *, axis: int = -1) -> list[Any]:
+    """The ``k`` largest entries along ``axis``, largest first, and their int32 indices: a list,
+    as JAX's binding of a primitive with several results gives."""
+    if k < 0:  # JAX compares first, so a traced k fails on its truth value
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
     axis = _axis(axis, get_aval(operand).ndim)
     values, indices = top_k_p.bind(operand, k=operator.index(k), axis=axis)
-    return values, indices
+    return [values, indices]

@@ -49,6 +49,8 @@ def array(object: Any, dtype: Any = None, copy: bool = True, ndmin: int = 0) -> 
     explicit ``dtype`` make strong types.
     """
     object = _from_protocols(object)
+    if object is None:
+        raise ValueError("None is not a valid value for jnp.array")
     if isinstance(object, (list, tuple)):
         out = _array_from_sequence(object, dtype)
     elif isinstance(object, (Array, Tracer)):
@@ -58,7 +60,7 @@ def array(object: Any, dtype: Any = None, copy: bool = True, ndmin: int = 0) -> 
         # dtype=np.uint8) is NumPy's OverflowError, and complex to bool asks for nonzero).
         out = to_array(np.asarray(object, dtype=dtypes.check_user_dtype(dtype, "asarray")))
     else:
-        out = to_array(object)
+        out = to_array(_known_leaf(object))
     ndim = get_aval(out).ndim
     if ndmin > ndim:
         out = lax.reshape(out, (1,) * (ndmin - ndim) + get_aval(out).shape)
@@ -75,6 +77,19 @@ def _from_protocols(x: Any) -> Any:
     if hasattr(x, "__array__") and not isinstance(x, (np.ndarray, np.generic)):
         return np.asarray(x)
     return x
+
+
+def _known_leaf(x: Any) -> Any:
+    """``x``, or for a value of no type didax knows (a range, a memoryview) what NumPy makes of
+    it, as JAX does; NumPy's array of a dict or a string is no number, and is refused here."""
+    if isinstance(x, (Array, Tracer, np.ndarray, np.generic)) or type(x) in dtypes.PYTHON_SCALAR_DTYPES:
+        return x
+    if x is None:  # JAX checks every leaf for None first, a ValueError
+        raise ValueError("None is not a valid value for jnp.array")
+    value = np.asarray(x)
+    if value.dtype not in dtypes.SUPPORTED_DTYPES:
+        canonicalize_value(x)  # raises the TypeError that names x
+    return value
 
 
 def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None) -> ArrayLike:
@@ -112,16 +127,11 @@ def _leaves(seq: Any) -> Any:
         if isinstance(x, (list, tuple)):
             yield from _leaves(x)
         else:
-            if not (
-                isinstance(x, (Array, Tracer, np.ndarray, np.generic))
-                or type(x) in dtypes.PYTHON_SCALAR_DTYPES
-            ):
-                canonicalize_value(x)  # raises a TypeError naming the bad element
-            yield x
+            yield _known_leaf(x)
 
 
 def _stack_nested(seq: Sequence[Any], dtype: Any) -> ArrayLike:
-    items = [_stack_nested(x, dtype) if isinstance(x, (list, tuple)) else x for x in seq]
+    items = [_stack_nested(x, dtype) if isinstance(x, (list, tuple)) else _known_leaf(x) for x in seq]
     items = promote_dtypes(*items) if len(items) > 1 else items
     if dtype is not None:
         items = [convert(x, dtypes.check_user_dtype(dtype, "asarray")) for x in items]
