@@ -661,6 +661,30 @@ def test_unregistered_objects_and_arrays_are_leaves(tu: Any, impl: Impl) -> None
         assert str(treedef) == "PyTreeDef(*)"
 
 
+def test_a_class_flattened_as_a_leaf_is_a_node_once_registered(tu: Any) -> None:
+    class Late(Special):
+        """Registered only after it was flattened once, as a leaf."""
+
+    late = Late(1, (2, 3))
+    assert tu.tree_leaves([late, 4]) == [late, 4]
+    tu.register_pytree_node(Late, lambda s: ((s.x, s.y), None), lambda _aux, children: Late(*children))
+    assert tu.tree_leaves([late, 4]) == [1, 2, 3, 4]
+    assert str(tu.tree_structure([late, 4])) == "PyTreeDef([CustomNode(Late[None], [*, (*, *)]), *])"
+
+
+def test_a_flatten_function_may_return_its_children_as_a_generator(tu: Any) -> None:
+    class Lazy(Special):
+        """Its flatten gives a generator of children: any iterable will do."""
+
+    tu.register_pytree_node(Lazy, lambda s: ((c for c in (s.x, s.y)), None),
+                            lambda _aux, children: Lazy(*children))
+    leaves, treedef = tu.tree_flatten([Lazy(1, 2), (Lazy(3, (4, 5)), 6)])
+    assert leaves == [1, 2, 3, 4, 5, 6]
+    assert str(treedef) == "PyTreeDef([CustomNode(Lazy[None], [*, *]), (CustomNode(Lazy[None], [*, (*, *)]), *)])"
+    rebuilt = tu.tree_unflatten(treedef, leaves)
+    assert (rebuilt[1][0].x, rebuilt[1][0].y) == (3, (4, 5))
+
+
 # --- errors --------------------------------------------------------------------------------------
 
 

@@ -131,3 +131,21 @@ def test_a_stage_with_jit_gets_the_jit_suite_with_a_clock_per_case(tmp_path):
     assert [row[0] for row in per_eqn["rows"]] == ["`lower chain ×300`", "`lower chain ×3000`"]
     assert per_eqn["rows"][0][-2:] == ["1.00", "1.00"]
     assert not (tmp_path / "05_jit-eager.json").exists()  # --suite jit ran no other suite
+
+
+def test_every_stage_gets_the_pytrees_suite_with_a_ratio_table(tmp_path):
+    done = run_benchmarks("-m", "benchmarks.run", "--quick", "--stage", "01_eval", "--suite", "pytrees",
+                          "--out", str(tmp_path), "--filter", "list of (w, b) ×10")
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "01_eval-pytrees.json").read_text(encoding="utf-8"))
+    cases = {c["case"]: c for c in data["cases"]}
+    # "×10" is in the names of the 10-, 100- and 1,000-leaf trees alike.
+    assert sorted(cases) == sorted(f"{op} list of (w, b) ×{n}" for op in ("flatten", "unflatten")
+                                   for n in (10, 100, 1000))
+    for case in cases.values():
+        assert case["numpy"] is None and case["didax"]["min_us"] > 0 and case["didax/jax"] > 0
+        assert case["tree"] == "list of (w, b)" and case["leaves"] in (10, 100, 1000)
+    (ratios,) = [t for t in data["tables"] if t["title"] and t["title"].startswith("didax over JAX")]
+    assert [row[:2] for row in ratios["rows"]] == [["`list of (w, b)`", n] for n in ("10", "100", "1,000")]
+    assert all(float(cell) > 0 for row in ratios["rows"] for cell in row[2:])
+    assert not (tmp_path / "01_eval-eager.json").exists()  # --suite pytrees ran no other suite

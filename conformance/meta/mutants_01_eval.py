@@ -770,7 +770,7 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "pytrees.tree_map_ignores_dict_keys", TREE,
-        "if aux_data != treedef.aux_data:", "if aux_data != treedef.aux_data and treedef.node_type is not dict:",
+        "if aux_data != want_aux:", "if aux_data != want_aux and node_type is not dict:",
         PYTREES,
         "tree_map pairs up dicts with different keys (same number of entries) without an error",
     ),
@@ -789,6 +789,40 @@ MUTANTS: list[Mutant] = [
         "return entry.unflatten(aux_data, tuple(children))", "return entry.unflatten(None, tuple(children))",
         PYTREES,
         "unflatten rebuilds nodes without their aux data (dict keys, namedtuple classes)",
+    ),
+    # The fast walk (issue 24): its shortcuts must give what the general walk gives.
+    Mutant(
+        "pytrees.fast_walk_namedtuple_as_tuple", TREE,
+        "elif child_type is tuple or child_type is list:", "elif issubclass(child_type, (tuple, list)):",
+        PYTREES,
+        "the fast walk takes a namedtuple (a subclass of tuple) apart as a plain tuple: no class in its spec",
+    ),
+    Mutant(
+        "pytrees.fast_walk_none_is_a_leaf", TREE,
+        "        elif child is None:\n            spec.append(_NONE_SPEC)\n",
+        "        elif child is None:\n            leaves.append(child)\n            spec.append(None)\n",
+        PYTREES,
+        "the fast walk counts a None inside a container as a leaf instead of an empty node",
+    ),
+    Mutant(
+        "pytrees.all_leaves_shortcut_reads_the_first_child", TREE,
+        "if _all_leaf_types(map(type, children)):", "if _all_leaf_types(map(type, children[:1])):",
+        PYTREES,
+        "a node whose first child is a leaf is taken for a node of leaves only: its nested children become leaves",
+    ),
+    Mutant(
+        "pytrees.leaf_types_kept_after_registering", TREE,
+        "    _leaf_types.clear()\n", "",
+        PYTREES,
+        "a type flattened as a leaf before it was registered stays a leaf after register_pytree_node",
+    ),
+    Mutant(
+        "pytrees.flatten_result_trusted_when_not_a_sequence", TREE,
+        "if type(out) is tuple and len(out) == 2 and type(out[0]) in (list, tuple):",
+        "if type(out) is tuple and len(out) == 2:",
+        PYTREES,
+        "a custom flatten's children are used as they come: a generator is read up by the leaf check and "
+        "its children are lost",
     ),
     # --- gather and scatter (lax/slicing.py) -----------------------------------------------------
     Mutant(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import itertools
 import operator
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -165,6 +166,22 @@ def _node_entry(node_type: type) -> NodeType | None:
     return entry
 
 
+# What flattening and rebuilding learnt about each exact type (see "What each type is" below).
+# Registering a type empties them, with _node_entry's cache.
+_leaf_types: set[type] = set()
+_all_leaf_types = _leaf_types.issuperset  # bound once: the set is only ever emptied, never replaced
+_splitters: dict[type, Callable[[Any], tuple[Sequence[Any], Any]]] = {}
+_joiners: dict[type, Callable[[Any, list[Any]], Any]] = {}
+
+
+def _forget_types() -> None:
+    """Empty every table that remembers what a type is, after the registry changed."""
+    _node_entry.cache_clear()
+    _leaf_types.clear()
+    _splitters.clear()
+    _joiners.clear()
+
+
 def register_pytree_node(
     nodetype: type[T],
     flatten_func: Callable[[T], tuple[Iterable[Any], Any]],
@@ -179,7 +196,7 @@ def register_pytree_node(
         raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
     entry = NodeType(nodetype.__name__, flatten_func, unflatten_func, flatten_with_keys_func)
     _registry[nodetype] = entry
-    _node_entry.cache_clear()  # a type it saw as a leaf may be this one
+    _forget_types()  # a type seen as a leaf may be this one
 
 
 def register_pytree_node_class(cls: Typ) -> Typ:
@@ -241,18 +258,33 @@ def register_dataclass(
     if overlap := set(data) & set(meta):
         raise ValueError(f"data_fields and meta_fields must not overlap. Overlapping fields: {overlap}.")
 
+    get_data, get_meta = _attributes_getter(data), _attributes_getter(meta)
+
     def flatten(x: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-        return tuple(getattr(x, name) for name in data), tuple(getattr(x, name) for name in meta)
+        return get_data(x), get_meta(x)
 
     def flatten_with_keys(x: Any) -> tuple[list[KeyLeafPair], tuple[Any, ...]]:
         children, aux_data = flatten(x)
         return [(GetAttrKey(name), child) for name, child in zip(data, children)], aux_data
 
+    names = meta + data  # the order of aux_data + children
+
     def unflatten(aux_data: tuple[Any, ...], children: tuple[Any, ...]) -> Any:
-        return nodetype(**dict(zip(meta, aux_data)), **dict(zip(data, children)))
+        return nodetype(**dict(zip(names, aux_data + children)))
 
     register_pytree_node(nodetype, flatten, unflatten, flatten_with_keys)
     return nodetype
+
+
+def _attributes_getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """A function giving the tuple of ``x``'s attributes ``names``: ``operator.attrgetter``, which
+    reads them all in C, but gives a bare value for one name and needs at least one."""
+    if len(names) >= 2:
+        return operator.attrgetter(*names)
+    if len(names) == 1:
+        get = operator.attrgetter(names[0])
+        return lambda x: (get(x),)
+    return lambda _x: ()
 
 
 def _dataclass_fields(
@@ -380,6 +412,9 @@ register_pytree_node(
     collections.defaultdict, _flatten_defaultdict, _unflatten_defaultdict, _flatten_defaultdict_with_keys
 )
 
+# Their flatten functions return a list or tuple of children, so the fast walk calls them unchecked.
+_OWN_CONTAINERS = frozenset({type(None), tuple, list, dict})
+
 # Namedtuples are recognised by shape (a tuple subclass with _fields), not registered one by
 # one; the aux data is the class itself, so unflatten can rebuild it.
 _NAMEDTUPLE = NodeType(
@@ -403,8 +438,14 @@ def _keyed_children_and_aux(entry: NodeType, node: Any) -> tuple[list[KeyLeafPai
     return _checked_flatten(entry.flatten_with_keys, node, "flatten_with_keys function")
 
 
-def _checked_flatten(flatten: Callable[[Any], Any], node: Any, name: str) -> tuple[list[Any], Any]:
+def _checked_flatten(flatten: Callable[[Any], Any], node: Any, name: str) -> tuple[Sequence[Any], Any]:
+    """``flatten(node)``, checked: ``(children, aux_data)`` with iterable children, made a list
+    unless they are a list or tuple already."""
     out = flatten(node)
+    # The usual answer, a pair whose children are a list or tuple, is let through at once: this runs
+    # for every custom node, and the messages below are made only when there is something to say.
+    if type(out) is tuple and len(out) == 2 and type(out[0]) in (list, tuple):
+        return out
     what = f"The {name} registered for {type(node).__name__}"
     if not (isinstance(out, tuple) and len(out) == 2):
         raise ValueError(f"{what} must return a (children, aux_data) tuple, got {out!r}.")
@@ -438,9 +479,13 @@ def _entry_or_error(tree: PyTree) -> NodeType:
 
 
 # --- PyTreeDef: the structure with the leaves taken out -------------------------------------------
+# A treedef holds its structure as a *spec*, nested plain tuples: None for a leaf's slot, and
+# ``(node_type, aux_data, *child_specs)`` for a node. Tuples are what Python builds, compares and
+# frees fastest (in C), so flattening makes one tuple per node and nothing else, and ``==`` on
+# treedefs (which jit asks on every call) is one tuple comparison. Two specs are equal exactly when
+# their types, aux data and children all are, as treedefs must be.
 
 
-@dataclass(frozen=True, repr=False)
 class PyTreeDef:
     """One node of a tree's structure; leaves are the ``*`` slots.
 
@@ -449,22 +494,57 @@ class PyTreeDef:
     namedtuple). Two treedefs are equal when types, aux data and children all are.
     """
 
-    node_type: type | None
-    aux_data: Any = None
-    child_defs: tuple[PyTreeDef, ...] = ()
-    # Counted once, from the children's counts: no method needs to walk the whole tree for them.
-    num_leaves: int = field(init=False, compare=False)
-    num_nodes: int = field(init=False, compare=False)
+    __slots__ = ("_spec", "_num_leaves", "_num_nodes", "_hash")
 
-    def __post_init__(self) -> None:
-        leaves = 1 if self.node_type is None else sum([child.num_leaves for child in self.child_defs])
-        object.__setattr__(self, "num_leaves", leaves)  # the dataclass is frozen
-        object.__setattr__(self, "num_nodes", 1 + sum([child.num_nodes for child in self.child_defs]))
+    def __init__(self, node_type: type | None, aux_data: Any = None, child_defs: tuple[PyTreeDef, ...] = ()) -> None:
+        spec = None if node_type is None else (node_type, aux_data, *[child._spec for child in child_defs])
+        _init_treedef(self, spec, None)
+
+    @classmethod
+    def _of(cls, spec: Any, num_leaves: int | None = None) -> PyTreeDef:
+        """The treedef of ``spec``, without copying it (``num_leaves`` when the caller knows it)."""
+        treedef = object.__new__(cls)
+        _init_treedef(treedef, spec, num_leaves)
+        return treedef
+
+    # The fields of the structure, read from the spec when asked: nothing on the fast paths asks.
+
+    @property
+    def node_type(self) -> type | None:
+        return None if self._spec is None else self._spec[0]
+
+    @property
+    def aux_data(self) -> Any:
+        return None if self._spec is None else self._spec[1]
+
+    @property
+    def child_defs(self) -> tuple[PyTreeDef, ...]:
+        return () if self._spec is None else tuple(map(PyTreeDef._of, self._spec[2:]))
+
+    @property
+    def num_leaves(self) -> int:
+        if self._num_leaves is None:  # flattening knows it; a treedef made otherwise counts once
+            self._num_leaves, self._num_nodes = _count(self._spec)
+        return self._num_leaves
+
+    @property
+    def num_nodes(self) -> int:
+        if self._num_nodes is None:
+            self._num_leaves, self._num_nodes = _count(self._spec)
+        return self._num_nodes
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PyTreeDef):
+            return NotImplemented
+        return self._spec == other._spec
 
     def __hash__(self) -> int:
-        # aux_data may be unhashable (JAX allows a dict there), so leave it out; equal treedefs
-        # still get equal hashes.
-        return hash((self.node_type, self.child_defs))
+        # aux_data may be unhashable (JAX allows a dict there), so it is left out; equal treedefs
+        # still get equal hashes. Walking the tree costs about what flattening does, so the hash
+        # is kept: a treedef used as a cache key is hashed again on every lookup.
+        if self._hash is None:
+            self._hash = _structure_hash(self._spec)
+        return self._hash
 
     def children(self) -> list[PyTreeDef]:
         """The treedefs of this node's children; a leaf or None has none."""
@@ -478,7 +558,9 @@ class PyTreeDef:
             raise ValueError(
                 f"Too {too} leaves for PyTreeDef; expected {self.num_leaves}, got {len(leaves)}."
             )
-        return _build(self, iter(leaves))
+        if self._spec is None:
+            return leaves[0]
+        return _build(self._spec, iter(leaves), 0)
 
     def flatten_up_to(self, tree: PyTree) -> list[PyTree]:
         """The subtrees of ``tree`` sitting where this treedef has leaves. ``tree`` must have this
@@ -487,13 +569,166 @@ class PyTreeDef:
         return _flatten_up_to(self, tree, "tree", hint="")
 
     def __repr__(self) -> str:
-        return f"PyTreeDef({_render(self)})"
+        return f"PyTreeDef({_render(self._spec)})"
 
 
-_LEAF = PyTreeDef(None)
+def _init_treedef(treedef: PyTreeDef, spec: Any, num_leaves: int | None) -> None:
+    # Its fields are read-only properties; these are the spec and what is counted from it, once.
+    treedef._spec = spec
+    treedef._num_leaves = num_leaves
+    treedef._num_nodes = None
+    treedef._hash = None
 
-# Flattening and unflattening walk the tree with a loop and an explicit stack of frames, not with
-# recursion, so that the depth of a tree is limited by memory, not by Python's recursion limit.
+
+def _count(spec: Any) -> tuple[int, int]:
+    """The leaves and the nodes (leaves included) of ``spec``, with a stack: trees may be deep."""
+    leaves = nodes = 0
+    stack = [spec]
+    while stack:
+        spec = stack.pop()
+        nodes += 1
+        if spec is None:
+            leaves += 1
+        else:
+            stack += spec[2:]
+    return leaves, nodes
+
+
+def _structure_hash(spec: Any) -> int:
+    """A hash of ``spec``'s node types and shape, not of its aux data, walked with a stack. (Python's
+    own hash of the nested tuples would recurse in C, and crash on a tree thousands deep.)"""
+    shape: list[Any] = []
+    stack = [spec]
+    while stack:
+        spec = stack.pop()
+        if spec is None:
+            shape.append(None)
+        else:
+            shape += (spec[0], len(spec))
+            stack += spec[2:]
+    return hash(tuple(shape))
+
+
+_LEAF = PyTreeDef._of(None, 1)
+
+# --- What each type is, kept per exact type ------------------------------------------------------
+# Flattening asks "leaf or node, and how does it come apart?" once per value, and rebuilding asks
+# "how does it go together?" once per node. The answers are kept in tables keyed by exact type, so
+# each question is one dict or set lookup: the types known to be leaves; each node type's function
+# giving (children, aux_data), whose children are a list or tuple; and each node type's function
+# rebuilding it from (aux_data, list of children); the tables are defined with the registry, above.
+
+def _splitter(node_type: type) -> Callable[[Any], tuple[Sequence[Any], Any]] | None:
+    """How values of ``node_type`` come apart, or None (and remembered as a leaf type) for a leaf."""
+    entry = _node_entry(node_type)
+    if entry is None:
+        _leaf_types.add(node_type)
+        return None
+    if node_type in _OWN_CONTAINERS or entry is _NAMEDTUPLE:
+        split = entry.flatten  # this module's own: it returns a sequence and aux data, unchecked
+    else:
+        split = functools.partial(_checked_flatten, entry.flatten, name="flatten function")  # a user's: checked
+    _splitters[node_type] = split
+    return split
+
+
+def _joiner(node_type: type) -> Callable[[Any, list[Any]], Any]:
+    """How values of the node type ``node_type`` are rebuilt from aux data and a list of children."""
+    entry = _node_entry(node_type)
+    assert entry is not None, f"{node_type} was a node when flattened"
+    join = _joiners[node_type] = functools.partial(_rebuild, entry)
+    return join
+
+
+def _rebuild(entry: NodeType, aux_data: Any, children: list[Any]) -> PyTree:
+    # No validation of the children: transformations put placeholders such as object() here.
+    return entry.unflatten(aux_data, tuple(children))
+
+
+# --- Flattening and unflattening ------------------------------------------------------------------
+# Both walk the tree by recursion, which is Python's fastest way to walk it, down to _MAX_DEPTH;
+# a subtree deeper than that is handed to a walk with an explicit stack of frames, so that the depth
+# of a tree is limited by memory, not by Python's recursion limit. ``is_leaf`` takes the stack walk
+# too: asking it about every value is the slow part then, and the fast walk need not test for it.
+
+_MAX_DEPTH = 50  # one frame per level: well inside Python's recursion limit of 1,000
+
+
+def tree_flatten(tree: PyTree, is_leaf: IsLeaf = None) -> tuple[list[Leaf], PyTreeDef]:
+    """The leaves of ``tree`` left to right, and its structure. A subtree for which
+    ``is_leaf`` returns True is kept whole as a leaf."""
+    leaves: list[Leaf] = []
+    spec = _walk(tree, leaves) if is_leaf is None else _flatten_into(tree, is_leaf, leaves)
+    return leaves, PyTreeDef._of(spec, len(leaves))
+
+
+def _walk(tree: PyTree, leaves: list[Leaf]) -> Any:
+    """Append ``tree``'s leaves to ``leaves`` and return its spec."""
+    return _node_spec(_ROOT, None, (tree,), leaves, 0)[2]  # tree as the one child of a pretend node
+
+
+_ROOT = object()  # the pretend node's type
+_NONE_SPEC = (type(None), None)  # None is a node with no children, not a leaf
+
+
+def _node_spec(node_type: Any, aux_data: Any, children: Sequence[Any], leaves: list[Leaf], depth: int) -> Any:
+    """The spec of a node, given its children, whose leaves are appended to ``leaves``.
+
+    The node's own loop takes its leaves, so that a leaf, the commonest value, costs no call; only
+    a child that is a node is a call, one level down.
+    """
+    # Most nodes hold only leaves (a (w, b) pair, a dict of arrays): a loop in C says so, and then
+    # the children are the leaves and the child specs Nones, all at once.
+    if _all_leaf_types(map(type, children)):
+        leaves += children
+        return (node_type, aux_data) + (None,) * len(children)
+    spec = [node_type, aux_data]
+    for child in children:
+        child_type = type(child)
+        if child_type in _leaf_types:
+            leaves.append(child)
+            spec.append(None)
+        elif child is None:
+            spec.append(_NONE_SPEC)
+        elif depth == _MAX_DEPTH:  # deeper down, a walk with a stack takes over
+            spec.append(_flatten_into(child, None, leaves))
+        elif child_type is tuple or child_type is list:  # the commonest nodes, taken apart here
+            spec.append(_node_spec(child_type, None, child, leaves, depth + 1))
+        else:
+            split = _splitters.get(child_type) or _splitter(child_type)
+            if split is None:  # a leaf, of a type not seen before
+                leaves.append(child)
+                spec.append(None)
+            else:
+                grandchildren, child_aux = split(child)
+                spec.append(_node_spec(child_type, child_aux, grandchildren, leaves, depth + 1))
+    return tuple(spec)
+
+
+def _build(spec: Any, leaves: Iterator[Leaf], depth: int) -> PyTree:
+    """Rebuild the node ``spec``'s container around the next of ``leaves``, children first."""
+    node_type, child_specs = spec[0], spec[2:]
+    if not any(child_specs):  # only leaves (a node's spec is a non-empty tuple, a leaf's None)
+        if node_type is tuple:
+            return tuple(itertools.islice(leaves, len(child_specs)))  # taken in one go, in C
+        children = list(itertools.islice(leaves, len(child_specs)))
+    else:
+        children = []
+        for child in child_specs:
+            if child is None:
+                children.append(next(leaves))
+            elif child is _NONE_SPEC:
+                children.append(None)
+            elif depth == _MAX_DEPTH:  # deeper down, a walk with a stack takes over
+                children.append(_build_deep(child, leaves))
+            else:
+                children.append(_build(child, leaves, depth + 1))
+    if node_type is list:
+        return children  # made here, for this node only
+    if node_type is tuple:
+        return tuple(children)
+    join = _joiners.get(node_type) or _joiner(node_type)
+    return join(spec[1], children)
 
 
 @dataclass
@@ -509,64 +744,8 @@ class _Frame:
 _END = object()  # what next() gives for a node with no children left (None is a valid child)
 
 
-def _build(treedef: PyTreeDef, leaves: Iterator[Leaf]) -> PyTree:
-    """Rebuild ``treedef``'s containers around ``leaves``, children before their parent."""
-    root = _Frame(None, None, iter([treedef]))  # a frame holding the whole tree as its one child
-    stack = [root]
-    while stack:
-        frame = stack[-1]
-        child_def = next(frame.pending, _END)
-        if child_def is _END:  # all of frame's children are rebuilt: rebuild frame's node
-            stack.pop()
-            if stack:
-                stack[-1].done.append(_rebuild(frame.node_type, frame.aux_data, frame.done))
-        elif child_def.node_type is None:
-            frame.done.append(next(leaves))
-        else:
-            stack.append(_Frame(child_def.node_type, child_def.aux_data, iter(child_def.child_defs)))
-    return root.done[0]
-
-
-def _rebuild(node_type: Any, aux_data: Any, children: list[Any]) -> PyTree:
-    entry = _node_entry(node_type)
-    assert entry is not None, f"{node_type} was a node when flattened"
-    # No validation of the children: transformations put placeholders such as object() here.
-    return entry.unflatten(aux_data, tuple(children))
-
-
-def _render(treedef: PyTreeDef) -> str:
-    """The text inside ``PyTreeDef(...)``, spelled exactly as JAX spells it."""
-    if treedef.node_type is None:
-        return "*"
-    kids = [_render(child) for child in treedef.child_defs]
-    if treedef.node_type is type(None):
-        return "None"
-    if treedef.node_type is list:
-        return "[" + ", ".join(kids) + "]"
-    if treedef.node_type is tuple:
-        return "(" + ", ".join(kids) + ("," if len(kids) == 1 else "") + ")"
-    if treedef.node_type is dict:
-        pairs = [f"{key!r}: {kid}" for key, kid in zip(treedef.aux_data, kids)]
-        return "{" + ", ".join(pairs) + "}"
-    entry = _node_entry(treedef.node_type)
-    assert entry is not None
-    # JAX shows a namedtuple's class by name, and any other aux data with str().
-    aux = treedef.node_type.__name__ if entry is _NAMEDTUPLE else treedef.aux_data
-    return f"CustomNode({entry.name}[{aux}], [{', '.join(kids)}])"
-
-
-# --- Flattening and unflattening ------------------------------------------------------------------
-
-
-def tree_flatten(tree: PyTree, is_leaf: IsLeaf = None) -> tuple[list[Leaf], PyTreeDef]:
-    """The leaves of ``tree`` left to right, and its structure. A subtree for which
-    ``is_leaf`` returns True is kept whole as a leaf."""
-    leaves: list[Leaf] = []
-    return leaves, _flatten_into(tree, is_leaf, leaves)
-
-
-def _flatten_into(tree: PyTree, is_leaf: IsLeaf, leaves: list[Leaf]) -> PyTreeDef:
-    """Append ``tree``'s leaves to ``leaves`` and return its structure, children before parent.
+def _flatten_into(tree: PyTree, is_leaf: IsLeaf, leaves: list[Leaf]) -> Any:
+    """``_walk`` with a stack, for deep trees and for ``is_leaf``.
 
     A frame's children are walked by a for loop that stops at the first child that is a node: the
     node's frame goes on the stack, and once it is done the loop resumes where it stopped (the
@@ -586,17 +765,36 @@ def _flatten_into(tree: PyTree, is_leaf: IsLeaf, leaves: list[Leaf]) -> PyTreeDe
                 stack.append(_Frame(type(child), aux_data, iter(children)))
                 break
             leaves.append(child)
-            frame.done.append(_LEAF)
-        else:  # all of frame's children are flattened: make frame's treedef
+            frame.done.append(None)  # a leaf's spec
+        else:  # all of frame's children are flattened: make frame's spec
             _close(stack)
     return root.done[0]
 
 
 def _close(stack: list[_Frame]) -> None:
-    """Pop the finished frame on top of ``stack`` and hand its treedef to the frame below."""
+    """Pop the finished frame on top of ``stack`` and hand its spec to the frame below."""
     frame = stack.pop()
     if stack:
-        stack[-1].done.append(PyTreeDef(frame.node_type, frame.aux_data, tuple(frame.done)))
+        stack[-1].done.append((frame.node_type, frame.aux_data, *frame.done))
+
+
+def _build_deep(spec: Any, leaves: Iterator[Leaf]) -> PyTree:
+    """``_build`` with a stack, for deep trees."""
+    root = _Frame(None, None, iter([spec]))  # a frame holding the whole tree as its one child
+    stack = [root]
+    while stack:
+        frame = stack[-1]
+        child = next(frame.pending, _END)
+        if child is _END:  # all of frame's children are rebuilt: rebuild frame's node
+            stack.pop()
+            if stack:
+                join = _joiners.get(frame.node_type) or _joiner(frame.node_type)
+                stack[-1].done.append(join(frame.aux_data, frame.done))
+        elif child is None:
+            frame.done.append(next(leaves))
+        else:
+            stack.append(_Frame(child[0], child[1], iter(child[2:])))
+    return root.done[0]
 
 
 def _says_leaf(answer: Any) -> bool:
@@ -606,6 +804,28 @@ def _says_leaf(answer: Any) -> bool:
     if answer is False or answer is None:
         return False
     raise ValueError(f"is_leaf predicate returned a non-boolean value {answer!r}; expected a boolean")
+
+
+def _render(spec: Any) -> str:
+    """The text inside ``PyTreeDef(...)``, spelled exactly as JAX spells it."""
+    if spec is None:
+        return "*"
+    node_type, aux_data = spec[0], spec[1]
+    kids = [_render(child) for child in spec[2:]]
+    if node_type is type(None):
+        return "None"
+    if node_type is list:
+        return "[" + ", ".join(kids) + "]"
+    if node_type is tuple:
+        return "(" + ", ".join(kids) + ("," if len(kids) == 1 else "") + ")"
+    if node_type is dict:
+        pairs = [f"{key!r}: {kid}" for key, kid in zip(aux_data, kids)]
+        return "{" + ", ".join(pairs) + "}"
+    entry = _node_entry(node_type)
+    assert entry is not None
+    # JAX shows a namedtuple's class by name, and any other aux data with str().
+    aux = node_type.__name__ if entry is _NAMEDTUPLE else aux_data
+    return f"CustomNode({entry.name}[{aux}], [{', '.join(kids)}])"
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Leaf]) -> PyTree:
@@ -658,7 +878,8 @@ def tree_flatten_with_path(
     ``is_leaf_takes_path=True``, ``is_leaf`` is called as ``is_leaf(path, subtree)``."""
     path_leaves: list[tuple[KeyPath, Leaf]] = []
     predicate = is_leaf if is_leaf is None or is_leaf_takes_path else _ignoring_path(is_leaf)
-    return path_leaves, _flatten_with_path_into(tree, predicate, path_leaves)
+    spec = _flatten_with_path_into(tree, predicate, path_leaves)
+    return path_leaves, PyTreeDef._of(spec, len(path_leaves))
 
 
 def _ignoring_path(is_leaf: Callable[[Any], bool]) -> Callable[[KeyPath, Any], bool]:
@@ -667,7 +888,7 @@ def _ignoring_path(is_leaf: Callable[[Any], bool]) -> Callable[[KeyPath, Any], b
 
 def _flatten_with_path_into(
     tree: PyTree, is_leaf: Callable[[KeyPath, Any], bool] | None, out: list[tuple[KeyPath, Leaf]]
-) -> PyTreeDef:
+) -> Any:
     """``_flatten_into``'s walk, where each frame's pending children come with their paths."""
     root = _Frame(None, None, iter([((), tree)]))
     stack = [root]
@@ -684,7 +905,7 @@ def _flatten_with_path_into(
                 stack.append(_Frame(type(child), aux_data, iter(with_paths)))
                 break
             out.append((path, child))
-            frame.done.append(_LEAF)
+            frame.done.append(None)
         else:
             _close(stack)
     return root.done[0]
@@ -709,45 +930,42 @@ def _flatten_up_to(treedef: PyTreeDef, tree: PyTree, root: str, hint: str) -> li
     subtrees: list[PyTree] = []
     path: list[str] = []  # keys from root to the node being matched; pushed and popped
     try:
-        _match_prefix(treedef, tree, path, subtrees)
+        _match_prefix(treedef._spec, tree, path, subtrees)
     except _Mismatch as e:
         where = root + "".join(path)
         raise ValueError(f"Pytree structure mismatch at {where}: {e}.{hint}") from None
     return subtrees
 
 
-def _match_prefix(treedef: PyTreeDef, tree: PyTree, path: list[str], out: list[PyTree]) -> None:
-    if treedef.node_type is None:
+def _match_prefix(spec: Any, tree: PyTree, path: list[str], out: list[PyTree]) -> None:
+    if spec is None:
         out.append(tree)  # a leaf of the prefix takes the whole subtree, whatever it is
         return
-    if type(tree) is not treedef.node_type:
-        raise _Mismatch(f"expected {_describe_type(treedef.node_type)}, got {_describe(tree)}")
-    entry = _node_entry(treedef.node_type)
+    node_type, want_aux, child_specs = spec[0], spec[1], spec[2:]
+    if type(tree) is not node_type:
+        raise _Mismatch(f"expected {_describe_type(node_type)}, got {_describe(tree)}")
+    entry = _node_entry(node_type)
     assert entry is not None
     children, aux_data = _children_and_aux(entry, tree)
-    node = _describe_type(treedef.node_type)
-    if aux_data != treedef.aux_data:  # dict keys, namedtuple class, custom aux data
-        raise _Mismatch(
-            f"expected {node} with aux data {treedef.aux_data!r}, got aux data {aux_data!r}"
-        )
-    if len(children) != len(treedef.child_defs):
-        raise _Mismatch(
-            f"expected {node} with {len(treedef.child_defs)} children, got {len(children)}"
-        )
-    for i, (child_def, child) in enumerate(zip(treedef.child_defs, children)):
-        path.append(_child_key(treedef, i))
-        _match_prefix(child_def, child, path, out)
+    node = _describe_type(node_type)
+    if aux_data != want_aux:  # dict keys, namedtuple class, custom aux data
+        raise _Mismatch(f"expected {node} with aux data {want_aux!r}, got aux data {aux_data!r}")
+    if len(children) != len(child_specs):
+        raise _Mismatch(f"expected {node} with {len(child_specs)} children, got {len(children)}")
+    for i, (child_spec, child) in enumerate(zip(child_specs, children)):
+        path.append(_child_key(spec, i))
+        _match_prefix(child_spec, child, path, out)
         path.pop()
 
 
-def _child_key(treedef: PyTreeDef, i: int) -> str:
-    """How child ``i`` is reached, for error messages: ``['key']``, ``.field`` or ``[i]``."""
-    node_type = treedef.node_type
-    assert node_type is not None
+def _child_key(spec: Any, i: int) -> str:
+    """How child ``i`` of the node ``spec`` is reached, for error messages: ``['key']``, ``.field``
+    or ``[i]``."""
+    node_type = spec[0]
     if node_type is dict:
-        return f"[{treedef.aux_data[i]!r}]"
+        return f"[{spec[1][i]!r}]"
     if _node_entry(node_type) is _NAMEDTUPLE:
-        return f".{node_type._fields[i]}"  # type: ignore[attr-defined]
+        return f".{node_type._fields[i]}"
     return f"[{i}]"  # lists, tuples, and the i-th child of a custom node
 
 
