@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from conformance.checks import show_call
-from conformance.derivatives import numerical_jacobian
+from conformance.derivatives import float0_dtype, numerical_jacobian
 from conformance.impl import Impl
 from conformance.test_vmap import B, CASES, F64, _args_text, _compile, _fixed, _namespace, assert_jacobian, check_vmap
 
@@ -58,3 +58,33 @@ def test_jacfwd_of_inputs_of_two_dtypes(impl: Impl, flags) -> None:
     f = _compile(source, impl)
     got = _namespace(impl)["jax"].jacfwd(f, argnums=(0, 1))(a, b)
     assert_jacobian(got, numerical_jacobian(f, (a.astype(F64), b), (0, 1)))
+
+
+@pytest.mark.requires("jvp")
+@pytest.mark.parametrize("out_axes", [0, 1, -1])
+def test_vmap_of_float0_tangents_gives_float0_zeros_of_the_batched_shape(impl: Impl, out_axes: int) -> None:
+    """vmap of a jvp whose output is an integer: its tangent is float0, the same for every example (it
+    holds no data), so the batched tangent is float0 zeros with the batch axis at ``out_axes``; the
+    integer primal output is batched as usual."""
+    jax, jnp = _namespace(impl)["jax"], impl.numpy
+    f = lambda a: jax.jvp(lambda b: b.astype(jnp.int32), (a,), (a,))  # noqa: E731
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    show_call(f"jax.vmap(lambda a: jax.jvp(lambda b: b.astype(jnp.int32), (a,), (a,)), out_axes={out_axes})(x)", x=x)
+    primal, tangent = jax.vmap(f, out_axes=out_axes)(x)
+    want = np.moveaxis(x.astype(np.int32), 0, out_axes)
+    np.testing.assert_array_equal(np.asarray(primal), want)
+    assert np.asarray(primal).dtype == np.int32
+    assert tangent.dtype == float0_dtype() and tuple(tangent.shape) == want.shape, (tangent.dtype, tangent.shape)
+
+
+@pytest.mark.requires("jvp")
+def test_jacfwd_of_an_integer_output_is_zeros_of_its_dtype(impl: Impl) -> None:
+    """jacfwd of a function with an integer output: a zero Jacobian in the output's dtype (JAX converts
+    the float0 tangents to it), beside a float output's ordinary Jacobian."""
+    jax, jnp = _namespace(impl)["jax"], impl.numpy
+    x = np.array([0.5, 1.5, -2.0], np.float32)
+    show_call("jax.jacfwd(lambda a: (a.astype(jnp.int32), a * 2))(x)", x=x)
+    ints, floats = jax.jacfwd(lambda a: (a.astype(jnp.int32), a * 2))(x)
+    assert np.asarray(ints).dtype == np.int32 and np.asarray(ints).shape == (3, 3)
+    np.testing.assert_array_equal(np.asarray(ints), np.zeros((3, 3), np.int32))
+    np.testing.assert_array_equal(np.asarray(floats), 2 * np.eye(3, dtype=np.float32))

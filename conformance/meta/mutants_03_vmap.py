@@ -437,6 +437,19 @@ VMAP_MUTANTS: list[Mutant] = [
         VMAP, "random_gamma's batching rule binds it with log_space=False: batched loggamma gives gamma's samples",
         keyword="gamma",
     ),
+    # --- float0 outputs (integer tangents) -----------------------------------------------------------------
+    Mutant(
+        "vmap.float0.batch_axis_always_first", BATCHING,
+        "        shape.insert(out_axis % ndim, size)\n", "        shape.insert(0, size)\n",
+        VMAP, "vmap's float0 outputs get their batch axis first, whatever out_axes says", keyword="float0",
+    ),
+    Mutant(
+        "jacfwd.float0.zeros_in_the_inputs_dtype", JACOBIANS,
+        "            pieces.append(lax.full((*y_aval.shape, *aval.shape), 0, y_aval.dtype))\n",
+        "            pieces.append(lax.full((*y_aval.shape, *aval.shape), 0, aval.dtype))\n",
+        VMAP, "jacfwd of an integer output gives float zeros (the input's dtype), not zeros of the output's dtype",
+        keyword="integer_output",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*JVP_STAGE_MUTANTS, *VMAP_MUTANTS]

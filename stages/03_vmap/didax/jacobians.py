@@ -93,6 +93,9 @@ def _unravel(example: Any, y: Any, jac: Any) -> Any:
     pieces, start = [], 0
     for leaf in leaves:
         aval = get_aval(leaf)
+        if jac.dtype == dtypes.float0:  # an integer output: its derivative is zero, in its own dtype
+            pieces.append(lax.full((*y_aval.shape, *aval.shape), 0, y_aval.dtype))
+            continue
         piece = lax.slice_in_dim(jac, start, start + aval.size, axis=last)
         piece = lax.reshape(piece, (*y_aval.shape, *aval.shape))
         if get_aval(piece).dtype != y_aval.dtype:

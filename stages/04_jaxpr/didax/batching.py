@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import lax
+from . import dtypes, lax
 from .core import (
     Primitive,
     ShapedArray,
@@ -176,10 +176,17 @@ def _batch(
         out_flat, out_tree = tree_flatten(fun(*args, **kwargs))
         pairs = []
         for x in out_flat:
+            if _is_float0(x):  # an integer's tangent: no data, the same for every example
+                pairs.append((x, not_mapped))
+                continue
             _check_output(x)
             tracer = full_raise(trace, x)
             pairs.append((tracer.val, tracer.batch_dim))
     return pairs, out_tree
+
+
+def _is_float0(x: Any) -> bool:
+    return isinstance(x, np.ndarray) and x.dtype == dtypes.float0
 
 
 def _check_output(x: Any) -> None:
@@ -198,9 +205,14 @@ def _to_out_axis(x: Any, bdim: int | None, out_axis: int | None, size: int) -> A
         if bdim is not_mapped:
             return x
         raise ValueError(f"at vmap out_axes, got axis spec None but output was batched on axis {bdim}")
-    ndim = get_aval(x).ndim + (bdim is not_mapped)
+    float0 = _is_float0(x)
+    ndim = (np.ndim(x) if float0 else get_aval(x).ndim) + (bdim is not_mapped)
     if not -ndim <= out_axis < ndim:
         raise ValueError(f"axis {out_axis} is out of bounds for array of dimension {ndim}")
+    if float0:  # float0 holds no data: the batched zeros are NumPy's, as JAX gives them
+        shape = list(x.shape)
+        shape.insert(out_axis % ndim, size)
+        return np.zeros(shape, dtypes.float0)
     return bdim_to(x, bdim, out_axis % ndim, size)
 
 
