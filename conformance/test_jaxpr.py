@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from conformance.batching import assert_batched, slices
 from conformance.checks import assert_dtype, assert_values, assert_weak, draw_x64, show_call
 from conformance.control_programs import CONTROL_NAMES, control_programs
-from conformance.derivatives import check_derivatives, leaves, map_leaves
+from conformance.derivatives import check_derivatives, float0_dtype, leaves, map_leaves
 from conformance.impl import Impl
 from conformance.jaxprs import (
     PROGRAM_HEADER,
@@ -307,6 +307,22 @@ def test_a_multiple_results_primitive_round_trips(impl: Impl) -> None:
     f = lambda x: s.lax.top_k(x, 2)  # noqa: E731
     closed = check_round_trip(s, f, (X3,), source="f = lambda x: lax.top_k(x, 2)", values={"x": X3})
     assert len(closed.jaxpr.eqns) == 1 and len(closed.jaxpr.outvars) == 2
+
+
+@pytest.mark.requires("jvp")
+def test_a_float0_tangent_is_an_output_of_type_float0(impl: Impl) -> None:
+    """make_jaxpr of a jvp whose output is an integer: the tangent output is float0 (a value of its
+    own, made without the inputs), and eval_jaxpr gives float0 zeros of that shape."""
+    s = staging(impl)
+    f = lambda a: s.jax.jvp(lambda b: b.astype(s.jnp.int32), (a,), (a,))  # noqa: E731
+    show_call("closed = jax.make_jaxpr(lambda a: jax.jvp(lambda b: b.astype(jnp.int32), (a,), (a,)))(x)\n"
+              "closed.out_avals, jax.core.eval_jaxpr(closed.jaxpr, closed.consts, x)", x=X3)  # fmt: skip
+    closed = s.jax.make_jaxpr(f)(X3)
+    assert [(tuple(a.shape), np.dtype(a.dtype)) for a in closed.out_avals] == [
+        (X3.shape, np.dtype(np.int32)), (X3.shape, float0_dtype())]
+    primal, tangent = s.core.eval_jaxpr(closed.jaxpr, closed.consts, X3)
+    np.testing.assert_array_equal(np.asarray(primal), X3.astype(np.int32))
+    assert tangent.dtype == float0_dtype() and tuple(tangent.shape) == X3.shape
 
 
 # --- typed PRNG keys ----------------------------------------------------------------------------------------

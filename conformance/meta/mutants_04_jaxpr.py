@@ -53,6 +53,13 @@ JAXPR_MUTANTS: list[Mutant] = [
     ),
     # --- staging: omnistaging, literals, constvars ------------------------------------------------------------
     Mutant(
+        "staging.float0_constant_made_an_array", STAGING,
+        "    if isinstance(const, (Tracer, Array)) or (isinstance(const, np.ndarray) and const.dtype == dtypes.float0):",
+        "    if isinstance(const, (Tracer, Array)):",
+        AREA, "make_jaxpr turns a float0 constant (an integer's tangent) into an Array, which cannot hold float0: "
+        "staging a jvp of an integer output raises TypeError", keyword="float0",
+    ),
+    Mutant(
         "staging.omnistaging_off", STAGING,
         "with new_main(JaxprTrace, builder) as main, new_dynamic(main):",
         "with new_main(JaxprTrace, builder) as main:",

@@ -357,8 +357,11 @@ def make_jaxpr(
 
 def _own(const: Any) -> Any:
     """A constant the user's jaxpr keeps: a NumPy array is copied (in its constvar's dtype), so
-    that changing it later cannot change the jaxpr."""
-    return const if isinstance(const, (Tracer, Array)) else to_array(const)
+    that changing it later cannot change the jaxpr. A float0 array (an integer's tangent) holds no
+    data to change, and no Array can hold it: it stays as it is."""
+    if isinstance(const, (Tracer, Array)) or (isinstance(const, np.ndarray) and const.dtype == dtypes.float0):
+        return const
+    return to_array(const)
 
 
 def _static_positions(static: tuple[int, ...], nargs: int) -> set[int]:
