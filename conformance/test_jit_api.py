@@ -576,6 +576,31 @@ def test_debug_nans_raises_floating_point_error_under_jit(impl: Impl, flags, kin
     assert np.isnan(np.asarray(g(arg))[1])
 
 
+# --- float0 ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.requires("jvp", "vmap")
+def test_float0_tangents_come_out_of_jit(impl: Impl) -> None:
+    """A jitted jvp of a function with an integer output gives its float0 tangent as float0 zeros, on
+    the first call and from the caches; jit of jacfwd of it gives int32 zeros; vmap of such a jit too."""
+    jax, jnp = _jax(impl), impl.numpy
+    float0 = np.dtype([("float0", np.void, 0)])  # jax.dtypes.float0
+    g = jax.jit(lambda a: jax.jvp(lambda b: b.astype(jnp.int32), (a,), (a,)))
+    show_call("g = jax.jit(lambda a: jax.jvp(lambda b: b.astype(jnp.int32), (a,), (a,)))\n"
+              "g(x), g(jax.device_put(x + 1)), g(jax.device_put(x + 2))", x=V3)  # fmt: skip
+    for k in range(3):  # a NumPy argument, then device arrays (a fast dispatch path's case)
+        primal, tangent = g(V3 if k == 0 else jax.device_put(V3 + k))
+        np.testing.assert_array_equal(np.asarray(primal), (V3 + k).astype(np.int32))
+        assert tangent.dtype == float0 and tuple(tangent.shape) == V3.shape, (tangent.dtype, tangent.shape)
+        assert np.asarray(tangent).dtype == float0 and np.asarray(tangent).shape == V3.shape
+    jac = jax.jit(jax.jacfwd(lambda a: a.astype(jnp.int32)))(V3)
+    assert np.asarray(jac).dtype == I32
+    np.testing.assert_array_equal(np.asarray(jac), np.zeros((3, 3), np.int32))
+    primal, tangent = jax.vmap(g)(np.stack([V3, V3 * 2]))
+    assert tangent.dtype == float0 and tuple(tangent.shape) == (2, 3), (tangent.dtype, tangent.shape)
+    np.testing.assert_array_equal(np.asarray(primal), np.stack([V3, V3 * 2]).astype(np.int32))
+
+
 # --- disable_jit ----------------------------------------------------------------------------------------------
 
 

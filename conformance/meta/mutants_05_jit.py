@@ -341,6 +341,20 @@ JIT_MUTANTS: list[Mutant] = [
         "g(x, y) runs the executable of g(x, None)", keyword="not_on_the_device",
     ),
     Mutant(
+        "jit.float0.output_wrapped_as_an_array", JIT,
+        "        special = any(dtypes.is_key_dtype(a.dtype) or a.dtype == dtypes.float0 for a in self.out_avals)\n",
+        "        special = any(dtypes.is_key_dtype(a.dtype) for a in self.out_avals)\n",
+        AREA, "a cached call wraps a float0 output's buffer (booleans) as an Array instead of giving NumPy's "
+        "float0 zeros", keyword="float0",
+    ),
+    Mutant(
+        "jit.float0.input_made_an_array", JIT,
+        "        if _is_float0(x):\n            return xla.put(np.zeros(x.shape, bool), device)",
+        "        if False:\n            return xla.put(np.zeros(x.shape, bool), device)",
+        AREA, "a float0 operand (the tangent constant a jitted jvp of an integer output passes itself) is made an "
+        "Array, which cannot hold float0", keyword="float0",
+    ),
+    Mutant(
         "jit.debug_nans.unchecked", JIT,
         "        if config.jax_debug_nans:  # checked on this path only",
         "        if False:  # checked on this path only",

@@ -145,14 +145,25 @@ def _device_buffer(x: Any, device: Any) -> Any:
     if type(x) is not Array:
         if isinstance(x, PRNGKeyArray):
             return xla.put(np.asarray(x._value), device)  # the keys' words
+        if _is_float0(x):
+            return xla.put(np.zeros(x.shape, bool), device)  # float0's memory (see physical)
         x = to_array(x)
     return x.device_buffer(device)
 
 
-def _output(buffer: Any, aval: ShapedArray) -> Array:
-    if dtypes.is_key_dtype(aval.dtype):  # keys: read their words, and wrap them as keys
+def _is_float0(x: Any) -> bool:
+    """Whether ``x`` is an integer's tangent: NumPy zeros of dtype float0, which no Array holds."""
+    return isinstance(x, np.ndarray) and x.dtype == dtypes.float0
+
+
+def _output(buffer: Any, aval: ShapedArray) -> Any:
+    """The value of an output buffer: an Array, or for the types XLA knows by another name, keys
+    (their words, wrapped as keys) and float0 (NumPy zeros, as JAX gives them)."""
+    if dtypes.is_key_dtype(aval.dtype):
         words = xla.fetch(buffer, np.dtype(np.uint32))
         return PRNGKeyArray(aval.dtype._impl, words)
+    if aval.dtype == dtypes.float0:
+        return np.zeros(aval.shape, dtypes.float0)
     return Array.from_buffer(buffer, aval)
 
 
@@ -337,7 +348,7 @@ class Jitted:
             logger.warning("Compiling %s with global shapes and types %s.", self.name, [a.str_short() for a in avals])
         closed, out_tree = trace_flat(with_statics, in_tree, list(avals), self.fun)
         jaxpr, consts = hoist_consts(closed)
-        consts = [to_array(c) if not isinstance(c, (Array, Tracer)) else c for c in consts]
+        consts = [c if isinstance(c, (Array, Tracer)) or _is_float0(c) else to_array(c) for c in consts]
         donated_invars = (False,) * len(consts) + (donated or (False,) * len(avals))
         return _Traced(jaxpr, consts, out_tree, donated_invars, {})
 
@@ -456,8 +467,8 @@ class _Ready:
         self.execute = compiled.executable.run
         self.const_buffers = [_device_buffer(c, compiled.device) for c in traced.consts]
         self.out_avals = compiled.out_avals
-        keys = any(dtypes.is_key_dtype(a.dtype) for a in self.out_avals)
-        self.wrap = _output if keys else Array.from_buffer
+        special = any(dtypes.is_key_dtype(a.dtype) or a.dtype == dtypes.float0 for a in self.out_avals)
+        self.wrap = _output if special else Array.from_buffer
         self.build = _builder(traced.out_tree, len(self.out_avals))
         self.donated = traced.donated[len(traced.consts) :] if any(traced.donated) else None
         # The commonest call, one array in and out and nothing else to do, gets a shorter run.

@@ -39,7 +39,6 @@ _ELEMENT_TYPES = {
     "complex64": "complex<f32>", "complex128": "complex<f64>",
     "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2", "float8_e4m3fnuz": "f8E4M3FNUZ",
     "float8_e5m2fnuz": "f8E5M2FNUZ", "float8_e4m3b11fnuz": "f8E4M3B11FNUZ",
-    "float0": "i1",  # an integer's tangent: no data, lowered as booleans (JAX does the same)
 }  # fmt: skip
 
 
@@ -56,7 +55,9 @@ def element_type(dtype: Any) -> str:
     return name
 
 
-_BY_DTYPE: dict[Any, str] = {}
+# float0, an integer's tangent, holds no data; it is lowered as booleans, as JAX does (its NumPy
+# name, "void", says nothing, so it is entered by dtype).
+_BY_DTYPE: dict[Any, str] = {dtypes.float0: "i1"}
 
 
 def physical(aval: ShapedArray) -> ShapedArray:
