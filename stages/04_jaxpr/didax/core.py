@@ -452,5 +452,11 @@ class EvalTrace(Trace):
 trace_state = TraceState()
 
 
-# Jaxprs (stage 04) live in jaxpr.py, which builds on this module; JAX keeps eval_jaxpr in core.
-from .jaxpr import eval_jaxpr  # noqa: E402, F401  (re-exported: didax.core.eval_jaxpr)
+def __getattr__(name: str) -> Any:
+    """``didax.core.eval_jaxpr``, where JAX's API has it. Jaxprs (stage 04) live in jaxpr.py, which
+    imports this module, so this one does not import it back: the name is looked up on first use."""
+    if name == "eval_jaxpr":
+        from .jaxpr import eval_jaxpr
+
+        return eval_jaxpr
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
