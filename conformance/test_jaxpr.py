@@ -896,6 +896,21 @@ def test_a_tracer_leaked_from_a_finished_staging_is_a_constant_of_a_later_one(im
     _staging_still_works(s)
 
 
+@pytest.mark.requires("vmap")
+def test_a_tracer_leaked_from_vmap_is_an_error_in_a_later_staging(impl: Impl) -> None:
+    """Unlike staging's and jvp's, vmap's trace is over when vmap returns (JAX 0.10.2 invalidates it):
+    a tracer leaked from vmap and used inside a later make_jaxpr raises UnexpectedTracerError at once,
+    instead of becoming a constant of the jaxpr. Then staging works as before."""
+    s = staging(impl)
+    leaked: list[Any] = []
+    s.jax.vmap(lambda x: leaked.append(x) or x)(X3)
+    show_call("leaked = []\njax.vmap(lambda x: leaked.append(x) or x)(x)\n"
+              "jax.make_jaxpr(lambda y: y + leaked[0])(1.0)", x=X3)  # fmt: skip
+    with pytest.raises(s.jax.errors.UnexpectedTracerError):
+        s.jax.make_jaxpr(lambda y: y + leaked[0])(1.0)
+    _staging_still_works(s)
+
+
 def test_make_jaxpr_of_something_not_callable(impl: Impl) -> None:
     s = staging(impl)
     show_call("jax.make_jaxpr(3)")

@@ -53,6 +53,12 @@ JAXPR_MUTANTS: list[Mutant] = [
     ),
     # --- staging: omnistaging, literals, constvars ------------------------------------------------------------
     Mutant(
+        "staging.a_tracer_leaked_from_vmap_is_a_constant", BATCHING,
+        "    escaped_tracers_are_constants = False  # JAX invalidates vmap's trace when vmap returns\n", "",
+        AREA, "a tracer leaked from vmap and met by a later make_jaxpr is staged as a constant, where JAX raises "
+        "UnexpectedTracerError at once", keyword="leaked",
+    ),
+    Mutant(
         "staging.float0_constant_made_an_array", STAGING,
         "    if isinstance(const, (Tracer, Array)) or (isinstance(const, np.ndarray) and const.dtype == dtypes.float0):",
         "    if isinstance(const, (Tracer, Array)):",

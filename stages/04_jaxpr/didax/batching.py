@@ -91,6 +91,8 @@ class BatchTracer(Tracer):
 
 
 class BatchTrace(Trace):
+    escaped_tracers_are_constants = False  # JAX invalidates vmap's trace when vmap returns
+
     def pure(self, val: Any) -> BatchTracer:
         return BatchTracer(self, val, not_mapped)
 

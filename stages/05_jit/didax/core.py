@@ -242,6 +242,12 @@ def is_alive(main: MainTrace) -> bool:
 class Trace:
     """An interpreter at one level of the stack: it boxes values in its tracers and runs rules."""
 
+    # Whether a tracer that escaped this transformation (saved in a global, say) is one more
+    # constant of a jaxpr staged later (stage 04), as jvp's and staging's are in JAX 0.10.2; a
+    # transformation whose trace JAX invalidates when it ends (vmap) says False, and using such a
+    # tracer anywhere is UnexpectedTracerError.
+    escaped_tracers_are_constants = True
+
     def __init__(self, main: MainTrace) -> None:
         self.main = main
 
@@ -400,7 +406,7 @@ def find_top_trace(xs: Sequence[Any]) -> Trace:
         if isinstance(x, Tracer):
             main = x._trace.main
             if main.level >= len(stack) or stack[main.level] is not main:  # is_alive, inlined: bind is hot
-                if not is_staging():
+                if not (is_staging() and main.trace_type.escaped_tracers_are_constants):
                     raise UnexpectedTracerError(x)
                 continue  # a constant: no interpreter of its own
             if main.level >= level:
