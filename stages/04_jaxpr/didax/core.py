@@ -397,7 +397,8 @@ def find_top_trace(xs: Sequence[Any]) -> Trace:
     With no tracer among ``xs`` and no staging under way, that is the evaluation interpreter at
     the bottom of the stack. A tracer whose transformation has ended has escaped it (saved in a
     global, say): eagerly that is an error, but while staging it is one more constant, a constvar
-    of the jaxpr, as in JAX 0.10.2 (evaluating that jaxpr is the error then).
+    of the jaxpr, as in JAX 0.10.2 (evaluating that jaxpr is the error then), unless its trace
+    class says otherwise (``escaped_tracers_are_constants``).
     """
     top = trace_state.dynamic_trace
     level = top.main.level
