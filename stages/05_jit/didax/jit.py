@@ -70,7 +70,7 @@ def _jit_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, name: str, donat
 @jit_p.def_impl
 def _jit_impl(*args: Any, jaxpr: ClosedJaxpr, name: str, donated_invars: tuple) -> list[Any]:
     """Evaluating a jit equation: compile its jaxpr (once) and run it."""
-    outs = compiled(jaxpr, name, xla.default_device(), donated_invars).call(args)
+    outs = _compile_remembered(jaxpr, name, xla.default_device(), donated_invars).call(args)
     if config.jax_debug_nans:
         from .jaxpr import eval_jaxpr
 
@@ -91,8 +91,9 @@ def _check_nans(name: str, outs: Sequence[Array], rerun: Callable[[], Any]) -> N
                              "(without jit) made none, so the NaN comes from XLA's fused code or an input.")
 
 
-class Compiled(NamedTuple):
-    """An executable and what calling it needs: the types of its inputs and outputs."""
+class CompiledJaxpr(NamedTuple):
+    """A jaxpr compiled for a device (``compile_jaxpr``): XLA's executable and what calling it on
+    didax values needs, the types of its inputs and outputs and which inputs it may take."""
 
     executable: xla.Executable
     in_avals: list[ShapedArray]
@@ -119,14 +120,7 @@ def _release_host_copies(args: Sequence[Any], donated: Sequence[bool]) -> None:
             x._host = None
 
 
-@functools.lru_cache(maxsize=64)  # for jit equations run by eval_jaxpr and transformations' jaxprs
-def compiled(jaxpr: ClosedJaxpr, name: str, device: Any, donated: tuple[bool, ...] = ()) -> Compiled:
-    """``compile_jaxpr``, remembered for the last few jaxprs (keyed by the jaxpr object itself).
-    A jitted function keeps its own executables (``_Traced.ready``), which die with it."""
-    return compile_jaxpr(jaxpr, name, device, donated)
-
-
-def compile_jaxpr(jaxpr: ClosedJaxpr, name: str, device: Any, donated: tuple[bool, ...] = ()) -> Compiled:
+def compile_jaxpr(jaxpr: ClosedJaxpr, name: str, device: Any, donated: tuple[bool, ...] = ()) -> CompiledJaxpr:
     """Lower and compile ``jaxpr`` (which has no constants) for ``device``; the inputs marked in
     ``donated`` may have their buffers reused for outputs."""
     start = time.perf_counter()
@@ -137,7 +131,13 @@ def compile_jaxpr(jaxpr: ClosedJaxpr, name: str, device: Any, donated: tuple[boo
         raise xla.XlaRuntimeError(f"XLA could not compile jit({name}): {e}") from None
     if config.jax_log_compiles:
         logger.warning("Finished XLA compilation of jit(%s) in %.3f s", name, time.perf_counter() - start)
-    return Compiled(executable, list(jaxpr.in_avals), list(jaxpr.out_avals), device, tuple(donated))
+    return CompiledJaxpr(executable, list(jaxpr.in_avals), list(jaxpr.out_avals), device, tuple(donated))
+
+
+# For jit equations run by eval_jaxpr, and the jaxprs transformations make: compile_jaxpr for the
+# last few jaxprs, remembered by the jaxpr object itself. (A jitted function keeps the executables
+# of its own signatures in its caches, which die with the function.)
+_compile_remembered = functools.lru_cache(maxsize=64)(compile_jaxpr)
 
 
 def _device_buffer(x: Any, device: Any) -> Any:
@@ -227,7 +227,7 @@ batching.batching_rules[jit_p] = _jit_batch
 # The API.
 
 
-class _Traced(NamedTuple):
+class _Staged(NamedTuple):
     """What tracing a function once gave: its jaxpr (constants hoisted), the constants, the tree
     of its outputs, and, once compiled, its executables (one per device, kept here: they live as
     long as the jitted function does)."""
@@ -248,7 +248,7 @@ class Jitted:
         self.static_argnums, self.static_argnames = static_argnums, static_argnames
         self.donate_argnums, self.donate_argnames = donate_argnums, donate_argnames
         self.name = getattr(fun, "__name__", type(fun).__name__)
-        # signature of the arguments -> the traced function; the fast path's: types -> executable
+        # signature of the arguments -> the staged function; the fast path's: types -> executable
         self._cache, self._ready = _caches_of(fun, (static_argnums, static_argnames, donate_argnums, donate_argnames))
         functools.update_wrapper(self, fun)
 
@@ -277,22 +277,22 @@ class Jitted:
                 pass
             else:
                 return ready.run(flat)
-        leaves, traced = self._trace(args, kwargs)
-        if is_staging() or any(isinstance(x, Tracer) for x in (*leaves, *traced.consts)):
-            outs = jit_p.bind(*traced.consts, *leaves, jaxpr=traced.jaxpr, name=self.name,
-                              donated_invars=traced.donated)  # fmt: skip
-            return tree_unflatten(traced.out_tree, outs)
+        leaves, staged = self._trace(args, kwargs)
+        if is_staging() or any(isinstance(x, Tracer) for x in (*leaves, *staged.consts)):
+            outs = jit_p.bind(*staged.consts, *leaves, jaxpr=staged.jaxpr, name=self.name,
+                              donated_invars=staged.donated)  # fmt: skip
+            return tree_unflatten(staged.out_tree, outs)
         device = xla.default_device()
-        ready = traced.ready.get(device)
+        ready = staged.ready.get(device)
         if ready is None:
-            executable = compile_jaxpr(traced.jaxpr, self.name, device, traced.donated)
-            ready = traced.ready[device] = _Ready(executable, traced)
-        outs = ready.compiled.call([*traced.consts, *leaves])
+            executable = compile_jaxpr(staged.jaxpr, self.name, device, staged.donated)
+            ready = staged.ready[device] = _Ready(executable, staged)
+        outs = ready.compiled.call([*staged.consts, *leaves])
         if config.jax_debug_nans:  # checked on this path only: such calls never take the fast path
             _check_nans(self.name, outs, lambda: self.fun(*args, **kwargs))
         elif not self.static_argnums and not self.static_argnames:  # next time, the fast path
             self._remember(args, kwargs, ready)
-        return tree_unflatten(traced.out_tree, outs)
+        return tree_unflatten(staged.out_tree, outs)
 
     def _remember(self, args: tuple, kwargs: dict, ready: _Ready) -> None:
         """Store ``ready`` under the fast path's key for these arguments, if they have one."""
@@ -309,19 +309,19 @@ class Jitted:
         self._cache.clear()
         self._ready.clear()
 
-    def _trace(self, args: tuple, kwargs: dict) -> tuple[list[Any], _Traced]:
-        """The arguments' leaves, and the traced function for their signature (traced now if it
+    def _trace(self, args: tuple, kwargs: dict) -> tuple[list[Any], _Staged]:
+        """The arguments' leaves, and the staged function for their signature (traced now if it
         is new: the cache key is everything tracing depends on)."""
         statics, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(_arg_type(x) for x in leaves)
         key = _key(in_tree, avals, statics)
-        traced = self._cache.get(key)
-        if traced is None:
-            traced = self._trace_new(in_tree, avals, statics, self._donated(args, kwargs, statics))
-            if not any(isinstance(c, Tracer) for c in traced.consts):  # a captured tracer dies with its
-                self._cache[key] = traced  # transformation: such a trace is good for this call only
-        return leaves, traced
+        staged = self._cache.get(key)
+        if staged is None:
+            staged = self._trace_new(in_tree, avals, statics, self._donated(args, kwargs, statics))
+            if not any(isinstance(c, Tracer) for c in staged.consts):  # a captured tracer dies with its
+                self._cache[key] = staged  # transformation: such a trace is good for this call only
+        return leaves, staged
 
     def _donated(self, args: tuple, kwargs: dict, statics: tuple) -> tuple[bool, ...]:
         """Whether each leaf of the dynamic arguments is donated, in the order they are flattened."""
@@ -334,7 +334,7 @@ class Jitted:
                   for _ in tree_flatten(v)[0]]  # fmt: skip
         return tuple(flags)
 
-    def _trace_new(self, in_tree: PyTreeDef, avals: tuple, statics: tuple, donated: tuple) -> _Traced:
+    def _trace_new(self, in_tree: PyTreeDef, avals: tuple, statics: tuple, donated: tuple) -> _Staged:
         static_pos = {i: s.value for i, s in statics[0]}
         static_kw = {k: s.value for k, s in statics[1]}
 
@@ -350,7 +350,7 @@ class Jitted:
         jaxpr, consts = hoist_consts(closed)
         consts = [c if isinstance(c, (Array, Tracer)) or _is_float0(c) else to_array(c) for c in consts]
         donated_invars = (False,) * len(consts) + (donated or (False,) * len(avals))
-        return _Traced(jaxpr, consts, out_tree, donated_invars, {})
+        return _Staged(jaxpr, consts, out_tree, donated_invars, {})
 
     def _split(self, args: tuple, kwargs: dict) -> tuple[tuple, tuple, dict]:
         """The static arguments (a hashable key), and the others."""
@@ -369,20 +369,20 @@ class Jitted:
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """Stage and lower, without compiling: ``.as_text()`` is the StableHLO module."""
-        _, traced = self._trace(args, kwargs)
-        return Lowered(self.name, traced)
+        _, staged = self._trace(args, kwargs)
+        return Lowered(self.name, staged)
 
-    def trace(self, *args: Any, **kwargs: Any) -> TracedFunction:
+    def trace(self, *args: Any, **kwargs: Any) -> Traced:
         """Stage only: ``.jaxpr`` is the jaxpr the function is compiled from."""
-        _, traced = self._trace(args, kwargs)
-        return TracedFunction(self.name, traced)
+        _, staged = self._trace(args, kwargs)
+        return Traced(self.name, staged)
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
         from .staging import ShapeDtypeStruct
 
-        _, traced = self._trace(args, kwargs)
-        shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in traced.jaxpr.out_avals]
-        return tree_unflatten(traced.out_tree, shapes)
+        _, staged = self._trace(args, kwargs)
+        shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in staged.jaxpr.out_avals]
+        return tree_unflatten(staged.out_tree, shapes)
 
     def __repr__(self) -> str:
         return f"<didax.jit of {self.fun!r}>"
@@ -411,7 +411,7 @@ def _key(*signature: Any) -> tuple:
 _CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _caches_of(fun: Callable[..., Any], options: tuple) -> tuple[dict[Any, _Traced], dict[Any, _Ready]]:
+def _caches_of(fun: Callable[..., Any], options: tuple) -> tuple[dict[Any, _Staged], dict[Any, _Ready]]:
     """The trace cache and the fast path's executables of ``fun`` jitted with ``options``."""
     try:
         per_options = _CACHES.setdefault(fun, {})
@@ -462,17 +462,17 @@ class _Ready:
 
     __slots__ = ("compiled", "execute", "const_buffers", "out_avals", "wrap", "build", "donated", "run")
 
-    def __init__(self, compiled: Compiled, traced: _Traced) -> None:
+    def __init__(self, compiled: CompiledJaxpr, staged: _Staged) -> None:
         self.compiled = compiled
         self.execute = compiled.executable.run
-        self.const_buffers = [_device_buffer(c, compiled.device) for c in traced.consts]
+        self.const_buffers = [_device_buffer(c, compiled.device) for c in staged.consts]
         self.out_avals = compiled.out_avals
         special = any(dtypes.is_key_dtype(a.dtype) or a.dtype == dtypes.float0 for a in self.out_avals)
         self.wrap = _output if special else Array.from_buffer
-        self.build = _builder(traced.out_tree, len(self.out_avals))
-        self.donated = traced.donated[len(traced.consts) :] if any(traced.donated) else None
+        self.build = _builder(staged.out_tree, len(self.out_avals))
+        self.donated = staged.donated[len(staged.consts) :] if any(staged.donated) else None
         # The commonest call, one array in and out and nothing else to do, gets a shorter run.
-        single = traced.out_tree == _LEAF and not self.const_buffers and not self.donated
+        single = staged.out_tree == _LEAF and not self.const_buffers and not self.donated
         self.run = self._run_single if single else self._run_any
 
     def _run_any(self, args: Sequence[Array]) -> Any:
@@ -525,46 +525,46 @@ def _arg_type(x: Any) -> ShapedArray:
 
 
 class Lowered:
-    """A staged and lowered function (``jit(f).lower(*args)``)."""
+    """A staged and lowered function, JAX's ``jax.stages.Lowered`` (``jit(f).lower(*args)``)."""
 
-    def __init__(self, name: str, traced: _Traced) -> None:
-        self._name, self._traced = name, traced
+    def __init__(self, name: str, staged: _Staged) -> None:
+        self._name, self._staged = name, staged
 
     def as_text(self) -> str:
-        return xla.pretty(lower_module(self._name, self._traced.jaxpr, self._traced.donated))
+        return xla.pretty(lower_module(self._name, self._staged.jaxpr, self._staged.donated))
 
     @property
     def out_info(self) -> Any:
         """The outputs' shapes and dtypes, in the outputs' tree (JAX's ``Lowered.out_info``)."""
         from .staging import ShapeDtypeStruct
 
-        avals = self._traced.jaxpr.out_avals
-        return tree_unflatten(self._traced.out_tree, [ShapeDtypeStruct(a.shape, a.dtype) for a in avals])
+        avals = self._staged.jaxpr.out_avals
+        return tree_unflatten(self._staged.out_tree, [ShapeDtypeStruct(a.shape, a.dtype) for a in avals])
 
-    def compile(self) -> CompiledFunction:
-        return CompiledFunction(self._name, self._traced)
+    def compile(self) -> Compiled:
+        return Compiled(self._name, self._staged)
 
 
-class CompiledFunction:
-    """A compiled function (``jit(f).lower(*args).compile()``): call it on arguments of the
-    types it was lowered for."""
+class Compiled:
+    """A compiled function, JAX's ``jax.stages.Compiled`` (``jit(f).lower(*args).compile()``):
+    call it on arguments of the types it was lowered for."""
 
-    def __init__(self, name: str, traced: _Traced) -> None:
-        self._name, self._traced = name, traced
-        self._compiled = compile_jaxpr(traced.jaxpr, name, xla.default_device(), traced.donated)
+    def __init__(self, name: str, staged: _Staged) -> None:
+        self._name, self._staged = name, staged
+        self._compiled = compile_jaxpr(staged.jaxpr, name, xla.default_device(), staged.donated)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         leaves, in_tree = tree_flatten((args, kwargs))
-        n = len(self._traced.consts)
-        want = self._traced.jaxpr.in_avals[n:]
+        n = len(self._staged.consts)
+        want = self._staged.jaxpr.in_avals[n:]
         got = [_arg_type(x) for x in leaves]
         if [(a.shape, a.dtype) for a in got] != [(a.shape, a.dtype) for a in want]:
             raise TypeError(
                 f"Argument types differ from the types for which this computation was compiled: "
                 f"{[a.str_short() for a in got]} vs {[a.str_short() for a in want]}."
             )
-        outs = self._compiled.call([*self._traced.consts, *leaves])
-        return tree_unflatten(self._traced.out_tree, outs)
+        outs = self._compiled.call([*self._staged.consts, *leaves])
+        return tree_unflatten(self._staged.out_tree, outs)
 
     def as_text(self) -> str:
         """The HLO XLA compiled, after its optimizations."""
@@ -574,18 +574,18 @@ class CompiledFunction:
         return self._compiled.executable.cost_analysis()
 
 
-class TracedFunction:
-    """A staged function (``jit(f).trace(*args)``)."""
+class Traced:
+    """A staged function, JAX's ``jax.stages.Traced`` (``jit(f).trace(*args)``)."""
 
-    def __init__(self, name: str, traced: _Traced) -> None:
-        self._name, self._traced = name, traced
+    def __init__(self, name: str, staged: _Staged) -> None:
+        self._name, self._staged = name, staged
 
     @property
     def jaxpr(self) -> ClosedJaxpr:
-        return self._traced.jaxpr
+        return self._staged.jaxpr
 
     def lower(self) -> Lowered:
-        return Lowered(self._name, self._traced)
+        return Lowered(self._name, self._staged)
 
 
 def jit(
