@@ -317,7 +317,8 @@ VMAP_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "vmap.api.unbatched_output_rank_without_the_batch_axis", BATCHING,
-        "ndim = get_aval(x).ndim + (bdim is not_mapped)", "ndim = get_aval(x).ndim",
+        "ndim = (np.ndim(x) if float0 else get_aval(x).ndim) + (bdim is not_mapped)",
+        "ndim = np.ndim(x) if float0 else get_aval(x).ndim",
         VMAP, "out_axes of an unbatched output is checked and wrapped against its rank without the new axis",
         keyword="an_unbatched_argument_output or a_constant_output or out_axes_none_for_a_constant",
     ),

@@ -100,7 +100,8 @@ JAXPR_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "staging.leaked_tracer_always_an_error", CORE,
-        "                if not is_staging():\n                    raise UnexpectedTracerError(x)\n",
+        "                if not (is_staging() and main.trace_type.escaped_tracers_are_constants):\n"
+        "                    raise UnexpectedTracerError(x)\n",
         "                raise UnexpectedTracerError(x)\n",
         AREA, "a tracer leaked from a finished make_jaxpr is UnexpectedTracerError in a later one, not a constvar",
         keyword="leaked",
@@ -535,7 +536,7 @@ STAGE_04_VERSIONS: dict[str, Mutant] = {m.id: m for m in [
     Mutant(
         "jvp.nesting.escaped_tracer_not_detected", CORE,
         "            if main.level >= len(stack) or stack[main.level] is not main:  # is_alive, inlined: bind is hot\n"
-        "                if not is_staging():\n"
+        "                if not (is_staging() and main.trace_type.escaped_tracers_are_constants):\n"
         "                    raise UnexpectedTracerError(x)\n"
         "                continue  # a constant: no interpreter of its own\n", "",
         ("jvp",), "a tracer used after its jvp returned is processed by a dead trace instead of raising",

@@ -287,8 +287,8 @@ SIGNATURE = "traces_once or signature or weak"
 JIT_MUTANTS: list[Mutant] = [
     Mutant(
         "jit.cache.key_without_weak_type", JIT,
-        "    return shaped(get_aval(x))\n",
-        "    aval = get_aval(x)\n    return ShapedArray(aval.shape, aval.dtype)\n",
+        "        avals = tuple(map(abstractify, leaves))  # types, never values\n",
+        "        avals = tuple(ShapedArray(a.shape, a.dtype) for a in map(abstractify, leaves))\n",
         AREA, "the trace cache is keyed by shape and dtype only: a weak and a strong argument share a trace",
         keyword=SIGNATURE,
     ),
@@ -424,8 +424,8 @@ JIT_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "jit.fast_path.single_output_forgets_the_constants", JIT,
-        "        single = traced.out_tree == _LEAF and not self.const_buffers and not self.donated\n",
-        "        single = traced.out_tree == _LEAF and not self.donated\n",
+        "        single = staged.out_tree == _LEAF and not self.const_buffers and not self.donated\n",
+        "        single = staged.out_tree == _LEAF and not self.donated\n",
         AREA, "the one-output fast path runs a function that closed over an array without that array's buffer",
         keyword="closed_over",
     ),

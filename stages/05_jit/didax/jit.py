@@ -34,11 +34,11 @@ import numpy as np
 from . import ad, batching, dtypes, xla
 from .array import Array, PRNGKeyArray, buffer_of, to_array
 from .config import config, disable_jit
-from .core import Primitive, ShapedArray, Tracer, get_aval, is_staging, trace_state
+from .core import Primitive, ShapedArray, Tracer, is_staging, trace_state
 from .jaxpr import ClosedJaxpr
 from .lowering import lower_module
 from .lowering.core import ModuleBuilder, lowering_rules, physical
-from .staging import _check_hashable, hoist_consts, shaped, shaped_type, trace_flat
+from .staging import _check_hashable, abstractify, hoist_consts, trace_flat
 from .tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
 
 logger = logging.getLogger("didax")
@@ -314,7 +314,7 @@ class Jitted:
         is new: the cache key is everything tracing depends on)."""
         statics, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
-        avals = tuple(_arg_type(x) for x in leaves)
+        avals = tuple(map(abstractify, leaves))  # types, never values
         key = _key(in_tree, avals, statics)
         staged = self._cache.get(key)
         if staged is None:
@@ -516,14 +516,6 @@ class _Static:
         return repr(self.value)
 
 
-def _arg_type(x: Any) -> ShapedArray:
-    """What tracing sees of an argument: its type, never its value (an Array's aval would read a
-    device buffer back to the host just to describe it)."""
-    if type(x) is Array:
-        return shaped_type(x.shape, x.dtype, x.weak_type)
-    return shaped(get_aval(x))
-
-
 class Lowered:
     """A staged and lowered function, JAX's ``jax.stages.Lowered`` (``jit(f).lower(*args)``)."""
 
@@ -557,7 +549,7 @@ class Compiled:
         leaves, in_tree = tree_flatten((args, kwargs))
         n = len(self._staged.consts)
         want = self._staged.jaxpr.in_avals[n:]
-        got = [_arg_type(x) for x in leaves]
+        got = [abstractify(x) for x in leaves]
         if [(a.shape, a.dtype) for a in got] != [(a.shape, a.dtype) for a in want]:
             raise TypeError(
                 f"Argument types differ from the types for which this computation was compiled: "
