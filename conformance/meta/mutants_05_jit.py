@@ -418,8 +418,8 @@ JIT_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "jit.fast_path.list_as_tuple", JIT,
-        "        return (kind, *[_shape_of(child, leaves) for child in tree])\n",
-        "        return (tuple, *[_shape_of(child, leaves) for child in tree])\n",
+        "        return (kind, *map(_shape_of, tree, repeat(leaves)))\n",
+        "        return (tuple, *map(_shape_of, tree, repeat(leaves)))\n",
         AREA, "the fast path's key does not tell a list from a tuple", keyword="signature",
     ),
     Mutant(

@@ -27,6 +27,7 @@ import operator
 import time
 import weakref
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -442,8 +443,8 @@ def _shape_of(tree: Any, leaves: list[Array]) -> Any:
     if kind is Array:
         leaves.append(tree)
         return _device_type(tree)  # never None, which stands for an argument None
-    if kind is tuple or kind is list:
-        return (kind, *[_shape_of(child, leaves) for child in tree])
+    if kind is tuple or kind is list:  # map rather than a comprehension: no frame of its own
+        return (kind, *map(_shape_of, tree, repeat(leaves)))
     if kind is dict:
         try:
             keys = sorted(tree)  # tree_flatten's order
