@@ -301,6 +301,23 @@ def test_a_new_jit_of_the_same_function_shares_its_traces(impl: Impl) -> None:
     assert x.is_deleted(), "a jit with donate_argnums ran the trace of a jit without (nothing was donated)"
 
 
+def test_an_argument_nested_800_lists_deep(impl: Impl) -> None:
+    """A pytree argument 800 lists deep (deeper than a recursive walk of Python's default limit
+    allows, with the frames around it): traced, run and run again from the caches, as JAX does."""
+    jax = _jax(impl)
+    tree: Any = jax.device_put(V3)
+    for _ in range(800):
+        tree = [tree]
+    g = jax.jit(lambda t: t)
+    show_call("t = jax.device_put(x)\nfor _ in range(800):\n    t = [t]\njax.jit(lambda t: t)(t)", x=V3)
+    for _ in range(2):
+        out = g(tree)
+        for _ in range(800):
+            assert isinstance(out, list) and len(out) == 1
+            out = out[0]
+        np.testing.assert_array_equal(np.asarray(out), V3)
+
+
 # --- static arguments -----------------------------------------------------------------------------------------
 
 
