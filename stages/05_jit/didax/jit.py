@@ -36,7 +36,7 @@ from . import ad, batching, dtypes, xla
 from .array import Array, PRNGKeyArray, buffer_of, to_array
 from .config import config, disable_jit
 from .core import Primitive, ShapedArray, Tracer, is_staging, trace_state
-from .jaxpr import ClosedJaxpr
+from .jaxpr import ClosedJaxpr, eval_jaxpr
 from .lowering import lower_module
 from .lowering.core import ModuleBuilder, lowering_rules, physical
 from .staging import _check_hashable, abstractify, hoist_consts, trace_flat
@@ -73,8 +73,6 @@ def _jit_impl(*args: Any, jaxpr: ClosedJaxpr, name: str, donated_invars: tuple) 
     """Evaluating a jit equation: compile its jaxpr (once) and run it."""
     outs = _compile_remembered(jaxpr, name, xla.default_device(), donated_invars).call(args)
     if config.jax_debug_nans:
-        from .jaxpr import eval_jaxpr
-
         _check_nans(name, outs, lambda: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args))
     return outs
 
