@@ -722,29 +722,44 @@ def _poisson_knuth(key: Any, lam: Any, shape: tuple[int, ...], dtype: np.dtype, 
     """Knuth: multiply uniforms until the product falls below e^-lam (sums of logs here); the
     count of factors, less one, is the sample.
 
-    JAX runs the loop as lax.while_loop; stage 01 has no while_loop yet, so it is a Python loop
-    that reads its condition with ``bool``, on known values only (as gamma's). Stage 04 stages it.
+    As in JAX, the loop is a lax.while_loop (from stage 04 on; stage 01 ran a Python loop on known
+    values) that runs while any element goes on; an element that has stopped keeps its count.
     """
     neg_lam = lax.neg(lam)
-    i, k, log_prod = 0, lax.full_like(lam, 0, dtype, shape), lax.full_like(lam, 0, np.float32, shape)
-    while bool(jnp.any(lax.gt(log_prod, neg_lam))) and i < max_iters:
+    limit = const(max_iters, dtype)
+
+    def going(state: tuple[Any, Any, Any, Any]) -> Any:
+        i, _, _, log_prod = state
+        return jnp.logical_and(jnp.any(lax.gt(log_prod, neg_lam)), jnp.less(i, limit))
+
+    def step(state: tuple[Any, Any, Any, Any]) -> tuple[Any, Any, Any, Any]:
+        i, k, key, log_prod = state
         key, subkey = first_keys(key, 2)
         k = lax.select(lax.gt(log_prod, neg_lam), lax.add(k, const(1, dtype)), k)
         log_prod = lax.add(log_prod, jnp.log(uniform(subkey, shape, np.float32)))
-        i += 1
+        return jnp.add(i, 1), k, key, log_prod
+
+    start = (jnp.asarray(0), lax.full_like(lam, 0, dtype, shape), key, lax.full_like(lam, 0, np.float32, shape))
+    k = lax.while_loop(going, step, start)[1]
     return jnp.astype(jnp.subtract(k, 1), dtype)
 
 
 def _poisson_rejection(key: Any, lam: Any, shape: tuple[int, ...], dtype: np.dtype, max_iters: int) -> Any:
     """Hormann's transformed rejection (PTRS, 1993): k = floor((2a/u' + b) u + lam + 0.43) from two
-    uniforms, kept by a quick test or by comparing log densities. A Python loop like Knuth's."""
+    uniforms, kept by a quick test or by comparing log densities. A lax.while_loop like Knuth's."""
     log_lam = lax.log(lam)
     b = jnp.add(0.931, jnp.multiply(2.53, lax.sqrt(lam)))
     a = jnp.add(-0.059, jnp.multiply(0.02483, b))
     inv_alpha = jnp.add(1.1239, jnp.divide(1.1328, jnp.subtract(b, 3.4)))
     v_r = jnp.subtract(0.9277, jnp.divide(3.6224, jnp.subtract(b, 2)))
-    i, k_out, accepted = 0, lax.full_like(lam, -1, np.float32, shape), lax.full_like(lam, False, np.bool_, shape)
-    while bool(jnp.any(jnp.logical_not(accepted))) and i < max_iters:
+    limit = const(max_iters, dtype)
+
+    def going(state: tuple[Any, Any, Any, Any]) -> Any:
+        i, _, accepted, _ = state
+        return jnp.logical_and(jnp.any(jnp.logical_not(accepted)), jnp.less(i, limit))
+
+    def step(state: tuple[Any, Any, Any, Any]) -> tuple[Any, Any, Any, Any]:
+        i, k_out, accepted, key = state
         key, key_u, key_v = first_keys(key, 3)
         u = jnp.subtract(uniform(key_u, shape, np.float32), 0.5)
         v = uniform(key_v, shape, np.float32)
@@ -757,7 +772,7 @@ def _poisson_rejection(key: Any, lam: Any, shape: tuple[int, ...], dtype: np.dty
         accept1 = jnp.logical_and(jnp.greater_equal(u_shifted, 0.07), jnp.less_equal(v, v_r))
         reject = jnp.logical_or(jnp.less(k, 0), jnp.logical_and(jnp.less(u_shifted, 0.013), jnp.greater(v, u_shifted)))
         accept = jnp.logical_or(accept1, jnp.logical_and(jnp.logical_not(reject), jnp.less_equal(s, t)))
-        k_out = lax.select(accept, k, k_out)
-        accepted = jnp.logical_or(accepted, accept)
-        i += 1
-    return jnp.astype(k_out, dtype)
+        return jnp.add(i, 1), lax.select(accept, k, k_out), jnp.logical_or(accepted, accept), key
+
+    start = (jnp.asarray(0), lax.full_like(lam, -1, np.float32, shape), lax.full_like(lam, False, np.bool_, shape), key)
+    return jnp.astype(lax.while_loop(going, step, start)[1], dtype)
