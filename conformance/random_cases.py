@@ -35,6 +35,7 @@ def _key(r: Any, seed: int = 1701) -> Any:
 SEEDS = [0, 1, 42, -1, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**32 + 5, 2**40 + 7, -(2**40), 2**63 - 1]
 P5 = [0.1, 0.2, 0.3, 0.15, 0.25]
 WORDS = [[0, 7], [2**32 - 1, 12345]]  # two keys' uint32 words
+LAMS = [0.0, 0.5, 5.0, 9.99, 10.0, 30.0, 1000.0]  # poisson's rates: both algorithms and the switch
 
 CASES: list[Case] = [
     *[Case(f"PRNGKey({s})", lambda r, s=s: r.PRNGKey(s)) for s in SEEDS],
@@ -118,6 +119,27 @@ CASES: list[Case] = [
     Case("beta(2, 3, (8,))", lambda r: r.beta(_key(r), 2.0, 3.0, (8,)), rtol=1e-5, atol=1e-6),
     Case("dirichlet([1, 2, 3], (4,))", lambda r: r.dirichlet(_key(r), np.array([1.0, 2.0, 3.0], np.float32), (4,)), rtol=1e-5, atol=1e-6),
     Case("loggamma([0.01, 0.5, 1, 3], (3, 4))", lambda r: r.loggamma(_key(r), np.array([0.01, 0.5, 1.0, 3.0], np.float32), (3, 4)), rtol=1e-5, atol=1e-6),
+    # Inverse CDFs through tan, log and log1p: XLA's own approximations, a few ulps from NumPy's.
+    Case("cauchy((256,))", lambda r: r.cauchy(_key(r), (256,)), rtol=4 * F32_EPS, atol=4 * F32_EPS),
+    Case("cauchy((16,), float16)", lambda r: r.cauchy(_key(r), (16,), "float16"), rtol=2e-3, atol=2e-3),
+    Case("laplace((256,))", lambda r: r.laplace(_key(r), (256,)), rtol=4 * F32_EPS, atol=4 * F32_EPS),
+    Case("laplace((16,)) x64", lambda r: r.laplace(_key(r), (16,)), x64=True, rtol=1e-12, atol=1e-13),
+    Case("logistic((256,))", lambda r: r.logistic(_key(r), (256,)), rtol=4 * F32_EPS, atol=4 * F32_EPS),
+    Case("rademacher((64,))", lambda r: r.rademacher(_key(r), (64,))),
+    Case("rademacher((16,), float32)", lambda r: r.rademacher(_key(r), (16,), "float32")),
+    Case("rademacher((16,), uint8)", lambda r: r.rademacher(_key(r), (16,), "uint8")),
+    # Made from gamma (and normal, exponential, pow): gamma's tolerance.
+    Case("t(3.0, (64,))", lambda r: r.t(_key(r), 3.0, (64,)), rtol=1e-5, atol=1e-6),
+    Case("t([0.5, 1, 2.5, 10], (3, 4))", lambda r: r.t(_key(r), np.array([0.5, 1.0, 2.5, 10.0], np.float32), (3, 4)), rtol=1e-5, atol=1e-6),
+    Case("ball(3, shape=(16,))", lambda r: r.ball(_key(r), 3, shape=(16,)), rtol=1e-5, atol=1e-6),
+    Case("ball(4, p=1, shape=(8,))", lambda r: r.ball(_key(r), 4, p=1, shape=(8,)), rtol=1e-5, atol=1e-6),
+    Case("ball(2, p=3.5, shape=(8,))", lambda r: r.ball(_key(r), 2, p=3.5, shape=(8,)), rtol=1e-5, atol=1e-6),
+    # Knuth's loop below lam = 10, Hormann's rejection from there on (lam = 0 gives 0): JAX's integers.
+    Case("poisson(3.0, (256,))", lambda r: r.poisson(_key(r), 3.0, (256,))),
+    Case("poisson(50.0, (256,))", lambda r: r.poisson(_key(r), 50.0, (256,))),
+    Case("poisson(LAMS, (64, 7))", lambda r: r.poisson(_key(r), np.array(LAMS, np.float32), (64, 7))),
+    Case("poisson(2.5, (16,), uint8)", lambda r: r.poisson(_key(r), 2.5, (16,), "uint8")),
+    Case("poisson(3.0, (32,)) x64", lambda r: r.poisson(_key(r), 3.0, (32,)), x64=True),
     # A key wrapped from its words draws what the raw words draw.
     Case("uniform(wrap_key_data(WORDS)[1], (8,))", lambda r: r.uniform(r.wrap_key_data(np.array(WORDS, np.uint32))[1], (8,))),
     Case("key_data(split(wrap_key_data(WORDS)[0], 3))", lambda r: r.key_data(r.split(r.wrap_key_data(np.array(WORDS, np.uint32))[0], 3))),

@@ -348,6 +348,9 @@ CONTINUOUS: list[tuple[str, Callable[[Any, Any], Any], Callable[[np.ndarray], np
     ("gumbel", lambda r, k: r.gumbel(k, (N,)), lambda x: np.exp(-np.exp(-x))),
     ("gumbel(mode='high')", lambda r, k: r.gumbel(k, (N,), mode="high"), lambda x: np.exp(-np.exp(-x))),
     ("gumbel(mode='highest')", lambda r, k: r.gumbel(k, (N,), mode="highest"), lambda x: np.exp(-np.exp(-x))),
+    ("cauchy", lambda r, k: r.cauchy(k, (N,)), lambda x: 0.5 + np.arctan(x) / np.pi),
+    ("laplace", lambda r, k: r.laplace(k, (N,)), lambda x: np.where(x < 0, 0.5 * np.exp(np.minimum(x, 0)), 1 - 0.5 * np.exp(-np.maximum(x, 0)))),
+    ("logistic", lambda r, k: r.logistic(k, (N,)), lambda x: 1 / (1 + np.exp(-x))),
     (
         "truncated_normal(-1, 2)",
         lambda r, k: r.truncated_normal(k, -1.0, 2.0, (N,)),
@@ -458,3 +461,94 @@ def test_permutation_positions_are_uniform(random: Any) -> None:
     keys = np.asarray(random.split(random.PRNGKey(9), 600))
     landed = [int(np.argmax(np.asarray(random.permutation(k, 6)) == 0)) for k in keys]
     assert_frequencies(np.array(landed), np.full(6, 1 / 6))
+
+
+# ----------------------------------------------------------------------------------------------
+# The samplers built on the others (cauchy, laplace, logistic, rademacher, t, ball, poisson): their
+# shapes, dtypes and errors, then their distributions.
+
+# name: (a draw, its shape, its dtype)
+SHAPES_AND_DTYPES: dict[str, tuple[Callable[[Any, Any], Any], tuple[int, ...], str]] = {
+    "cauchy": (lambda r, k: r.cauchy(k), (), "float32"),
+    "laplace float16": (lambda r, k: r.laplace(k, (2, 3), "float16"), (2, 3), "float16"),
+    "logistic": (lambda r, k: r.logistic(k, (4,)), (4,), "float32"),
+    "rademacher": (lambda r, k: r.rademacher(k, (5,)), (5,), "int32"),
+    "rademacher int8": (lambda r, k: r.rademacher(k, (5,), "int8"), (5,), "int8"),
+    "t df's shape": (lambda r, k: r.t(k, np.ones((2, 3), np.float32)), (2, 3), "float32"),
+    "t broadcast df": (lambda r, k: r.t(k, np.ones(3, np.float32), (2, 3)), (2, 3), "float32"),
+    "ball": (lambda r, k: r.ball(k, 3), (3,), "float32"),
+    "ball batch": (lambda r, k: r.ball(k, 2, 1.5, (4, 5)), (4, 5, 2), "float32"),
+    "poisson lam's shape": (lambda r, k: r.poisson(k, np.ones((3, 2), np.float32)), (3, 2), "int32"),
+    "poisson broadcast lam": (lambda r, k: r.poisson(k, np.ones(2, np.float32), (3, 2), "int16"), (3, 2), "int16"),
+}
+
+
+@pytest.mark.parametrize("name", list(SHAPES_AND_DTYPES))
+def test_samplers_give_their_shape_and_dtype(name: str, random: Any) -> None:
+    draw, shape, dtype = SHAPES_AND_DTYPES[name]
+    out = draw(random, random.PRNGKey(0))
+    assert tuple(out.shape) == shape and np.dtype(out.dtype) == np.dtype(dtype), (out.shape, out.dtype)
+
+
+def test_rademacher_gives_only_minus_one_and_one(random: Any) -> None:
+    samples = np.asarray(random.rademacher(random.PRNGKey(1), (N,)))
+    assert set(np.unique(samples).tolist()) == {-1, 1}
+    assert_frequencies((samples + 1) // 2, np.array([0.5, 0.5]))
+
+
+@pytest.mark.parametrize("name", ["cauchy", "laplace", "logistic", "t"])
+def test_float_samplers_refuse_an_integer_dtype(name: str, random: Any) -> None:
+    key = random.PRNGKey(0)
+    with pytest.raises(ValueError, match=f"dtype argument to `{name}` must be a float dtype"):
+        random.t(key, 3.0, (2,), np.int32) if name == "t" else getattr(random, name)(key, (2,), np.int32)
+
+
+def test_t_refuses_a_df_that_does_not_fit_its_dtype(random: Any) -> None:
+    """df must convert to dtype without loss: a Python float may, a float32 array may not go to float16."""
+    key = random.PRNGKey(0)
+    assert random.t(key, 3.0, (2,), np.float16).dtype == np.float16
+    with pytest.raises(ValueError, match="cannot safely cast argument of type float32 to float16"):
+        random.t(key, np.ones(2, np.float32), (2,), np.float16)
+
+
+@pytest.mark.parametrize("name", ["t", "poisson"])
+def test_a_parameter_that_does_not_broadcast_to_shape_raises_value_error(name: str, random: Any) -> None:
+    with pytest.raises(ValueError):
+        getattr(random, name)(random.PRNGKey(0), np.ones(3, np.float32), (2,))
+
+
+def test_ball_needs_an_integer_dimension(random: Any) -> None:
+    with pytest.raises(TypeError):
+        random.ball(random.PRNGKey(0), 2.0)
+
+
+@pytest.mark.parametrize("p", [1, 2, 3.5])
+def test_ball_points_lie_inside_the_unit_ball(p: float, random: Any) -> None:
+    """Inside the Lp ball, and uniform there: the radius r of a point in d dimensions has P(r <= x) = x**d."""
+    d = 3
+    points = np.asarray(random.ball(random.PRNGKey(11), d, p, (2000,)), np.float64)
+    radii = (np.abs(points) ** p).sum(-1) ** (1 / p)
+    assert (radii < 1).all()
+    assert ks_statistic(radii, lambda x: np.clip(x, 0, 1) ** d) < ks_threshold(radii.size)
+
+
+def test_t_samples_have_the_t_quantiles(random: Any) -> None:
+    """Student's t with 3 degrees of freedom has a closed-form CDF."""
+    samples = np.asarray(random.t(random.PRNGKey(12), 3.0, (3000,)), np.float64)  # gamma in eval: slow
+
+    def cdf(x: np.ndarray) -> np.ndarray:
+        s = x / np.sqrt(3)
+        return 0.5 + (np.arctan(s) + s / (1 + s * s)) / np.pi
+
+    assert ks_statistic(samples, cdf) < ks_threshold(samples.size)
+
+
+@pytest.mark.parametrize("lam", [0.0, 3.0, 40.0])
+def test_poisson_frequencies(lam: float, random: Any) -> None:
+    """Counts 0 .. 3 lam + 10 against the Poisson probabilities (the rest of the tail lumped into the last)."""
+    samples = np.asarray(random.poisson(random.PRNGKey(13), lam, (N,)))
+    top = int(3 * lam + 10)
+    pmf = np.array([math.exp(-lam + k * math.log(lam) - math.lgamma(k + 1)) if lam else float(k == 0)
+                    for k in range(top + 1)])  # fmt: skip
+    pmf[-1] = max(0.0, 1 - pmf[:-1].sum())  # the tail (rounding could make it a hair below 0)
+    assert_frequencies(np.minimum(samples, top), pmf)

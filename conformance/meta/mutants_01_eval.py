@@ -1511,4 +1511,69 @@ MUTANTS: list[Mutant] = [
         "random_gamma's evaluation ignores its log_space parameter: loggamma gives gamma's samples, not their logs",
         keyword="gamma",
     ),
+    # The samplers made from the others (cauchy, laplace, logistic, rademacher, t, ball, poisson).
+    Mutant(
+        "random.cauchy.not_centred", DISTRIBUTIONS,
+        "lax.mul(const(np.pi, dtype), lax.sub(u, const(0.5, dtype)))", "lax.mul(const(np.pi, dtype), u)", RANDOM,
+        "cauchy takes tan(pi u) instead of tan(pi (u - 1/2)): the same distribution (tan has period pi), "
+        "other numbers than JAX's",
+        keyword="cauchy",
+    ),
+    Mutant(
+        "random.laplace.sign_dropped", DISTRIBUTIONS,
+        "lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))", "lax.log1p(lax.neg(lax.abs(u)))", RANDOM,
+        "laplace forgets the sign of u: every sample is negative",
+        keyword="laplace",
+    ),
+    Mutant(
+        "random.logistic.log1p_of_plus_u", DISTRIBUTIONS,
+        "return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))", "return lax.sub(lax.log(u), lax.log1p(u))", RANDOM,
+        "logistic subtracts log(1 + u) instead of log(1 - u)",
+        keyword="logistic",
+    ),
+    Mutant(
+        "random.rademacher.not_doubled", DISTRIBUTIONS,
+        "jnp.subtract(jnp.multiply(2, b), 1)", "jnp.subtract(b, 1)", RANDOM,
+        "rademacher returns b - 1 (0 or -1) instead of 2 b - 1",
+        keyword="rademacher",
+    ),
+    Mutant(
+        "random.t.keys_swapped", DISTRIBUTIONS,
+        "key_n, key_g = first_keys(key, 2)", "key_g, key_n = first_keys(key, 2)", RANDOM,
+        "t draws its normal with the gamma's key and its gamma with the normal's (same distribution, other "
+        "numbers than JAX's)",
+        keyword="jaxs_numbers",
+    ),
+    Mutant(
+        "random.t.df_not_halved", DISTRIBUTIONS,
+        "half_df = lax.div(df, const(2, dtype))", "half_df = df", RANDOM,
+        "t uses Gamma(df) / df instead of Gamma(df/2) / (df/2): the wrong distribution",
+        keyword="jaxs_numbers",
+    ),
+    Mutant(
+        "random.ball.radius_power_p", DISTRIBUTIONS,
+        "jnp.sum(_unknown_power(jnp.abs(g), p), axis=-1), e), jnp.divide(1, p))",
+        "jnp.sum(_unknown_power(jnp.abs(g), p), axis=-1), e), p)", RANDOM,
+        "ball divides by (sum |g|^p + e)^p instead of its p-th root: points fall outside the unit ball",
+        keyword="ball",
+    ),
+    Mutant(
+        "random.poisson.knuth_up_to_12", DISTRIBUTIONS,
+        "jnp.less(lam, 10))", "jnp.less(lam, 12))", RANDOM,
+        "poisson switches from Knuth's loop to rejection at lam = 12 instead of 10 (same distribution, other "
+        "numbers than JAX's for 10 <= lam < 12)",
+        keyword="poisson",
+    ),
+    Mutant(
+        "random.poisson.rejection_shift", DISTRIBUTIONS,
+        "jnp.add(jnp.add(k, lam), 0.43)", "jnp.add(jnp.add(k, lam), 0.5)", RANDOM,
+        "Hormann's candidate floor((2a/u' + b) u + lam + 0.43) with 0.5 for 0.43",
+        keyword="poisson",
+    ),
+    Mutant(
+        "random.poisson.knuth_count_not_less_one", DISTRIBUTIONS,
+        "return jnp.astype(jnp.subtract(k, 1), dtype)", "return jnp.astype(k, dtype)", RANDOM,
+        "Knuth's count of uniform factors is returned as it is, not less one: every small-lam sample one too many",
+        keyword="poisson",
+    ),
 ]

@@ -10,6 +10,7 @@ comparison for bernoulli; sorting by random keys for permutation; rejection for 
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -208,6 +209,32 @@ def _fixed_point_to_float32(bits: Any) -> Any:
     return lax.bitcast_convert_type(lax.bitwise_or(exponent, mantissa), np.float32)
 
 
+def cauchy(key: Any, shape: Any = (), dtype: Any = None) -> Any:
+    """Standard Cauchy floats, by the inverse CDF: tan(pi (u - 1/2)), u in [eps, 1)."""
+    key = check_key("cauchy", key)
+    dtype = float_dtype("cauchy", dtype)
+    u = _uniform(key, as_shape("cauchy", shape), dtype, dtypes.finfo(dtype).eps, 1.0)
+    return lax.tan(lax.mul(const(np.pi, dtype), lax.sub(u, const(0.5, dtype))))
+
+
+def laplace(key: Any, shape: Any = (), dtype: Any = None) -> Any:
+    """Standard Laplace floats: sign(u) log(1 - |u|), u in (-1, 1) (the lowest value left out,
+    so that log1p never sees -1)."""
+    key = check_key("laplace", key)
+    dtype = float_dtype("laplace", dtype)
+    low = -1.0 + dtypes.finfo(dtype).epsneg  # a scalar of `dtype`, as JAX computes it
+    u = _uniform(key, as_shape("laplace", shape), dtype, low, 1.0)
+    return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+
+
+def logistic(key: Any, shape: Any = (), dtype: Any = None) -> Any:
+    """Standard logistic floats, by the inverse CDF: log(u) - log(1 - u), u in [tiny, 1)."""
+    key = check_key("logistic", key)
+    dtype = float_dtype("logistic", dtype)
+    u = _uniform(key, as_shape("logistic", shape), dtype, dtypes.finfo(dtype).tiny, 1.0)
+    return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
+
+
 # ----------------------------------------------------------------------------------------------
 # Discrete distributions.
 
@@ -231,6 +258,14 @@ def bernoulli(key: Any, p: Any = 0.5, shape: Any = None, mode: str = "low") -> A
     u1, u2 = _halves(_uniform(key, (2, *shape), dtype, 0.0, 1.0))
     u2 = jnp.multiply(u2, 2.0 ** -dtypes.finfo(dtype).nmant)  # below the resolution of u1
     return jnp.less(u2, jnp.subtract(p, u1))
+
+
+def rademacher(key: Any, shape: Any = (), dtype: Any = None) -> Any:
+    """-1 or 1 with equal probability: 2 b - 1 for a fair Bernoulli b, in ``dtype`` (default int)."""
+    key = check_key("rademacher", key)
+    dtype = dtypes.default_dtype("i") if dtype is None else dtypes.check_user_dtype(dtype, "rademacher")
+    b = jnp.astype(bernoulli(key, 0.5, as_shape("rademacher", shape)), dtype)
+    return jnp.astype(jnp.subtract(jnp.multiply(2, b), 1), dtype)
 
 
 def _clip_to(x: Any, dtype: np.dtype) -> Any:
@@ -570,3 +605,140 @@ def dirichlet(key: Any, alpha: Any, shape: Any = None, dtype: Any = None) -> Any
     logs = loggamma(key, alpha, (*shape, alpha_shape[-1]), dtype)
     unnormalized = jnp.exp(jnp.subtract(logs, jnp.max(logs, -1, keepdims=True)))
     return jnp.divide(unnormalized, jnp.sum(unnormalized, -1, keepdims=True))
+
+
+def _check_broadcast_shapes(name: str, shape: Any, *params: Any) -> tuple[int, ...]:
+    """The result's shape: ``shape`` (to which the parameters must broadcast), or theirs broadcast."""
+    param_shapes = [np.shape(p) for p in params]
+    if shape is None:
+        return tuple(np.broadcast_shapes(*param_shapes))
+    shape = as_shape(name, shape)
+    check_shape(name, shape, *param_shapes)
+    return shape
+
+
+def _check_safe_to_cast(name: str, dtype: np.dtype, *params: Any) -> None:
+    """Parameters must convert to ``dtype`` without loss under the promotion rules (a weak Python
+    float goes into float16; a float32 array does not)."""
+    for param in params:
+        if get_aval(param).dtype != dtype and dtypes.result_type(param, dtype) != dtype:
+            raise dtypes.TypePromotionError(
+                f"In arguments to {name}, cannot safely cast argument of type {get_aval(param).dtype} to {dtype}"
+            )
+
+
+def t(key: Any, df: Any, shape: Any = None, dtype: Any = None) -> Any:
+    """Student's t floats with ``df`` degrees of freedom: a normal over the root of a
+    Gamma(df/2) / (df/2) sample."""
+    key = check_key("t", key)
+    dtype = float_dtype("t", dtype)
+    shape = _check_broadcast_shapes("t", shape, df)
+    _check_safe_to_cast("t", dtype, df)
+    df = lax.convert_element_type(df, dtype)
+    key_n, key_g = first_keys(key, 2)
+    n = normal(key_n, shape, dtype)
+    half_df = lax.div(df, const(2, dtype))
+    g = gamma(key_g, half_df, shape, dtype)
+    return jnp.multiply(n, jnp.sqrt(jnp.divide(half_df, g)))
+
+
+def _unknown_power(x: Any, y: Any) -> Any:
+    """jnp.power(x, y) for a float x, taking y as an array whose value is not known: lax.pow
+    even where y is an integer (JAX's samplers get p as an argument of a jitted function, so
+    ``x ** p`` is never the exact integer_pow there)."""
+    x, y = jnp.asarray(x), jnp.asarray(y)
+    if get_aval(y).dtype.kind not in "iu":
+        x, y = promote_dtypes_inexact(x, y)
+    return lax.pow(*jnp.broadcast_arrays(x, y))
+
+
+def _generalized_normal(key: Any, p: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+    """Floats with density proportional to exp(-|x|^p): a random sign times G^(1/p), G ~ Gamma(1/p)."""
+    key_g, key_r = first_keys(key, 2)
+    inv_p = jnp.divide(1, p)
+    g = gamma(key_g, inv_p, shape, dtype)
+    return jnp.multiply(rademacher(key_r, shape, dtype), _unknown_power(g, inv_p))
+
+
+def ball(key: Any, d: int, p: float = 2, shape: Any = (), dtype: Any = None) -> Any:
+    """Points uniform in the unit Lp ball of dimension d (Barthe, Guedon, Mendelson and Naor
+    2005): generalized-normal coordinates g and an exponential e give g / (sum |g|^p + e)^(1/p)."""
+    shape = as_shape("ball", shape)
+    key = check_key("ball", key)
+    dtype = dtypes.default_dtype("f") if dtype is None else dtypes.check_user_dtype(dtype, "ball")
+    d = operator.index(d)
+    p = jnp.asarray(p)  # an array, as in JAX, where p is an argument of the jitted sampler
+    key_g, key_e = first_keys(key, 2)
+    g = _generalized_normal(key_g, p, (*shape, d), dtype)
+    e = exponential(key_e, shape, dtype)
+    radius = _unknown_power(jnp.add(jnp.sum(_unknown_power(jnp.abs(g), p), axis=-1), e), jnp.divide(1, p))
+    return jnp.divide(g, jnp.expand_dims(radius, -1))
+
+
+# ----------------------------------------------------------------------------------------------
+# Poisson.
+
+
+def poisson(key: Any, lam: Any, shape: Any = None, dtype: Any = None) -> Any:
+    """Poisson(lam) integers, as JAX (and NumPy, TensorFlow) draw them: Knuth's multiplication of
+    uniforms below lam = 10, Hormann's transformed rejection from there on. Both run over every
+    element (each on the elements it is for), with the same key, and a select keeps the right one."""
+    key = check_key("poisson", key)
+    dtype = dtypes.default_dtype("i") if dtype is None else dtypes.check_user_dtype(dtype, "poisson")
+    shape = np.shape(lam) if shape is None else as_shape("poisson", shape)
+    lam = lax.convert_element_type(jnp.broadcast_to(lam, shape), np.float32)
+    max_iters = int(dtypes.iinfo(dtype).max)  # the loops stop there at the latest ("insanely conservative")
+    use_knuth = jnp.logical_or(jnp.isnan(lam), jnp.less(lam, 10))
+    lam_knuth = lax.select(use_knuth, lam, lax.full_like(lam, 0.0))
+    lam_rejection = lax.select(use_knuth, lax.full_like(lam, 1e5), lam)  # any lam where rejection works
+    result = lax.select(
+        use_knuth,
+        _poisson_knuth(key, lam_knuth, shape, dtype, max_iters),
+        _poisson_rejection(key, lam_rejection, shape, dtype, max_iters),
+    )
+    return lax.select(jnp.equal(lam, 0), jnp.zeros_like(result), result)
+
+
+def _poisson_knuth(key: Any, lam: Any, shape: tuple[int, ...], dtype: np.dtype, max_iters: int) -> Any:
+    """Knuth: multiply uniforms until the product falls below e^-lam (sums of logs here); the
+    count of factors, less one, is the sample.
+
+    JAX runs the loop as lax.while_loop; stage 01 has no while_loop yet, so it is a Python loop
+    that reads its condition with ``bool``, on known values only (as gamma's). Stage 04 stages it.
+    """
+    neg_lam = lax.neg(lam)
+    i, k, log_prod = 0, lax.full_like(lam, 0, dtype, shape), lax.full_like(lam, 0, np.float32, shape)
+    while bool(jnp.any(lax.gt(log_prod, neg_lam))) and i < max_iters:
+        key, subkey = first_keys(key, 2)
+        k = lax.select(lax.gt(log_prod, neg_lam), lax.add(k, const(1, dtype)), k)
+        log_prod = lax.add(log_prod, jnp.log(uniform(subkey, shape, np.float32)))
+        i += 1
+    return jnp.astype(jnp.subtract(k, 1), dtype)
+
+
+def _poisson_rejection(key: Any, lam: Any, shape: tuple[int, ...], dtype: np.dtype, max_iters: int) -> Any:
+    """Hormann's transformed rejection (PTRS, 1993): k = floor((2a/u' + b) u + lam + 0.43) from two
+    uniforms, kept by a quick test or by comparing log densities. A Python loop like Knuth's."""
+    log_lam = lax.log(lam)
+    b = jnp.add(0.931, jnp.multiply(2.53, lax.sqrt(lam)))
+    a = jnp.add(-0.059, jnp.multiply(0.02483, b))
+    inv_alpha = jnp.add(1.1239, jnp.divide(1.1328, jnp.subtract(b, 3.4)))
+    v_r = jnp.subtract(0.9277, jnp.divide(3.6224, jnp.subtract(b, 2)))
+    i, k_out, accepted = 0, lax.full_like(lam, -1, np.float32, shape), lax.full_like(lam, False, np.bool_, shape)
+    while bool(jnp.any(jnp.logical_not(accepted))) and i < max_iters:
+        key, key_u, key_v = first_keys(key, 3)
+        u = jnp.subtract(uniform(key_u, shape, np.float32), 0.5)
+        v = uniform(key_v, shape, np.float32)
+        u_shifted = jnp.subtract(0.5, jnp.abs(u))
+        k = jnp.multiply(jnp.add(jnp.divide(jnp.multiply(2, a), u_shifted), b), u)
+        k = lax.floor(jnp.add(jnp.add(k, lam), 0.43))
+        hat = jnp.add(jnp.divide(a, jnp.multiply(u_shifted, u_shifted)), b)
+        s = lax.log(jnp.divide(jnp.multiply(v, inv_alpha), hat))
+        t = jnp.subtract(jnp.add(lax.neg(lam), jnp.multiply(k, log_lam)), lax.lgamma(jnp.add(k, 1)))
+        accept1 = jnp.logical_and(jnp.greater_equal(u_shifted, 0.07), jnp.less_equal(v, v_r))
+        reject = jnp.logical_or(jnp.less(k, 0), jnp.logical_and(jnp.less(u_shifted, 0.013), jnp.greater(v, u_shifted)))
+        accept = jnp.logical_or(accept1, jnp.logical_and(jnp.logical_not(reject), jnp.less_equal(s, t)))
+        k_out = lax.select(accept, k, k_out)
+        accepted = jnp.logical_or(accepted, accept)
+        i += 1
+    return jnp.astype(k_out, dtype)
