@@ -1511,4 +1511,10 @@ MUTANTS: list[Mutant] = [
         "random_gamma's evaluation ignores its log_space parameter: loggamma gives gamma's samples, not their logs",
         keyword="gamma",
     ),
+    Mutant(
+        "printing.weak_type_tilde_dropped", "didax/core.py",
+        """return f"{'~' if self.weak_type else ''}{self.str_short()}\"""", "return self.str_short()", PROMOTION,
+        "str(ShapedArray) drops JAX's ~ for a weak type: ~float32[] prints as float32[], a traced Python float "
+        "looks like a float32 one", keyword="prints",
+    ),
 ]

@@ -437,6 +437,12 @@ VMAP_MUTANTS: list[Mutant] = [
         VMAP, "random_gamma's batching rule binds it with log_space=False: batched loggamma gives gamma's samples",
         keyword="gamma",
     ),
+    Mutant(
+        "printing.vmap_tracer_batch_type_without_batch_axis", BATCHING,
+        'batched={get_aval(self.val)})"', 'batched={self.aval})"',
+        VMAP, "a printed vmap tracer shows one example's type as the batch's: the batch axis is not seen",
+        keyword="prints",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*JVP_STAGE_MUTANTS, *VMAP_MUTANTS]
