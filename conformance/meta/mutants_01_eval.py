@@ -1576,4 +1576,10 @@ MUTANTS: list[Mutant] = [
         "Knuth's count of uniform factors is returned as it is, not less one: every small-lam sample one too many",
         keyword="poisson",
     ),
+    Mutant(
+        "printing.weak_type_tilde_dropped", "didax/core.py",
+        """return f"{'~' if self.weak_type else ''}{self.str_short()}\"""", "return self.str_short()", PROMOTION,
+        "str(ShapedArray) drops JAX's ~ for a weak type: ~float32[] prints as float32[], a traced Python float "
+        "looks like a float32 one", keyword="prints",
+    ),
 ]

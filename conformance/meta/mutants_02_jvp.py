@@ -453,6 +453,12 @@ JVP_MUTANTS: list[Mutant] = [
         JVP, "random_gamma's JVP ignores log_space: loggamma's tangent is gamma's formula at the log sample",
         keyword="gamma_derivative",
     ),
+    Mutant(
+        "printing.jvp_tracer_tangent_shown_as_primal", AD,
+        'return f"JVPTracer(primal={self.primal}, tangent={self.tangent})"',
+        'return f"JVPTracer(primal={self.primal}, tangent={self.primal})"',
+        JVP, "a printed JVP tracer shows its primal where its tangent belongs", keyword="prints",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*EVAL_MUTANTS, *JVP_MUTANTS]

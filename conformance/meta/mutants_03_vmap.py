@@ -451,6 +451,12 @@ VMAP_MUTANTS: list[Mutant] = [
         VMAP, "jacfwd of an integer output gives float zeros (the input's dtype), not zeros of the output's dtype",
         keyword="integer_output",
     ),
+    Mutant(
+        "printing.vmap_tracer_batch_type_without_batch_axis", BATCHING,
+        'batched={get_aval(self.val)})"', 'batched={self.aval})"',
+        VMAP, "a printed vmap tracer shows one example's type as the batch's: the batch axis is not seen",
+        keyword="prints",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*JVP_STAGE_MUTANTS, *VMAP_MUTANTS]

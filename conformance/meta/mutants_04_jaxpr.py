@@ -515,6 +515,12 @@ JAXPR_MUTANTS: list[Mutant] = [
         AREA, "a function closing over a staged value is staged anyway, the tracer left in the scatter's "
         "update_consts, where JAX raises NotImplementedError", keyword=APPLY,
     ),
+    Mutant(
+        "printing.literal_untyped", JAXPR,
+        'return f"{value}:{short_aval(lit.aval)}"', "return value",
+        AREA, "a jaxpr prints a literal without its type, 3.0 where JAX 0.10.2 prints 3.0:f32[]",
+        keyword="printed_jaxpr",
+    ),
 ]  # fmt: skip
 
 # Stage 04 rewrote find_top_trace (the dynamic trace is where the search starts, is_alive inlined):

@@ -68,9 +68,10 @@ class Zero:
         """The zero tangent of ``primal``."""
         return Zero(tangent_aval(get_aval(primal)))
 
-    def __repr__(self) -> str:
-        dtype = "float0" if self.aval.dtype == float0 else self.aval.dtype.name
-        return f"Zero({dtype}[{','.join(map(str, self.aval.shape))}])"
+    def __repr__(self) -> str:  # JAX's Zero(~float32[]); float0's NumPy name is "void"
+        if self.aval.dtype == float0:
+            return f"Zero(float0[{','.join(map(str, self.aval.shape))}])"
+        return f"Zero({self.aval})"
 
 
 def instantiate(tangent: Any) -> Any:
@@ -108,6 +109,11 @@ class JVPTracer(Tracer):
         if type(self.tangent) is Zero:
             return self.primal
         return self
+
+    def __repr__(self) -> str:
+        # As JAX prints it, ``JVPTracer(primal=1.0, tangent=1.0)``: both as str() shows them, a
+        # tracer of an enclosing transformation in its own form.
+        return f"JVPTracer(primal={self.primal}, tangent={self.tangent})"
 
 
 class JVPTrace(Trace):

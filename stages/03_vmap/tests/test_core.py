@@ -112,8 +112,16 @@ def test_tracer_repr_and_array_priority_make_numpy_defer():
         x = _RecordingTrace(main).pure(np.float32(2.0))
         out = np.ones(3, np.float32) + x  # NumPy defers to the tracer's __radd__
         assert isinstance(out, _RecordingTracer)
-        assert repr(x).startswith("Traced<float32[]")
+        assert repr(x) == str(x) == f"{x}" == "_RecordingTracer<float32[]>"  # JAX's default form
     assert seen == ["add"]
+
+
+def test_a_weak_type_prints_with_a_tilde_as_in_jax():
+    # JAX 0.10.2: str(ShapedArray((), float32, weak_type=True)) == "~float32[]"; repr spells it out.
+    weak, strong = core.ShapedArray((), np.float32, weak_type=True), core.ShapedArray((2, 3), np.int32)
+    assert (str(weak), repr(weak)) == ("~float32[]", "ShapedArray(float32[], weak_type=True)")
+    assert (str(strong), repr(strong), strong.str_short()) == ("int32[2,3]", "ShapedArray(int32[2,3])", "int32[2,3]")
+    assert str(core.get_aval(1.0)) == "~float32[]" and weak.str_short() == "float32[]"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -350,7 +358,7 @@ def test_a_slice_bound_that_is_not_known_is_jaxs_index_error(index, position):
         n = _ShapeTrace(main).pure(np.int32(2))
         for use in (lambda i: x[i], lambda i: x.at[i].set(0.0)):
             with pytest.raises(IndexError, match=rf"^Slice entries must be static integers\. Got slice\(.*"
-                                                 rf"Traced<int32\[\]>.*\) at position {position}$"):  # fmt: skip
+                                                 rf"_ShapeTracer<int32\[\]>.*\) at position {position}$"):  # fmt: skip
                 use(index(n))
     assert len(core.trace_state.trace_stack) == 1 and x[:, : jnp.asarray(2)].shape == (2, 2)
 

@@ -595,3 +595,28 @@ def test_jacfwd_errors():
 def test_jacfwd_holomorphic(x64):
     z = np.array([1.0 + 2.0j, -0.5j])
     np.testing.assert_allclose(np.asarray(didax.jacfwd(jnp.exp, holomorphic=True)(z)), np.diag(np.exp(z)))
+
+
+# --- printing --------------------------------------------------------------------------------------
+
+
+def test_a_vmap_tracer_prints_one_examples_type_and_the_batchs_as_jax_does():
+    # The texts are JAX 0.10.2's, from print(x) inside jax.vmap (repr, str and f-strings agree).
+    seen: list[str] = []
+
+    def spy(x):
+        assert repr(x) == str(x) == f"{x}"
+        seen.append(repr(x))
+        return x
+
+    didax.vmap(spy)(jnp.stack([jnp.asarray(1.0)] * 2))
+    didax.vmap(spy, in_axes=1)(jnp.ones((2, 3)))
+    didax.vmap(didax.vmap(spy))(jnp.ones((2, 3), jnp.int32))
+    didax.vmap(lambda x: didax.jvp(spy, (x,), (x,)))(jnp.arange(3.0))
+    assert seen == [
+        "VmapTracer(aval=~float32[], batched=~float32[2])",
+        "VmapTracer(aval=float32[2], batched=float32[2,3])",
+        "VmapTracer(aval=int32[], batched=int32[3])",
+        "JVPTracer(primal=VmapTracer(aval=float32[], batched=float32[3]), "
+        "tangent=VmapTracer(aval=float32[], batched=float32[3]))",
+    ]

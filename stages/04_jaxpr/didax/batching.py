@@ -89,6 +89,11 @@ class BatchTracer(Tracer):
             return full_lower(self.val)
         return self
 
+    def __repr__(self) -> str:
+        # As JAX prints it, ``VmapTracer(aval=float32[], batched=float32[3])``: one example's type,
+        # and the type of the whole batch (its batch axis where batch_dim puts it).
+        return f"VmapTracer(aval={self.aval}, batched={get_aval(self.val)})"
+
 
 class BatchTrace(Trace):
     escaped_tracers_are_constants = False  # JAX invalidates vmap's trace when vmap returns

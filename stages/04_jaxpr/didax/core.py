@@ -51,7 +51,7 @@ class ShapedArray:
         return int(np.prod(self.shape, dtype=np.int64))
 
     def str_short(self) -> str:
-        """``float32[3]``, the form jaxprs print."""
+        """``float32[3]``, the type without its weak mark."""
         return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
 
     def __eq__(self, other: object) -> bool:
@@ -68,6 +68,10 @@ class ShapedArray:
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({self.str_short()}{weak})"
+
+    def __str__(self) -> str:
+        """``~float32[]``: JAX marks a weak type with a tilde where it prints a type in short."""
+        return f"{'~' if self.weak_type else ''}{self.str_short()}"
 
 
 class ConcreteArray(ShapedArray):
@@ -373,7 +377,9 @@ class Tracer:
         return self.shape[0]
 
     def __repr__(self) -> str:
-        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+        # JAX's default, ``MyTracer<~float32[]>``; each interpreter's tracer prints in its own words
+        # (stage 04's ``JitTracer(float32[3])``). str() and f-strings print the same.
+        return f"{type(self).__name__}<{self.aval}>"
 
 
 # ----------------------------------------------------------------------------------------------

@@ -85,7 +85,8 @@ def format(doc: Doc, width: int = 80) -> str:  # noqa: A001 (the name JAX's prin
     out: list[str] = []
     column = 0
     # A stack of (indent, flat, doc): ``flat`` says whether the enclosing group fits on one line.
-    todo: list[tuple[int, bool, Doc]] = [(0, False, Group(doc))]
+    # Outside every group a break is a newline (JAX's ``let f = {...} in`` before a jaxpr).
+    todo: list[tuple[int, bool, Doc]] = [(0, False, doc)]
     while todo:
         indent, flat, d = todo.pop()
         if type(d) is Text:

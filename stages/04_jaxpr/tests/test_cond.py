@@ -379,13 +379,13 @@ def test_eval_shape_of_cond():
 
 def test_printed_cond_nests_its_branches_in_jaxs_layout():
     f = lambda p, x: lax.cond(p, lambda x: x + 1.0, lambda x: x * 2.0, x)
-    expected = (  # JAX 0.10.2's make_jaxpr(f)(True, 1.0), literals printed as JAX's documentation does
+    expected = (  # JAX 0.10.2's make_jaxpr(f)(True, 1.0)
         "{ lambda ; a:bool[] b:f32[]. let\n"
         "    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a\n"
         "    d:f32[] = cond[\n"
         "      branches=(\n"
-        "        { lambda ; e:f32[]. let f:f32[] = mul e 2.0 in (f,) }\n"
-        "        { lambda ; g:f32[]. let h:f32[] = add g 1.0 in (h,) }\n"
+        "        { lambda ; e:f32[]. let f:f32[] = mul e 2.0:f32[] in (f,) }\n"
+        "        { lambda ; g:f32[]. let h:f32[] = add g 1.0:f32[] in (h,) }\n"
         "      )\n"
         "    ] c b\n"
         "  in (d,) }"

@@ -352,3 +352,37 @@ def test_scatter_with_repeated_indices_takes_the_winning_update_tangent():
 def test_scatter_mul_with_repeated_indices_is_not_implemented_as_in_jax():
     with pytest.raises(NotImplementedError, match="unique_indices=True"):
         didax.jvp(lambda u: jnp.ones(3).at[np.array([0, 0])].multiply(u), (jnp.ones(2),), (jnp.ones(2),))
+
+
+# --- printing --------------------------------------------------------------------------------------
+
+
+def _printed(f: Callable, *primals: object) -> list[str]:
+    """What ``print(x)`` shows for ``x`` inside ``jvp(f)``, with repr and an f-string (all the same)."""
+    seen: list[str] = []
+
+    def spy(x):
+        seen.append(str(x))
+        assert repr(x) == f"{x}" == str(x)
+        return f(x)
+
+    didax.jvp(spy, primals, primals)
+    return seen
+
+
+def test_a_jvp_tracer_prints_its_primal_and_tangent_as_jax_does():
+    # The texts are JAX 0.10.2's, from print(x) inside jax.jvp: JVPTracer(primal=1.0, tangent=1.0).
+    assert _printed(jnp.sin, 1.0) == ["JVPTracer(primal=1.0, tangent=1.0)"]
+    assert _printed(jnp.sin, jnp.float32(2.0)) == ["JVPTracer(primal=2.0, tangent=2.0)"]
+    assert _printed(jnp.sin, jnp.ones((2, 2))) == ["JVPTracer(primal=[[1. 1.]\n [1. 1.]], tangent=[[1. 1.]\n [1. 1.]])"]
+    inner: list[str] = []
+    _printed(lambda x: didax.jvp(lambda y: inner.append(str(y)) or y, (x,), (x,))[1], jnp.float32(2.0))
+    twice = "JVPTracer(primal=2.0, tangent=2.0)"
+    assert inner == [f"JVPTracer(primal={twice}, tangent={twice})"]
+    with pytest.raises(TypeError, match="unsupported format string passed to JVPTracer.__format__"):
+        didax.jvp(lambda x: f"{x:.2f}", (1.0,), (1.0,))
+
+
+def test_a_symbolic_zero_prints_its_type():
+    assert repr(Zero(didax.ShapedArray((), np.float32, weak_type=True))) == "Zero(~float32[])"  # JAX's
+    assert repr(Zero(didax.ShapedArray((2,), didax.dtypes.float0))) == "Zero(float0[2])"

@@ -76,9 +76,10 @@ def test_a_captured_scalar_array_is_a_constvar_and_numpy_scalars_literals():
         "    d:f32[2] = mul b c\n"
         "  in (d,) }"
     )
+    times_2_5 = "{ lambda ; a:f32[2]. let b:f32[2] = mul a 2.5:f32[] in (b,) }"
     for scalar in (np.array(2.5, np.float32), np.array(2.5), np.float32(2.5), 2.5):
-        assert str(didax.make_jaxpr(lambda x: x * scalar)(x)) == "{ lambda ; a:f32[2]. let b:f32[2] = mul a 2.5 in (b,) }"
+        assert str(didax.make_jaxpr(lambda x: x * scalar)(x)) == times_2_5
     # Made inside the function, a scalar is a literal, as in JAX.
-    assert str(didax.make_jaxpr(lambda x: x * jnp.float32(2.5))(x)) == "{ lambda ; a:f32[2]. let b:f32[2] = mul a 2.5 in (b,) }"
+    assert str(didax.make_jaxpr(lambda x: x * jnp.float32(2.5))(x)) == times_2_5
     (out,) = eval_jaxpr(closed.jaxpr, closed.consts, x)
     np.testing.assert_array_equal(np.asarray(out), x * 2.5 + 2.5)

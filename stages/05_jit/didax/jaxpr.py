@@ -14,8 +14,10 @@ transformation it is transformed like any other Python function.
 
 from __future__ import annotations
 
+import collections
 import functools
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -23,6 +25,7 @@ import numpy as np
 from . import pretty as pp
 from .array import Array
 from .core import Primitive, ShapedArray, bind
+from .dtypes import ExtendedDType
 from .errors import JaxprTypeError
 
 # ----------------------------------------------------------------------------------------------
@@ -49,13 +52,13 @@ class Var(_Immutable):
         _set_var_aval(var, aval)
         return var
 
-    def __repr__(self) -> str:
-        return f"Var({short_aval(self.aval)})"
+    def __repr__(self) -> str:  # JAX's: Var(id=140475527873152):float32[]
+        return f"Var(id={id(self)}):{self.aval.str_short()}"
 
 
 class Literal(_Immutable):
-    """A scalar constant written into an equation. It prints as its value, ``2.0``, as in JAX's
-    documentation (JAX itself has since taken to printing its type too, ``2.0:f32[]``)."""
+    """A scalar constant written into an equation. A jaxpr prints it with its type, ``2.0:f32[]``,
+    as JAX 0.10.2 does (JAX's older documentation shows the value alone, ``2.0``)."""
 
     __slots__ = ("val", "aval")
 
@@ -66,7 +69,7 @@ class Literal(_Immutable):
         return literal
 
     def __repr__(self) -> str:
-        return str(self.val[()])
+        return f"Literal({self.val})"
 
 
 _set_var_aval = Var.__dict__["aval"].__set__
@@ -88,6 +91,11 @@ class JaxprEqn(NamedTuple):
     def replace(self, **changes: Any) -> JaxprEqn:
         """A copy with some fields changed (JAX's name for it; ``eqn.replace(params=...)``)."""
         return self._replace(**changes)
+
+    def __repr__(self) -> str:  # the equation as a jaxpr prints it, its variables named afresh
+        return pp.format(pp_eqn(self, PrintContext())).rstrip()
+
+    __str__ = __repr__
 
 
 # A NamedTuple's constructor is a Python function around tuple.__new__. Staging makes one
@@ -121,7 +129,7 @@ class Jaxpr(_Immutable):
         return [v.aval for v in self.outvars]
 
     def __str__(self) -> str:
-        return pp.format(pp_jaxpr(self, PrintContext()))
+        return pp.format(pp_toplevel_jaxpr(self))
 
     __repr__ = __str__
 
@@ -211,8 +219,8 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
 
     def name(v: Atom) -> str:  # the name the printout gives it
         ctx = PrintContext()
-        pp_jaxpr(jaxpr, ctx)
-        return ctx.name(v) if type(v) is Var else repr(v)
+        pp_toplevel_jaxpr(jaxpr, ctx)
+        return pp_atom(v, ctx)
 
     def bind_var(v: Var) -> None:
         if type(v) is not Var:
@@ -269,21 +277,19 @@ def subjaxprs(params: dict[str, Any]) -> Iterator[Jaxpr]:
 
 
 # ----------------------------------------------------------------------------------------------
-# The printer. Variables are named in order of appearance (a ... z, ba, bb, ...); nested jaxprs
-# go on naming where their parent left off, as in JAX, so every name in a printout is unique.
+# The printer, written to print what JAX 0.10.2 prints. Variables are named in order of appearance
+# (a ... z, ba, bb, ...); nested jaxprs go on naming where their parent left off, so every name in
+# a printout is unique. A variable of the outer jaxpr that nothing reads is ``_``. Literals carry
+# their type, ``3.0:f32[]``. A nested jaxpr used twice, or longer than ten equations, is printed
+# once in front, ``let name = { lambda ... } in``, and called by its name.
 
-_SHORT_KINDS = {"b": "bool", "i": "i", "u": "u", "f": "f", "c": "c"}
 
-
-def short_dtype(dtype: np.dtype) -> str:
-    """``f32``, ``i32``, ``u8``, ``bool``, ``bf16``, ``c64``: the names jaxprs print."""
-    if dtype.name == "bfloat16":
-        return "bf16"
-    if dtype.kind == "b":
-        return "bool"
-    if dtype.kind in "iufc" and dtype.name[-1].isdigit():
-        return dtype.kind + str(dtype.itemsize * 8)
-    return dtype.name  # float0, float8 kinds, extended dtypes (key<fry>)
+def short_dtype(dtype: Any) -> str:
+    """``f32``, ``i32``, ``u8``, ``bool``, ``bf16``, ``c64``, ``f8_e4m3fn``: JAX's short names."""
+    if isinstance(dtype, ExtendedDType):
+        return dtype.name  # key<fry>
+    name = dtype.name.replace("float", "f").replace("uint", "u").replace("int", "i").replace("complex", "c")
+    return name.replace("void", "float0")  # float0's NumPy name
 
 
 def short_aval(aval: ShapedArray) -> str:
@@ -300,68 +306,133 @@ def alphabetic(n: int) -> str:
 
 
 class PrintContext:
-    """The names given so far in one printout."""
+    """The names given so far in one printout, and the jaxprs printed in front (``shared``)."""
 
-    def __init__(self) -> None:
-        self.names: dict[Var, str] = {}
+    def __init__(self, names: dict[Var, str] | None = None) -> None:
+        self.names: dict[Var, str] = dict(names or {})
+        self.shared: dict[Jaxpr, str] = {}
+        self._fresh = 0
 
     def name(self, v: Var) -> str:
-        if v not in self.names:
-            self.names[v] = alphabetic(len(self.names))
-        return self.names[v]
+        name = self.names.get(v)
+        if name is None:
+            name = alphabetic(self._fresh)
+            self._fresh += 1
+            while name in self.shared.values():  # a letter a shared jaxpr is called by is not a variable
+                name = alphabetic(self._fresh)
+                self._fresh += 1
+            self.names[v] = name
+        return name
 
 
 def pp_atom(x: Atom, ctx: PrintContext) -> str:
-    return repr(x) if type(x) is Literal else ctx.name(x)
+    return pp_literal(x) if type(x) is Literal else ctx.name(x)
 
 
-def pp_binders(vs: Sequence[Var], ctx: PrintContext) -> pp.Doc:
-    """``a:f32[] b:i32[3]``, breaking between binders when they do not fit."""
-    return pp.nest(
-        2, pp.group(pp.join(pp.group(pp.brk()), [pp.text(f"{ctx.name(v)}:{short_aval(v.aval)}") for v in vs]))
-    )
+def pp_literal(lit: Literal) -> str:
+    """``2.0:f32[]``: the value as Python prints it, and its type."""
+    value = str(np.asarray(lit.val).item()) if not np.shape(lit.val) else "[...]"
+    return f"{value}:{short_aval(lit.aval)}"
+
+
+def pp_vars(vs: Sequence[Atom], ctx: PrintContext, separator: str = "", types: bool = False) -> pp.Doc:
+    """``a:f32[] b:i32[3]`` (binders, with ``types``) or ``a 2.0:f32[]``, breaking where they do not fit."""
+    docs = [pp.text(f"{pp_atom(v, ctx)}:{short_aval(v.aval)}" if types else pp_atom(v, ctx)) for v in vs]
+    return pp.nest(2, pp.group(pp.join(pp.concat(pp.text(separator), pp.group(pp.brk())), docs)))
+
+
+def pp_toplevel_jaxpr(jaxpr: Jaxpr, ctx: PrintContext | None = None) -> pp.Doc:
+    """``jaxpr`` with its shared nested jaxprs in front of it, as JAX's ``str(jaxpr)``."""
+    ctx = ctx or PrintContext()
+    ctx.names.update(_dropvars(jaxpr))
+    docs = [pp_shared_jaxpr(name, shared, ctx) for name, shared in _shared_jaxprs(jaxpr, ctx)]
+    return pp.concat(*docs, pp_jaxpr(jaxpr, ctx))
+
+
+def _dropvars(jaxpr: Jaxpr) -> dict[Var, str]:
+    """The outer jaxpr's equation results that nothing reads: they print as ``_``."""
+    names: dict[Var, str] = {}
+    used = {v for v in jaxpr.outvars if type(v) is Var}
+    for eqn in reversed(jaxpr.eqns):
+        names.update((v, "_") for v in eqn.outvars if v not in used)
+        used.update(v for v in eqn.invars if type(v) is Var)
+    return names
+
+
+def _shared_jaxprs(top: Jaxpr, ctx: PrintContext) -> list[tuple[str, Jaxpr]]:
+    """The nested jaxprs met more than once (a long one counts twice), each with a name of its
+    own: the ``name`` of the equation holding it (jit's), else "jaxpr", numbered when taken."""
+    counts: Counter[Jaxpr] = Counter()
+    names: dict[Jaxpr, str] = {}
+    todo = collections.deque([top])
+    while todo:  # breadth first, as JAX counts them
+        jaxpr = todo.popleft()
+        counts[jaxpr] += 1 if jaxpr is top or len(jaxpr.eqns) <= 10 else 2
+        for eqn in jaxpr.eqns:
+            name = eqn.params.get("name")
+            for sub in subjaxprs(eqn.params):
+                todo.append(sub)
+                if isinstance(name, str):
+                    names.setdefault(sub, name.strip("<>"))  # <lambda> -> lambda
+    taken: Counter[str] = Counter()
+    shared = []
+    for jaxpr, count in counts.items():
+        if count > 1:
+            name = names.get(jaxpr, "jaxpr")
+            if taken[name]:
+                taken[name] += 1
+                name += str(taken[name] - 1)
+            taken[name] += 1
+            ctx.shared[jaxpr] = name
+            shared.append((name, jaxpr))
+    return shared
+
+
+def pp_shared_jaxpr(name: str, jaxpr: Jaxpr, ctx: PrintContext) -> pp.Doc:
+    return pp.concat(pp.text(f"let {name} = "), _pp_skeleton(jaxpr, ctx), pp.text(" in"), pp.brk())
 
 
 def pp_jaxpr(jaxpr: Jaxpr, ctx: PrintContext) -> pp.Doc:
-    constvars = pp_binders(jaxpr.constvars, ctx)
-    invars = pp_binders(jaxpr.invars, ctx)
+    """``{ lambda consts; ins. let eqns in (outs,) }``, or the name of a jaxpr printed in front."""
+    name = ctx.shared.get(jaxpr)
+    return pp.text(name) if name is not None else _pp_skeleton(jaxpr, ctx)
+
+
+def _pp_skeleton(jaxpr: Jaxpr, ctx: PrintContext) -> pp.Doc:
+    constvars = pp_vars(jaxpr.constvars, ctx, types=True)
+    invars = pp_vars(jaxpr.invars, ctx, types=True)
     eqns = pp.join(pp.brk("; "), [pp_eqn(e, ctx) for e in jaxpr.eqns])
-    outs = ", ".join(pp_atom(v, ctx) for v in jaxpr.outvars)
-    outs = f"({outs},)" if len(jaxpr.outvars) == 1 else f"({outs})"
-    return pp.concat(
-        pp.group(
-            pp.nest(
-                2,
-                pp.concat(
-                    pp.text("{ lambda "),
-                    constvars,
-                    pp.text("; "),
-                    invars,
-                    pp.text(". let"),
-                    pp.nest(2, pp.concat(pp.brk(), eqns)),
-                    pp.brk(),
-                    pp.text("in " + outs),
-                ),
-            )
-        ),
-        pp.text(" }"),
-    )
+    outs = pp.concat(pp.text("("), pp_vars(jaxpr.outvars, ctx, separator=","),
+                     pp.text(",)" if len(jaxpr.outvars) == 1 else ")"))  # fmt: skip
+    body = pp.concat(pp.text("{ lambda "), constvars, pp.text("; "), invars, pp.text(". let"),
+                     pp.nest(2, pp.concat(pp.brk(), eqns)), pp.brk(), pp.text("in "), outs)  # fmt: skip
+    return pp.group(pp.concat(pp.nest(2, body), pp.text(" }")))  # one line only if the " }" fits too
+
+
+# How an equation prints, for the primitives that print otherwise than ``_pp_eqn`` does: each rule
+# gets the equation and the context, keyed by the primitive's name (this module cannot import
+# lax's primitives: lax's control flow imports it).
+PpRule = Callable[["JaxprEqn", PrintContext], pp.Doc]
+pp_eqn_rules: dict[str, PpRule] = {}
 
 
 def pp_eqn(eqn: JaxprEqn, ctx: PrintContext) -> pp.Doc:
-    lhs = pp_binders(eqn.outvars, ctx)  # named first: nested jaxprs are named after them
-    params = pp_params(eqn.params, ctx, getattr(eqn.primitive, "param_order", None))
-    args = " ".join(pp_atom(x, ctx) for x in eqn.invars)
-    return pp.concat(lhs, pp.text(" = " + eqn.primitive.name), params, pp.text(" " + args))
+    return pp_eqn_rules.get(eqn.primitive.name, _pp_eqn)(eqn, ctx)
 
 
-def pp_params(params: dict[str, Any], ctx: PrintContext, order: tuple[str, ...] | None = None) -> pp.Doc:
-    """``[axes=(0,) keepdims=False]``, sorted by name unless the primitive gives an ``order`` (jit
-    prints its name first, as JAX does); jaxprs inside are printed as jaxprs."""
+def _pp_eqn(eqn: JaxprEqn, ctx: PrintContext, order: Sequence[str] | None = None) -> pp.Doc:
+    """``c:f32[3] = name[params] a 2.0:f32[]``: the parameters in ``order``, else sorted by name."""
+    lhs = pp_vars(eqn.outvars, ctx, types=True)  # named first: nested jaxprs are named after them
+    params = pp_params([(k, eqn.params[k]) for k in (sorted(eqn.params) if order is None else order)], ctx)
+    rhs = pp.concat(pp.text(eqn.primitive.name), params, pp.text(" "), pp_vars(eqn.invars, ctx))
+    return pp.concat(lhs, pp.text(" = "), rhs) if eqn.outvars else rhs
+
+
+def pp_params(params: list[tuple[str, Any]], ctx: PrintContext) -> pp.Doc:
+    """``[axes=(0,) keepdims=False]``; jaxprs inside are printed as jaxprs."""
     if not params:
         return pp.text("")
-    items = [(k, params[k]) for k in order] if order else sorted(params.items())
-    pairs = [pp.concat(pp.text(f"{k}="), pp_param(v, ctx)) for k, v in items]
+    pairs = [pp.concat(pp.text(f"{k}="), pp_param(v, ctx)) for k, v in params]
     return pp.group(
         pp.concat(
             pp.nest(2, pp.concat(pp.text("["), pp.brk(""), pp.join(pp.brk(), pairs))),
@@ -374,7 +445,7 @@ def pp_params(params: dict[str, Any], ctx: PrintContext, order: tuple[str, ...] 
 def pp_param(value: Any, ctx: PrintContext) -> pp.Doc:
     if isinstance(value, (Jaxpr, ClosedJaxpr)):
         return pp_jaxpr(value if isinstance(value, Jaxpr) else value.jaxpr, ctx)
-    if isinstance(value, tuple) and value and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in value):
+    if type(value) is tuple and value and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in value):
         jaxprs = [pp_param(j, ctx) for j in value]
         return pp.group(
             pp.concat(
@@ -386,3 +457,46 @@ def pp_param(value: Any, ctx: PrintContext) -> pp.Doc:
     if isinstance(value, np.dtype):
         return pp.text(value.name)
     return pp.text(str(value))
+
+
+def _pp_broadcast_in_dim(eqn: JaxprEqn, ctx: PrintContext) -> pp.Doc:
+    # The shape is the result's type, already printed; no broadcast dimensions print as none.
+    order = ["broadcast_dimensions"] if eqn.params["broadcast_dimensions"] else []
+    return _pp_eqn(eqn, ctx, order + sorted(k for k in eqn.params if k not in ("broadcast_dimensions", "shape")))
+
+
+def _pp_dot_general(eqn: JaxprEqn, ctx: PrintContext) -> pp.Doc:
+    # Parameters that are None are not printed; dimension numbers print as lists, shorter.
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = eqn.params["dimension_numbers"]
+    dims = ((list(lhs_contract), list(rhs_contract)), (list(lhs_batch), list(rhs_batch)))
+    params = {k: v for k, v in eqn.params.items() if v is not None} | {"dimension_numbers": dims}
+    return _pp_eqn(eqn.replace(params=params), ctx)
+
+
+pp_eqn_rules["broadcast_in_dim"] = _pp_broadcast_in_dim
+pp_eqn_rules["dot_general"] = _pp_dot_general
+
+
+def _pp_jit(eqn: JaxprEqn, ctx: PrintContext) -> pp.Doc:
+    # Stage 05: jit's name first, donated_invars only when something is donated, and the called
+    # jaxpr's variables named after the equation's where those names are free, as JAX prints it.
+    jaxpr = eqn.params["jaxpr"].jaxpr
+    if jaxpr not in ctx.shared:
+        _suggest_same_names(ctx, jaxpr.invars, eqn.invars)
+        _suggest_same_names(ctx, jaxpr.outvars, eqn.outvars)
+    shown = [k for k in sorted(eqn.params) if k != "name" and (k != "donated_invars" or any(eqn.params[k]))]
+    return _pp_eqn(eqn, ctx, ["name", *shown])
+
+
+def _suggest_same_names(ctx: PrintContext, inner: Sequence[Atom], outer: Sequence[Atom]) -> None:
+    """Name each not yet named variable of ``inner`` as its outer counterpart (each name once)."""
+    if len(inner) != len(outer):
+        return
+    used: set[Var] = set()
+    for v, like in zip(inner, outer):
+        if type(like) is Var and like not in used and type(v) is Var and v not in ctx.names:
+            used.add(like)
+            ctx.names[v] = ctx.name(like)
+
+
+pp_eqn_rules["jit"] = _pp_jit

@@ -99,6 +99,10 @@ class JaxprTracer(Tracer):
         self.aval = aval
         self.var = var
 
+    def __repr__(self) -> str:
+        # JAX's name for a staged value, JitTracer(~float32[]): make_jaxpr stages as jit does.
+        return f"JitTracer({self.aval})"
+
 
 class JaxprTrace(Trace):
     def pure(self, val: Any) -> JaxprTracer:

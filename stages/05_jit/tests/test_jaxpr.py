@@ -4,6 +4,8 @@ dead-code elimination, eval_shape, and the errors of staging."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -27,11 +29,13 @@ from didax.staging import ShapeDtypeStruct, dce_jaxpr
 F32 = ShapedArray((), np.float32)
 
 # --- the printer: JAX's documentation, seeds/003 lines 5289-5326 ------------------------------
+# The literal typed as JAX 0.10.2 prints it (3.0:f32[]); JAX 0.10.2 also prints reduce_sum's
+# out_sharding=None, a sharding parameter didax's primitives do not have.
 
 FUNC1_JAXPR = """\
 { lambda ; a:f32[8] b:f32[8]. let
     c:f32[8] = sin b
-    d:f32[8] = mul c 3.0
+    d:f32[8] = mul c 3.0:f32[]
     e:f32[8] = add a d
     f:f32[] = reduce_sum[axes=(0,)] e
   in (f,) }"""
@@ -68,7 +72,7 @@ def test_a_pytree_argument_is_flattened_as_in_the_documentation():
 def test_a_short_jaxpr_prints_on_one_line_and_an_empty_body_keeps_its_two_spaces():
     assert str(didax.make_jaxpr(lax.sin)(1.0)) == "{ lambda ; a:f32[]. let b:f32[] = sin a in (b,) }"
     assert str(didax.make_jaxpr(lambda x: x)(1.0)) == "{ lambda ; a:f32[]. let  in (a,) }"
-    assert str(didax.make_jaxpr(lambda x: 3.0)(1.0)) == "{ lambda ; a:f32[]. let  in (3.0,) }"
+    assert str(didax.make_jaxpr(lambda x: 3.0)(1.0)) == "{ lambda ; a:f32[]. let  in (3.0:f32[],) }"
 
 
 def test_equations_that_fit_share_the_line_separated_by_semicolons():
@@ -129,6 +133,135 @@ def test_the_short_dtype_names():
     }
     for dtype, name in names.items():
         assert short_dtype(np.dtype(dtype)) == name
+    assert short_dtype(np.dtype("float8_e4m3fn")) == "f8_e4m3fn" and short_dtype(np.dtype("int4")) == "i4"  # JAX's
+
+
+# --- printing as JAX 0.10.2 prints: each text below is what JAX printed for the same function ------
+
+
+def _shown(f, *args) -> list[str]:
+    """What print(x) shows for each traced ``x`` that ``f`` passes to ``show``, under make_jaxpr."""
+    seen = []
+
+    def show(x):
+        assert repr(x) == str(x) == f"{x}"
+        seen.append(repr(x))
+        return x
+
+    didax.make_jaxpr(lambda *a: f(show, *a))(*args)
+    return seen
+
+
+def test_a_staged_value_prints_as_jaxs_jit_tracer():
+    assert _shown(lambda show, x: show(x), 1.0) == ["JitTracer(~float32[])"]
+    assert _shown(lambda show, x: show(x), 3) == ["JitTracer(~int32[])"]
+    assert _shown(lambda show, x: show(x), np.float32(1.0)) == ["JitTracer(float32[])"]
+    assert _shown(lambda show, x: show(x), np.ones((2, 3), np.int32)) == ["JitTracer(int32[2,3])"]
+    assert _shown(lambda show, x: show(x), True) == ["JitTracer(bool[])"]
+    assert _shown(lambda show, x: show(x), jnp.ones(2, jnp.bfloat16)) == ["JitTracer(bfloat16[2])"]
+    assert _shown(lambda show, x: didax.jvp(show, (x,), (x,)), 1.0) == [
+        "JVPTracer(primal=JitTracer(~float32[]), tangent=JitTracer(~float32[]))"
+    ]
+    assert _shown(lambda show, x: didax.vmap(show)(x), np.ones(3, np.float32)) == [
+        "VmapTracer(aval=float32[], batched=float32[3])"
+    ]
+    with pytest.raises(TypeError, match="unsupported format string passed to JaxprTracer.__format__"):
+        didax.make_jaxpr(lambda x: f"{x:.2f}")(1.0)
+
+
+def test_literals_print_with_their_types():
+    bf16 = str(didax.make_jaxpr(lambda x: (x * jnp.bfloat16(1.5) + 2, x > 0))(jnp.ones(2, jnp.bfloat16)))
+    assert bf16 == (
+        "{ lambda ; a:bf16[2]. let\n"
+        "    b:bf16[2] = mul a 1.5:bf16[]\n"
+        "    c:bf16[2] = add b 2.0:bf16[]\n"
+        "    d:bool[2] = gt a 0.0:bf16[]\n"
+        "  in (c, d) }"
+    )
+    special = str(didax.make_jaxpr(lambda x: x * float("inf") + float("nan") - np.float32(0.1))(jnp.ones(2)))
+    assert special == (
+        "{ lambda ; a:f32[2]. let\n"
+        "    b:f32[2] = mul a inf:f32[]\n"
+        "    c:f32[2] = add b nan:f32[]\n"
+        "    d:f32[2] = sub c 0.10000000149011612:f32[]\n"  # the float32's value, as Python prints it
+        "  in (d,) }"
+    )
+    complex_ = str(didax.make_jaxpr(lambda x: x * (1 + 2j))(jnp.ones(2, jnp.complex64)))
+    assert complex_ == "{ lambda ; a:c64[2]. let b:c64[2] = mul a (1+2j):c64[] in (b,) }"
+
+
+def test_a_jaxpr_is_one_line_only_when_its_closing_brace_fits_too():
+    # 81 characters on one line: JAX breaks it, though all but the closing " }" would fit.
+    text = str(didax.make_jaxpr(lambda x: (x & True, x | np.uint8(3)))(jnp.ones(2, jnp.uint8)))
+    assert text == "{ lambda ; a:u8[2]. let\n    b:u8[2] = and a 1:u8[]\n    c:u8[2] = or a 3:u8[]\n  in (b, c) }"
+    # Binders break one by one, where the next one no longer starts on the line.
+    f = lambda a, b, c, d, e, g, h: a + b + c + d + e + g + h  # noqa: E731
+    lines = str(didax.make_jaxpr(f)(*[np.ones((2, 2, 2), np.float32)] * 7)).splitlines()
+    assert lines[:2] == [
+        "{ lambda ; a:f32[2,2,2] b:f32[2,2,2] c:f32[2,2,2] d:f32[2,2,2] e:f32[2,2,2] f:f32[2,2,2]",
+        "    g:f32[2,2,2]. let",
+    ]
+
+
+def test_broadcast_in_dim_and_dot_general_print_as_jax_shortens_them():
+    f = lambda x: jnp.ones((2, 3)) * x[0] + lax.broadcast_in_dim(x, (4, 2), (1,))[0, 0]  # noqa: E731
+    lines = str(didax.make_jaxpr(f)(jnp.ones(2))).splitlines()
+    assert "    b:f32[2,3] = broadcast_in_dim 1.0:f32[]" in lines  # the shape is the binder's type
+    assert "    f:f32[4,2] = broadcast_in_dim[broadcast_dimensions=(1,)] a" in lines
+    g = lambda a, b: lax.dot_general(a, b, (((1,), (0,)), ((), ())))  # noqa: E731
+    assert str(didax.make_jaxpr(g)(jnp.ones((2, 3)), jnp.ones((3, 4)))) == (
+        "{ lambda ; a:f32[2,3] b:f32[3,4]. let\n"
+        "    c:f32[2,4] = dot_general[dimension_numbers=(([1], [0]), ([], []))] a b\n"
+        "  in (c,) }"
+    )
+
+
+def test_a_result_nothing_reads_prints_as_an_underscore():
+    assert str(didax.make_jaxpr(lambda x: (jnp.sin(x), jnp.cos(x))[1])(1.0)) == (
+        "{ lambda ; a:f32[]. let _:f32[] = sin a; b:f32[] = cos a in (b,) }"
+    )
+    # Only in the outer jaxpr: the scan's body names all it binds.
+    assert str(didax.make_jaxpr(lambda x: lax.fori_loop(0, 3, lambda i, c: c + i, x))(1.0)) == (
+        "{ lambda ; a:f32[]. let\n"
+        "    _:i32[] b:f32[] = scan[\n"
+        "      jaxpr={ lambda ; c:i32[] d:f32[]. let\n"
+        "          e:i32[] = add c 1:i32[]\n"
+        "          f:f32[] = convert_element_type[new_dtype=float32 weak_type=True] c\n"
+        "          g:f32[] = add d f\n"
+        "        in (e, g) }\n"
+        "      length=3\n"
+        "      num_carry=2\n"
+        "      num_consts=0\n"
+        "      reverse=False\n"
+        "      unroll=1\n"
+        "    ] 0:i32[] a\n"
+        "  in (b,) }"
+    )
+
+
+def test_a_nested_jaxpr_of_more_than_ten_equations_is_printed_in_front():
+    def long(x):
+        for _ in range(11):
+            x = jnp.sin(x)
+        return x
+
+    text = str(didax.make_jaxpr(lambda p, x: lax.cond(p, long, lambda x: x, x))(True, 1.0))
+    body = "".join(f"    {b}:f32[] = sin {a}\n" for a, b in zip("abcdefghijk", "bcdefghijkl"))
+    assert text == (
+        "let jaxpr = { lambda ; a:f32[]. let\n" + body + "  in (l,) } in\n"
+        "{ lambda ; m:bool[] n:f32[]. let\n"
+        "    o:i32[] = convert_element_type[new_dtype=int32 weak_type=False] m\n"
+        "    p:f32[] = cond[branches=({ lambda ; q:f32[]. let  in (q,) } jaxpr)] o n\n"
+        "  in (p,) }"
+    )
+
+
+def test_an_equation_a_variable_and_a_literal_print_as_jaxs():
+    closed = didax.make_jaxpr(lambda x: x * 2.0)(1.0)
+    [eqn] = closed.eqns
+    assert repr(eqn) == str(eqn) == "a:f32[] = mul b 2.0:f32[]"  # named afresh
+    assert repr(eqn.invars[1]) == "Literal(2.0)"
+    assert re.fullmatch(r"Var\(id=\d+\):float32\[\]", repr(eqn.invars[0]))
 
 
 # --- staging: everything is recorded, constants as JAX handles them --------------------------
@@ -295,7 +428,7 @@ def test_jaxprs_are_immutable():
 
 def test_literal_holds_a_numpy_scalar_of_its_type():
     lit = Literal(np.asarray(2.5, np.float32), F32)
-    assert repr(lit) == "2.5" and lit.val.dtype == np.float32
+    assert repr(lit) == "Literal(2.5)" and lit.val.dtype == np.float32  # JAX's repr
 
 
 # --- dead-code elimination and eval_shape -------------------------------------------------------
@@ -396,8 +529,9 @@ def test_a_staged_slice_bound_is_jaxs_index_error():
     with pytest.raises(IndexError) as info:
         didax.make_jaxpr(lambda x, n: x[None, :n])(jnp.arange(5.0), 2)
     assert type(info.value) is IndexError
-    assert str(info.value) == ("Slice entries must be static integers. Got slice(None, Traced<int32[]>with<JaxprTrace>, "
-                               "None) at position 1")  # fmt: skip
+    assert str(info.value) == (
+        "Slice entries must be static integers. Got slice(None, JitTracer(~int32[]), None) at position 1"
+    )
     _no_state_left()
     # A bound whose value is known is static, as in JAX: a jvp's primal, an integer array.
     out = didax.jvp(lambda x: x[: jnp.asarray(2)], (jnp.arange(5.0),), (jnp.ones(5),))

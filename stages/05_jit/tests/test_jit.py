@@ -128,6 +128,70 @@ def test_make_jaxpr_of_jit_is_one_equation_with_the_jaxpr_inside():
     assert str(closed).splitlines()[2].strip() == "name=f"
 
 
+# The texts JAX 0.10.2 prints for the same functions (make_jaxpr, print inside jit).
+
+
+def test_a_jit_equation_names_its_jaxprs_variables_after_its_own():
+    text = str(didax.make_jaxpr(lambda x: didax.jit(lambda y: y * 2.0)(x) + 1.0)(np.float32(1.0)))
+    assert text == (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = jit[\n"
+        "      name=<lambda>\n"
+        "      jaxpr={ lambda ; a:f32[]. let b:f32[] = mul a 2.0:f32[] in (b,) }\n"
+        "    ] a\n"
+        "    c:f32[] = add b 1.0:f32[]\n"
+        "  in (c,) }"
+    )
+    # Each outer name once, and only for a variable not named yet; a literal takes none.
+    text = str(didax.make_jaxpr(lambda x: didax.jit(lambda a: (a, a * 2, 3.0))(x))(1.0))
+    assert text.splitlines()[1] == "    c:f32[] b:f32[] d:f32[] = jit["
+    assert text.splitlines()[-3:] == ["        in (a, b, 3.0:f32[]) }", "    ] a", "  in (c, b, d) }"]
+
+
+def test_a_jaxpr_jit_calls_twice_is_printed_once_in_front_under_its_name():
+    def inner(y):
+        return jnp.sin(y)
+
+    text = str(didax.make_jaxpr(lambda x: didax.jit(inner)(x) + didax.jit(inner)(x))(np.ones(3, np.float32)))
+    assert text == (
+        "let inner = { lambda ; a:f32[3]. let b:f32[3] = sin a in (b,) } in\n"
+        "{ lambda ; c:f32[3]. let\n"
+        "    d:f32[3] = jit[name=inner jaxpr=inner] c\n"
+        "    e:f32[3] = jit[name=inner jaxpr=inner] c\n"
+        "    f:f32[3] = add d e\n"
+        "  in (f,) }"
+    )
+
+
+def test_donated_invars_print_only_when_something_is_donated():
+    text = str(didax.make_jaxpr(lambda x, y: didax.jit(lambda a, b: a * b, donate_argnums=0)(x, y))(1.0, 2.0))
+    assert text.splitlines()[2:5] == [
+        "      name=<lambda>",
+        "      donated_invars=(True, False)",
+        "      jaxpr={ lambda ; a:f32[] b:f32[]. let c:f32[] = mul a b in (c,) }",
+    ]
+    assert "donated_invars" not in str(didax.make_jaxpr(lambda x, y: didax.jit(lambda a, b: a * b)(x, y))(1.0, 2.0))
+
+
+def test_a_value_traced_by_jit_prints_as_jaxs_jit_tracer():
+    seen = []
+
+    def spy(x):
+        seen.append(repr(x))
+        return x
+
+    didax.jit(spy)(1.0)
+    didax.jit(spy)(np.ones(3, np.float32))
+    didax.jit(lambda x: didax.jvp(spy, (x,), (x,)))(np.float32(1.0))
+    didax.jit(didax.vmap(spy))(np.ones(3, np.float32))
+    assert seen == [
+        "JitTracer(~float32[])",
+        "JitTracer(float32[3])",
+        "JVPTracer(primal=JitTracer(float32[]), tangent=JitTracer(float32[]))",
+        "VmapTracer(aval=float32[], batched=float32[3])",
+    ]
+
+
 def test_nested_jit_and_transformations_agree_with_eager():
     x = jnp.asarray(np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3))
 

@@ -458,13 +458,15 @@ WHILE_JAXPR = """\
 { lambda ; a:f32[]. let
     b:i32[] c:f32[] = while[
       body_jaxpr={ lambda ; d:f32[] e:i32[] f:f32[]. let
-          g:i32[] = add e 1
+          g:i32[] = add e 1:i32[]
           h:f32[] = mul f d
         in (g, h) }
       body_nconsts=1
-      cond_jaxpr={ lambda ; i:i32[] j:f32[]. let k:bool[] = lt i 10 in (k,) }
+      cond_jaxpr={ lambda ; i:i32[] j:f32[]. let
+          k:bool[] = lt i 10:i32[]
+        in (k,) }
       cond_nconsts=0
-    ] a 0 a
+    ] a 0:i32[] a
   in (b, c) }"""
 
 SCAN_JAXPR = """\
@@ -473,7 +475,7 @@ SCAN_JAXPR = """\
       jaxpr={ lambda ; e:f32[] f:f32[] g:f32[]. let
           h:f32[] = mul f g
           i:f32[] = add h e
-          j:f32[] = mul f 2.0
+          j:f32[] = mul f 2.0:f32[]
         in (i, j) }
       length=3
       num_carry=1
@@ -485,8 +487,7 @@ SCAN_JAXPR = """\
 
 
 def test_printed_while_nests_its_jaxprs_as_jax_prints_them():
-    # The text JAX 0.10.2 prints for the same function, with literals printed untyped as in JAX's
-    # documentation: so much shorter that the cond_jaxpr fits on its line.
+    # The text JAX 0.10.2 prints for the same function.
     f = lambda x: lax.while_loop(lambda c: c[0] < 10, lambda c: (c[0] + 1, c[1] * x), (0, x))  # noqa: E731
     assert str(didax.make_jaxpr(f)(np.float32(2.0))) == WHILE_JAXPR
 
