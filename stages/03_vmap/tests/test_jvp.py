@@ -132,6 +132,12 @@ def test_integer_inputs_and_outputs_have_float0_tangents():
     assert t_bool.dtype == t_int.dtype == didax.dtypes.float0
 
 
+def test_a_float0_type_prints_as_jaxs():
+    """float0's NumPy name is 'void'; its type prints as JAX's, float0[3] (text checked against JAX)."""
+    aval = didax.core.ShapedArray((3,), didax.dtypes.float0)
+    assert (str(aval), aval.str_short(), repr(aval)) == ("float0[3]", "float0[3]", "ShapedArray(float0[3])")
+
+
 def test_keys_have_float0_tangents_and_random_primitives_zero_rules():
     """A key cannot move: its tangent is float0, and so is the tangent of every key a function
     makes; a sample drawn from a fixed key is a constant, scaled here by the input."""

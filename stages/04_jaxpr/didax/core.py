@@ -51,8 +51,10 @@ class ShapedArray:
         return int(np.prod(self.shape, dtype=np.int64))
 
     def str_short(self) -> str:
-        """``float32[3]``, the type without its weak mark."""
-        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
+        """``float32[3]``, the type without its weak mark (``float0[3]`` for an integer's tangent, whose
+        NumPy name is 'void')."""
+        name = "float0" if self.dtype == dtypes.float0 else self.dtype.name
+        return f"{name}[{','.join(map(str, self.shape))}]"
 
     def __eq__(self, other: object) -> bool:
         return (

@@ -54,7 +54,6 @@ _TYPE_OF = operator.attrgetter("_type")  # an Array's ShapedArray, once it is on
 
 jit_p = Primitive("jit")
 jit_p.multiple_results = True
-jit_p.param_order = ("name", "jaxpr")  # type: ignore[attr-defined]  # printed as JAX prints them
 
 
 @jit_p.def_abstract_eval
@@ -189,7 +188,7 @@ def _jit_jvp(
     jvp_closed, consts, out_nonzeros = _jvp_of(jaxpr, nonzeros)
     nonzero_dots = [t for t in tangents if type(t) is not ad.Zero]
     n_in = len(consts) + len(primals) + len(nonzero_dots)
-    outs = jit_p.bind(*consts, *primals, *nonzero_dots, jaxpr=jvp_closed, name=f"jvp({name})",
+    outs = jit_p.bind(*consts, *primals, *nonzero_dots, jaxpr=jvp_closed, name=name,
                       donated_invars=(False,) * n_in)  # fmt: skip
     n = len(out_nonzeros)
     primals_out, nonzero_out = outs[:n], iter(outs[n:])
@@ -215,7 +214,7 @@ def _jit_batch(
     vals = [batching.moveaxis(x, d, 0) if b else x for x, d, b in zip(vals, dims, in_batched)]
     batched, consts, out_batched = _batched(jaxpr, size, tuple(in_batched))
     donated = (False,) * (len(consts) + len(vals))  # the batched jaxpr is new: it takes no caller's buffer
-    outs = jit_p.bind(*consts, *vals, jaxpr=batched, name=f"vmap({name})", donated_invars=donated)
+    outs = jit_p.bind(*consts, *vals, jaxpr=batched, name=name, donated_invars=donated)
     return outs, [0 if b else batching.not_mapped for b in out_batched]
 
 
