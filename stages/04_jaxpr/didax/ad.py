@@ -79,10 +79,8 @@ class Zero:
         """The zero tangent of ``primal``."""
         return Zero(tangent_aval(get_aval(primal)))
 
-    def __repr__(self) -> str:  # JAX's Zero(~float32[]); float0's NumPy name is "void"
-        if self.aval.dtype == float0:
-            return f"Zero(float0[{','.join(map(str, self.aval.shape))}])"
-        return f"Zero({self.aval})"
+    def __repr__(self) -> str:
+        return f"Zero({self.aval})"  # JAX's Zero(~float32[]), Zero(float0[3])
 
 
 def instantiate(tangent: Any) -> Any:
