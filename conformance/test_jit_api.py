@@ -576,21 +576,24 @@ def test_clear_cache_makes_the_next_call_trace_again(impl: Impl) -> None:
 @pytest.mark.parametrize("kind", ["numpy", "device"])
 def test_debug_nans_raises_floating_point_error_under_jit(impl: Impl, flags, kind: str) -> None:
     """With ``jax_debug_nans`` on, a jitted function whose output holds a NaN raises FloatingPointError
-    as the eager function does, also when the same call ran before with the flag off (from a cache);
-    with it off again, the NaN is a value."""
+    as the eager function does (a call without a NaN runs); with it off again, the NaN is a value,
+    also from the cache.
+
+    Not asked here: that a call cached while the flag was off raises once it is on. JAX 0.10.2's
+    own fast path skips the check then, in a process that has run a jitted jvp before (the suite's
+    jit area does); stage 05's own tests ask it of didax."""
     jax, jnp = _jax(impl), impl.numpy
     g = jax.jit(lambda x: jnp.log(x) * 2.0)
     x = np.array([1.0, -1.0], np.float32)
     arg = x if kind == "numpy" else jax.device_put(x)
-    show_call("g = jax.jit(lambda x: jnp.log(x) * 2.0)\ng(x)\njax.config.update('jax_debug_nans', True)\ng(x)", x=x)
-    for _ in range(2):
-        assert np.isnan(np.asarray(g(arg))[1])
+    show_call("jax.config.update('jax_debug_nans', True)\ng = jax.jit(lambda x: jnp.log(x) * 2.0)\ng(x)", x=x)
     flags("jax_debug_nans", True)
     with pytest.raises(FloatingPointError):
         g(arg)
     assert_values(g(np.array([1.0, 2.0], np.float32)), np.log([1.0, 2.0]) * 2, F32)  # no NaN, no error
     flags("jax_debug_nans", False)
-    assert np.isnan(np.asarray(g(arg))[1])
+    for _ in range(2):
+        assert np.isnan(np.asarray(g(arg))[1])
 
 
 # --- float0 ---------------------------------------------------------------------------------------------------

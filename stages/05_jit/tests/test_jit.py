@@ -490,3 +490,20 @@ def test_jit_of_the_same_function_anywhere_shares_one_cache_that_dies_with_it():
     gc.collect()
     assert gone() is None, "the jit caches keep the function alive"
     assert float(didax.jit(abs)(-2.0)) == 2.0  # a builtin: hashable, not weakly referenceable
+
+
+def test_debug_nans_checks_a_call_cached_while_it_was_off():
+    """A jitted function called (and cached, fast path included) with jax_debug_nans off, then
+    called again with it on: the NaN raises FloatingPointError. The flag is in every cache key.
+    (JAX 0.10.2's fast path sometimes skips this check, so the conformance suite cannot ask it.)"""
+    g = didax.jit(lambda x: jnp.log(x) * 2.0)
+    x = didax.device_put(np.array([1.0, -1.0], np.float32))
+    for _ in range(3):
+        assert np.isnan(np.asarray(g(x))[1])
+    didax.config.update("jax_debug_nans", True)
+    try:
+        with pytest.raises(FloatingPointError, match="log"):
+            g(x)
+    finally:
+        didax.config.update("jax_debug_nans", False)
+    assert np.isnan(np.asarray(g(x))[1])
