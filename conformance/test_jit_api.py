@@ -733,6 +733,11 @@ def test_a_result_survives_pickle_and_copy(impl: Impl, how: str) -> None:
         y = copier(jax.jit(lambda x: x * 2)(arg))
         assert_dtype(y, F32, f"{how} of a result", weak=weak)
         np.testing.assert_array_equal(np.asarray(y), np.asarray(arg, F32) * 2)
+    random = jax.random
+    keys = jax.jit(lambda k: random.split(k, 3))(random.key(7))  # key arrays too: the same keys
+    copied = copier(keys)
+    assert copied.dtype == keys.dtype and tuple(copied.shape) == (3,), (copied.dtype, copied.shape)
+    np.testing.assert_array_equal(np.asarray(random.key_data(copied)), np.asarray(random.key_data(keys)))
 
 
 def test_a_result_has_jaxs_array_api(impl: Impl) -> None:

@@ -388,6 +388,13 @@ JIT_MUTANTS: list[Mutant] = [
         AREA, "pickling a result pickles its device buffer, which cannot be pickled", keyword="pickle",
     ),
     Mutant(
+        "array.keys_pickled_as_their_words", ARRAY,
+        "    def __reduce__(self) -> tuple[Any, ...]:\n        return (PRNGKeyArray, (self._impl, self._value))\n",
+        "",
+        AREA, "a key array pickles as an Array's value: it comes back as its uint32 words, not as keys",
+        keyword="pickle",
+    ),
+    Mutant(
         "array.is_fully_replicated_a_method", ARRAY,
         "    @property\n    def is_fully_replicated(self) -> bool:", "    def is_fully_replicated(self) -> bool:",
         AREA, "is_fully_replicated is a method, not JAX's property: `if x.is_fully_replicated` is always true",
