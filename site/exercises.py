@@ -418,8 +418,9 @@ EXERCISES: dict[str, list[ExerciseSet]] = {
                 "alphabetic": "The n-th variable name: n written in base 26 with the digits a..z, most "
                               "significant first, so 0 is 'a', 25 is 'z', 26 is 'ba' and 27 is 'bb' (a is the "
                               "zero digit, as in JAX).",
-                "name": "The name of v in this printout: when v has none yet, give it alphabetic(the number of "
-                        "names given so far) and remember it in self.names. Return its name.",
+                "name": "The name of v in this printout: when v has none yet, give it alphabetic(self._fresh), "
+                        "counting self._fresh up, and skipping a name a shared jaxpr is printed under (the "
+                        "values of self.shared); remember it in self.names. Return its name.",
                 "flat_width": "The width of doc laid out on one line: the lengths of its Text pieces and of its "
                               "Breaks' text added up, walking a Concat's docs and a Nest's or Group's doc. Stop "
                               "once the width passes limit (any width above limit may then be returned).",

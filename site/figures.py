@@ -635,7 +635,7 @@ def _probe_jaxpr_graph() -> dict[str, Any]:
     import didax
     import didax.numpy as jnp
     from didax import lax
-    from didax.jaxpr import ClosedJaxpr, Jaxpr, Literal, PrintContext, pp_jaxpr, short_aval
+    from didax.jaxpr import ClosedJaxpr, Jaxpr, Literal, PrintContext, pp_jaxpr, pp_literal, short_aval
 
     scope: dict[str, Any] = {"np": np, "jnp": jnp, "lax": lax, "didax": didax}
     exec(JAXPR_PROGRAM, scope)
@@ -647,7 +647,9 @@ def _probe_jaxpr_graph() -> dict[str, Any]:
         return f"{names.name(v)}:{short_aval(v.aval)}"
 
     def atom(x: Any) -> dict[str, str]:
-        return {"literal": repr(x)} if type(x) is Literal else {"var": names.name(x), "type": short_aval(x.aval)}
+        if type(x) is Literal:  # as the printout writes it, 2.0:f32[]
+            return {"literal": pp_literal(x)}
+        return {"var": names.name(x), "type": short_aval(x.aval)}
 
     jaxprs: list[dict[str, Any]] = []
 

@@ -404,7 +404,14 @@ JAXPR_ANSWERS = {
         return alphabetic(n // 26) + letters[n % 26] if n >= 26 else letters[n]
     """,
     "PrintContext.name": """
-        return self.names.setdefault(v, alphabetic(len(self.names)))
+        if v not in self.names:
+            name = alphabetic(self._fresh)
+            self._fresh += 1
+            while name in self.shared.values():
+                name = alphabetic(self._fresh)
+                self._fresh += 1
+            self.names[v] = name
+        return self.names[v]
     """,
     "eval_jaxpr": """
         if len(args) != len(jaxpr.invars):

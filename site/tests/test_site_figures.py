@@ -147,7 +147,7 @@ def test_the_jaxpr_graph_figure_is_the_staged_jaxpr():
     # The chapter's f closes over one array (a constvar) and writes its scalars as literals.
     assert top["constvars"] == ["a:f32[3]"] and data["consts"] == ["[1. 2. 3.]"]
     literals = [x["literal"] for j in jaxprs for e in j["eqns"] for x in e["inputs"] if "literal" in x]
-    assert sorted(literals) == ["0.0", "1.0", "2.0"]
+    assert sorted(literals) == ["0.0:f32[]", "1.0:f32[]", "2.0:f32[]"]
     # The cond holds its two branches, each a jaxpr of its own; the true branch closes over y, which
     # the cond is passed as an operand (its first after the index), and so is every branch.
     [cond] = [e for e in top["eqns"] if e["subs"]]
@@ -176,7 +176,7 @@ def test_the_jit_pipeline_figure_is_a_recorded_run_of_jit():
     assert [(c["signature"], c["traced"], c["compiled"]) for c in data["calls"]] == [
         ("float32[3]", 1, 1), ("float32[3]", 0, 0), ("float32[5]", 1, 1)]
     assert all(c["result"] == "Array" for c in data["calls"])
-    assert data["jaxpr"] == "{ lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = mul b 2.0 in (c,) }"
+    assert data["jaxpr"] == "{ lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = mul b 2.0:f32[] in (c,) }"
     assert "stablehlo.sine %arg0 : tensor<3xf32>" in data["stablehlo"]
     assert data["root"].startswith("ROOT ") and "metadata" not in data["root"]
     svg = figures.render_svg("jit-pipeline", "05_jit")
