@@ -41,6 +41,12 @@ def results_json(title: str, meta: dict[str, Any], measured: list[tuple[Case, di
     }
 
 
+def _backend(machine: dict[str, Any]) -> str:
+    """'cpu', or 'gpu (NVIDIA H200)': the backend JAX ran on, and the GPU's name when on one."""
+    device = machine.get("jax_device")  # (older results lack it)
+    return machine["jax_backend"] if machine["jax_backend"] == "cpu" or not device else f"{machine['jax_backend']} ({device})"
+
+
 def measured_line(meta: dict[str, Any]) -> str:
     """'Measured on <date> on <machine> ...', from the metadata."""
     m = meta["machine"]
@@ -48,7 +54,7 @@ def measured_line(meta: dict[str, Any]) -> str:
     if meta["git_dirty"]:
         commit += " with uncommitted changes"
     line = (f"Measured on {meta['date_utc']} on {m['description']}: stage `{meta['stage']}` at commit "
-            f"{commit}, JAX {m['jax']} on {m['jax_backend']}, NumPy {m['numpy']}, Python {m['python']}.")
+            f"{commit}, JAX {m['jax']} on {_backend(m)}, NumPy {m['numpy']}, Python {m['python']}.")
     load = meta.get("load_average")
     if load and load.get("before") and load.get("after"):
         line += (f" Load average (1 min) {load['before'][0]:.2f} before the run and {load['after'][0]:.2f} "

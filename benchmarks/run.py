@@ -4,7 +4,8 @@
     python -m benchmarks.run                      # the newest stage, every case, into benchmarks/results
     python -m benchmarks.run --quick --filter sin --out /tmp/bench
 
-`python benchmarks/run.py` works too. JAX runs on the CPU, and results are timings, never pass/fail.
+`python benchmarks/run.py` works too. JAX runs on the CPU (on the GPU with `--platform gpu`), and
+results are timings, never pass/fail.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 
 os.environ["JAX_PLATFORMS"] = "cpu"  # before anything imports jax: compare with JAX on the same CPU
+os.environ.pop("JAX_PLATFORM_NAME", None)  # (and didax: --platform gpu sets both, after parsing)
 # One BLAS thread for NumPy (so for didax and for the NumPy baseline alike), unless the caller says
 # otherwise: on a small shared machine OpenBLAS's worker threads spin and stall, and one wide matrix
 # product (what a vmap over one operand of a dot becomes) then took ten times as long as on one thread.
@@ -48,7 +50,11 @@ SUITES = (eager, pytrees, jvp, vmap, jaxpr, jit)
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.platform == "gpu":  # JAX and didax both on the GPU, read when each is imported
+        os.environ.update(JAX_PLATFORMS="cuda", JAX_PLATFORM_NAME="gpu")
     libs = import_libs(args.stage)
+    if args.platform == "gpu":
+        libs.jax.devices()  # JAX loads the CUDA plugin first: its loader fails on one didax has loaded
     settings = QUICK if args.quick else FULL
     suites = [s for s in SUITES if getattr(s, "CAPABILITY", "eval") in capabilities(libs.didax)]
     if args.suite:
@@ -73,9 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         if own_clocks:  # cases timed with a clock of their own, named in the `measured` line
             meta["timing"]["case_clocks"] = own_clocks
         meta["load_average"] = {"before": load_before, "after": load_average()}
-        data = report.results_json(f"Stage {args.stage}: {suite.TITLE}", meta, measured,
-                                   getattr(suite, "tables", None))
-        write(data, args.out / f"{args.stage}-{suite.SUITE}")
+        on_gpu = args.platform == "gpu"  # kept apart from the CPU's figures: a file of its own
+        data = report.results_json(f"Stage {args.stage}: {suite.TITLE}{', on a GPU' if on_gpu else ''}", meta,
+                                   measured, getattr(suite, "tables", None))
+        write(data, args.out / f"{args.stage}-{suite.SUITE}{'-gpu' if on_gpu else ''}")
     return 0
 
 
@@ -105,6 +112,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="run only this suite of the stage's (may be given more than once; default: all)")
     parser.add_argument("--filter", action="append", default=[], metavar="SUBSTR",
                         help="run only cases whose name holds SUBSTR (may be given more than once)")
+    parser.add_argument("--platform", choices=("cpu", "gpu"), default="cpu",
+                        help="where JAX and a jitting stage's compiled code run (default: cpu; gpu needs "
+                             "jaxlib's CUDA plugin); NumPy and eager didax run on the CPU either way")
     return parser.parse_args(argv)
 
 
@@ -175,6 +185,7 @@ def machine(libs: Libs) -> dict[str, Any]:
         "jax": libs.jax.__version__,
         "jaxlib": jaxlib.__version__,
         "jax_backend": libs.jax.default_backend(),
+        "jax_device": libs.jax.devices()[0].device_kind,  # the GPU's name, when on one
     }
 
 

@@ -252,8 +252,16 @@ LOWERING_MUTANTS: list[Mutant] = [
     # --- argmax, argmin, cumulative reductions ---------------------------------------------------------------
     Mutant(
         "lower.argmax.nan_not_extreme", REDUCTIONS,
-        "        if dtypes.is_float(dtype):  # ...or a NaN\n", "        if False:\n",
+        "        if dtypes.is_float(dtype):  # ...or the only NaN; two NaNs are the same\n", "        if False:\n",
         AREA, "argmax's combiner does not pick a NaN: the index of the largest number, not of the first NaN",
+        keyword=ARG,
+    ),
+    Mutant(
+        "lower.argmax.two_nans_not_a_tie", REDUCTIONS,
+        "            same = b.op1(\"stablehlo.or\", [same, b.op1(\"stablehlo.and\", [nan1, nan2], \"tensor<i1>\")], \"tensor<i1>\")\n",
+        "",
+        AREA, "argmax's combiner does not count two NaNs as a tie, so it keeps the second one it is given: "
+        "the index of a later NaN, not of the first",
         keyword=ARG,
     ),
     Mutant(

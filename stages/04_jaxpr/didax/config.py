@@ -8,6 +8,7 @@ NaN check, and the default matmul precision.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -41,7 +42,7 @@ class Config:
 
     def __init__(self) -> None:
         for name, value in self._DEFAULTS.items():
-            object.__setattr__(self, name, value)
+            object.__setattr__(self, name, _from_environment(name, value))
 
     def update(self, name: str, value: Any) -> None:
         if name not in self._DEFAULTS:
@@ -61,6 +62,22 @@ class Config:
     def values(self) -> dict[str, Any]:
         """A copy of every flag, for saving and restoring."""
         return {name: getattr(self, name) for name in self._DEFAULTS}
+
+
+_TRUE, _FALSE = ("y", "yes", "t", "true", "on", "1"), ("n", "no", "f", "false", "off", "0")
+
+
+def _from_environment(name: str, default: Any) -> Any:
+    """A flag's first value: its environment variable (the name in capitals: JAX_ENABLE_X64=1,
+    JAX_PLATFORM_NAME=gpu), read once at import as JAX reads it; else JAX's default."""
+    text = os.environ.get(name.upper())
+    if text is None:
+        return default
+    if isinstance(default, bool):
+        if text.lower() not in _TRUE + _FALSE:
+            raise ValueError(f"invalid truth value {text!r} for environment {name.upper()!r}")
+        return text.lower() in _TRUE
+    return _validate(name, text)
 
 
 def _validate(name: str, value: Any) -> Any:

@@ -56,3 +56,29 @@ def test_platform_name_and_matmul_precision_are_accepted_and_read_back():
     finally:
         for name, value in saved.items():
             didax.config.update(name, value)
+
+
+@pytest.mark.parametrize(
+    "environment, says",
+    [
+        ({"JAX_ENABLE_X64": "1"}, "True standard float64"),
+        ({"JAX_ENABLE_X64": "off", "JAX_NUMPY_DTYPE_PROMOTION": "strict"}, "False strict float32"),
+        ({"JAX_ENABLE_X64": "maybe"}, "ValueError invalid truth value 'maybe' for environment 'JAX_ENABLE_X64'"),
+    ],
+)
+def test_flags_start_from_their_environment_variables(environment, says):
+    """As in JAX, each flag's first value comes from the variable of its name in capitals, read at
+    import; a truth value that is neither true nor false is a ValueError naming the variable."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    source = (
+        "try:\n import didax, didax.numpy as jnp\nexcept ValueError as e:\n print('ValueError', e)\n"
+        "else:\n c = didax.config\n print(c.jax_enable_x64, c.jax_numpy_dtype_promotion, jnp.arange(3.0).dtype)"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")} | environment
+    stage = Path(__file__).resolve().parents[1]
+    result = subprocess.run([sys.executable, "-c", source], cwd=stage, env=env, capture_output=True, text=True, timeout=120)
+    assert result.stdout.strip() == says, result.stderr

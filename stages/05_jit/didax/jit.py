@@ -271,7 +271,7 @@ class Jitted:
             flat: list[Array] = []
             try:
                 ready = self._ready[_key(_shape_of((args, kwargs), flat))]
-            except (_NotFast, KeyError):
+            except (_NotFast, RecursionError, KeyError):
                 pass
             else:
                 return ready.run(flat)
@@ -299,8 +299,8 @@ class Jitted:
                 self._ready[_key(*map(_device_type, args))] = ready
             else:
                 self._ready[_key(_shape_of((args, kwargs), []))] = ready
-        except _NotFast:  # a leaf that is not a device Array, or a container of another kind
-            pass
+        except (_NotFast, RecursionError):  # a leaf that is not a device Array, a container of another
+            pass  # kind, or nesting deeper than Python's recursion goes (tree_flatten walks it with a stack)
 
     def clear_cache(self) -> None:
         """Forget every trace and executable of this function (and of every jit of it)."""

@@ -10,7 +10,9 @@ import, and keeps every call behind the few functions here:
 - ``Executable.run(buffers)``: run it, asynchronously where the platform allows.
 
 Nothing else in the package imports jaxlib. The facts this module relies on were measured on
-jaxlib 0.10.2.
+jaxlib 0.10.2, the version pip installs. It runs on 0.11.2 too (what a GPU machine with CUDA 13
+may carry): there the result handler lost one keyword, and five of the stage's tests differ, by
+that release's XLA or JAX (digamma and zeta at their poles, one jaxpr printed another way).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ import numpy as np
 
 from .config import config
 
-JAXLIB_VERSION = "0.10.2"
+JAXLIB_VERSION = "0.10.2"  # what `pip install .` gives
+RUNS_ON = (JAXLIB_VERSION, "0.11.2")  # releases whose internal API didax was run and tested on
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # XLA's C++ logs every client it makes at INFO
 
@@ -36,11 +39,11 @@ try:
     import jaxlib
 except ImportError as e:  # pragma: no cover - the package depends on it
     raise ImportError(f"didax.jit needs jaxlib=={JAXLIB_VERSION}: pip install jaxlib=={JAXLIB_VERSION}") from e
-if jaxlib.__version__ != JAXLIB_VERSION:
+if jaxlib.__version__ not in RUNS_ON:
     raise ImportError(
-        f"didax stage 05 drives XLA through jaxlib {JAXLIB_VERSION}'s internal Python API, which "
-        f"changes between releases; found jaxlib {jaxlib.__version__}. Install the pinned version: "
-        f"pip install jaxlib=={JAXLIB_VERSION}"
+        f"didax stage 05 drives XLA through jaxlib's internal Python API, which changes between "
+        f"releases; it runs on jaxlib {' or '.join(RUNS_ON)}, and found {jaxlib.__version__}. Install "
+        f"the pinned version: pip install jaxlib=={JAXLIB_VERSION}"
     )
 
 from jaxlib import _jax  # noqa: E402
@@ -105,11 +108,9 @@ def _client(platform: str) -> Any:
 
 
 def _cuda_client() -> Any:
-    """The CUDA client, from jaxlib's CUDA plugin (the jax-cuda12-plugin wheel) if installed."""
-    try:  # (find_spec raises when not even the namespace package jax_plugins is there)
-        spec = importlib.util.find_spec("jax_plugins.xla_cuda12")
-    except ModuleNotFoundError:
-        spec = None
+    """The CUDA client, from jaxlib's CUDA plugin (the jax-cuda12-plugin wheel, or CUDA 13's) if
+    installed."""
+    spec = next(filter(None, map(_find_module, ("jax_plugins.xla_cuda12", "jax_plugins.xla_cuda13"))), None)
     if spec is None or spec.submodule_search_locations is None:
         raise RuntimeError(
             "Backend 'cuda' requested, but jaxlib's CUDA plugin is not installed: "
@@ -120,13 +121,23 @@ def _cuda_client() -> Any:
     if library is None:
         raise RuntimeError(f"jaxlib's CUDA plugin in {folder} has no xla_cuda_plugin*.so")
     try:
-        if not xc.pjrt_plugin_loaded("cuda"):
-            xc.load_pjrt_plugin_dynamically("cuda", os.path.join(folder, library))
+        if not xc.pjrt_plugin_loaded("cuda"):  # (JAX, if in the process too, may have loaded it:
+            xc.load_pjrt_plugin_dynamically("cuda", os.path.join(folder, library))  # a second load fails)
+        if not xc.pjrt_plugin_initialized("cuda"):
             xc.initialize_pjrt_plugin("cuda")
-        return xc.make_c_api_client("cuda", {}, None)
+        # JAX's options for the GPU client, read from the environment as JAX reads them: how much
+        # memory to take up front (XLA_PYTHON_CLIENT_PREALLOCATE, XLA_CLIENT_MEM_FRACTION), the allocator.
+        return xc.make_c_api_client("cuda", xc.generate_pjrt_gpu_plugin_options(), None)
     except _jax.JaxRuntimeError as e:  # no GPU, no driver: JAX's words for it
         raise RuntimeError(f"Unable to initialize backend 'cuda': {e} (set jax_platform_name to 'cpu' "
                            "to use the CPU)") from None
+
+
+def _find_module(name: str) -> Any:
+    try:  # (find_spec raises when not even the namespace package jax_plugins is there)
+        return importlib.util.find_spec(name)
+    except ModuleNotFoundError:
+        return None
 
 
 def platform() -> str:
@@ -181,8 +192,8 @@ _NOT_IN_BUFFER_PROTOCOL = frozenset("bfloat16 float8_e4m3fn float8_e5m2 float8_e
 
 def fetch(buffer: Any, dtype: np.dtype) -> np.ndarray:
     """``buffer``'s contents as a read-only NumPy array of ``dtype`` (waits until it is ready)."""
-    if dtype.name in _NOT_IN_BUFFER_PROTOCOL:
-        value = buffer._single_device_array_to_np_array_did_copy()[0]  # handles every dtype
+    if dtype.name in _NOT_IN_BUFFER_PROTOCOL or device_of(buffer).platform != "cpu":  # (a GPU buffer
+        value = buffer._single_device_array_to_np_array_did_copy()[0]  # has no buffer protocol) every dtype
     else:
         value = np.asarray(buffer)
     value.flags.writeable = False
@@ -245,6 +256,11 @@ def pretty(module_text: str) -> str:
         return str(parse(module_text))
 
 
+# jaxlib 0.10.2 checks each result's aval unless told not to (didax's are right by construction);
+# 0.11.2 has no such check, and no such keyword.
+_UNCHECKED = {"_skip_checks": True} if jaxlib.__version__ == "0.10.2" else {}
+
+
 class Executable:
     """A compiled program on one device, with the result handlers that wrap its outputs."""
 
@@ -254,7 +270,7 @@ class Executable:
         self.loaded, self.device, self.out_avals = loaded, device, list(out_avals)
         sharding = _sharding(device)
         self._handlers = [
-            _jax.array_result_handler(_Aval(a.shape, a.dtype), sharding, True, _skip_checks=True) for a in out_avals
+            _jax.array_result_handler(_Aval(a.shape, a.dtype), sharding, True, **_UNCHECKED) for a in out_avals
         ]
 
     def run(self, buffers: Sequence[Any]) -> list[Any]:

@@ -1,6 +1,7 @@
 """didax.jit: the seeds' values, tracing once per signature, composition with jvp, vmap and
 make_jaxpr, static arguments, the flags, and the device-resident Array."""
 
+import functools
 import logging
 
 import ml_dtypes
@@ -9,7 +10,7 @@ import pytest
 
 import didax
 import didax.numpy as jnp
-from didax import lax
+from didax import lax, xla
 from didax.errors import TracerBoolConversionError
 
 
@@ -417,6 +418,8 @@ def test_the_gpu_without_jaxlibs_cuda_plugin_is_a_clear_error(monkeypatch, missi
         return None
 
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    # A fresh cache of clients: on a machine with the plugin, the test run may have made one already.
+    monkeypatch.setattr(xla, "_client", functools.cache(xla._client.__wrapped__))
     didax.config.update("jax_platform_name", "gpu")
     try:
         with pytest.raises(RuntimeError, match=r"jax-cuda12-plugin\[with-cuda\]==0\.10\.2"):

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from lowering_harness import check_compiled
 
+import didax
 import didax.numpy as jnp
 from didax import lax
 
@@ -55,6 +56,44 @@ def test_argmax_argmin_first_nan_and_first_tie(x):
 def test_argmax_of_all_infinities_and_lowest_integers():
     check_compiled(lambda x: (jnp.argmax(x, 1), jnp.argmin(-x, 1)), jnp.full((2, 3), -np.inf, jnp.float32))
     check_compiled(lambda x: (jnp.argmax(x), jnp.argmin(x)), jnp.asarray([-128, -128, 127, 127], jnp.int8))
+
+
+def _combiner(module_text: str) -> str:
+    """The reduce region of a lowered argmax, made the body of a function of its four operands."""
+    lines = module_text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("^bb0("))
+    end = next(i for i, line in enumerate(lines) if '"stablehlo.return"' in line)
+    params = lines[start].strip()[len("^bb0("):-len("):")]
+    results = lines[end].split(" : ")[-1].split(" -> ")[0]  # (tensor<f32>, tensor<i32>)
+    returned = lines[end].replace('"stablehlo.return"', '"func.return"')
+    body = "\n".join([*lines[start + 1:end], returned])
+    return f"module @combiner {{\n  func.func public @main({params}) -> {results} {{\n{body}\n  }}\n}}"
+
+
+@pytest.mark.parametrize("arg", [jnp.argmax, jnp.argmin])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_argmax_combiner_does_not_care_which_operand_comes_first(arg, dtype):
+    """XLA may combine a reduction's elements in any order (the CPU goes in order, a GPU reduces
+    in a tree), so argmax's combiner must give the same index with its operands swapped: for two
+    NaNs the smaller index, as for two equal numbers."""
+    from didax import make_jaxpr, xla
+    from didax.lowering import lower_module
+
+    values = [NAN, -INF, -0.0, 0.0, 1.0, INF] if dtype == np.float32 else [-(2**31), -1, 0, 7]
+    text = lower_module("f", make_jaxpr(lambda x: arg(x, 0))(np.zeros(4, dtype)))
+    device = xla.default_device()
+    scalar, index = np.dtype(dtype), np.dtype(np.int32)
+    exe = xla.compile(_combiner(text), device, [didax.core.ShapedArray((), scalar), didax.core.ShapedArray((), index)])
+
+    def combine(v1, i1, v2, i2):
+        args = [xla.put(np.asarray(v, t), device) for v, t in ((v1, scalar), (i1, index), (v2, scalar), (i2, index))]
+        return int(xla.fetch(exe.run(args)[1], index))
+
+    for v1 in values:
+        for v2 in values:
+            assert combine(v1, 0, v2, 1) == combine(v2, 1, v1, 0), (v1, v2)
+            if v1 == v2 or (np.isnan(v1) and np.isnan(v2)):
+                assert combine(v1, 0, v2, 1) == 0, (v1, v2)  # a tie: the first
 
 
 CUMULATIVE = [lax.cumsum, lax.cumprod, lax.cummax, lax.cummin]

@@ -2,7 +2,8 @@
 
 argmax is a reduction of two arrays at once, the values and their indices (an iota), whose
 combiner keeps the larger value and, on a tie, the smaller index; a NaN counts as the largest,
-so the first NaN wins, as in eager evaluation. A cumulative reduction is a reduce_window as long
+and two NaNs tie, so the first NaN wins, as in eager evaluation. XLA may combine elements in any
+order (the GPU reduces in a tree), so the combiner must not care which operand comes first. A cumulative reduction is a reduce_window as long
 as its axis, padded in front (at the back when ``reverse``), so that each window ends at its
 element: what JAX does on CPU.
 """
@@ -39,10 +40,14 @@ def _arg_reduction(direction: str, identity: Any) -> Any:
         body = fb.region([value_t, index_t, value_t, index_t])
         b = body.builder
         v1, i1, v2, i2 = body.args
-        pick = _cmp(b, v1, v2, direction, dtype)  # the first is more extreme...
-        if dtypes.is_float(dtype):  # ...or a NaN
-            pick = b.op1("stablehlo.or", [pick, _cmp(b, v1, v1, "NE", dtype)], "tensor<i1>")
-        tie = b.op1("stablehlo.and", [_cmp(b, v1, v2, "EQ", dtype), _cmp(b, i1, i2, "LT", index_dtype)], "tensor<i1>")
+        pick = _cmp(b, v1, v2, direction, dtype)  # v1 is more extreme...
+        same = _cmp(b, v1, v2, "EQ", dtype)
+        if dtypes.is_float(dtype):  # ...or the only NaN; two NaNs are the same
+            nan1, nan2 = _cmp(b, v1, v1, "NE", dtype), _cmp(b, v2, v2, "NE", dtype)
+            only_nan1 = b.op1("stablehlo.and", [nan1, b.op1("stablehlo.not", [nan2], "tensor<i1>")], "tensor<i1>")
+            pick = b.op1("stablehlo.or", [pick, only_nan1], "tensor<i1>")
+            same = b.op1("stablehlo.or", [same, b.op1("stablehlo.and", [nan1, nan2], "tensor<i1>")], "tensor<i1>")
+        tie = b.op1("stablehlo.and", [same, _cmp(b, i1, i2, "LT", index_dtype)], "tensor<i1>")
         first = b.op1("stablehlo.or", [pick, tie], "tensor<i1>")
         body.ret([b.op1("stablehlo.select", [pick, v1, v2], value_t),
                   b.op1("stablehlo.select", [first, i1, i2], index_t)])  # fmt: skip
