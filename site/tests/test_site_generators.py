@@ -439,3 +439,21 @@ def test_the_jit_chapter_shows_each_primitives_lowering_rule_and_jit_itself():
                            "| Lowering rule (`lowering.core.lowering_rules`) |")
     assert "(and `didax/random`, `didax/jit.py`)" in table
     assert "<!-- didax:primitives -->" in (SITE / "docs" / "stages" / "05_jit.md").read_text()
+
+
+# Words a reader of the course cannot resolve: the project's own names for its source documents and
+# its issue tracker. A page names the source (Autodidax, a JAX tutorial) and links it instead.
+JARGON = re.compile(r"(?i)\bthe seeds\b|\bseeds'|\bissue \d+\b|\bthe issue of this stage\b")
+
+
+def test_the_pages_name_their_sources_not_the_projects_jargon():
+    found = [f"{page.relative_to(SITE)}:{n}: {line.strip()}" for page in sorted((SITE / "docs").rglob("*.md"))
+             for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1) if JARGON.search(line)]
+    assert not found, "\n".join(found)
+
+
+def test_chapter_one_counts_its_primitives_as_its_table_does():
+    """The chapter's "about N primitives" is within ten of the primitives its table lists."""
+    text = (SITE / "docs" / "stages" / "01_eval.md").read_text(encoding="utf-8")
+    claimed = int(re.search(r"come down to about (\d+) \*primitives\*", text).group(1))
+    assert abs(claimed - len(sitegen.stage_primitives("01_eval")["primitives"])) <= 10
