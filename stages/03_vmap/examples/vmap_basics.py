@@ -13,7 +13,7 @@ def add_one(x):
     return x + 1.0
 
 
-print("The seeds' first vmap: add_one mapped over axis 0 of arange(3.0):")
+print("Autodidax's first vmap: add_one mapped over axis 0 of arange(3.0):")
 print("vmap(add_one, (0,))(arange(3.0)) =", didax.vmap(add_one, (0,))(jnp.arange(3.0)))
 
 print()

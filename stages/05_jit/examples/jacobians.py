@@ -9,7 +9,7 @@ import didax.numpy as jnp
 # float64, so that the numbers are the ones autodidax prints.
 didax.config.update("jax_enable_x64", True)
 
-print("The seeds' Jacobian: jacfwd(sin) at arange(3.0) is diag(cos(x)). Its off-diagonal entries")
+print("Autodidax's Jacobian: jacfwd(sin) at arange(3.0) is diag(cos(x)). Its off-diagonal entries")
 print("are cos(x_i) * 0, so the row of an x_i with cos(x_i) < 0 holds negative zeros:")
 print(repr(didax.jacfwd(jnp.sin)(jnp.arange(3.0))))
 # Autodidax prints the transpose of this, with the negative zeros in the last column: its vmap
