@@ -17,11 +17,11 @@ import didax.numpy as jnp
 from didax import lax
 
 
-def func7(arg):  # the seeds' cond ("Understanding Jaxprs")
+def func7(arg):  # the cond of JAX's "Understanding Jaxprs"
     return lax.cond(arg >= 0.0, lambda xtrue: xtrue + 3.0, lambda xfalse: xfalse - 3.0, arg)
 
 
-def one_of_three(index, arg):  # the seeds' switch
+def one_of_three(index, arg):  # the switch of "Understanding Jaxprs"
     return lax.switch(index, [lambda x: x + 1.0, lambda x: x - 2.0, lambda x: x + 3.0], arg)
 
 
@@ -72,7 +72,7 @@ print(didax.make_jaxpr(didax.vmap(halvings))(jnp.array([0.5, 3.0, 100.0])))
 print("vmap(halvings)([0.5, 3.0, 100.0]) =", didax.vmap(halvings)(jnp.array([0.5, 3.0, 100.0])))
 
 
-def func10(arg, n):  # the seeds' fori_loop, with a trip count known only when it runs
+def func10(arg, n):  # the fori_loop of "Understanding Jaxprs", with a trip count known only when it runs
     ones = jnp.ones(arg.shape)
     return lax.fori_loop(0, n, lambda i, carry: carry + ones * 3.0 + arg, arg + ones)
 
@@ -83,7 +83,7 @@ print(didax.make_jaxpr(func10)(jnp.ones(16), 5))
 print("func10(ones(3), 5) =", func10(jnp.ones(3), 5))
 
 
-def func11(arr, extra):  # the seeds' scan
+def func11(arr, extra):  # the scan of "Understanding Jaxprs"
     ones = jnp.ones(arr.shape)
 
     def body(carry, aelems):

@@ -1,8 +1,8 @@
 """Stage 04, jaxprs: a transformation of our own, written as a jaxpr interpreter.
 
-The seeds' "Writing custom Jaxpr interpreters" builds ``inverse``: stage a function of one
+JAX's tutorial "Writing custom Jaxpr interpreters" builds ``inverse``: stage a function of one
 argument into a jaxpr, then walk its equations backwards, replacing each primitive by its
-inverse. This version also does the seeds' first exercise: a binary primitive whose other operand
+inverse. This version also does the tutorial's first exercise: a binary primitive whose other operand
 is known (a literal, a constant, or a value computed from constants alone) is inverted too, so
 ``2.0 * exp(x) + 1.0`` has an inverse. Because the interpreter applies didax functions, it is
 itself traceable: ``make_jaxpr``, ``jvp`` and ``vmap`` of an inverse work with no extra code.
@@ -99,19 +99,19 @@ def inverse_jaxpr(jaxpr: Jaxpr, consts: list[Any], *outs: Any) -> list[Any]:
     return [env[v] for v in jaxpr.invars]
 
 
-def f(x):  # the seeds' function
+def f(x):  # the tutorial's function
     return jnp.exp(jnp.tanh(x))
 
 
-print("The seeds' f(x) = exp(tanh(x)) and its jaxpr:")
+print("The tutorial's f(x) = exp(tanh(x)) and its jaxpr:")
 print(didax.make_jaxpr(f)(1.0))
 f_inv = inverse(f)
 print("f_inv(f(1.0)) =", f_inv(f(1.0)))
-print("Tracing through the interpreter gives the inverse as a jaxpr (the seeds' log then atanh):")
+print("Tracing through the interpreter gives the inverse as a jaxpr (the tutorial's log then atanh):")
 print(didax.make_jaxpr(inverse(f))(f(1.0)))
 
 
-def h(x):  # binary steps whose other operand is known: the seeds' first exercise
+def h(x):  # binary steps whose other operand is known: the tutorial's first exercise
     return (2.0 * jnp.exp(x) + jnp.ones(3)) / 4.0 - 1.0
 
 

@@ -1,8 +1,8 @@
 """Stage 04, jaxprs: make_jaxpr records a function as a program and prints it.
 
-A tour of what staging writes down: the seeds' first jaxpr, operations on constants
-(omnistaging), scalar constants as literals and array constants as constvars, pytrees of
-arguments and results, static arguments, the errors of Python control flow on a staged value,
+A tour of what staging writes down: the first jaxpr of JAX's "Understanding Jaxprs", operations
+on constants (omnistaging), scalar constants as literals and array constants as constvars, pytrees
+of arguments and results, static arguments, the errors of Python control flow on a staged value,
 and eval_shape, which stages a function only to learn its output types.
 
 Run from the stage folder: python -m examples.jaxpr_tour
@@ -14,12 +14,12 @@ import didax
 import didax.numpy as jnp
 
 
-def func1(first, second):  # the seeds' first jaxpr ("Understanding Jaxprs")
+def func1(first, second):  # the first jaxpr of JAX's "Understanding Jaxprs"
     temp = first + jnp.sin(second) * 3.0
     return jnp.sum(temp)
 
 
-print("The seeds' func1: two inputs, four equations, one output.")
+print("Understanding Jaxprs' func1: two inputs, four equations, one output.")
 closed = didax.make_jaxpr(func1)(jnp.zeros(8), jnp.ones(8))
 print(closed)
 print("It is data: a ClosedJaxpr holding a Jaxpr and its constants.")

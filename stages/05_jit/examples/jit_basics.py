@@ -1,4 +1,4 @@
-"""jit: stage once per type signature, lower to StableHLO, compile with XLA, run; the seeds'
+"""jit: stage once per type signature, lower to StableHLO, compile with XLA, run; JAX's jit tutorial's
 examples (autodidax's part 4), the module XLA is given, and the cache at work.
 
 Run from the stage folder: ``../../.venv/bin/python -m examples.jit_basics``.
@@ -11,7 +11,7 @@ import didax.numpy as jnp
 
 
 def main() -> None:
-    didax.config.update("jax_enable_x64", True)  # the seeds compute in float64
+    didax.config.update("jax_enable_x64", True)  # JAX's jit tutorial computes in float64
 
     @didax.jit
     def f(x, y):
