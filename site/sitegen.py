@@ -164,9 +164,24 @@ def stage_diff_markdown(stage: str, root: Path = ROOT) -> str:
         *(f"| `{s.path}` | {s.status} | {s.added} | {s.removed} |" for s in sections),
         "",
     ]
-    for s in sections:
-        out += [f"#### `{s.path}` ({s.status})", "", _fence(_without_git_header(s.text), "diff"), ""]
+    code = [s for s in sections if not s.path.startswith("tests/")]
+    tests = [s for s in sections if s.path.startswith("tests/")]
+    for title, group in (("The package and the examples, file by file", code), ("The tests, file by file", tests)):
+        if group:
+            out += [f"**{title}** (each folded: open the one you want):", ""]
+            out += [line for s in group for line in _folded_diff(s, stage, root)]
     return "\n".join(out)
+
+
+def _folded_diff(section: Any, stage: str, root: Path) -> list[str]:
+    """One file's part of the lesson as a folded block (pymdownx.details), its title saying what
+    changed. A new file of the package or the examples is not repeated: it has a page of its own."""
+    title = f"`{section.path}`: {section.status}, +{section.added} -{section.removed}"
+    if section.status == "new" and section.path in set(stage_files(stage, root)):
+        return [f'??? abstract "{title}"', f"    New in this stage; read it whole on its own page, linked from the "
+                "table above.", ""]
+    body = _fence(_without_git_header(section.text), "diff")
+    return [f'??? abstract "{title}"', *("    " + line if line else "" for line in body.split("\n")), ""]
 
 
 def _without_git_header(text: str) -> str:

@@ -45,7 +45,11 @@ def test_a_later_stage_gets_a_unified_diff_against_the_stage_before(tmp_path: Pa
     assert "| `didax/jvp.py` | new | 2 | 0 |" in md
     assert "| `didax/gone.py` | removed | 0 | 1 |" in md
     assert "__init__.py" not in md  # unchanged files are left out
-    assert "```diff\n--- a/didax/core.py\n+++ b/didax/core.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 3\n```" in md
+    # each file folded, its diff inside; a new file of the package is not repeated (it has a page)
+    assert ('??? abstract "`didax/core.py`: changed, +1 -1"\n    ```diff\n    --- a/didax/core.py\n    +++ '
+            'b/didax/core.py\n    @@ -1,2 +1,2 @@\n     a = 1\n    -b = 2\n    +b = 3\n    ```') in md
+    assert '??? abstract "`didax/jvp.py`: new, +2 -0"\n    New in this stage; read it whole on its own page' in md
+    assert "+j = 1" not in md
     assert "against that of `02_b`" in sitegen.stage_diff_markdown("03_c", tmp_path)
 
 
@@ -62,7 +66,9 @@ def test_a_later_stage_shows_its_recorded_lesson_with_its_size(tmp_path: Path):
     assert "recorded in `stages/02_b/LESSON.diff`" in md
     assert "**Lesson size: 2 files changed, +3 -1 lines.**" in md
     assert "| `tests/test_core.py` | new | 2 | 0 |" in md  # tests are part of the lesson
-    assert "```diff\n--- /dev/null\n+++ b/tests/test_core.py\n@@ -0,0 +1,2 @@\n" in md
+    # the tests come last, apart, folded; a new test file is shown as its diff (it has no page)
+    assert md.index("**The package and the examples") < md.index("**The tests, file by file**")
+    assert '"`tests/test_core.py`: new, +2 -0"\n    ```diff\n    --- /dev/null\n    +++ b/tests/test_core.py\n' in md
     # the page shows the recorded file, not a diff made anew (the check keeps the two equal)
     (tmp_path / "stages" / "02_b" / "LESSON.diff").write_text(lesson.replace("+b = 3", "+b = 4"))
     assert "+b = 4" in sitegen.stage_diff_markdown("02_b", tmp_path)
