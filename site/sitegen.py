@@ -1093,29 +1093,41 @@ def _rule_columns(tables: dict[str, dict[str, str]]) -> list[tuple[str, str]]:
 
 
 def primitives_markdown(stage: str, root: Path = ROOT) -> str:
-    """The chapter's table of primitives: one row each, grouped by the lax module declaring it, a
-    column for evaluation (every primitive has it) and one per rule table of the stage (its
-    interpreters' rules, read from the stage's own package): each cell names the function that made
-    the rule, or says that there is none; then, per table, the primitives it lacks."""
+    """The chapter's table of primitives: one row each, grouped under the lax module declaring it,
+    and a column per rule table of the stage (its interpreters' rules, read from the stage's own
+    package). In the columns this stage adds, a cell names the function that made the rule; in an
+    earlier stage's column it says yes (that chapter names them); either says when there is none.
+    Then, per table, the primitives it lacks. Evaluation is no column: every primitive has it."""
     data = stage_primitives(stage, root)
     prims, tables = data["primitives"], data["tables"]
+    previous = previous_stage(stage, root)
+    inherited = set(stage_primitives(previous, root)["tables"]) if previous else set()
     columns = _rule_columns(tables)
+    own = [f"{h.split(' (')[0]}, from `{t}`" if " (" in h else h for t, h in columns if t not in inherited]
     elsewhere = sorted({f"`didax/{i['module'].replace('.', '/')}.py`" for i in prims.values()
                         if i["module"].split(".")[0] not in ("lax", "random")})
     intro = (f"{len(prims)} primitives, read from `stages/{stage}/didax/lax` (and `didax/random`"
-             + "".join(f", {e}" for e in elsewhere) + ") when this page was built. "
-             "Every one has an evaluation rule (its NumPy implementation with its abstract evaluation)")
+             + "".join(f", {e}" for e in elsewhere) + ") when this page was built, under the module "
+             "that declares each. Every one has an evaluation rule (its NumPy implementation with its "
+             "abstract evaluation)")
     if columns:
-        intro += ("; each other column is the rule table of one of the stage's interpreters, read from "
-                  f"`stages/{stage}/didax` too: a cell names the function that made the primitive's rule "
-                  f"(the rule itself, or the helper that built it), or says {NO_RULE}.")
+        intro += (f". Each column is the rule table of one of the stage's interpreters, read from "
+                  f"`stages/{stage}/didax` too. In the column{'s' if len(own) > 1 else ''} this stage adds "
+                  f"({'; '.join(own)}), a cell names the "
+                  "function that made the primitive's rule (the rule itself, or the helper that built it); "
+                  f"in an earlier stage's it says yes, and that chapter names it; {NO_RULE} is none.")
     else:
         intro += "; later stages add a column for each interpreter's rule table."
-    header = ["primitive", "declared in", "results", "evaluation", *(h for _, h in columns)]
+    header = ["primitive", "results", *(h.split(" (")[0] for _, h in columns)]
     out = [intro, "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    module = None
     for name, info in sorted(prims.items(), key=lambda item: (item[1]["module"], item[0])):
-        marks = ["yes"] + [f"`{tables[t][name]}`" if name in tables[t] else NO_RULE for t, _ in columns]
-        out.append(f"| `{name}` | `{info['module']}` | {info['results']} | " + " | ".join(marks) + " |")
+        if info["module"] != module:  # a row naming the module, over its primitives
+            module = info["module"]
+            out.append(f"| *{module}* |" + " |" * (len(header) - 1))
+        marks = [NO_RULE if name not in tables[t] else "yes" if t in inherited else f"`{tables[t][name]}`"
+                 for t, _ in columns]
+        out.append(f"| `{name}` | {info['results']} | " + " | ".join(marks) + (" |" if marks else "|"))
     for table, _ in columns:
         missing = [f"`{m}`" for m in sorted(set(prims) - set(tables[table]))]
         have = f"{len(prims) - len(missing)} of the {len(prims)} primitives have a rule in `{table}`"

@@ -154,14 +154,21 @@ def colour_counts(rows: list[bytes]) -> Counter[bytes]:
 # the <body> of the page (or of the page that frames it), where --dump-dom shows it.
 MEASURE = """<script>
 window.addEventListener('load', () => setTimeout(() => {
+  document.querySelectorAll('details').forEach(d => d.open = true);  // folded blocks measured open
   const codes = [...document.querySelectorAll('.md-typeset pre > code')];
   const cols = c => c.textContent.split('\\n').reduce((n, line) => Math.max(n, line.length), 0);
   const scrolled = codes.filter(c => c.scrollWidth > c.clientWidth + 1)
     .map(c => cols(c) + ' columns: ' + c.textContent.trim().split('\\n')[0].slice(0, 60));
   const broken = [...document.querySelectorAll('.md-typeset td code, .md-typeset th code')]
     .filter(c => !/\\s/.test(c.textContent.trim()) && c.getClientRects().length > 1).map(c => c.textContent);
+  // Tables wider than the column they sit in (the theme lets them scroll inside it), and the
+  // smallest listing text in CSS pixels.
+  const wideTables = [...document.querySelectorAll('.md-typeset__table > table')]
+    .filter(t => t.scrollWidth > t.closest('.md-typeset__scrollwrap').clientWidth + 1)
+    .map(t => t.scrollWidth + ' px: ' + (t.querySelector('th') || t).textContent.trim().slice(0, 40));
+  const codePx = Math.min(...codes.filter(c => c.getClientRects().length).map(c => parseFloat(getComputedStyle(c).fontSize)));
   const m = {innerWidth, scrollWidth: document.documentElement.scrollWidth, listings: codes.length,
-             widest: Math.max(0, ...codes.map(cols)), scrolled, broken,
+             widest: Math.max(0, ...codes.map(cols)), scrolled, broken, wideTables, codePx,
              numbered: document.querySelectorAll('.md-typeset table.highlighttable').length};
   const target = window.parent !== window ? window.parent.document.body : document.body;
   target.setAttribute('data-didax-layout', JSON.stringify(m));

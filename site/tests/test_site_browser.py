@@ -123,6 +123,19 @@ def test_listings_fit_without_scrolling_on_a_desktop(layouts, path: str):
     assert metrics["scrolled"] == [], f"listings scrolled sideways at 1400 px: {metrics['scrolled']}"
 
 
+@pytest.mark.parametrize("path", LAYOUT_PAGES)
+def test_tables_fit_their_column_on_a_desktop(layouts, path: str):
+    """Every column of a table is in sight at 1400 px: none scrolls inside the text column."""
+    assert layouts[path, 1400].metrics["wideTables"] == []
+
+
+@pytest.mark.parametrize("path", LAYOUT_PAGES)
+def test_code_is_set_at_a_readable_size(layouts, path: str):
+    """Listings, in admonitions and folded blocks too, are at least 12 CSS pixels (prose is 16)."""
+    metrics = layouts[path, 1400].metrics
+    assert metrics["listings"] == 0 or metrics["codePx"] >= 12, metrics["codePx"]
+
+
 def test_the_stage_files_are_110_columns_wide_and_numbered(layouts):
     chapter, core = layouts["stages/01_eval/", 1400].metrics, layouts["code/01_eval/didax/core.py/", 1400].metrics
     assert chapter["widest"] >= 100 and core["widest"] >= 100  # the test measures real long lines

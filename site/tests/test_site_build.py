@@ -108,7 +108,7 @@ def test_the_jaxpr_chapter_has_its_generated_parts(built_site: Path):
                        "def jvp_jaxpr(", "def batch_jaxpr(", "def inverse_jaxpr(", "def count_primitives("]:
         assert re.search(rf"^\d*{re.escape(definition)}", text, re.M), definition
     assert 'id="figure-jaxpr-graph"' in chapter
-    assert "Staging: abstract evaluation (core.Primitive.abstract_eval)" in text
+    assert "Staging: abstract evaluation, from core.Primitive.abstract_eval" in text
     assert re.search(r"(\d+) of the \1 primitives have a rule in core.Primitive.abstract_eval: every one.", text)
     assert chapter.count('class="note didax-exercise"') == len(EXERCISES["04_jaxpr"])
     assert "didax:source" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
