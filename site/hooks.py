@@ -14,6 +14,7 @@ the hook is ever missing):
     <!-- didax:exercises [STAGE] -->        the stage's exercise sets, what each function must do
     <!-- didax:conformance -->             the latest conformance matrix
     <!-- didax:benchmarks [PREFIX] -->     the latest benchmark results (those of one suite or stage)
+    <!-- didax:targets [STAGE] -->         the performance targets beside their figures, met or missed
 
 An unknown or broken marker stops the build with a message naming the page.
 """
@@ -104,6 +105,8 @@ def _generate(kind: str, arg: str, page: Any) -> str:
         return sitegen.conformance_markdown()
     if kind == "mutation":
         return sitegen.mutation_markdown()
+    if kind == "targets":
+        return sitegen.targets_markdown(arg or None)
     if kind == "benchmarks":
         depth = page.file.src_uri.count("/")
         plots = {stem: "../" * depth + uri for stem, uri in _plots.items()}

@@ -893,6 +893,37 @@ def benchmarks_markdown(results: Path = BENCHMARKS, plots: dict[str, str] | None
     return "\n".join(out)
 
 
+def targets_markdown(stage: str | None = None, results: Path = BENCHMARKS) -> str:
+    """The performance targets (benchmarks/targets.py) of `stage`, or of every stage, each beside
+    the figure it bounds in the committed results, marked met or missed."""
+    targets = _benchmarks_module("targets")
+    rows, files = [], []
+    for target, value, path in targets.held(stage, results):
+        figure = "no result yet" if value is None else f"{value:.2f}"
+        verdict = "—" if value is None else "met" if value <= target.bound else "**missed**"
+        rows.append(f"| {'' if stage else f'{target.stage} | '}{target.what} | {target.bound_text()} | {figure} | {verdict} |")
+        if path.is_file() and path not in files:
+            files.append(path)
+    if not rows:
+        return f"No performance targets are set for `{stage}`.\n"
+    head = ("" if stage else "| stage ") + "| what | target | measured | |"
+    out = [head, ("" if stage else "|---") + "|---|---|---:|---|", *rows, ""]
+    sources = ", ".join(f"`{_shown_path(f)}` ({_when_measured([f])})" for f in files)
+    out.append(f"*Each figure read from the committed results when this page was built: {sources}. Targets "
+               "are stated once, in `benchmarks/targets.py`.*")
+    return "\n".join(out) + "\n"
+
+
+def _benchmarks_module(name: str) -> Any:
+    """benchmarks/<name>.py (standard library only), loaded by path."""
+    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", ROOT / "benchmarks" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # (dataclasses look their module up while the class is made)
+    spec.loader.exec_module(module)
+    return module
+
+
 def benchmark_series(data: Any) -> dict[str, dict[str, float]]:
     """Seconds per call, {impl: {case: seconds}}: from the runner's `cases` (each implementation's
     best time in microseconds, null where absent), or from records with `case`, `impl`, `seconds`."""

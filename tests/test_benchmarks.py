@@ -149,3 +149,30 @@ def test_every_stage_gets_the_pytrees_suite_with_a_ratio_table(tmp_path):
     assert [row[:2] for row in ratios["rows"]] == [["`list of (w, b)`", n] for n in ("10", "100", "1,000")]
     assert all(float(cell) > 0 for row in ratios["rows"] for cell in row[2:])
     assert not (tmp_path / "01_eval-eager.json").exists()  # --suite pytrees ran no other suite
+
+
+def test_every_target_reads_a_figure_from_the_committed_results():
+    """A target whose suite or cases were renamed would show 'no result yet' on the site."""
+    from benchmarks import targets
+
+    missing = [(t.stage, t.what) for t, value, _ in targets.held() if value is None]
+    assert not missing
+
+
+def _case(name: str, didax: float, jax: float, ops: int = 1, eqns: tuple[int, int] | None = None) -> dict[str, Any]:
+    case = {"case": name, "ops": ops, "didax": {"min_us": didax}, "jax": {"min_us": jax}, "numpy": None}
+    if eqns:
+        case["equations"] = {"didax": {"top_level": eqns[0]}, "jax": {"top_level": eqns[1]}}
+    return case
+
+
+def test_each_kind_of_target_measures_what_it_says():
+    from benchmarks.targets import Target
+
+    data = {"cases": [_case("a", 2.0, 4.0), _case("b", 3.0, 2.0), _case("c ×10", 10.0, 1.0, ops=10, eqns=(20, 10)),
+                      _case("c ×100", 150.0, 1.0, ops=100, eqns=(200, 100))]}
+    assert Target("s", "x", "", "ratio", ("a", "b"), 1.0).measure(data) == 1.5  # the worst case counts
+    # per equation: (150 / 200) / (1 / 100) = 75, against a ratio of 150 over the whole program
+    assert Target("s", "x", "", "per_equation", ("c ×100",), 1.0).measure(data) == 75.0
+    assert Target("s", "x", "", "flat", ("c ×",), 1.25).measure(data) == 1.5  # 1.5 µs/op over 1.0
+    assert Target("s", "x", "", "ratio", ("a", "absent"), 1.0).measure(data) is None

@@ -465,3 +465,17 @@ def test_chapter_one_counts_its_primitives_as_its_table_does():
     text = (SITE / "docs" / "stages" / "01_eval.md").read_text(encoding="utf-8")
     claimed = int(re.search(r"come down to about (\d+) \*primitives\*", text).group(1))
     assert abs(claimed - len(sitegen.stage_primitives("01_eval")["primitives"])) <= 10
+
+
+def test_each_target_is_shown_beside_its_figure_met_or_missed(tmp_path: Path):
+    def case(name: str, didax: float, jax: float) -> dict:
+        return {"case": name, "ops": 1, "didax": {"min_us": didax}, "jax": {"min_us": jax}, "numpy": None}
+
+    cases = [case("dispatch 1→1", 12.0, 10.0), case("dispatch 10→10", 30.0, 20.0)]
+    (tmp_path / "05_jit-jit.json").write_text(json.dumps({"cases": cases}))
+    md = sitegen.targets_markdown("05_jit", tmp_path)
+    assert "| dispatch of a jitted function, 1 input and 1 output | didax/JAX ≤ 1.3 | 1.20 | met |" in md
+    assert "| dispatch, 10 inputs and 10 outputs | didax/JAX ≤ 1 | 1.50 | **missed** |" in md
+    assert "| the MLP forward pass, 784-512-512-10 | didax/JAX ≤ 1.05 | no result yet | — |" in md
+    everything = sitegen.targets_markdown(None, tmp_path)
+    assert "| stage | what | target | measured | |" in everything and "| 01_eval | each eager operation" in everything
