@@ -53,10 +53,10 @@ def on_files(files: Files, config: Any) -> Files:
             files.append(File.generated(config, uri, content=markdown))
     _plots.clear()
     for path in sitegen.benchmark_files():
-        png = sitegen.benchmark_plot(path)
-        if png is not None:
-            uri = f"assets/benchmarks/{path.stem}.png"
-            files.append(File.generated(config, uri, content=png))
+        svg = sitegen.benchmark_plot(path)
+        if svg is not None:
+            uri = f"assets/benchmarks/{path.stem}.svg"
+            files.append(File.generated(config, uri, content=svg))
             _plots[path.stem] = uri
     return files
 

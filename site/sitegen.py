@@ -878,7 +878,7 @@ def benchmarks_markdown(results: Path = BENCHMARKS, plots: dict[str, str] | None
             if text:
                 out += [str(text), ""]
         if plots and path.stem in plots:
-            out += [f"![{title}]({plots[path.stem]})", ""]
+            out += [f"[![{title}]({plots[path.stem]})]({plots[path.stem]} \"Open the plot full size\")", ""]
         records = _records(data)
         if isinstance(data, dict) and isinstance(data.get("tables"), list):
             for table in data["tables"]:
@@ -942,9 +942,24 @@ def benchmark_series(data: Any) -> dict[str, dict[str, float]]:
 
 
 def benchmark_plot(path: Path) -> bytes | None:
-    """A PNG of a results file (None when matplotlib is missing or the file has no timings): bars of
-    each case's time per call by implementation (log scale), and, where cases measure growth (an
-    `ops` count), the time per operation against the program's size."""
+    """An SVG of a results file (None when matplotlib is missing or the file has no timings): a
+    vector drawing, so that it stays sharp at any size and on any screen."""
+    figure = benchmark_figure(json.loads(path.read_text(encoding="utf-8")))
+    if figure is None:
+        return None
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    figure.savefig(buf, format="svg", bbox_inches="tight")
+    plt.close(figure)
+    return buf.getvalue()
+
+
+def benchmark_figure(data: Any) -> Any:
+    """The matplotlib figure of a results file (None without matplotlib or timings): bars of each
+    case's time per call by implementation (log scale), and, where cases measure growth (an `ops`
+    count), the time per operation against the program's size. A panel with nothing to show (a
+    suite of chains only) is left out, as is an implementation with no time in a panel."""
     try:
         import matplotlib
 
@@ -952,7 +967,6 @@ def benchmark_plot(path: Path) -> bytes | None:
         import matplotlib.pyplot as plt
     except ImportError:
         return None
-    data = json.loads(path.read_text(encoding="utf-8"))
     series = benchmark_series(data)
     if not series:
         return None
@@ -960,15 +974,14 @@ def benchmark_plot(path: Path) -> bytes | None:
     if growth:  # the growth cases get their own panel
         grown = {str(case["case"]) for case in data["cases"] if (case.get("ops") or 1) > 1}
         series = {impl: {c: t for c, t in per_case.items() if c not in grown} for impl, per_case in series.items()}
-    fig, axes = plt.subplots(1, 2 if growth else 1, figsize=(11 if growth else 8, 3.8),
-                             gridspec_kw={"width_ratios": [2, 1]} if growth else None, squeeze=False)
-    _plot_bars(axes[0][0], series)
-    if growth:
-        _plot_growth(axes[0][1], growth)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
-    plt.close(fig)
-    return buf.getvalue()
+    series = {impl: per_case for impl, per_case in series.items() if per_case}
+    panels = [p for p, has in (("bars", series), ("growth", growth)) if has]
+    wide = panels == ["bars", "growth"]
+    fig, axes = plt.subplots(1, len(panels), figsize=(11 if wide else 8, 3.8), squeeze=False,
+                             gridspec_kw={"width_ratios": [2, 1]} if wide else None)
+    for ax, panel in zip(axes[0], panels):
+        _plot_bars(ax, series) if panel == "bars" else _plot_growth(ax, growth)
+    return fig
 
 
 def benchmark_growth(data: Any) -> dict[str, list[tuple[int, float]]]:

@@ -260,8 +260,23 @@ def test_the_performance_page_plots_each_case_and_the_growth_of_cost():
     chains = [c for c in data["cases"] if (c.get("ops") or 1) > 1]
     assert chains and set(growth) == {"numpy", "didax", "jax"}
     assert [n for n, _ in growth["didax"]] == sorted(c["ops"] for c in chains)
-    png = sitegen.benchmark_plot(results[0])
-    assert png is not None and png.startswith(b"\x89PNG")
+    svg = sitegen.benchmark_plot(results[0])
+    assert svg is not None and b"<svg" in svg[:1000]  # a vector drawing: sharp at any size
+
+
+@pytest.mark.parametrize("path", sorted((sitegen.ROOT / "benchmarks" / "results").glob("*.json")), ids=lambda p: p.stem)
+def test_every_committed_plot_has_data_labels_and_a_colour_per_implementation(path: Path):
+    """No empty panel (stage 04's chains-only suite once drew empty bars), every panel titled
+    with labelled axes, and a legend whose entries have different colours."""
+    from matplotlib.colors import to_hex
+
+    figure = sitegen.benchmark_figure(json.loads(path.read_text()))
+    for ax in figure.axes:
+        assert ax.patches or ax.lines, f"an empty panel: {ax.get_title()}"
+        assert ax.get_title() and ax.get_ylabel()
+        handles, labels = ax.get_legend_handles_labels()
+        colours = [to_hex(h.get_color() if hasattr(h, "get_color") else h.patches[0].get_facecolor()) for h in handles]
+        assert labels and len(set(colours)) == len(labels), (labels, colours)
 
 
 def test_the_chapter_lists_every_primitive_of_its_stage():
@@ -404,8 +419,8 @@ def test_a_suite_without_numpy_is_plotted_with_the_implementations_it_has(tmp_pa
     data = jvp_results()
     assert set(sitegen.benchmark_series(data)) == {"didax", "jax"}
     assert sitegen.benchmark_growth(data)["didax"] == [(100, 20.0), (1000, 20.0)]
-    png = sitegen.benchmark_plot(tmp_path / "02_jvp-jvp.json")
-    assert png is not None and png.startswith(b"\x89PNG")
+    svg = sitegen.benchmark_plot(tmp_path / "02_jvp-jvp.json")
+    assert svg is not None and b"<svg" in svg[:1000]
 
 
 
