@@ -102,7 +102,7 @@ def _generate(kind: str, arg: str, page: Any) -> str:
     if kind == "exercises":
         return sitegen.exercises_markdown(arg or page.meta.get("stage", ""))
     if kind == "conformance":
-        return sitegen.conformance_markdown()
+        return sitegen.conformance_markdown(part=arg or "summary")
     if kind == "mutation":
         return sitegen.mutation_markdown()
     if kind == "targets":

@@ -705,11 +705,16 @@ def _when_measured(paths: list[Path]) -> str:
     return "written on " + datetime.datetime.fromtimestamp(stamp, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def conformance_markdown(results: Path | list[Path] | None = None) -> str:
-    """The conformance matrix: the stages, real JAX and the suite's reference adapters (what each row
-    is, implementation by area, function by implementation, the failures with their reproducing
-    programs), from the first folder of `results` (default CONFORMANCE_RESULTS) that has results,
-    saying when and where. The tables are conformance/matrix.py's, the same as its matrix.md."""
+FAILURES_PAGE = "conformance-failures.md"
+
+
+def conformance_markdown(results: Path | list[Path] | None = None, part: str = "summary") -> str:
+    """The conformance matrix: the stages, real JAX and the suite's reference adapters, from the
+    first folder of `results` (default CONFORMANCE_RESULTS) that has results, saying when and where.
+    `part` "summary": what each row is, implementation by area as a picture, and the functions some
+    implementation fails or lacks; "failures": every function by implementation, then the failures
+    with their reproducing programs (a page of its own, FAILURES_PAGE). The tables are
+    conformance/matrix.py's, as in its matrix.md."""
     folders = [results] if isinstance(results, Path) else (results or CONFORMANCE_RESULTS)
     for folder in folders:
         md, files = folder / "matrix.md", sorted(folder.glob("*.json")) if folder.is_dir() else []
@@ -722,7 +727,8 @@ def conformance_markdown(results: Path | list[Path] | None = None) -> str:
         if full:
             matrix = _conformance_matrix_module()
             kept = {i: d for i, d in full.items() if matrix.kind_of(d) in matrix.PUBLISHED_KINDS}
-            out += [matrix.to_markdown(kept, level=3), ""] if kept else []
+            if kept:
+                out += _conformance_parts(matrix, kept, part)
             others = sorted(set(full) - set(kept))
             if others:
                 out += [f"Also in `{shown}`, and not part of this matrix (not a stage, JAX or a reference "
@@ -744,6 +750,67 @@ def conformance_markdown(results: Path | list[Path] | None = None) -> str:
                    "page was built.*")
         return "\n".join(out) + "\n"
     return NO_CONFORMANCE + "\n"
+
+
+OUTCOME_WORDS = {"passed": "passed", "failed": "failed", "missing": "missing", "not_applicable": "n/a"}
+
+
+def _conformance_parts(matrix: Any, results: dict[str, dict], part: str) -> list[str]:
+    if part == "failures":
+        failures = matrix.failures_section(results)
+        return ["### Every function by implementation", "", _function_legend(), "",
+                matrix.function_table(results), "", "### The failures", "",
+                failures.replace("### ", "#### ") if failures else "None: every implementation passes.", ""]
+    table = matrix.function_table(results)
+    lines = table.split("\n")
+    # the functions some implementation fails or lacks: the rows worth a reader's look
+    flagged = [line for line in lines[2:] if "fail " in line or "| missing" in line]
+    link = f"[every function]({FAILURES_PAGE})"
+    return ["### Implementations", "", matrix.implementations_table(results), "",
+            "### By area", "", _area_picture(results), "",
+            "### The functions not passed everywhere", "",
+            (f"{len(flagged)} of the {len(lines) - 2} functions some test is about are failed or missing in "
+             f"some row (the page of the failures has {link}, with the programs that reproduce each "
+             "failure). " + _function_legend()), "",
+            "\n".join([*lines[:2], *flagged]).replace("](#fail-", f"]({FAILURES_PAGE}#fail-") if flagged
+            else "None: every implementation passes every function it has.", ""]
+
+
+def _function_legend() -> str:
+    return ("A cell says **pass**, **fail k/n** (k of the n tests about the function failed; the link "
+            "leads to them), **missing** (the implementation lacks a name the tests need), **n/a** (the "
+            "tests need a capability the implementation does not declare) or **—** (no test is about "
+            "the function for that implementation, which does not have it or is not asked).")
+
+
+def _area_picture(results: dict[str, dict]) -> str:
+    """Implementation by area as an HTML table of coloured cells: green all passed, red some failed,
+    amber some missing, grey not applicable; the counts in each cell and in full on hover."""
+    matrix = _conformance_matrix_module()
+    areas = sorted({area for data in results.values() for area in data["areas"]})
+    head = "".join(f"<th>{html.escape(a)}</th>" for a in areas)
+    rows = []
+    for impl, data in matrix.ordered(results):
+        cells = []
+        for area in areas:
+            counts = data["areas"].get(area) or {}
+            if not counts:
+                cells.append('<td class="didax-cell didax-none" title="not run">—</td>')
+                continue
+            failed, missing, passed = counts.get("failed", 0), counts.get("missing", 0), counts.get("passed", 0)
+            kind = "fail" if failed else "missing" if missing else "pass" if passed else "na"
+            shown = f"{failed} failed" if failed else f"{missing} missing" if missing else str(passed) if passed else "n/a"
+            full = ", ".join(f"{n} {OUTCOME_WORDS.get(k, k)}" for k, n in counts.items() if n)
+            cells.append(f'<td class="didax-cell didax-{kind}" title="{html.escape(impl)}, {html.escape(area)}: '
+                         f'{html.escape(full)}">{shown}</td>')
+        rows.append(f"<tr><th><code>{html.escape(impl)}</code></th>{''.join(cells)}</tr>")
+    legend = ('<p class="didax-legend"><span class="didax-cell didax-pass">passed</span> every test passed (the '
+              'count) <span class="didax-cell didax-fail">failed</span> some failed '
+              '<span class="didax-cell didax-missing">missing</span> a name is missing, none failed '
+              '<span class="didax-cell didax-na">n/a</span> not applicable (a capability not declared); '
+              "hover over a cell for all its counts.</p>")
+    return (f'<div class="didax-matrix"><table class="didax-matrix-table"><thead><tr><th>implementation</th>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table></div>\n\n{legend}")
 
 
 def _conformance_files(folder: Path) -> dict[str, dict[str, Any]]:

@@ -163,8 +163,8 @@ window.addEventListener('load', () => setTimeout(() => {
     .filter(c => !/\\s/.test(c.textContent.trim()) && c.getClientRects().length > 1).map(c => c.textContent);
   // Tables wider than the column they sit in (the theme lets them scroll inside it), and the
   // smallest listing text in CSS pixels.
-  const wideTables = [...document.querySelectorAll('.md-typeset__table > table')]
-    .filter(t => t.scrollWidth > t.closest('.md-typeset__scrollwrap').clientWidth + 1)
+  const wideTables = [...document.querySelectorAll('.md-typeset__table > table, .didax-matrix > table')]
+    .filter(t => t.scrollWidth > t.parentElement.closest('.md-typeset__scrollwrap, .didax-matrix').clientWidth + 1)
     .map(t => t.scrollWidth + ' px: ' + (t.querySelector('th') || t).textContent.trim().slice(0, 40));
   const codePx = Math.min(...codes.filter(c => c.getClientRects().length).map(c => parseFloat(getComputedStyle(c).fontSize)));
   const m = {innerWidth, scrollWidth: document.documentElement.scrollWidth, listings: codes.length,

@@ -90,7 +90,7 @@ def test_the_checks_can_fail(tmp_path: Path):
 
 LAYOUT_PAGES = ["", "stages/01_eval/", "stages/02_jvp/", "stages/03_vmap/", "stages/04_jaxpr/", "stages/05_jit/",
                 "reference/01_eval/",
-                "reference/04_jaxpr/", "code/01_eval/didax/core.py/", "course/"]
+                "reference/04_jaxpr/", "code/01_eval/didax/core.py/", "course/", "conformance/", "performance/"]
 WIDTHS = (1400, 400)
 SHOTS = ROOT / "build" / "screenshots"
 

@@ -187,7 +187,9 @@ def test_conformance_matrix_shows_stages_and_jax_from_the_first_folder_with_resu
         (local / f"{impl}.json").write_text(json.dumps({"impl": impl, "areas": areas, "tests": []}))
     assert "No results yet" in sitegen.conformance_markdown([committed])
     md = sitegen.conformance_markdown([committed, local])
-    assert "| 01_eval | 7 passed / 0 failed / 2 n/a |" in md and "| jax |" in md
+    # implementation by area: a coloured cell, its count inside and all counts on hover
+    assert ('<th><code>01_eval</code></th><td class="didax-cell didax-pass" title="01_eval, numpy: 7 passed, '
+            '2 n/a">7</td>') in md and "| jax |" in md
     assert md.index("| 01_eval |") < md.index("| jax |")
     assert "| my_copy |" not in md and "not part of this matrix" in md and "`my_copy`" in md
     assert "*Measured on the machine that ran" in md and "written on" in md
@@ -212,10 +214,14 @@ def test_conformance_page_says_what_each_row_is_and_links_failures_by_function(t
     (tmp_path / "exercise-01_eval.json").write_text(json.dumps({**adapter, "impl": "exercise-01_eval", "kind": "folder"}))
     md = sitegen.conformance_markdown(tmp_path)
     assert "| numpy-adapter | NumPy behind a thin adapter | eval | 2026-01-02 03:04:05 UTC, profile quick (numpy) |" in md
-    assert "| numpy-adapter | 1 passed / 1 failed / 1 missing / 0 n/a |" in md
-    assert "| `jnp.floor` | [fail 1/1](#fail-numpy-adapter-jnp-floor) |" in md
-    assert "| `jnp.ceil` | pass |" in md and "| `jnp.exp` | missing |" in md
-    assert '<a id="fail-numpy-adapter-jnp-floor"></a>' in md and "print(jnp.floor(x))" in md
+    assert 'title="numpy-adapter, numpy: 1 passed, 1 failed, 1 missing">1 failed</td>' in md
+    # the summary lists the functions not passed everywhere, linked to the failures' page
+    assert "| `jnp.floor` | [fail 1/1](conformance-failures.md#fail-numpy-adapter-jnp-floor) |" in md
+    assert "| `jnp.exp` | missing |" in md and "| `jnp.ceil` | pass |" not in md
+    assert "print(jnp.floor(x))" not in md
+    failures = sitegen.conformance_markdown(tmp_path, part="failures")
+    assert "| `jnp.ceil` | pass |" in failures and "| `jnp.floor` | [fail 1/1](#fail-numpy-adapter-jnp-floor) |" in failures
+    assert '<a id="fail-numpy-adapter-jnp-floor"></a>' in failures and "print(jnp.floor(x))" in failures
     assert "| exercise-01_eval |" not in md and "`exercise-01_eval`" in md
 
 
@@ -230,7 +236,7 @@ def test_conformance_matrix_shows_another_jax_release_after_the_reference(tmp_pa
         (tmp_path / f"{impl}.json").write_text(json.dumps(data))
     md = sitegen.conformance_markdown(tmp_path)
     assert "| jax-0.4.38 | real JAX 0.4.38 (jaxlib 0.4.38, NumPy 2.4.6) in build/venv-jax-0.4.38 |" in md
-    assert "| jax-0.4.38 | 40 passed / 10 failed / 3 missing / 0 n/a |" in md
+    assert 'title="jax-0.4.38, pytrees: 40 passed, 10 failed, 3 missing">10 failed</td>' in md
     assert md.index("| jax |") < md.index("| jax-0.4.38 |") < md.index("| numpy-adapter |")
     assert "not part of this matrix" not in md
 
