@@ -264,7 +264,11 @@ def assert_same_leaves(got: list, want: list) -> None:
 
 # Examples the full profile found (against the broken implementations in meta/broken), kept so that
 # the quick ci profile tries them too.
-REGRESSIONS = [{"aa": 0, "a": 1}, OrderedDict([("b", [1, None]), ("a", (2,))])]
+REGRESSIONS = [
+    {"aa": 0, "a": 1},
+    OrderedDict([("b", [1, None]), ("a", (2,))]),
+    [[(1,)], [[2]]],  # a node of height 2 met before the node of height 1 that its sibling holds
+]
 
 
 def with_regressions(test: Callable) -> Callable:
@@ -306,6 +310,25 @@ def test_unflatten_puts_new_leaves_in_place(tu: Any, tree: Any) -> None:
     got_leaves, got_structure = reference_flatten(rebuilt)
     assert got_structure == reference_flatten(tree)[1]
     assert_same_leaves(got_leaves, tags)
+
+
+@given(tree=TREES)
+@with_regressions
+def test_a_treedef_rebuilds_its_tree_every_time_it_is_used(tu: Any, tree: Any) -> None:
+    # jit rebuilds its output tree from one treedef on every call: each rebuild must give the whole
+    # structure again (didax prepares a treedef for the rebuilds after its first), in new containers.
+    leaves, treedef = tu.tree_flatten(tree)
+    want_structure = reference_flatten(tree)[1]
+    rebuilt = []
+    for call in range(4):
+        tags = [Tag(call * 1000 + i) for i in range(len(leaves))]
+        show_call("tree_util.tree_unflatten(treedef, tags)  # the same treedef, again", tree=tree, tags=tags)
+        rebuilt.append(tu.tree_unflatten(treedef, tags))
+        got_leaves, got_structure = reference_flatten(rebuilt[-1])
+        assert got_structure == want_structure
+        assert_same_leaves(got_leaves, tags)
+    if isinstance(rebuilt[0], (list, dict)):
+        assert rebuilt[2] is not rebuilt[3], "each rebuild makes new containers"
 
 
 @given(tree=TREES)

@@ -776,7 +776,7 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "pytrees.unflatten_accepts_too_many_leaves", TREE,
-        "if len(leaves) != self.num_leaves:", "if len(leaves) < self.num_leaves:", PYTREES,
+        "if len(values) - 1 != num_leaves:", "if len(values) - 1 < num_leaves:", PYTREES,
         "tree_unflatten silently drops extra leaves",
     ),
     Mutant(
@@ -806,7 +806,7 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "pytrees.all_leaves_shortcut_reads_the_first_child", TREE,
-        "if _all_leaf_types(map(type, children)):", "if _all_leaf_types(map(type, children[:1])):",
+        "if _all_leaf_types(map(type, grandchildren)):", "if _all_leaf_types(map(type, grandchildren[:1])):",
         PYTREES,
         "a node whose first child is a leaf is taken for a node of leaves only: its nested children become leaves",
     ),
@@ -823,6 +823,31 @@ MUTANTS: list[Mutant] = [
         PYTREES,
         "a custom flatten's children are used as they come: a generator is read up by the leaf check and "
         "its children are lost",
+    ),
+    # Rebuilding by a plan (issue 24): a treedef rebuilt again follows a plan made once.
+    Mutant(
+        "pytrees.plan_loses_aux_data", TREE,
+        "return map(unflatten, aux_data, children)", "return map(unflatten, [None] * len(aux_data), children)",
+        PYTREES,
+        "a treedef's second rebuild makes custom nodes and namedtuples without their aux data",
+    ),
+    Mutant(
+        "pytrees.plan_makes_lists_tuples", TREE,
+        "    return map(list, children)\n", "    return children\n",
+        PYTREES,
+        "a treedef's second rebuild makes each list a tuple",
+    ),
+    Mutant(
+        "pytrees.plan_orders_nodes_by_type_not_height", TREE,
+        "for key in sorted(nodes, key=operator.itemgetter(0)):", "for key in nodes:",
+        PYTREES,
+        "the plan makes groups in the order it met them, so a parent may read a child not made yet",
+    ),
+    Mutant(
+        "pytrees.plan_none_is_the_first_leaf", TREE,
+        "            return 0, num_leaves\n", "            return 0, 0\n",
+        PYTREES,
+        "a treedef's second rebuild puts the first leaf where a None node was",
     ),
     # --- gather and scatter (lax/slicing.py) -----------------------------------------------------
     Mutant(

@@ -134,6 +134,27 @@ def test_registered_class_is_a_custom_node() -> None:
     assert type(rebuilt) is RegisteredSpecial and (rebuilt.x, rebuilt.y) == (3.0, 4.0)
 
 
+@pytest.mark.parametrize(
+    "tree",
+    [
+        [[("a",)], [["b"]]],  # a height-2 list met before the height-1 list its sibling holds
+        {"b": [1, (2, None)], "a": (RegisteredSpecial(3, [4]), None)},
+        functools.reduce(lambda t, _: [t, None], range(120), 0),  # deeper than the plan goes
+        None,
+        "leaf",
+    ],
+)
+def test_a_treedef_used_again_rebuilds_by_its_plan_the_same_tree(tree: Any) -> None:
+    # The first rebuild walks the spec, the second makes the plan and later ones follow it: each
+    # must give the tree the first gave (the oracle: what flattening it gives back).
+    leaves, treedef = tree_util.tree_flatten(tree)
+    for _ in range(4):
+        tags = [object() for _ in leaves]
+        rebuilt = tree_util.tree_unflatten(treedef, tags)
+        got_leaves, got_def = tree_util.tree_flatten(rebuilt)
+        assert got_def == treedef and all(a is b for a, b in zip(got_leaves, tags, strict=True))
+
+
 def test_unflatten_passes_placeholders_to_custom_unflatten_unchecked() -> None:
     # Transformations rebuild user trees from object() or None placeholders; didax must not care.
     treedef = tree_util.tree_structure(RegisteredSpecial(1.0, 2.0))
