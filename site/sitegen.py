@@ -10,6 +10,7 @@ API as JSON: `PYTHONPATH=stages/01_eval python site/sitegen.py api-json [MODULE 
 from __future__ import annotations
 
 import ast
+import functools
 import html
 import importlib.util
 import io
@@ -481,7 +482,22 @@ def describe_module(module: Any) -> list[dict[str, str]]:
                 doc = (f"The `{obj}` primitive: what every interpreter has a rule for"
                        + (f"; `{name.removesuffix('_p')}` applies it." if callable(wrapper) else "."))
             entries.append({"name": name, "kind": kind, "signature": value, "doc": doc})
+        source = _source_of(obj)
+        if source and entries and entries[-1]["name"] == name:
+            entries[-1]["source"] = source
     return entries
+
+
+def _source_of(obj: Any) -> str:
+    """'didax/core.py:42', where a function or class of didax is defined; '' for anything else."""
+    import inspect
+
+    try:
+        path, line = inspect.getsourcefile(obj), inspect.getsourcelines(obj)[1]
+    except (TypeError, OSError):
+        return ""
+    parts = Path(path or "").parts
+    return f"{'/'.join(parts[parts.index('didax'):])}:{line}" if "didax" in parts else ""
 
 
 def api_json(modules: list[str] | None = None) -> dict[str, list[dict[str, str]]]:
@@ -492,6 +508,7 @@ def api_json(modules: list[str] | None = None) -> dict[str, list[dict[str, str]]
     return {name: describe_module(importlib.import_module(name)) for name in modules or API_MODULES}
 
 
+@functools.cache
 def stage_api(stage: str, root: Path = ROOT) -> dict[str, list[dict[str, str]]]:
     """The public API of one stage, read in a fresh interpreter with only that stage importable."""
     stage_dir = root / "stages" / stage
@@ -518,16 +535,43 @@ def api_markdown(stage: str, root: Path = ROOT) -> str:
     if missing:
         out += [f"{missing} of the {sum(len(api[m]) for m in modules)} names have no docstring yet, "
                 "so no summary.", ""]
+    first = _first_stages(stage, root)
+    here = f"reference/{stage}/"  # the page's URL (directory URLs), for the links written in HTML
+    out.insert(1, "Each name links to itself (an anchor), to the lines that define it and to the chapter of "
+                  "the stage that added it.")
+    out.insert(2, "")
     for module in modules:
         out += [f"## `{module}`", "", '<div class="didax-api"><table>',
                 "<thead><tr><th>name</th><th>kind</th><th>signature or value</th><th>summary</th></tr></thead>",
                 "<tbody>"]
         for e in api[module]:
+            anchor = f"{module}.{e['name']}"
             sig = f"<code>{html.escape(e['signature'])}</code>" if e["signature"] else ""
-            out.append(f'<tr><td class="didax-name"><code>{html.escape(e["name"])}</code></td><td>{e["kind"]}</td>'
-                       f"<td>{sig}</td><td>{_docstring_html(e['doc'])}</td></tr>")
+            links = []
+            if e.get("source"):
+                file, line = e["source"].rsplit(":", 1)
+                target = posixpath.relpath(f"code/{stage}/{file}", here)  # (relpath drops a final /)
+                links.append(f'<a href="{target}/#__codelineno-0-{line}">source</a>')
+            added = first.get((module, e["name"]))
+            if added:
+                links.append(f'<a href="{posixpath.relpath(f"stages/{added}", here)}/">chapter {added[:2]}</a>')
+            more = f' <span class="didax-api-links">{" · ".join(links)}</span>' if links else ""
+            out.append(f'<tr id="{html.escape(anchor)}"><td class="didax-name"><a href="#{html.escape(anchor)}">'
+                       f'<code>{html.escape(e["name"])}</code></a></td><td>{e["kind"]}</td>'
+                       f"<td>{sig}</td><td>{_docstring_html(e['doc'])}{more}</td></tr>")
         out += ["</tbody>", "</table></div>", ""]
     return "\n".join(out)
+
+
+def _first_stages(stage: str, root: Path = ROOT) -> dict[tuple[str, str], str]:
+    """{(module, name): the first stage, up to `stage`, whose API has the name}."""
+    first: dict[tuple[str, str], str] = {}
+    names = stage_names(root)
+    for earlier in names[: names.index(stage) + 1]:
+        for module, entries in stage_api(earlier, root).items():
+            for e in entries:
+                first.setdefault((module, e["name"]), earlier)
+    return first
 
 
 def _docstring_html(text: str) -> str:

@@ -218,3 +218,24 @@ def test_getting_started_shows_the_readme_commands():
     page = (SITE / "docs" / "getting-started.md").read_text()
     shown = re.findall(r"^(python3 scripts/dev\.py \w+)$", page, re.M)
     assert readme and shown == readme
+
+
+def test_every_api_name_has_an_anchor_and_links_to_its_source_lines_and_chapter(built_site: Path):
+    """Each reference row is an anchor; its 'source' link leads to a code page holding that line's
+    anchor, and its chapter link to a chapter page."""
+    import os
+
+    for stage in ("01_eval", "05_jit"):
+        page = built_site / "reference" / stage / "index.html"
+        text = page.read_text()
+        assert 'id="didax.lax.add"' in text and 'id="didax.jit"' in text or stage == "01_eval"
+        links = re.findall(r'<a href="(\.\./\.\./(?:code|stages)/[^"]+)">(source|chapter \d\d)</a>', text)
+        assert len(links) > 500 and any(kind == "source" for _, kind in links)
+        seen = {}
+        for href, kind in links:
+            path, _, fragment = href.partition("#")
+            target = os.path.normpath(page.parent / path / "index.html")
+            if target not in seen:
+                assert os.path.exists(target), href
+                seen[target] = Path(target).read_text()
+            assert not fragment or f'id="{fragment}"' in seen[target], href
