@@ -156,20 +156,59 @@ def _junit_counts(path: Path) -> tuple[int, int, int]:
     return (total - failed - skipped, failed, skipped)
 
 
-def test(profile: str, jobs: int) -> int:
+def changed_files(since: str) -> list[str]:
+    """The files changed since commit `since` (committed or not) and the untracked ones."""
+    def git(*args: str) -> list[str]:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+
+    return sorted(set(git("diff", "--name-only", since)) | set(git("ls-files", "--others", "--exclude-standard")))
+
+
+def touched_runs(runs: list[Run], files: list[str]) -> list[Run]:
+    """The runs a change to `files` can fail: a stage's files, its tests, its conformance run, the
+    project's tests (its lesson) and the meta-tests (the mutants' snippets); the suite's files,
+    every conformance run; the site's, the site's tests; the project's tests, themselves; the
+    benchmarks', the project's and the site's; anything else (scripts, requirements), every run."""
+    wanted: set[str] = set()
+    for path in files:
+        parts = path.split("/")
+        if parts[0] == "stages" and len(parts) > 1:  # (project: the lessons; meta: the mutants' snippets)
+            wanted |= {f"stage-{parts[1]}", f"conformance-{parts[1]}", "project", "conformance-meta"}
+        elif parts[0] == "conformance":
+            wanted |= {r.name for r in runs if r.name.startswith("conformance")}
+        elif parts[0] == "site":
+            wanted.add("site")
+        elif parts[0] in ("tests", "benchmarks"):
+            wanted |= {"project", "site"} if parts[0] == "benchmarks" else {"project"}
+        elif path.endswith(".md") and "/" not in path:
+            continue  # the README and notes at the top change no test
+        else:
+            return runs
+    return [r for r in runs if r.name in wanted]
+
+
+def test(profile: str, jobs: int, since: str | None = None) -> int:
     """Every test: the project's, each stage's own, the conformance suite on every stage and on
-    real JAX, its meta-tests, and the site's. Runs `jobs` pytest processes at a time."""
+    real JAX, its meta-tests, and the site's. Runs `jobs` pytest processes at a time. With `since`
+    (a commit), only the runs that the files changed since then can fail: for work in progress."""
     start = time.perf_counter()
+    runs_to_do = test_runs(profile)
+    if since is not None:
+        files = changed_files(since)
+        runs_to_do = touched_runs(runs_to_do, files)
+        print(f"dev: {len(files)} files changed since {since}; running {', '.join(r.name for r in runs_to_do) or 'nothing'}")
     # The site's pictures need Graphviz's dot and its browser test Chromium, both Debian packages;
     # each script installs its package when it can and says why when it cannot.
     for script in ("install_graphviz.sh", "install_browser.sh"):
         if (ROOT / "site" / script).exists():
             subprocess.run(["bash", str(ROOT / "site" / script)], check=False)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        runs = list(pool.map(lambda r: run_pytest(r, profile), test_runs(profile)))
-    # The matrix of this run, and the committed results the site shows (stages, jax, reference adapters).
-    subprocess.run([str(PYTHON), "-m", "conformance.matrix", str(BUILD / "conformance"),
-                    "--publish", str(ROOT / "conformance" / "results")], cwd=ROOT, check=False)
+        runs = list(pool.map(lambda r: run_pytest(r, profile), runs_to_do))
+    # The matrix of this run, and the committed results the site shows (stages, jax, reference adapters);
+    # not after a partial run, whose results would stand for the whole.
+    if since is None:
+        subprocess.run([str(PYTHON), "-m", "conformance.matrix", str(BUILD / "conformance"),
+                        "--publish", str(ROOT / "conformance" / "results")], cwd=ROOT, check=False)
     counted = [r for r in runs if not r.informational]
     passed = sum(r.counts[0] for r in counted)
     failed = sum(r.counts[1] for r in counted)
@@ -186,9 +225,12 @@ def main() -> int:
     parser.add_argument("--profile", default="ci", choices=["ci", "full"],
                         help="hypothesis profile: ci is derandomized and quick, full explores")
     parser.add_argument("--jobs", type=int, default=2, help="pytest processes at a time")
+    parser.add_argument("--since", metavar="REV", nargs="?", const="HEAD", default=None,
+                        help="test: only the runs that files changed since REV (default HEAD: the "
+                             "uncommitted changes) can fail, for work in progress; CI runs them all")
     args = parser.parse_args()
     ensure_venv()
-    return tour() if args.command == "tour" else test(args.profile, args.jobs)
+    return tour() if args.command == "tour" else test(args.profile, args.jobs, args.since)
 
 
 if __name__ == "__main__":

@@ -48,3 +48,26 @@ def test_pip_install_gives_the_newest_stage_as_didax(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().endswith("0.0")
+
+
+def test_the_quick_test_command_runs_what_a_change_can_fail():
+    """`dev.py test --since REV` picks the runs by the files changed; anything it cannot place
+    (the scripts, the requirements) runs everything."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("dev", ROOT / "scripts" / "dev.py")
+    dev = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("dev", dev)  # (its dataclass looks its module up while being made)
+    spec.loader.exec_module(sys.modules["dev"])
+    dev = sys.modules["dev"]
+    runs = dev.test_runs("ci")
+
+    def picked(*files: str) -> set[str]:
+        return {r.name for r in dev.touched_runs(runs, list(files))}
+
+    assert picked("stages/03_vmap/didax/core.py") == {"stage-03_vmap", "conformance-03_vmap", "project",
+                                                      "conformance-meta"}
+    assert picked("site/sitegen.py", "README.md") == {"site"}
+    assert picked("conformance/test_jit.py") == {r.name for r in runs if r.name.startswith("conformance")}
+    assert picked("requirements/lock.txt") == {r.name for r in runs}
+    assert picked() == set()
