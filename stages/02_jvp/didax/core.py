@@ -141,6 +141,13 @@ def canonicalize_value(x: Any) -> tuple[np.ndarray, bool]:
 
 
 class Primitive:
+    """An operation with a name and rules, applied with ``bind``: every interpreter has a rule for it.
+
+    A primitive computes nothing itself. ``bind`` hands it to the interpreter on top of the trace
+    stack, which applies its own rule: evaluation (``def_impl``, with the shape and dtype rule beside
+    it), then, in later stages, the JVP, batching, staging and lowering rules, each in its table.
+    """
+
     multiple_results = False
 
     def __init__(self, name: str) -> None:
