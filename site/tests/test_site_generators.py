@@ -359,7 +359,7 @@ def test_the_vmap_chapter_shows_a_batching_rule_for_every_primitive_but_iota():
     header = next(line for line in table.splitlines() if line.startswith("| primitive"))
     assert header.endswith("| JVP rule (`ad.jvp_rules`) | Batching rule (`batching.batching_rules`) |")
     assert "| `iota` | `lax.structural` | one | yes | **no rule** | `defzero` | **no rule** |" in table
-    assert "| `random_bits` | `random.prng` | one | yes | **no rule** | `defzero` | `defvectorized` |" in table
+    assert "| `random_bits` | `prng` | one | yes | **no rule** | `defzero` | `defvectorized` |" in table
     assert "| `reshape` | `lax.structural` | one | yes | `_reshape_physical` | `deflinear` | `_reshape_rule` |" in table
     assert "<!-- didax:primitives -->" in (SITE / "docs" / "stages" / "03_vmap.md").read_text()
 

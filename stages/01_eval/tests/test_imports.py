@@ -115,15 +115,26 @@ def test_the_cycle_check_finds_a_cycle():
     assert _cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
 
 
+def _local_imports(body: list[ast.stmt], function: str | None = None) -> list[tuple[str, ast.stmt]]:
+    """(innermost enclosing function, import) for each import inside a function."""
+    found = []
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found += _local_imports(node.body, node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            found += [(function, node)] if function else []
+        else:
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                found += _local_imports(getattr(node, field, []), function)
+    return found
+
+
 def test_no_function_imports_a_didax_module():
     local = {}
     for module, (path, is_package) in MODULES.items():
-        for function in ast.walk(ast.parse(path.read_text())):
-            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            for node in ast.walk(function):
-                if isinstance(node, (ast.Import, ast.ImportFrom)) and _imported(module, is_package, node):
-                    local[(module, function.name)] = f"{path.relative_to(STAGE)}:{node.lineno}"
+        for function, node in _local_imports(ast.parse(path.read_text()).body):
+            if _imported(module, is_package, node):
+                local[(module, function)] = f"{path.relative_to(STAGE)}:{node.lineno}"
     unexpected = {key: where for key, where in local.items() if key not in ALLOWED_LOCAL_IMPORTS}
     assert not unexpected, f"imports inside functions (import at the top, or break the cycle): {unexpected}"
     unused = set(ALLOWED_LOCAL_IMPORTS) - set(local)

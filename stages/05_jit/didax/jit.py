@@ -39,7 +39,7 @@ from .core import Primitive, ShapedArray, Tracer, is_staging, trace_state
 from .jaxpr import ClosedJaxpr, eval_jaxpr
 from .lowering import lower_module
 from .lowering.core import ModuleBuilder, lowering_rules, physical
-from .staging import _check_hashable, abstractify, hoist_consts, trace_flat
+from .staging import ShapeDtypeStruct, _check_hashable, abstractify, hoist_consts, trace_flat
 from .tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
 
 logger = logging.getLogger("didax")
@@ -376,8 +376,6 @@ class Jitted:
         return Traced(self.name, staged)
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
-        from .staging import ShapeDtypeStruct
-
         _, staged = self._trace(args, kwargs)
         shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in staged.jaxpr.out_avals]
         return tree_unflatten(staged.out_tree, shapes)
@@ -526,8 +524,6 @@ class Lowered:
     @property
     def out_info(self) -> Any:
         """The outputs' shapes and dtypes, in the outputs' tree (JAX's ``Lowered.out_info``)."""
-        from .staging import ShapeDtypeStruct
-
         avals = self._staged.jaxpr.out_avals
         return tree_unflatten(self._staged.out_tree, [ShapeDtypeStruct(a.shape, a.dtype) for a in avals])
 
