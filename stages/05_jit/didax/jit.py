@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import ad, batching, dtypes, xla
+from . import ad, array, batching, dtypes, xla
 from .array import Array, PRNGKeyArray, buffer_of, to_array
 from .config import config, disable_jit
 from .core import Primitive, ShapedArray, Tracer, is_staging, trace_state
@@ -45,6 +45,10 @@ from .tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
 logger = logging.getLogger("didax")
 _LEAF = tree_structure(0)  # the tree of a single array
 _TYPE_OF = operator.attrgetter("_type")  # an Array's ShapedArray, once it is on a device
+
+# Array's device half (its buffer read back, put, deleted): array.py does not import xla, so that
+# eager use never loads jaxlib; jit, where Arrays first go to a device, gives it the module.
+array.xla = xla
 
 # ----------------------------------------------------------------------------------------------
 # The primitive: jit_p.bind(*args, jaxpr=closed_jaxpr, name="f", donated_invars=(False, ...)).

@@ -153,3 +153,41 @@ def test_every_module_imports_in_any_order():
     source = "import importlib\nfor name in %r:\n    importlib.import_module(name)\n" % names
     result = subprocess.run([sys.executable, "-c", source], cwd=STAGE, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
+
+
+def test_only_jit_and_devices_load_xla():
+    """array.py does not import xla.py (jit.py gives it the module): of the package's modules, only
+    jit.py and devices.py load it, and so jaxlib."""
+    graph = _graph()
+
+    def loads(module: str) -> set[str]:
+        seen, todo = set(), [module]
+        while todo:
+            for nxt in graph[todo.pop()] - seen:
+                seen.add(nxt)
+                todo.append(nxt)
+        return seen
+
+    assert {m for m in graph if "didax.xla" in loads(m)} == {"didax", "didax.jit", "didax.devices"}
+
+
+def test_eager_math_and_transformations_run_without_jaxlib():
+    """``import didax`` loads jit, so jaxlib, as ``import jax`` does; the eager modules under it do
+    not. With the package's __init__ bypassed, numpy, jvp, vmap, random and make_jaxpr run, and
+    jaxlib is never loaded."""
+    source = """
+import sys, types
+package = types.ModuleType("didax"); package.__path__ = ["didax"]; sys.modules["didax"] = package
+import numpy as np
+import didax.numpy as jnp, didax.ad as ad, didax.batching as batching, didax.random as random, didax.staging as staging
+x = jnp.sin(jnp.arange(3.0)) * 2
+np.testing.assert_allclose(np.asarray(x), np.sin(np.arange(3.0)) * 2, rtol=1e-6)
+_, t = ad.jvp(jnp.sin, (1.0,), (1.0,))
+np.testing.assert_allclose(float(t), np.cos(1.0), rtol=1e-6)
+np.testing.assert_allclose(np.asarray(batching.vmap(jnp.cos)(jnp.ones(2))), np.cos(np.ones(2)), rtol=1e-6)
+random.normal(random.key(0), (2,))
+staging.make_jaxpr(lambda v: v * 2)(1.0)
+assert "jaxlib" not in sys.modules and "didax.xla" not in sys.modules, sorted(sys.modules)
+"""
+    result = subprocess.run([sys.executable, "-c", source], cwd=STAGE, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
