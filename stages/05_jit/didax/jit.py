@@ -39,7 +39,7 @@ from .core import Primitive, ShapedArray, Tracer, is_staging, trace_state
 from .jaxpr import ClosedJaxpr, eval_jaxpr
 from .lowering import lower_module
 from .lowering.core import ModuleBuilder, lowering_rules, physical
-from .staging import ShapeDtypeStruct, _check_hashable, abstractify, hoist_consts, trace_flat
+from .staging import ShapeDtypeStruct, _check_hashable, hoist_consts, shaped_abstractify, trace_flat
 from .tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
 
 logger = logging.getLogger("didax")
@@ -316,7 +316,7 @@ class Jitted:
         is new: the cache key is everything tracing depends on)."""
         statics, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
-        avals = tuple(map(abstractify, leaves))  # types, never values
+        avals = tuple(map(shaped_abstractify, leaves))  # types, never values
         key = _key(in_tree, avals, statics)
         staged = self._cache.get(key)
         if staged is None:
@@ -547,7 +547,7 @@ class Compiled:
         leaves, in_tree = tree_flatten((args, kwargs))
         n = len(self._staged.consts)
         want = self._staged.jaxpr.in_avals[n:]
-        got = [abstractify(x) for x in leaves]
+        got = [shaped_abstractify(x) for x in leaves]
         if [(a.shape, a.dtype) for a in got] != [(a.shape, a.dtype) for a in want]:
             raise TypeError(
                 f"Argument types differ from the types for which this computation was compiled: "
