@@ -47,7 +47,7 @@ NP_SORTING = "didax/numpy/sorting.py"
 COMPARISON = "didax/numpy/comparison.py"
 LINALG = "didax/numpy/linalg.py"
 PRODUCTS = "didax/numpy/products.py"
-PRNG = "didax/random/prng.py"
+PRNG = "didax/prng.py"
 DISTRIBUTIONS = "didax/random/distributions.py"
 NN_FUNCTIONS = "didax/nn/functions.py"
 INITIALIZERS = "didax/nn/initializers.py"
@@ -1131,7 +1131,7 @@ MUTANTS: list[Mutant] = [
         "std drops ddof on its way to var: std(x, ddof=1) is the population standard deviation",
         keyword="statistic",
     ),
-    # --- didax.random (random/prng.py, random/distributions.py) --------------------------------------------
+    # --- didax.random (prng.py, random/distributions.py) --------------------------------------------
     Mutant(
         "random.threefry.rotation_constant", PRNG,
         "ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))", "ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 23))",

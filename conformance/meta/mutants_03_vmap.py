@@ -382,7 +382,7 @@ VMAP_MUTANTS: list[Mutant] = [
         keyword="typed_keys or random_under_vmap",
     ),
     Mutant(
-        "vmap.random.counters_not_after_the_keys", "didax/random/prng.py",
+        "vmap.random.counters_not_after_the_keys", "didax/prng.py",
         "high, low = (spread(c, out_shape, range(keys_rank, len(out_shape))) for c in counters(shape))",
         "high, low = (spread(c, out_shape, range(len(shape))) for c in counters(shape))",
         VMAP, "random_bits of a batch of keys puts the counters' axes first, where the keys' axes are",

@@ -165,7 +165,7 @@ JAXPR_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "staging.known_tracer_becomes_a_literal", STAGING,
-        "        aval = shaped(get_aval(val))\n        return JaxprTracer(self, aval, self.main.global_data.const_var(val, aval))",
+        "        aval = shaped_abstractify(val)\n        return JaxprTracer(self, aval, self.main.global_data.const_var(val, aval))",
         "        aval = get_aval(val)\n        if aval.shape == () and hasattr(aval, 'val'):\n"
         "            return JaxprTracer(self, shaped(aval), Literal(np.asarray(aval.val, aval.dtype), shaped(aval)))\n"
         "        aval = shaped(aval)\n        return JaxprTracer(self, aval, self.main.global_data.const_var(val, aval))",

@@ -295,8 +295,8 @@ SIGNATURE = "traces_once or signature or weak"
 JIT_MUTANTS: list[Mutant] = [
     Mutant(
         "jit.cache.key_without_weak_type", JIT,
-        "        avals = tuple(map(abstractify, leaves))  # types, never values\n",
-        "        avals = tuple(ShapedArray(a.shape, a.dtype) for a in map(abstractify, leaves))\n",
+        "        avals = tuple(map(shaped_abstractify, leaves))  # types, never values\n",
+        "        avals = tuple(ShapedArray(a.shape, a.dtype) for a in map(shaped_abstractify, leaves))\n",
         AREA, "the trace cache is keyed by shape and dtype only: a weak and a strong argument share a trace",
         keyword=SIGNATURE,
     ),

@@ -466,7 +466,7 @@ def test_the_jit_chapter_shows_each_primitives_lowering_rule_and_jit_itself():
     header = next(line for line in table.splitlines() if line.startswith("| primitive"))
     assert header.endswith("| Staging: abstract evaluation | Lowering rule |")
     assert "this stage adds (Lowering rule, from `lowering.core.lowering_rules`)" in table
-    assert "(and `didax/random`, `didax/jit.py`)" in table
+    assert "(and `didax/random`, `didax/jit.py`, `didax/prng.py`)" in table
     assert "<!-- didax:primitives -->" in (SITE / "docs" / "stages" / "05_jit.md").read_text()
 
 

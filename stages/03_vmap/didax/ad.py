@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, lax
+from . import dtypes, lax, prng
 from .array import Array, to_array
 from .core import (
     Primitive,
@@ -39,7 +39,7 @@ from .core import (
 )
 from .lax.elementwise import convert_to
 from .lax.slicing import GatherDimensionNumbers, GatherScatterMode
-from .random import distributions, prng
+from .random import distributions
 from .tree_util import tree_flatten, tree_unflatten
 
 # ----------------------------------------------------------------------------------------------

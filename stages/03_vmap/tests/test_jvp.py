@@ -153,7 +153,7 @@ def test_keys_have_float0_tangents_and_random_primitives_zero_rules():
         didax.jvp(didax.random.split, (key,), (np.zeros((), np.float32),))
     # Each random primitive's rule (never reached by jvp, whose key tangents are symbolic zeros)
     # gives the primal and a float0 zero.
-    from didax.random import prng
+    from didax import prng
 
     out, t_out = jvp_rules[prng.random_split_p]([key], [np.zeros((), float0)], shape=(2,))
     assert np.array_equal(np.asarray(didax.random.key_data(out)), np.asarray(didax.random.key_data(didax.random.split(key))))

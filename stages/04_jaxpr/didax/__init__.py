@@ -5,6 +5,19 @@ stage 02's forward-mode automatic differentiation (``didax.jvp``), stage 03's ba
 (``didax.vmap``, ``didax.jacfwd``), and staging: ``didax.make_jaxpr`` records a function as a
 jaxpr, and lax's control flow (``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``)
 stages its branches and bodies into primitives that every interpreter can run.
+
+Where rules go. A primitive is declared in the module of its family (lax/elementwise.py,
+lax/structural.py, prng.py, ...) with what defines it: its evaluation on NumPy values and its
+shape and dtype rules. How a structural primitive acts on key arrays' words is a rule in
+``lax.standard.physical_rules``, written beside the primitive.
+Each interpreter a later stage adds keeps its rules in a table keyed by primitive, in its own
+module, and the rules for lax's and prng's primitives are written there, below the table, by
+lax's families: ``ad.jvp_rules`` (stage 02), ``batching.batching_rules`` (03),
+``jaxpr.pp_eqn_rules`` (04, how an equation prints; staging's abstract evaluation is the
+primitive's own shape and dtype rules). A primitive whose module sits above an interpreter's (it
+imports it) registers its rule for that interpreter beside itself instead, as the interpreter
+cannot import it: random_gamma's batching rule, in random/distributions.py (its evaluation is
+vmap of a sampler).
 """
 
 from . import ad, batching, dtypes, errors, extend, jaxpr, lax, nn, numpy, random, scipy, staging, tree, tree_util

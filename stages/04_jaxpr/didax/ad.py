@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, lax
+from . import dtypes, lax, prng
 from .array import Array, to_array
 from .core import (
     Primitive,
@@ -49,7 +49,7 @@ from .lax.loops import (
     with_unused_inputs,
 )
 from .lax.slicing import GatherDimensionNumbers, GatherScatterMode
-from .random import distributions, prng
+from .random import distributions
 from .staging import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 

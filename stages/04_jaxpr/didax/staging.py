@@ -42,14 +42,19 @@ from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, new_eqn
 from .tree_util import PyTreeDef, keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 
+# Avals in one place each: core.get_aval(x) is the abstract value of x (a ConcreteArray when its
+# value is known); shaped_abstractify(x) its type, a ShapedArray (JAX's two names); shaped(aval)
+# the type of an aval, one object per type (_shaped_type interns them: every literal needs one).
+
+
 def shaped(aval: ShapedArray) -> ShapedArray:
     """Forget the value: a ConcreteArray becomes the ShapedArray of its type."""
     if type(aval) is ShapedArray:
         return aval
-    return shaped_type(aval.shape, aval.dtype, aval.weak_type)
+    return _shaped_type(aval.shape, aval.dtype, aval.weak_type)
 
 
-def shaped_type(shape: tuple[int, ...], dtype: Any, weak_type: bool) -> ShapedArray:
+def _shaped_type(shape: tuple[int, ...], dtype: Any, weak_type: bool) -> ShapedArray:
     """The one ShapedArray of a type, made on first use: every literal needs one."""
     key = (shape, dtype, weak_type)
     known = _shaped_avals.get(key)
@@ -116,7 +121,7 @@ class JaxprTrace(Trace):
         if type(val) is Array and not val.shape and val.serial > self.main.global_data.first_serial:
             # The commonest constant: a scalar didax made while staging (no aval to build). One the
             # function closed over is a constvar, as JAX 0.10.2 makes a captured 0-d jax.Array.
-            typ = shaped_type((), val.dtype, val.weak_type)
+            typ = _shaped_type((), val.dtype, val.weak_type)
             return JaxprTracer(self, typ, Literal(val._value, typ))
         aval = get_aval(val)
         if not aval.shape and not isinstance(val, (Tracer, Array)) and isinstance(aval, ConcreteArray):
@@ -127,7 +132,7 @@ class JaxprTrace(Trace):
     def lift(self, val: Any) -> JaxprTracer:
         """A value from outside: a constvar. A tracer of an enclosing transformation is one too,
         even when its value is known (a jvp's primal): it carries more than its value."""
-        aval = shaped(get_aval(val))
+        aval = shaped_abstractify(val)
         return JaxprTracer(self, aval, self.main.global_data.const_var(val, aval))
 
     def process_primitive(self, primitive: Primitive, tracers: list[Any], params: dict) -> Any:
@@ -268,8 +273,8 @@ class ShapeDtypeStruct:
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
 
 
-def abstractify(x: Any) -> ShapedArray:
-    """The type staging gives an argument: a ShapeDtypeStruct's, or the value's without it."""
+def shaped_abstractify(x: Any) -> ShapedArray:
+    """The type of a value, a ShapedArray (JAX's name); of a ShapeDtypeStruct, the type it describes."""
     if isinstance(x, ShapeDtypeStruct):
         return ShapedArray(x.shape, x.dtype, x.weak_type)
     return shaped(get_aval(x))
@@ -282,7 +287,7 @@ def _arg_types(fun: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[list
     avals = []
     for path, leaf in pairs:
         try:
-            avals.append(abstractify(leaf))
+            avals.append(shaped_abstractify(leaf))
         except TypeError:
             raise TypeError(
                 f"Error interpreting argument to {fun} as an abstract array. The problematic value is "

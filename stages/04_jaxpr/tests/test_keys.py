@@ -9,7 +9,7 @@ import pytest
 import didax
 import didax.numpy as jnp
 from didax import dtypes, lax, random
-from didax.random import prng
+from didax import prng
 
 WORDS = np.array([[0, 7], [2**32 - 1, 12345], [42, 0], [1, 2], [3, 4], [5, 6]], np.uint32)
 

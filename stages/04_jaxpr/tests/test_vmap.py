@@ -395,7 +395,7 @@ def test_vmap_of_the_random_primitives_moves_no_batch_axis_but_wraps_words_batch
 
 
 def test_every_random_primitive_has_a_batching_rule():
-    from didax.random import prng
+    from didax import prng
 
     prims = [v for v in vars(prng).values() if isinstance(v, didax.core.Primitive)]
     assert len(prims) == 6 and all(p in batching_rules for p in prims)

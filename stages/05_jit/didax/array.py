@@ -23,9 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from . import xla
 from .core import ConcreteArray, ShapedArray, canonicalize_value
 from .dtypes import KeyTy, PRNGImpl
+
+# The device half of an Array: didax.xla, given here by jit.py when it is imported. array.py does
+# not import it, so eager evaluation alone never loads jaxlib; an Array with a device buffer was
+# made through xla, so whatever reads a buffer finds it set.
+xla: Any = None
 
 # Every Array's place in the order of creation (stage 04): staging tells an Array the function
 # closed over (made before staging began: a constvar, as in JAX) from one didax made while

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import dtypes, lax
+from . import dtypes, lax, prng
 from .core import (
     Primitive,
     ShapedArray,
@@ -40,7 +40,6 @@ from .core import (
 from .jaxpr import ClosedJaxpr, eval_jaxpr
 from .lax.loops import bind_scan, bind_while, carry_fixed_point, split_list
 from .lax.slicing import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
-from .random import prng
 from .staging import trace_to_jaxpr
 from .tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
@@ -810,7 +809,7 @@ batching_rules[lax.top_k_p] = _top_k_rule
 
 
 # --- random numbers ---------------------------------------------------------------------------
-# The random primitives are vectorized over their keys (random/prng.py): random_bits of keys of
+# The random primitives are vectorized over their keys (prng.py): random_bits of keys of
 # shape K draws (*K, *shape), each key its own numbers. A batch of keys is just more keys, so the
 # batch axis stays where it is. fold_in broadcasts its keys against its data, as an elementwise
 # operation does. Wrapping words into keys needs the batch axis off the words' trailing axis.

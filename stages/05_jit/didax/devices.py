@@ -10,7 +10,7 @@ import numpy as np
 from . import xla
 from .array import Array, PRNGKeyArray, buffer_of, to_array
 from .core import Tracer
-from .staging import shaped_type
+from .staging import shaped_abstractify
 from .tree_util import tree_leaves, tree_map
 
 
@@ -44,7 +44,7 @@ def device_put(x: Any, device: Any = None) -> Any:
             return array
         # A ShapedArray, not the value's ConcreteArray (equal only to itself): the fast path of jit
         # finds executables by this type, so arrays of one type must have equal ones.
-        aval = shaped_type(array.shape, array.dtype, array.weak_type)
+        aval = shaped_abstractify(array)
         return Array.from_buffer(xla.put(array._value, target), aval)
 
     return tree_map(put, x)

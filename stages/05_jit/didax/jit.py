@@ -32,19 +32,23 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import ad, batching, dtypes, xla
+from . import ad, array, batching, dtypes, xla
 from .array import Array, PRNGKeyArray, buffer_of, to_array
 from .config import config, disable_jit
 from .core import Primitive, ShapedArray, Tracer, is_staging, trace_state
 from .jaxpr import ClosedJaxpr, eval_jaxpr
 from .lowering import lower_module
 from .lowering.core import ModuleBuilder, lowering_rules, physical
-from .staging import _check_hashable, abstractify, hoist_consts, trace_flat
+from .staging import ShapeDtypeStruct, _check_hashable, hoist_consts, shaped_abstractify, trace_flat
 from .tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
 
 logger = logging.getLogger("didax")
 _LEAF = tree_structure(0)  # the tree of a single array
 _TYPE_OF = operator.attrgetter("_type")  # an Array's ShapedArray, once it is on a device
+
+# Array's device half (its buffer read back, put, deleted): array.py does not import xla, so that
+# eager use never loads jaxlib; jit, where Arrays first go to a device, gives it the module.
+array.xla = xla
 
 # ----------------------------------------------------------------------------------------------
 # The primitive: jit_p.bind(*args, jaxpr=closed_jaxpr, name="f", donated_invars=(False, ...)).
@@ -312,7 +316,7 @@ class Jitted:
         is new: the cache key is everything tracing depends on)."""
         statics, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
-        avals = tuple(map(abstractify, leaves))  # types, never values
+        avals = tuple(map(shaped_abstractify, leaves))  # types, never values
         key = _key(in_tree, avals, statics)
         staged = self._cache.get(key)
         if staged is None:
@@ -376,8 +380,6 @@ class Jitted:
         return Traced(self.name, staged)
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
-        from .staging import ShapeDtypeStruct
-
         _, staged = self._trace(args, kwargs)
         shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in staged.jaxpr.out_avals]
         return tree_unflatten(staged.out_tree, shapes)
@@ -526,8 +528,6 @@ class Lowered:
     @property
     def out_info(self) -> Any:
         """The outputs' shapes and dtypes, in the outputs' tree (JAX's ``Lowered.out_info``)."""
-        from .staging import ShapeDtypeStruct
-
         avals = self._staged.jaxpr.out_avals
         return tree_unflatten(self._staged.out_tree, [ShapeDtypeStruct(a.shape, a.dtype) for a in avals])
 
@@ -547,7 +547,7 @@ class Compiled:
         leaves, in_tree = tree_flatten((args, kwargs))
         n = len(self._staged.consts)
         want = self._staged.jaxpr.in_avals[n:]
-        got = [abstractify(x) for x in leaves]
+        got = [shaped_abstractify(x) for x in leaves]
         if [(a.shape, a.dtype) for a in got] != [(a.shape, a.dtype) for a in want]:
             raise TypeError(
                 f"Argument types differ from the types for which this computation was compiled: "

@@ -13,8 +13,12 @@ import numpy as np
 from .. import dtypes, lax
 from ..core import get_aval, to_concrete_value
 from .creation import linspace
+from .indexing import take
+from .manipulation import ravel_multi_index
 from .reductions import max, min, sum
-from .shapes import ravel
+from .shapes import ravel, stack
+from .statistics import diff
+from .structure import ix_
 from .ufuncs import add, clip, conjugate, multiply, subtract, true_divide, where
 from .util import ArrayLike, as_array, check_arraylike, convert, promote_dtypes, promote_dtypes_inexact
 
@@ -31,8 +35,6 @@ def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left", sorter: ArrayLi
     if get_aval(a).ndim != 1:
         raise ValueError("searchsorted: a must be one-dimensional.")
     if sorter is not None:
-        from .indexing import take
-
         a = take(a, sorter)
     v_shape = get_aval(v).shape
     n = get_aval(a).shape[0]
@@ -167,9 +169,6 @@ def histogramdd(sample: ArrayLike, bins: Any = 10, range: Any = None, weights: A
     else:
         if len(bins_per_dimension) != d:
             raise ValueError("should be a bin for each dimension.")
-    from .manipulation import ravel_multi_index
-    from .statistics import diff
-    from .structure import ix_
 
     bin_indices, bin_edges = [], []
     for i in builtins.range(d):
@@ -204,7 +203,6 @@ def histogram2d(x: ArrayLike, y: ArrayLike, bins: Any = 10, range: Any = None,  
         count = 1
     if count not in (1, 2):  # one array of edges, for both dimensions
         bins = [as_array(bins), as_array(bins)]
-    from .shapes import stack
 
     sample = stack([as_array(x), as_array(y)], axis=1)
     hist, edges = histogramdd(sample, bins, range, weights, density)
@@ -222,7 +220,6 @@ def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike | None = 
     x, xp, fp = (convert(t, dtype) for t in (x, xp, fp))
     n = get_aval(xp).shape[0]
     i = clip(searchsorted(xp, x, side="right"), 1, n - 1)
-    from .indexing import take
 
     x0, x1 = take(xp, lax.sub(i, lax.full((), 1, np.dtype(np.int32)))), take(xp, i)
     f0, f1 = take(fp, lax.sub(i, lax.full((), 1, np.dtype(np.int32)))), take(fp, i)
@@ -260,7 +257,6 @@ def _correlate(a: ArrayLike, v: ArrayLike, mode: str, name: str) -> ArrayLike:
         lax.broadcasted_iota(np.dtype(np.int32), (out_len, m), 0),
         lax.broadcasted_iota(np.dtype(np.int32), (out_len, m), 1),
     )
-    from .indexing import take
 
     windows = take(padded, index)
     return lax.dot_general(windows, v, (((1,), (0,)), ((), ())))

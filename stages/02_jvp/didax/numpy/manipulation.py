@@ -15,6 +15,7 @@ import numpy as np
 from .. import dtypes, lax
 from ..core import get_aval, to_concrete_value
 from ..errors import ConcretizationTypeError
+from . import reductions
 from .indexing import take
 from .shapes import concatenate, moveaxis, ravel, reshape
 from .util import (
@@ -559,8 +560,6 @@ def _index_for(mode: str, p: int, n: int) -> int:
 
 
 def _stat(mode: str, x: ArrayLike, axis: int) -> ArrayLike:
-    from . import reductions  # the reductions module, read when called
-
     dt = get_aval(x).dtype
     if mode == "maximum":
         return lax.reduce_max(x, (axis,))

@@ -20,7 +20,7 @@ from .. import batching, dtypes, lax
 from .. import numpy as jnp
 from ..core import Primitive, ShapedArray, get_aval, to_concrete_value
 from ..numpy.util import promote_dtypes_inexact
-from .prng import UINT_DTYPES, as_shape, check_key, random_bits, random_split_p, split
+from ..prng import UINT_DTYPES, as_shape, check_key, random_bits, random_split_p, split
 
 # ----------------------------------------------------------------------------------------------
 # Helpers.

@@ -22,7 +22,7 @@ from ..array import Array, to_array
 from ..core import Primitive, ShapedArray, get_aval
 from ..errors import JaxprTypeError
 from ..jaxpr import ClosedJaxpr, Jaxpr, Var, eval_jaxpr, types_match
-from ..staging import hoist_consts, shaped, trace_flat
+from ..staging import hoist_consts, shaped_abstractify, trace_flat
 from ..tree_util import (
     KeyPath,
     PyTreeDef,
@@ -132,7 +132,7 @@ def _stage_branches(
     """Each branch staged on the operands' types; the flat operands; the output tree. Every
     branch's outputs must match the first's in structure and types."""
     leaves, in_tree = tree_flatten((operands, {}))
-    avals = [shaped(get_aval(x)) for x in leaves]
+    avals = [shaped_abstractify(x) for x in leaves]
     staged = [trace_flat(f, in_tree, avals) for f in funs]
     (jaxpr0, tree0), f0 = staged[0], funs[0]
     for name, f, (jaxpr, tree) in zip(names[1:], funs[1:], staged[1:]):

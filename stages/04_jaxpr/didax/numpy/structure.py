@@ -18,8 +18,9 @@ from ..core import get_aval, to_concrete_value
 from ..errors import ConcretizationTypeError
 from . import ufuncs
 from .creation import arange, array, eye, linspace, ones, zeros_like
-from .manipulation import atleast_1d, broadcast_arrays
+from .manipulation import atleast_1d, broadcast_arrays, resize
 from .shapes import concatenate, moveaxis, ravel, reshape
+from .sorting import nonzero
 from .util import ArrayLike, as_array, broadcast_to, canonicalize_axes, canonicalize_axis, check_arraylike, convert
 
 
@@ -157,8 +158,6 @@ def mask_indices(n: int, mask_func: Callable[[ArrayLike, int], ArrayLike], k: in
                  size: int | None = None) -> tuple[ArrayLike, ArrayLike]:  # fmt: skip
     """Row and column indices of the nonzero entries of ``mask_func(ones((n, n)), k)`` (such as
     triu or tril); give ``size`` when the count cannot be known."""
-    from .sorting import nonzero
-
     rows, cols = nonzero(mask_func(ones((n, n)), k), size=size)
     return rows, cols
 
@@ -220,9 +219,8 @@ def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *, inplace: 
     n_values = get_aval(values).shape[0]
     if n_values == 0 or count == 0:
         return a
-    from .manipulation import resize  # values cycle, as in NumPy
 
-    values = resize(values, (count,))
+    values = resize(values, (count,))  # values cycle, as in NumPy
     # The diagonal in flat order: position i * (1 + s1 + s1*s2 + ...) on the flattened array.
     step = sum(int(np.prod(shp[j + 1 :], dtype=np.int64)) for j in range(len(shp)))
     flat = ravel(a)

@@ -31,7 +31,7 @@ from ..array import Array, to_array
 from ..core import Primitive, ShapedArray, get_aval, to_concrete_value
 from ..errors import ConcretizationTypeError, JaxprTypeError
 from ..jaxpr import ClosedJaxpr, Jaxpr, Var, eval_jaxpr
-from ..staging import hoist_consts, shaped, trace_flat
+from ..staging import hoist_consts, shaped_abstractify, trace_flat
 from ..tree_util import (
     PyTreeDef,
     flatten_one_level_with_keys,
@@ -466,7 +466,7 @@ def _interleave(even: Any, odd: Any, axis: int) -> Any:
 
 
 def _avals(values: Sequence[Any]) -> list[ShapedArray]:
-    return [shaped(get_aval(x)) for x in values]
+    return [shaped_abstractify(x) for x in values]
 
 
 def _typematch(a: ShapedArray, b: ShapedArray) -> bool:

@@ -24,6 +24,7 @@ from .. import dtypes
 from ..core import Primitive, ShapedArray, get_aval
 from ..jaxpr import ClosedJaxpr, Jaxpr, Literal, Var
 from ..lax.standard import physical_rules
+from ..staging import trace_to_jaxpr
 
 # primitive -> rule(ctx, *operands, **params) -> the name of its result (or a list of them)
 lowering_rules: dict[Primitive, Callable[..., Any]] = {}
@@ -309,8 +310,6 @@ def lower_fun(fun: Callable[..., Any], multiple_results: bool = False, physical_
     as their uint32 words."""
 
     def rule(ctx: LoweringContext, *args: str, **params: Any) -> Any:
-        from ..staging import trace_to_jaxpr  # staging imports jaxpr, which this module needs first
-
         in_avals = [physical(a) if physical_inputs else a for a in ctx.avals_in]
 
         def flat(*xs: Any) -> list[Any]:

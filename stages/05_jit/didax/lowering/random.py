@@ -2,7 +2,7 @@
 random_wrap, random_unwrap, and the Gamma sampler random_gamma (stage 05).
 
 XLA has no Threefry operation, but didax's evaluation of these primitives already is the hash
-written with lax on uint32 words (random/prng.py), a traceable function of the keys' words.
+written with lax on uint32 words (prng.py), a traceable function of the keys' words.
 So each rule stages that very function and lowers it in place (``lower_fun`` with the keys as
 their words): the compiled bits are the eager bits, computed by the same additions, rotations
 and xors. A key array is its words in memory, so wrapping and unwrapping write nothing.
@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..random import distributions, prng
+from .. import prng
+from ..random import distributions
 from .core import LoweringContext, lower_fun, lowering_rules
 
 

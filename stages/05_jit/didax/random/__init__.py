@@ -1,6 +1,7 @@
 """didax.random: JAX's counter-based random numbers (Threefry-2x32), bit for bit, built on
-didax.lax. prng.py holds the keys and the hash; distributions.py turns bits into samples.
-Stage 01 introduced it.
+didax.lax. Stage 01 introduced it. The keys and the hash are in didax/prng.py, outside this
+package as JAX's prng.py is (vmap's rules use the key primitives; the samplers here use vmap);
+distributions.py turns bits into samples.
 """
 
 from .distributions import (
@@ -26,7 +27,7 @@ from .distributions import (
     truncated_normal,
     uniform,
 )
-from .prng import PRNGKey, bits, fold_in, key, key_data, key_dtype, key_impl, split, wrap_key_data
+from ..prng import PRNGKey, bits, fold_in, key, key_data, key_dtype, key_impl, split, wrap_key_data
 
 __all__ = [
     "PRNGKey",

@@ -49,11 +49,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, lax
-from ..array import Array, PRNGKeyArray, to_array
-from ..core import Primitive, ShapedArray, Tracer, get_aval
-from ..dtypes import KeyTy, PRNGImpl
-from ..lax.standard import broadcasting_shape
+from . import dtypes, lax
+from .array import Array, PRNGKeyArray, to_array
+from .core import Primitive, ShapedArray, Tracer, get_aval
+from .dtypes import KeyTy, PRNGImpl
+from .lax.standard import broadcasting_shape
 
 UINT32 = np.dtype(np.uint32)
 UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: UINT32, 64: np.dtype(np.uint64)}
