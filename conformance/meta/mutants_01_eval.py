@@ -376,15 +376,9 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "indexing.negative_step_one_too_many", INDEXING,
-        "max(size - 1 - start, size - 1 - stop)", "max(size - 1 - start, size - stop)", NUMPY,
+        "first = min(size, stop + 1 + abs(start - stop - 1) % -step)",
+        "first = min(size, stop + abs(start - stop - 1) % -step)", NUMPY,
         "a slice with a negative step takes one element too many",
-        keyword="indexing",
-    ),
-    Mutant(
-        "indexing.step_length_floored", INDEXING,
-        "out_shape.append(len(range(start, limit, stride)))", "out_shape.append((limit - start) // stride)",
-        NUMPY,
-        "the length of a stepped slice is rounded down instead of up",
         keyword="indexing",
     ),
     Mutant(
@@ -395,8 +389,8 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "indexing.dynamic_negative_index_not_wrapped", STRUCTURAL,
-        "return select_n(lt(index, np.zeros((), dtype)), index, wrapped)",
-        "return select_n(lt(index, np.zeros((), dtype)), wrapped, index)", LAX + NUMPY,
+        "return select_n(negative, index, add(index, np.asarray(size, dtype)))",
+        "return select_n(negative, add(index, np.asarray(size, dtype)), index)", LAX + NUMPY,
         "an integer index held in an array is wrapped when non-negative instead of when negative",
         keyword="negative_start or integer_scalar_arrays",
     ),
