@@ -309,6 +309,15 @@ def test_view_reinterprets_the_bits_as_numpy_does(impl: Impl, flags, data: st.Da
         assert (got.view(np.uint8) == want.view(np.uint8)).all(), f"bits differ: {got} against {want}"
 
 
+def test_view_between_complex_numbers_and_their_parts(impl: Impl) -> None:
+    """A complex number's bytes are its real part's, then its imaginary part's (NumPy's layout)."""
+    z = np.array([[1 + 2j, 3 - 4j], [-5 + 0.5j, 0.25 - 6j]], np.complex64)
+    parts = z.view(np.float32)
+    show_call("jnp.asarray(z).view(jnp.float32), jnp.asarray(parts).view(jnp.complex64)", z=z, parts=parts)
+    assert_rearranged(impl.numpy.asarray(z).view(np.float32), parts)
+    assert_rearranged(impl.numpy.asarray(parts).view(np.complex64), z)
+
+
 def test_view_without_a_dtype_or_of_a_scalar(impl: Impl) -> None:
     """No dtype, or the array's own, is the array itself; a 0-d array keeps its item size; JAX's
     errors: another item size for a 0-d array, a last axis the new item size does not divide

@@ -377,8 +377,8 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "indexing.negative_step_one_too_many", INDEXING,
-        "first = min(size, stop + 1 + abs(start - stop - 1) % -step)",
-        "first = min(size, stop + abs(start - stop - 1) % -step)", NUMPY,
+        "return first, max(first, start + 1), -step, True", "return first, max(first, start + 2), -step, True",
+        NUMPY,
         "a slice with a negative step takes one element too many",
         keyword="indexing",
     ),
