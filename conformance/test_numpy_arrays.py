@@ -267,6 +267,76 @@ def test_size_shape_ndim_isscalar(impl: Impl) -> None:
     assert [a.shape for a in jnp.broadcast_arrays(np.ones((2, 1)), 3)] == [(2, 1 + 0), (2, 1)]
 
 
+# --- Array.view: the same bits as another dtype ------------------------------------------------------
+
+
+def _viewable(x64: bool) -> list[np.dtype]:
+    """The dtypes an array can hold in this x64 mode."""
+    return [d for d in S.ALL if x64 or d.itemsize < 8 or d == np.complex64]
+
+
+def _view_target_ok(src: np.dtype, dst: np.dtype) -> bool:
+    """Targets whose every bit pattern JAX defines as NumPy does: bool only from bool (JAX makes any
+    nonzero byte True), complex only from its own part type or complex (JAX adds re + 1j * im, so
+    a NaN or infinity in the imaginary part spreads to the real one)."""
+    if dst.kind == "b":
+        return src.kind == "b"
+    if dst.kind == "c":
+        return src.kind == "c" or src == dr.dtype(f"float{dst.itemsize * 4}")
+    return True
+
+
+@given(data=st.data())
+def test_view_reinterprets_the_bits_as_numpy_does(impl: Impl, flags, data: st.DataObject) -> None:
+    """``x.view(dtype)`` reads x's bytes as ``dtype``: the same shape for the same item size; for
+    another, the last axis grows or shrinks by the ratio (NumPy's view)."""
+    x64 = draw_x64(data, flags)
+    usable = _viewable(x64)
+    src = data.draw(st.sampled_from(usable), label="src")
+    dst = data.draw(st.sampled_from([d for d in usable if _view_target_ok(src, d)]), label="dst")
+    lead = data.draw(S.shapes(max_dims=2), label="lead")
+    last = data.draw(st.integers(1, 2), label="k") * 16 // src.itemsize  # every item size divides it
+    x = data.draw(S.dtype_and_array([(src,)], (*lead, last)), label="x")
+    show_call(f"jnp.asarray(x).view(jnp.{dst.name})", x=x)
+    got = impl.numpy.asarray(x).view(dst)
+    want = x.view(dst)
+    assert_dtype(got, dst, weak=False)
+    got = to_numpy(got)
+    assert got.shape == want.shape, f"shape {got.shape}, NumPy's view gives {want.shape}"
+    if dst.kind == "c":  # by value (JAX builds it as re + 1j * im, which may turn -0.0 into 0.0)
+        assert_values(got, want, dst)
+    else:  # bit for bit
+        assert (got.view(np.uint8) == want.view(np.uint8)).all(), f"bits differ: {got} against {want}"
+
+
+def test_view_between_complex_numbers_and_their_parts(impl: Impl) -> None:
+    """A complex number's bytes are its real part's, then its imaginary part's (NumPy's layout)."""
+    z = np.array([[1 + 2j, 3 - 4j], [-5 + 0.5j, 0.25 - 6j]], np.complex64)
+    parts = z.view(np.float32)
+    show_call("jnp.asarray(z).view(jnp.float32), jnp.asarray(parts).view(jnp.complex64)", z=z, parts=parts)
+    assert_rearranged(impl.numpy.asarray(z).view(np.float32), parts)
+    assert_rearranged(impl.numpy.asarray(parts).view(np.complex64), z)
+
+
+def test_view_without_a_dtype_or_of_a_scalar(impl: Impl) -> None:
+    """No dtype, or the array's own, is the array itself; a 0-d array keeps its item size; JAX's
+    errors: another item size for a 0-d array, a last axis the new item size does not divide
+    (ValueError), and ``type=`` (NotImplementedError)."""
+    jnp = impl.numpy
+    x = jnp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    show_call("x.view(), x.view(jnp.float32), jnp.asarray(np.float32(1.5)).view(jnp.int32)",
+              x=np.arange(6, dtype=np.float32).reshape(2, 3))  # fmt: skip
+    assert x.view() is x and x.view(None) is x and x.view(np.float32) is x
+    scalar = jnp.asarray(np.float32(1.5)).view(np.int32)
+    assert_rearranged(scalar, np.float32(1.5).reshape(()).view(np.int32))
+    with pytest.raises(ValueError):
+        jnp.asarray(np.float32(1.5)).view(np.int16)
+    with pytest.raises(ValueError):
+        jnp.asarray(np.ones(3, np.int8)).view(np.int16)
+    with pytest.raises(NotImplementedError):
+        x.view(np.int32, type=np.ndarray)
+
+
 # --- writing into arrays (put, put_along_axis, place) and packing bits -------------------------
 
 

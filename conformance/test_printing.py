@@ -6,11 +6,14 @@ example's and the batch's; under ``jvp``, its primal and tangent); a jaxpr's bin
 carry their types (``a:f32[3]``, ``3.0:f32[]``).
 
 The exact words around them (``JitTracer(...)``, line breaks) are a release's, and are pinned by the
-stages' own tests, not here.
+stages' own tests, not here. One exception: what jax.numpy and lax functions stage (which equations,
+in which order, with which parameters) is compared with JAX 0.10.2's printout, whitespace aside and
+without the sharding parameters (``sharding=None``, ``out_sharding=None``) of a JAX that has them.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -87,3 +90,114 @@ def test_a_jvp_value_prints_its_primal_and_tangent(impl: Impl) -> None:
     show_call("jax.jvp(lambda x: print(x) or x, (3.0,), (1.0,))")
     text = _printed(lambda f: lambda: jax.jvp(f, (3.0,), (1.0,)))
     assert "3.0" in text and "1.0" in text, text
+
+
+# --- what numpy and lax functions stage: JAX 0.10.2's printouts ---------------------------------------
+
+F = np.float32
+# (id, source of f, its arguments, JAX 0.10.2's print(jax.make_jaxpr(f)(*args))).
+STAGED = [
+    ("rank_promotion", "lambda x, y: x + y", (np.ones((2, 3), F), np.ones(3, F)), """
+{ lambda ; a:f32[2,3] b:f32[3]. let
+    c:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] b
+    d:f32[2,3] = add a c
+  in (d,) }"""),
+    ("keepdims", "lambda x: jnp.max(x, axis=1, keepdims=True)", (np.ones((2, 3), F),), """
+{ lambda ; a:f32[2,3]. let
+    b:f32[2] = reduce_max[axes=(1,) out_sharding=None] a
+    c:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] b
+  in (c,) }"""),
+    ("dot", "lambda a, b: jnp.dot(a, b)", (np.ones((2, 3), F), np.ones((3, 4), F)), """
+{ lambda ; a:f32[2,3] b:f32[3,4]. let
+    c:f32[2,4] = dot_general[
+      dimension_numbers=(([1], [0]), ([], []))
+      preferred_element_type=float32
+    ] a b
+  in (c,) }"""),
+    ("matmul_vector_matrix", "lambda a, b: a @ b", (np.ones(3, F), np.ones((3, 4), F)), """
+{ lambda ; a:f32[3] b:f32[3,4]. let
+    c:f32[4] = dot_general[
+      dimension_numbers=(([0], [0]), ([], []))
+      preferred_element_type=float32
+    ] a b
+  in (c,) }"""),
+    ("matmul_batch_of_one", "lambda a, b: a @ b", (np.ones((5, 2, 3), F), np.ones((1, 3, 4), F)), """
+{ lambda ; a:f32[5,2,3] b:f32[1,3,4]. let
+    c:f32[3,4] = squeeze[dimensions=(0,)] b
+    d:f32[5,2,4] = dot_general[
+      dimension_numbers=(([2], [0]), ([], []))
+      preferred_element_type=float32
+    ] a c
+  in (d,) }"""),
+    ("matmul_batch_on_one_side", "lambda a, b: jnp.matmul(a, b)", (np.ones((2, 3), F), np.ones((5, 3, 4), F)), """
+{ lambda ; a:f32[2,3] b:f32[5,3,4]. let
+    c:f32[2,5,4] = dot_general[
+      dimension_numbers=(([1], [1]), ([], []))
+      preferred_element_type=float32
+    ] a b
+    d:f32[5,2,4] = transpose[permutation=(1, 0, 2)] c
+  in (d,) }"""),
+    ("index_int", "lambda x: x[1]", (np.ones((3, 4), F),), """
+{ lambda ; a:f32[3,4]. let
+    b:f32[1,4] = slice[limit_indices=(2, 4) start_indices=(1, 0) strides=None] a
+    c:f32[4] = squeeze[dimensions=(0,)] b
+  in (c,) }"""),
+    ("index_step", "lambda x: x[::2, 1]", (np.ones((5, 4), F),), """
+{ lambda ; a:f32[5,4]. let
+    b:f32[3,1] = slice[limit_indices=(5, 2) start_indices=(0, 1) strides=(2, 1)] a
+    c:f32[3] = squeeze[dimensions=(1,)] b
+  in (c,) }"""),
+    ("index_negative_step", "lambda x: x[3::-2]", (np.ones(6, F),), """
+{ lambda ; a:f32[6]. let
+    b:f32[2] = slice[limit_indices=(4,) start_indices=(1,) strides=(2,)] a
+    c:f32[2] = rev[dimensions=(0,)] b
+  in (c,) }"""),
+    ("index_new_axes", "lambda x: x[None, 1, :, None]", (np.ones((3, 4), F),), """
+{ lambda ; a:f32[3,4]. let
+    b:f32[1,4] = slice[limit_indices=(2, 4) start_indices=(1, 0) strides=None] a
+    c:f32[4] = squeeze[dimensions=(0,)] b
+    d:f32[1,4,1] = broadcast_in_dim[broadcast_dimensions=(1,)] c
+  in (d,) }"""),
+    ("index_dynamic", "lambda x, i: x[i]", (np.ones(5, F), np.int32(2)), """
+{ lambda ; a:f32[5] b:i32[]. let
+    c:bool[] = lt b 0:i32[]
+    d:i32[] = add b 5:i32[]
+    e:i32[] = select_n c b d
+    f:f32[1] = dynamic_slice[slice_sizes=(1,)] a e
+    g:f32[] = squeeze[dimensions=(0,)] f
+  in (g,) }"""),
+    ("switch", "lambda i, x: lax.switch(i, [jnp.sin, jnp.cos], x)", (np.int32(1), F(1.0)), """
+{ lambda ; a:i32[] b:f32[]. let
+    c:i32[] = clamp 0:i32[] a 1:i32[]
+    d:f32[] = cond[
+      branches=(
+        { lambda ; e:f32[]. let f:f32[] = sin e in (f,) }
+        { lambda ; g:f32[]. let h:f32[] = cos g in (h,) }
+      )
+    ] c b
+  in (d,) }"""),
+    ("astype_to_its_own_dtype", "lambda x: x.astype(jnp.float32) + 1", (np.ones(3, F),), """
+{ lambda ; a:f32[3]. let b:f32[3] = add a 1.0:f32[] in (b,) }"""),
+]
+
+
+def _comparable(text: str) -> str:
+    """A printout without JAX's sharding parameters, its whitespace made single spaces."""
+    text = " ".join(re.sub(r" ?\b(out_)?sharding=None", "", text).split())
+    return text.replace("[ ", "[").replace(" ]", "]")
+
+
+@pytest.mark.area("jaxpr")
+@pytest.mark.requires("jaxpr")
+@pytest.mark.parametrize("source, args, want", [c[1:] for c in STAGED], ids=[c[0] for c in STAGED])
+def test_numpy_and_lax_functions_stage_what_jax_stages(impl: Impl, source: str, args: tuple, want: str) -> None:
+    """The equations a jaxpr shows are the ones JAX's functions stage: rank promotion and keepdims
+    as broadcast_in_dim, an integer index as slice and squeeze (strides=None for unit steps), a
+    negative step as a slice then rev, matmul as one dot_general with no broadcast operand and
+    dot_general's preferred_element_type named, no convert_element_type to the type a value has."""
+    jax = Namespace(impl.module, "jax")
+    scope = {"jnp": impl.numpy, "lax": impl.lax, "np": np}
+    f = eval(source, scope)  # the suite's own text
+    show_call(f"print(jax.make_jaxpr({source})(*args))", args=args)
+    got = str(jax.make_jaxpr(f)(*args))
+    assert _comparable(got) == _comparable(want), f"printed\n{got}\nJAX 0.10.2 prints\n{want.strip()}"

@@ -349,7 +349,8 @@ MUTANTS: list[Mutant] = [
     # --- broadcasting ---------------------------------------------------------------------------------
     Mutant(
         "broadcast.rank_padded_on_the_right", UTIL,
-        "new_sizes=(1,) * (rank - len(s)) + s", "new_sizes=s + (1,) * (rank - len(s))", NUMPY,
+        "shape=(1,) * (rank - len(s)) + s, broadcast_dimensions=tuple(range(rank - len(s), rank))",
+        "shape=s + (1,) * (rank - len(s)), broadcast_dimensions=tuple(range(len(s)))", NUMPY,
         "lower-rank operands get their size-1 axes at the end instead of the front",
         keyword="binary",
     ),
@@ -376,15 +377,9 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "indexing.negative_step_one_too_many", INDEXING,
-        "max(size - 1 - start, size - 1 - stop)", "max(size - 1 - start, size - stop)", NUMPY,
-        "a slice with a negative step takes one element too many",
-        keyword="indexing",
-    ),
-    Mutant(
-        "indexing.step_length_floored", INDEXING,
-        "out_shape.append(len(range(start, limit, stride)))", "out_shape.append((limit - start) // stride)",
+        "return first, max(first, start + 1), -step, True", "return first, max(first, start + 2), -step, True",
         NUMPY,
-        "the length of a stepped slice is rounded down instead of up",
+        "a slice with a negative step takes one element too many",
         keyword="indexing",
     ),
     Mutant(
@@ -395,8 +390,8 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "indexing.dynamic_negative_index_not_wrapped", STRUCTURAL,
-        "return select_n(lt(index, np.zeros((), dtype)), index, wrapped)",
-        "return select_n(lt(index, np.zeros((), dtype)), wrapped, index)", LAX + NUMPY,
+        "return select_n(negative, index, add(index, np.asarray(size, dtype)))",
+        "return select_n(negative, add(index, np.asarray(size, dtype)), index)", LAX + NUMPY,
         "an integer index held in an array is wrapped when non-negative instead of when negative",
         keyword="negative_start or integer_scalar_arrays",
     ),
@@ -1600,6 +1595,31 @@ MUTANTS: list[Mutant] = [
         "return jnp.astype(jnp.subtract(k, 1), dtype)", "return jnp.astype(k, dtype)", RANDOM,
         "Knuth's count of uniform factors is returned as it is, not less one: every small-lam sample one too many",
         keyword="poisson",
+    ),
+    Mutant(
+        "matmul.free_axes_misplaced", "didax/numpy/shapes.py",
+        "    order = batch + a_other + [nb] * a_is_mat + b_other + [nb + a_is_mat] * b_is_mat",
+        "    order = batch + a_other + b_other + [nb] * a_is_mat + [nb + a_is_mat] * b_is_mat",
+        NUMPY, "matmul puts a's row axis after b's batch axes: (2, 3) @ (5, 3, 4) comes out (2, 5, 4)",
+        keyword="matmul",
+    ),
+    Mutant(
+        "view.complex_parts_swapped", "didax/numpy/array_methods.py",
+        "        return parts[..., 0::2] + 1j * parts[..., 1::2]",
+        "        return parts[..., 1::2] + 1j * parts[..., 0::2]",
+        NUMPY, "a view as complex reads each pair of floats as (imaginary, real)", keyword="view",
+    ),
+    Mutant(
+        "view.complex_source_parts_swapped", "didax/numpy/array_methods.py",
+        "        pairs = shapes.stack([ufuncs.real(self), ufuncs.imag(self)], axis=-1)",
+        "        pairs = shapes.stack([ufuncs.imag(self), ufuncs.real(self)], axis=-1)",
+        NUMPY, "a view of a complex array lays out the imaginary part first", keyword="view",
+    ),
+    Mutant(
+        "view.scalar_itemsize_unchecked", "didax/numpy/array_methods.py",
+        "        if bits_in != bits_out:\n            raise ValueError(",
+        "        if False:\n            raise ValueError(",
+        NUMPY, "a 0-d array viewed as another item size is not JAX's ValueError", keyword="view",
     ),
     Mutant(
         "printing.weak_type_tilde_dropped", "didax/core.py",

@@ -43,6 +43,7 @@ AT = "didax/numpy/at.py"
 GAMMA_AREAS = ("random",)  # JAX's recorded bits; the jaxpr and vmap areas compare the sampler with itself
 GAMMA = "gamma or beta or dirichlet"
 APPLY = "at_apply"
+STAGED = "stage_what_jax_stages"
 
 JAXPR_MUTANTS: list[Mutant] = [
     Mutant(
@@ -514,6 +515,65 @@ JAXPR_MUTANTS: list[Mutant] = [
         "    if False:\n",
         AREA, "a function closing over a staged value is staged anyway, the tracer left in the scatter's "
         "update_consts, where JAX raises NotImplementedError", keyword=APPLY,
+    ),
+    # What jax.numpy and lax functions stage, against JAX 0.10.2's printouts (test_printing.py).
+    Mutant(
+        "staged.rank_promotion_by_reshape", "didax/numpy/util.py",
+        """        else lax.broadcast_in_dim_p.bind(
+            x, shape=(1,) * (rank - len(s)) + s, broadcast_dimensions=tuple(range(rank - len(s), rank))
+        )""",
+        "        else lax.reshape_p.bind(x, new_sizes=(1,) * (rank - len(s)) + s, dimensions=None)",
+        AREA, "rank promotion adds leading axes by reshape (didax before), where JAX stages broadcast_in_dim",
+        keyword=STAGED,
+    ),
+    Mutant(
+        "staged.expand_dims_by_reshape", "didax/lax/structural.py",
+        "    return broadcast_in_dim(array, shape, [i for i in range(out_ndim) if i not in axes])",
+        "    return reshape(array, shape)",
+        AREA, "lax.expand_dims (keepdims, None in an index) stages a reshape, where JAX stages broadcast_in_dim",
+        keyword=STAGED,
+    ),
+    Mutant(
+        "staged.unit_strides_spelled_out", "didax/numpy/indexing.py",
+        "        strides = None if all(s == 1 for s in plan.strides) else plan.strides",
+        "        strides = plan.strides",
+        AREA, "x[1] stages a slice with strides=(1, 1), where JAX's has strides=None", keyword=STAGED,
+    ),
+    Mutant(
+        "staged.integer_index_by_reshape", "didax/numpy/indexing.py",
+        "        x = lax.squeeze(x, plan.squeeze)",
+        "        x = lax.reshape(x, [n for i, n in enumerate(get_aval(x).shape) if i not in plan.squeeze])",
+        AREA, "an integer index drops its axis by reshape (didax before), where JAX stages squeeze",
+        keyword=STAGED,
+    ),
+    Mutant(
+        "staged.negative_index_add_before_lt", "didax/lax/structural.py",
+        """    negative = lt(index, np.zeros((), dtype))  # before the add, as JAX stages them
+    return select_n(negative, index, add(index, np.asarray(size, dtype)))""",
+        """    wrapped = add(index, np.asarray(size, dtype))
+    return select_n(lt(index, np.zeros((), dtype)), index, wrapped)""",
+        AREA, "x[i] stages the add of the wrapped index before the lt, in the other order than JAX",
+        keyword=STAGED,
+    ),
+    Mutant(
+        "staged.dot_preferred_type_unnamed", "didax/numpy/shapes.py",
+        "    return lax.dot_general(a, b, dimension_numbers, preferred_element_type=get_aval(a).dtype)",
+        "    return lax.dot_general(a, b, dimension_numbers)",
+        AREA, "jnp.dot and matmul leave dot_general's preferred_element_type None, where JAX names the dtype",
+        keyword=STAGED,
+    ),
+    Mutant(
+        "staged.matmul_identity_transpose", "didax/numpy/shapes.py",
+        "    if perm != tuple(range(len(perm))):\n        out = lax.transpose(out, perm)",
+        "    out = lax.transpose(out, perm)",
+        AREA, "matmul stages a transpose that permutes nothing", keyword=STAGED,
+    ),
+    Mutant(
+        "staged.no_op_convert_staged", "didax/lax/elementwise.py",
+        "        if aval.dtype == new_dtype and aval.weak_type == weak_type:\n            return operand",
+        "        pass",
+        AREA, "convert_element_type to the type a value already has stages an equation (lax.switch's index, "
+        "x.astype of its own dtype), where JAX returns the value", keyword=STAGED,
     ),
     Mutant(
         "printing.literal_untyped", JAXPR,

@@ -9,6 +9,9 @@ from collections.abc import Callable
 import sys
 from typing import Any
 
+import numpy as np
+
+from .. import dtypes, lax
 from ..array import Array
 from ..core import Tracer
 from . import at, creation, indexing, manipulation, reductions, shapes, sorting, structure, ufuncs
@@ -37,6 +40,46 @@ def _reshape(self: Any, *shape: Any, order: str = "C") -> Any:
 
 def _transpose(self: Any, *axes: Any) -> Any:
     return shapes.transpose(self, (axes[0] if len(axes) == 1 else axes) if axes else None)
+
+
+def _view(self: Any, dtype: Any = None, type: None = None) -> Any:  # noqa: A002 - NumPy's name
+    """The same bits read as ``dtype`` (JAX's ``Array.view``): a dtype of another width changes the
+    last axis as NumPy's view does. lax.bitcast_convert_type takes neither bool nor complex, so
+    those go through uint8 and pairs of floats, as JAX has them."""
+    if type is not None:
+        raise NotImplementedError("`type` argument of array.view() is not supported.")
+    if dtype is None:
+        return self
+    dtype = dtypes.check_user_dtype(dtype, "view")
+    bits_in, bits_out = self.dtype.itemsize * 8, dtype.itemsize * 8
+    if self.ndim == 0:
+        if bits_in != bits_out:
+            raise ValueError("view() of a 0d array is only supported if the itemsize is unchanged.")
+        return shapes.squeeze(_view(lax.expand_dims(self, (0,)), dtype))
+    if (self.shape[-1] * bits_in) % bits_out:
+        raise ValueError(
+            "When changing to a larger dtype, its size must be a divisor of the total size in bytes "
+            "of the last axis of the array."
+        )
+    if self.dtype == dtype:
+        return self
+    if self.dtype == np.bool_:
+        return _view(creation.astype(self, np.uint8), dtype)
+    if self.dtype.kind == "c":  # the real and imaginary parts side by side along the last axis
+        pairs = shapes.stack([ufuncs.real(self), ufuncs.imag(self)], axis=-1)
+        return _view(_reshape(pairs, *self.shape[:-1], 2 * self.shape[-1]), dtype)
+    if dtype == np.bool_:
+        return creation.astype(_view(self, np.uint8), np.bool_)
+    if dtype.kind == "c":
+        parts = creation.astype(_view(self, dtypes.finfo(dtype).dtype), dtype)
+        return parts[..., 0::2] + 1j * parts[..., 1::2]
+    if bits_in < bits_out:  # groups of the last axis become one element
+        factor = bits_out // bits_in
+        return lax.bitcast_convert_type(_reshape(self, *self.shape[:-1], self.shape[-1] // factor, factor), dtype)
+    out = lax.bitcast_convert_type(self, dtype)
+    if bits_in > bits_out:  # each element becomes a new last axis, merged into the one before
+        out = _reshape(out, *out.shape[:-2], out.shape[-2] * out.shape[-1])
+    return out
 
 
 def _iter(self: Any) -> Any:
@@ -124,6 +167,7 @@ _OPERATORS: dict[str, Callable[..., Any]] = {
 
 _METHODS: dict[str, Callable[..., Any]] = {
     "astype": _astype,
+    "view": _view,
     "reshape": _reshape,
     "transpose": _transpose,
     "ravel": shapes.ravel,

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import dtypes, tree_util
 from ..array import Array
-from ..core import Primitive, ShapedArray
+from ..core import Primitive, ShapedArray, Tracer
 from .standard import (
     ANY,
     BOOL_OR_INT,
@@ -687,7 +687,12 @@ def _is_complex(x: Any) -> bool:
 
 def convert_to(operand: Any, new_dtype: np.dtype, weak_type: bool) -> Any:
     """Cast to ``new_dtype``, already checked and canonical, with the given weak type (lax.full
-    keeps a Python scalar's weak type)."""
+    keeps a Python scalar's weak type). An array already of that type is returned as it is, as
+    JAX does: no equation."""
+    if isinstance(operand, (Array, Tracer)):
+        aval = operand.aval
+        if aval.dtype == new_dtype and aval.weak_type == weak_type:
+            return operand
     constant = _convert_constant(operand, new_dtype)
     if constant is not None:
         return Array(constant, weak_type)

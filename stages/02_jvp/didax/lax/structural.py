@@ -218,13 +218,13 @@ def squeeze(array: Any, dimensions: Sequence[int]) -> Any:
 
 
 def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
-    """Insert size-1 axes at ``dimensions`` (of the result); a reshape, not a primitive."""
+    """Insert size-1 axes at ``dimensions`` (of the result); a broadcast_in_dim, as in JAX."""
     shape = list(get_aval(array).shape)
     out_ndim = len(shape) + len(dimensions)
     axes = check_axes("expand_dims", _normalize_axes(dimensions, out_ndim), out_ndim, "dimensions")
     for axis in sorted(axes):
         shape.insert(axis, 1)
-    return reshape(array, shape)
+    return broadcast_in_dim(array, shape, [i for i in range(out_ndim) if i not in axes])
 
 
 def _rev_shape(x: ShapedArray, *, dimensions: tuple[int, ...]) -> tuple[int, ...]:
@@ -492,8 +492,10 @@ def _wrap_negative(index: Any, size: int, allow_negative: bool = True) -> Any:
     if isinstance(index, int):  # known now: wrap it in Python
         return index + size if index < 0 else index
     dtype = get_aval(index).dtype
-    wrapped = add(index, np.asarray(size, dtype))
-    return select_n(lt(index, np.zeros((), dtype)), index, wrapped)
+    if dtype.kind == "u":  # never negative: nothing to stage
+        return index
+    negative = lt(index, np.zeros((), dtype))  # before the add, as JAX stages them
+    return select_n(negative, index, add(index, np.asarray(size, dtype)))
 
 
 def _start_indices(

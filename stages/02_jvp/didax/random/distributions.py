@@ -50,9 +50,10 @@ def check_shape(name: str, shape: tuple[int, ...], *param_shapes: tuple[int, ...
 
 
 def to_rank(x: Any, rank: int) -> Any:
-    """Prepend size-1 axes up to ``rank``, so lax's elementwise operations broadcast it."""
-    shape = get_aval(x).shape
-    return lax.reshape(x, (1,) * (rank - len(shape)) + shape)
+    """Prepend size-1 axes up to ``rank``, so lax's elementwise operations broadcast it (a
+    broadcast_in_dim, as JAX's broadcast_to_rank stages it)."""
+    ndim = get_aval(x).ndim
+    return x if ndim == rank else lax.expand_dims(x, tuple(range(rank - ndim)))
 
 
 def const(value: float | int, dtype: np.dtype) -> Any:
@@ -76,7 +77,7 @@ def uniform_bits_to_float(bits: Any, dtype: np.dtype, rng_bits: int) -> Any:
     uint = UINT_DTYPES[finfo.bits]
     if rng_bits != finfo.bits:
         bits = lax.convert_element_type(bits, uint)
-    one_bits = lax.bitcast_convert_type(const(1.0, dtype), uint)
+    one_bits = np.array(1.0, dtype).view(uint)  # a constant, known now: a literal, as in JAX
     mantissa = lax.shift_right_logical(bits, const(rng_bits - finfo.nmant, uint))
     return lax.sub(lax.bitcast_convert_type(lax.bitwise_or(mantissa, one_bits), dtype), const(1.0, dtype))
 
@@ -102,8 +103,9 @@ def normal(key: Any, shape: Any = (), dtype: Any = None) -> Any:
     """Standard normal floats, by the inverse CDF: sqrt(2) * erf_inv(uniform on (-1, 1))."""
     key = check_key("normal", key)
     dtype = float_dtype("normal", dtype)
-    low = lax.nextafter(const(-1.0, dtype), const(0.0, dtype))  # erf_inv(-1) would be -inf
-    u = _uniform(key, as_shape("normal", shape), dtype, low, const(1.0, dtype))
+    # erf_inv(-1) would be -inf; the bound is a constant, computed now as JAX computes it
+    low = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
+    u = _uniform(key, as_shape("normal", shape), dtype, low, np.array(1.0, dtype))
     return lax.mul(const(math.sqrt(2), dtype), lax.erf_inv(u))
 
 

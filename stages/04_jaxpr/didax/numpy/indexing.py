@@ -2,10 +2,10 @@
 ``take_along_axis``. ``x.at[index]`` (numpy/at.py) reuses it too. Stage 01 introduced it.
 
 Basic indexing (integers, slices, None, Ellipsis, an integer scalar array) takes a fast path of
-four simple steps: reverse the axes with negative steps, take one static ``lax.slice``, take a
-``lax.dynamic_slice`` for integer indices held in arrays, and finish with one ``lax.reshape``
-that drops the integer-indexed axes and inserts the None axes. As in JAX, an out-of-range
-integer is clamped rather than raising IndexError.
+JAX's steps (so that its jaxpr is JAX's): take one static ``lax.slice``, a ``lax.dynamic_slice``
+for integer indices held in arrays, reverse the axes with negative steps, squeeze out the
+integer-indexed axes and insert the None axes (``lax.squeeze``, ``lax.expand_dims``). As in
+JAX, an out-of-range integer is clamped rather than raising IndexError.
 
 Any other index (integer arrays, boolean masks, lists inside a tuple) becomes one ``lax.gather``
 (see lax/slicing.py for its dimension numbers), built by ``index_to_gather``:
@@ -51,36 +51,34 @@ def getitem(x: ArrayLike, index: Any) -> ArrayLike:
         return gather_index(x, index)
     shape = get_aval(x).shape
     entries = _expand_ellipsis(_static_slices(entries), len(shape))
-    reverse, starts, limits, strides = [], [], [], []
-    dynamic: dict[int, Any] = {}  # axis -> integer index held in an array
-    out_shape: list[int] = []
+    plan = _Basic([], [], [], {}, [], [], [])
     axis = 0
     for entry in entries:
-        if entry is None:
-            out_shape.append(1)
+        if entry is None:  # an axis of the result once sliced and squeezed, as expand_dims counts
+            plan.new_axes.append(axis - len(plan.squeeze) + len(plan.new_axes))
             continue
         size = shape[axis]
         if isinstance(entry, slice):
             start, limit, stride, flip = _slice_bounds(entry, size)
-            out_shape.append(len(range(start, limit, stride)))
             if flip:
-                reverse.append(axis)
+                plan.reverse.append(axis)
         elif _is_static_int(entry):
             start = _clamp(int(entry), size)
             limit, stride = start + 1, 1
+            plan.squeeze.append(axis)
         else:
             start, limit, stride = 0, size, 1
-            dynamic[axis] = entry
-        starts.append(start)
-        limits.append(limit)
-        strides.append(stride)
+            plan.dynamic[axis] = entry
+            plan.squeeze.append(axis)
+        plan.starts.append(start)
+        plan.limits.append(limit)
+        plan.strides.append(stride)
         axis += 1
     # Axes not named by the index are taken whole.
-    starts += [0] * (len(shape) - axis)
-    limits += shape[axis:]
-    strides += [1] * (len(shape) - axis)
-    out_shape += shape[axis:]
-    return _apply(x, reverse, starts, limits, strides, dynamic, tuple(out_shape))
+    plan.starts.extend([0] * (len(shape) - axis))
+    plan.limits.extend(shape[axis:])
+    plan.strides.extend([1] * (len(shape) - axis))
+    return _apply(x, plan)
 
 
 def setitem(x: ArrayLike, index: Any, value: Any) -> None:
@@ -92,26 +90,36 @@ def setitem(x: ArrayLike, index: Any, value: Any) -> None:
     )
 
 
-def _apply(
-    x: ArrayLike,
-    reverse: list[int],
-    starts: list[int],
-    limits: list[int],
-    strides: list[int],
-    dynamic: dict[int, Any],
-    out_shape: tuple[int, ...],
-) -> ArrayLike:
+class _Basic(NamedTuple):
+    """A basic index as the steps JAX's static slicing takes, in its order: one ``lax.slice``
+    (``strides`` None when every step is 1), a ``lax.dynamic_slice`` for integers held in arrays,
+    ``lax.rev`` of the axes walked backwards, ``lax.squeeze`` of the integer-indexed axes, and
+    ``lax.expand_dims`` for the None axes."""
+
+    starts: list[int]
+    limits: list[int]
+    strides: list[int]
+    dynamic: dict[int, Any]  # axis -> integer index held in an array
+    reverse: list[int]
+    squeeze: list[int]
+    new_axes: list[int]
+
+
+def _apply(x: ArrayLike, plan: _Basic) -> ArrayLike:
     shape = get_aval(x).shape
-    if reverse:
-        x = lax.rev(x, reverse)
-    if (starts, limits, strides) != ([0] * len(shape), list(shape), [1] * len(shape)):
-        x = lax.slice(x, starts, limits, strides)
-    if dynamic:
+    if (plan.starts, plan.limits, plan.strides) != ([0] * len(shape), list(shape), [1] * len(shape)):
+        strides = None if all(s == 1 for s in plan.strides) else plan.strides
+        x = lax.slice(x, plan.starts, plan.limits, strides)
+    if plan.dynamic:
         sliced = get_aval(x).shape
-        indices = [dynamic.get(i, 0) for i in range(len(sliced))]
-        sizes = [1 if i in dynamic else n for i, n in enumerate(sliced)]
+        indices = [plan.dynamic.get(i, 0) for i in range(len(sliced))]
+        sizes = [1 if i in plan.dynamic else n for i, n in enumerate(sliced)]
         x = lax.dynamic_slice(x, indices, sizes)
-    return x if get_aval(x).shape == out_shape else lax.reshape(x, out_shape)
+    if plan.reverse:
+        x = lax.rev(x, plan.reverse)
+    if plan.squeeze:
+        x = lax.squeeze(x, plan.squeeze)
+    return lax.expand_dims(x, plan.new_axes) if plan.new_axes else x
 
 
 def _expand_ellipsis(entries: tuple[Any, ...], ndim: int) -> list[Any]:
@@ -150,12 +158,15 @@ def _clamp(index: int, size: int) -> int:
 
 
 def _slice_bounds(entry: slice, size: int) -> tuple[int, int, int, bool]:
-    """(start, limit, stride, reversed): a slice as a forward lax.slice, maybe on a reversed axis."""
+    """(start, limit, stride, reversed): a slice as a forward lax.slice, reversed after if its step
+    is negative (JAX's bounds, so that the jaxpr is JAX's)."""
     start, stop, step = entry.indices(size)
     if step > 0:
         return start, max(start, stop), step, False
-    # Walking backwards from start is walking forwards on the reversed axis from size-1-start.
-    return size - 1 - start, max(size - 1 - start, size - 1 - stop), -step, True
+    # Walking backwards from start takes the same elements as walking forwards from the last one it
+    # reaches, first, up to start.
+    first = min(size, stop + 1 + abs(start - stop - 1) % -step)
+    return first, max(first, start + 1), -step, True
 
 
 # ----------------------------------------------------------------------------------------------

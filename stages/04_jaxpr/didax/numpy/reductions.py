@@ -67,8 +67,8 @@ def _reduction_axes(axis: Any, ndim: int) -> tuple[int, ...]:
         raise
 
 
-def _keep_dims(out: ArrayLike, in_shape: tuple[int, ...], axes: tuple[int, ...]) -> ArrayLike:
-    return lax.reshape(out, tuple(1 if i in axes else n for i, n in enumerate(in_shape)))
+def _keep_dims(out: ArrayLike, axes: tuple[int, ...]) -> ArrayLike:
+    return lax.expand_dims(out, axes)  # a broadcast_in_dim, as JAX's keepdims gives
 
 
 def _upcast_16_bit_floats(dtype: np.dtype) -> np.dtype:
@@ -111,7 +111,7 @@ def _reduce_axes(
         combine = _COMBINE[lax_fn]
         out = combine(out, convert(as_array(initial), compute_dtype))
     out = convert(out, out_dtype)  # strong, and back from float32 for 16-bit floats
-    return _keep_dims(out, aval.shape, axes) if keepdims else out
+    return _keep_dims(out, axes) if keepdims else out
 
 
 def _masked(a: ArrayLike, where: ArrayLike, fill: Any) -> ArrayLike:
@@ -249,7 +249,7 @@ def _arg_extremum(name: str, lax_fn: Any, a: ArrayLike, axis: Any, keepdims: boo
     out = lax_fn(a, axis_, dtypes.default_dtype("i"))
     if keepdims:
         axes = tuple(range(aval.ndim)) if axis is None else (axis_,)
-        out = _keep_dims(out, aval.shape, axes)
+        out = _keep_dims(out, axes)
     return out
 
 

@@ -14,10 +14,10 @@ from .. import lax
 from ..core import get_aval
 from .util import (
     ArrayLike,
-    broadcast_to,
     canonicalize_axes,
     canonicalize_axis,
     check_arraylike,
+    convert,
     promote_dtypes,
 )
 from .ufuncs import multiply
@@ -156,38 +156,90 @@ def dot(a: ArrayLike, b: ArrayLike) -> ArrayLike:
     if a_ndim == 0 or b_ndim == 0:
         return multiply(a, b)
     b_axis = 0 if b_ndim == 1 else b_ndim - 2
-    return lax.dot_general(a, b, (((a_ndim - 1,), (b_axis,)), ((), ())))
+    out = _dot_general(a, b, (((a_ndim - 1,), (b_axis,)), ((), ())))
+    return _as_result(out, a, b)
 
 
-def _broadcast_batch(
-    a_shape: tuple[int, ...], b_shape: tuple[int, ...], a_shape2: tuple[int, ...], b_shape2: tuple[int, ...]
-) -> tuple[int, ...]:
-    try:
-        return np.broadcast_shapes(a_shape2[:-2], b_shape2[:-2])
-    except ValueError:
-        raise ValueError(f"matmul: batch dimensions of {a_shape} and {b_shape} do not broadcast") from None
+def _dot_general(a: ArrayLike, b: ArrayLike, dimension_numbers: Any) -> ArrayLike:
+    """dot_general of operands of one (promoted) dtype, accumulating in it: JAX's dot and matmul
+    name that dtype (``preferred_element_type``), and their jaxprs show it."""
+    return lax.dot_general(a, b, dimension_numbers, preferred_element_type=get_aval(a).dtype)
+
+
+def _as_result(out: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
+    """A product's result is weakly typed when both (promoted) operands are."""
+    return convert(out, get_aval(a).dtype, get_aval(a).weak_type and get_aval(b).weak_type)
 
 
 def matmul(a: ArrayLike, b: ArrayLike) -> ArrayLike:
-    """The ``@`` product: stacks of matrices, with broadcasting over the leading (batch) axes."""
+    """The ``@`` product: stacks of matrices, with broadcasting over the leading (batch) axes.
+
+    As JAX builds it: one dot_general with no broadcast operand. A 1-d operand has no matrix axis
+    to add; a batch axis of size 1 on one side is squeezed out and the other side's axis is one
+    of its free axes; the result is transposed into NumPy's order."""
     check_arraylike("matmul", a, b)
     a, b = promote_dtypes(a, b)
     a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
     if not a_shape or not b_shape:
         raise ValueError("matmul: operands must have at least one dimension; use * for scalars.")
-    a2 = lax.reshape(a, (1,) + a_shape) if len(a_shape) == 1 else a  # a row vector
-    b2 = lax.reshape(b, b_shape + (1,)) if len(b_shape) == 1 else b  # a column vector
-    a_shape2, b_shape2 = get_aval(a2).shape, get_aval(b2).shape
-    batch = a_shape2[:-2] if a_shape2[:-2] == b_shape2[:-2] else _broadcast_batch(a_shape, b_shape, a_shape2, b_shape2)
-    if a_shape2[-1] != b_shape2[-2]:
-        raise TypeError(
-            f"matmul: contracting dimensions differ: {a_shape} @ {b_shape} ({a_shape2[-1]} != {b_shape2[-2]})"
-        )
-    a3 = a2 if a_shape2[:-2] == batch else broadcast_to(a2, batch + a_shape2[-2:])
-    b3 = b2 if b_shape2[:-2] == batch else broadcast_to(b2, batch + b_shape2[-2:])
-    nb = len(batch)
-    batch_dims = tuple(range(nb))
-    out = lax.dot_general(a3, b3, (((nb + 1,), (nb,)), (batch_dims, batch_dims)))
-    # Drop the axes that 1-d operands were given.
-    out_shape = batch + (a_shape2[-2],) * (len(a_shape) > 1) + (b_shape2[-1],) * (len(b_shape) > 1)
-    return lax.reshape(out, out_shape) if get_aval(out).shape != out_shape else out
+    a_is_mat, b_is_mat = len(a_shape) > 1, len(b_shape) > 1
+    if a_shape[-1] != b_shape[-2 if b_is_mat else -1]:
+        raise TypeError(f"matmul: contracting dimensions differ: {a_shape} @ {b_shape}")
+    nb = max(len(a_shape), len(b_shape)) - 2
+    a_batch = (None,) * (nb - len(a_shape) + 2) + a_shape[:-2] if a_is_mat else (None,) * nb
+    b_batch = (None,) * (nb - len(b_shape) + 2) + b_shape[:-2] if b_is_mat else (None,) * nb
+    plan = _matmul_batch(a_shape, b_shape, a_batch, b_batch)
+    a_squeeze, b_squeeze, both_squeeze, a_dims, b_dims, (batch, a_other, b_other) = plan
+    if a_squeeze:
+        a = lax.squeeze(a, a_squeeze)
+    if b_squeeze:
+        b = lax.squeeze(b, b_squeeze)
+    a_ndim, b_ndim = get_aval(a).ndim, get_aval(b).ndim
+    out = _dot_general(a, b, (((a_ndim - 1,), (b_ndim - 1 - b_is_mat,)), (a_dims, b_dims)))
+    # Where each axis of dot_general's result (batch, a's free, b's free) goes: a's row and b's
+    # column are the last two.
+    order = batch + a_other + [nb] * a_is_mat + b_other + [nb + a_is_mat] * b_is_mat
+    perm = tuple(int(i) for i in np.argsort(order))
+    if perm != tuple(range(len(perm))):
+        out = lax.transpose(out, perm)
+    if both_squeeze:
+        out = lax.expand_dims(out, both_squeeze)
+    return _as_result(out, a, b)
+
+
+def _matmul_batch(
+    a_shape: tuple[int, ...], b_shape: tuple[int, ...], a_batch: tuple[Any, ...], b_batch: tuple[Any, ...]
+) -> tuple[list[int], list[int], list[int], list[int], list[int], tuple[list[int], ...]]:
+    """Per batch axis i (None where an operand has none): which operand axes to squeeze, which are
+    dot_general's batch axes, and which result axes i are batch axes, a's free axes and b's free
+    axes: JAX's matmul plan."""
+    a_squeeze: list[int] = []
+    b_squeeze: list[int] = []
+    both_squeeze: list[int] = []
+    a_dims: list[int] = []
+    b_dims: list[int] = []
+    batch: list[int] = []
+    a_other: list[int] = []
+    b_other: list[int] = []
+    for i, (na, nb) in enumerate(zip(a_batch, b_batch)):
+        if na is None:
+            b_other.append(i)
+        elif nb is None:
+            a_other.append(i)
+        elif na == 1 and nb == 1:  # squeezed from both, put back at the end
+            a_squeeze.append(len(batch) + len(a_other) + len(a_squeeze))
+            b_squeeze.append(len(batch) + len(b_other) + len(b_squeeze))
+            both_squeeze.append(i)
+        elif na == 1:
+            b_other.append(i)
+            a_squeeze.append(len(batch) + len(a_other) + len(a_squeeze))
+        elif nb == 1:
+            a_other.append(i)
+            b_squeeze.append(len(batch) + len(b_other) + len(b_squeeze))
+        elif na == nb:
+            a_dims.append(len(batch) + len(a_other))
+            b_dims.append(len(batch) + len(b_other))
+            batch.append(i)
+        else:
+            raise ValueError(f"matmul: batch dimensions of {a_shape} and {b_shape} do not broadcast")
+    return a_squeeze, b_squeeze, both_squeeze, a_dims, b_dims, (batch, a_other, b_other)

@@ -133,10 +133,13 @@ def promote_shapes(name: str, *args: ArrayLike) -> list[ArrayLike]:
         shown = ", ".join(map(str, shapes))
         raise TypeError(f"{name} got incompatible shapes for broadcasting: {shown}.") from None
     rank = len(shape)
-    # reshape_p directly: lax.reshape would check a shape that comes from an aval, valid already.
+    # Leading size-1 axes by broadcast_in_dim, as JAX's expand_dims adds them (its jaxprs show it);
+    # the primitive directly: lax.broadcast_in_dim would check a shape that comes from an aval.
     return [
         x if len(s) in (0, rank)
-        else lax.reshape_p.bind(x, new_sizes=(1,) * (rank - len(s)) + s, dimensions=None)
+        else lax.broadcast_in_dim_p.bind(
+            x, shape=(1,) * (rank - len(s)) + s, broadcast_dimensions=tuple(range(rank - len(s), rank))
+        )
         for x, s in zip(args, shapes)
     ]
 
