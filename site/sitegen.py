@@ -1282,7 +1282,7 @@ def primitives_markdown(stage: str, root: Path = ROOT) -> str:
             out.append(f"| *{module}* |" + " |" * (len(header) - 1))
         marks = [NO_RULE if name not in tables[t] else "yes" if t in inherited else f"`{tables[t][name]}`"
                  for t, _ in columns]
-        out.append(f"| `{name}` | {info['results']} | " + " | ".join(marks) + (" |" if marks else "|"))
+        out.append(" | ".join([f"| `{name}`", info["results"], *marks]) + " |")
     for table, _ in columns:
         missing = [f"`{m}`" for m in sorted(set(prims) - set(tables[table]))]
         have = f"{len(prims) - len(missing)} of the {len(prims)} primitives have a rule in `{table}`"

@@ -357,6 +357,7 @@ def test_each_rule_table_of_a_stage_is_a_column_read_from_that_stage(tmp_path: P
     assert "1 of the 3 primitives have a rule in `batching.batchers`; `nextafter` and `sort` have none." in table
     first = sitegen.primitives_markdown("01_a", tmp_path)
     assert "| primitive | results |\n" in first and "no rule" not in first
+    assert "| `sin` | one |\n" in first  # a row of as many cells as the header
 
 
 def test_the_jvp_chapter_shows_which_primitives_have_a_jvp_rule():
