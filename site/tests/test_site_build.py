@@ -78,7 +78,7 @@ def test_the_jvp_chapter_has_its_generated_parts(built_site: Path):
         assert re.search(rf"^\d*{re.escape(definition)}", text, re.M), definition
     assert re.search(r"^\d*defjvp\(lax\.sin_p, lambda t, ans, x: lax\.mul\(t, lax\.cos\(x\)\)\)", text, re.M)
     assert 'id="figure-jvp-pairs"' in chapter
-    assert "JVP rule (ad.jvp_rules)" in text and "<strong>no rule</strong>" in chapter
+    assert "JVP rule, from ad.jvp_rules" in text and "<strong>no rule</strong>" in chapter
     assert chapter.count('class="note didax-exercise"') == 5
     assert "didax:source" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
 
@@ -92,7 +92,7 @@ def test_the_vmap_chapter_has_its_generated_parts(built_site: Path):
                        "def _dot_general_rule(", "def _gather_rule(", "def jacfwd("]:
         assert re.search(rf"^\d*{re.escape(definition)}", text, re.M), definition
     assert 'id="figure-vmap-axes"' in chapter
-    assert "Batching rule (batching.batching_rules)" in text and "JVP rule (ad.jvp_rules)" in text
+    assert "Batching rule, from batching.batching_rules" in text and "<th>JVP rule</th>" in chapter
     counted = re.search(r"(\d+) of the (\d+) primitives have a rule in batching\.batching_rules; iota has none\.", text)
     assert counted and int(counted[1]) == int(counted[2]) - 1, "every primitive but iota has a batching rule"
     assert chapter.count('class="note didax-exercise"') == 5
@@ -125,13 +125,15 @@ def test_the_jit_chapter_has_its_generated_parts(built_site: Path):
                        "def _jit_lowering(", "def _trace(", "def __call__(", "def device_buffer("]:
         assert re.search(rf"^\d*\s*{re.escape(definition)}", text, re.M), definition
     assert 'id="figure-jit-pipeline"' in chapter
-    assert "Lowering rule (lowering.core.lowering_rules)" in text
+    assert "Lowering rule, from lowering.core.lowering_rules" in text
     # The lowering column is read from the stage: the sentence under the table counts the rules there are.
     counted = re.search(r"(\d+) of the (\d+) primitives have a rule in lowering\.core\.lowering_rules", text)
     data = sitegen.stage_primitives("05_jit")
     rules = data["tables"]["lowering.core.lowering_rules"]
     assert counted and (int(counted[1]), int(counted[2])) == (len(rules), len(data["primitives"]))
-    assert re.search(r"<td><code>jit</code></td>\s*<td><code>jit</code></td>", chapter)  # jit_p, from jit.py
+    # jit_p, under its module jit.py, with its lowering rule named
+    assert re.search(r"<td><em>jit</em></td>(\s*<td></td>)*\s*</tr>\s*<tr>\s*<td><code>jit</code></td>\s*"
+                     r"<td>several</td>.*?<td><code>_jit_lowering</code></td>", chapter, re.S)
     # The stage's committed benchmark results, or a page that says there are none yet.
     measured = sorted((ROOT / "benchmarks" / "results").glob("05_jit-*.json"))
     assert ("No results for 05_jit yet" in text) == (not measured)
@@ -193,6 +195,7 @@ def _copy_site(tmp_path: Path) -> Path:
     shutil.copytree(SITE, copy, ignore=shutil.ignore_patterns("site", "tests", "__pycache__"))
     (tmp_path / "stages").symlink_to(ROOT / "stages")
     (tmp_path / "scripts").symlink_to(ROOT / "scripts")  # the chapters' diffs are read by scripts/stages.py
+    (tmp_path / "benchmarks").symlink_to(ROOT / "benchmarks")  # the targets, stated in benchmarks/targets.py
     return copy
 
 
