@@ -167,18 +167,19 @@ def stage_diff_markdown(stage: str, root: Path = ROOT) -> str:
     ]
     code = [s for s in sections if not s.path.startswith("tests/")]
     tests = [s for s in sections if s.path.startswith("tests/")]
+    shown = set(stage_files(stage, root))  # the files with a page of their own
     for title, group in (("The package and the examples, file by file", code), ("The tests, file by file", tests)):
         if group:
             out += [f"**{title}** (each folded: open the one you want):", ""]
-            out += [line for s in group for line in _folded_diff(s, stage, root)]
+            out += [line for s in group for line in _folded_diff(s, shown)]
     return "\n".join(out)
 
 
-def _folded_diff(section: Any, stage: str, root: Path) -> list[str]:
+def _folded_diff(section: Any, shown: set[str]) -> list[str]:
     """One file's part of the lesson as a folded block (pymdownx.details), its title saying what
     changed. A new file of the package or the examples is not repeated: it has a page of its own."""
     title = f"`{section.path}`: {section.status}, +{section.added} -{section.removed}"
-    if section.status == "new" and section.path in set(stage_files(stage, root)):
+    if section.status == "new" and section.path in shown:
         return [f'??? abstract "{title}"', f"    New in this stage; read it whole on its own page, linked from the "
                 "table above.", ""]
     body = _fence(_without_git_header(section.text), "diff")
@@ -811,7 +812,7 @@ def _conformance_parts(matrix: Any, results: dict[str, dict], part: str) -> list
     flagged = [line for line in lines[2:] if "fail " in line or "| missing" in line]
     link = f"[every function]({FAILURES_PAGE})"
     return ["### Implementations", "", matrix.implementations_table(results), "",
-            "### By area", "", _area_picture(results), "",
+            "### By area", "", _area_picture(matrix, results), "",
             "### The functions not passed everywhere", "",
             (f"{len(flagged)} of the {len(lines) - 2} functions some test is about are failed or missing in "
              f"some row (the page of the failures has {link}, with the programs that reproduce each "
@@ -827,10 +828,9 @@ def _function_legend() -> str:
             "the function for that implementation, which does not have it or is not asked).")
 
 
-def _area_picture(results: dict[str, dict]) -> str:
+def _area_picture(matrix: Any, results: dict[str, dict]) -> str:
     """Implementation by area as an HTML table of coloured cells: green all passed, red some failed,
     amber some missing, grey not applicable; the counts in each cell and in full on hover."""
-    matrix = _conformance_matrix_module()
     areas = sorted({area for data in results.values() for area in data["areas"]})
     head = "".join(f"<th>{html.escape(a)}</th>" for a in areas)
     rows = []
@@ -868,13 +868,18 @@ def _conformance_files(folder: Path) -> dict[str, dict[str, Any]]:
     return found
 
 
-def _conformance_matrix_module() -> Any:
-    """conformance/matrix.py (standard library only), loaded by path."""
-    spec = importlib.util.spec_from_file_location("conformance_matrix", ROOT / "conformance" / "matrix.py")
+def _module_at(path: Path, name: str) -> Any:
+    """A module of the repository outside site/ (standard library only), loaded by path as `name`."""
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # (dataclasses look their module up while the class is made)
     spec.loader.exec_module(module)
     return module
+
+
+def _conformance_matrix_module() -> Any:
+    return _module_at(ROOT / "conformance" / "matrix.py", "conformance_matrix")
 
 
 MUTATION_RESULTS = ROOT / "conformance" / "meta" / "results"
@@ -1007,7 +1012,7 @@ def benchmarks_markdown(results: Path = BENCHMARKS, plots: dict[str, str] | None
 def targets_markdown(stage: str | None = None, results: Path = BENCHMARKS) -> str:
     """The performance targets (benchmarks/targets.py) of `stage`, or of every stage, each beside
     the figure it bounds in the committed results, marked met or missed."""
-    targets = _benchmarks_module("targets")
+    targets = _module_at(ROOT / "benchmarks" / "targets.py", "benchmarks_targets")
     rows, files = [], []
     for target, value, path in targets.held(stage, results):
         figure = "no result yet" if value is None else f"{value:.2f}"
@@ -1023,16 +1028,6 @@ def targets_markdown(stage: str | None = None, results: Path = BENCHMARKS) -> st
     out.append(f"*Each figure read from the committed results when this page was built: {sources}. Targets "
                "are stated once, in `benchmarks/targets.py`.*")
     return "\n".join(out) + "\n"
-
-
-def _benchmarks_module(name: str) -> Any:
-    """benchmarks/<name>.py (standard library only), loaded by path."""
-    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", ROOT / "benchmarks" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # (dataclasses look their module up while the class is made)
-    spec.loader.exec_module(module)
-    return module
 
 
 def benchmark_series(data: Any) -> dict[str, dict[str, float]]:
