@@ -246,13 +246,15 @@ class Jitted:
 
     def __init__(self, fun: Callable[..., Any], static_argnums: tuple[int, ...], static_argnames: tuple[str, ...],
                  donate_argnums: tuple[int, ...], donate_argnames: tuple[str, ...]) -> None:  # fmt: skip
+        # fun's name, docstring and attributes first, so that none of them can replace ours: a
+        # function wrapped around a jitted one carries that one's `fun` and caches in its __dict__.
+        functools.update_wrapper(self, fun)
         self.fun = fun
         self.static_argnums, self.static_argnames = static_argnums, static_argnames
         self.donate_argnums, self.donate_argnames = donate_argnums, donate_argnames
         self.name = getattr(fun, "__name__", type(fun).__name__)
         # signature of the arguments -> the staged function; the fast path's: types -> executable
         self._cache, self._ready = _caches_of(fun, (static_argnums, static_argnames, donate_argnums, donate_argnames))
-        functools.update_wrapper(self, fun)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # The fast path, for a call like the last ones: positional Arrays already on the device,

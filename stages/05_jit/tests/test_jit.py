@@ -510,3 +510,17 @@ def test_debug_nans_checks_a_call_cached_while_it_was_off():
     finally:
         didax.config.update("jax_debug_nans", False)
     assert np.isnan(np.asarray(g(x))[1])
+
+
+def test_jit_of_a_wrapper_around_a_jitted_function_runs_the_wrapper():
+    # functools.wraps copies the jitted function's attributes (its `fun`, its caches) into the
+    # wrapper, as JAX's own wrappers (grad) do: jit of the wrapper must still run the wrapper.
+    inner = didax.jit(lambda x: x * 3.0)
+
+    @functools.wraps(inner)
+    def outer(x):
+        return inner(x) + 1.0
+
+    assert didax.jit(outer).fun is outer
+    np.testing.assert_allclose(didax.jit(outer)(2.0), outer(2.0))
+    np.testing.assert_allclose(didax.jit(outer)(2.0), 7.0)
