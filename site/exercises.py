@@ -577,6 +577,69 @@ EXERCISES: dict[str, list[ExerciseSet]] = {
             },
         ),
     ],
+    "06_vjp": [
+        ExerciseSet(
+            "partial-eval",
+            "partial evaluation: compute what is known, record what is not, read the jaxpr off the recipes",
+            ("didax/partial_eval.py:PartialEvalTrace.process_primitive", "didax/partial_eval.py:tracers_to_jaxpr"),
+            ("tests/test_vjp.py",),
+            {
+                "process_primitive": "When every tracer's pval is known, bind the primitive on their consts (it runs "
+                                     "in a lower interpreter) and return that. When the primitive has a rule in "
+                                     "partial_eval_jaxpr_rules, return _partial_eval_with_rule(self, primitive, "
+                                     "tracers, params). Otherwise record it: return self.record(primitive, [each "
+                                     "tracer made unknown with self.instantiate_const], params).",
+                "tracers_to_jaxpr": "Give each input tracer a Var of its aval (keyed by id(tracer)). Walk "
+                                    "toposort(tracers_out): a ConstRecipe's value gets one constvar per value (keyed "
+                                    "by id(value)), kept with the value in consts; a JaxprEqnRecipe, the first time it "
+                                    "is met, becomes an equation new_eqn((prim, the Vars of its tracers_in, its "
+                                    "outvars, params)), an outvar being the Var already given to that output tracer "
+                                    "(recipe.tracer_refs_out[i]() is the tracer, or None when it is gone: then a new "
+                                    "Var of avals_out[i]), or a new one given to it now. Return (Jaxpr(constvars, the "
+                                    "inputs' Vars, the outputs' Vars, equations), consts).",
+            },
+        ),
+        ExerciseSet(
+            "transpose-rules",
+            "transpose rules: each linear operation's transpose, and the sum that undoes a broadcast",
+            ("didax/transpose.py:unbroadcast", "didax/transpose.py:_mul_transpose",
+             "didax/transpose.py:_reduce_sum_transpose", "didax/transpose.py:_broadcast_in_dim_transpose"),
+            ("tests/test_vjp.py",),
+            {
+                "unbroadcast": "ct itself when its shape is aval.shape. Otherwise sum (lax.reduce_sum) over the "
+                               "leading axes ct has beyond aval's rank and over the axes where aval has size 1 and "
+                               "ct does not, then lax.reshape to aval.shape.",
+                "_mul_transpose": "Exactly one of x and y is an undefined primal (both: raise "
+                                  "NotImplementedError). The cotangent of that one is the output cotangent times the "
+                                  "other operand, unbroadcast to its aval; the other operand gets None. Return "
+                                  "[ct_x, ct_y].",
+                "_reduce_sum_transpose": "Broadcast ct back to x's shape: lax.broadcast_in_dim(ct, x.aval.shape, the "
+                                         "axes not in axes). Return it in a list.",
+                "_broadcast_in_dim_transpose": "Sum ct over the axes the broadcast made (those not in "
+                                               "broadcast_dimensions) and over those it stretched from size 1, then "
+                                               "reshape to x's shape. Return it in a list.",
+            },
+        ),
+        ExerciseSet(
+            "backward-pass",
+            "the backward pass: a linear jaxpr run from its outputs' cotangents to its inputs'",
+            ("didax/transpose.py:backward_pass",),
+            ("tests/test_vjp.py",),
+            {
+                "backward_pass": "Map the constvars to consts and each invar whose argument is not an "
+                                 "UndefinedPrimal to it; the others are linear. Forward: an equation reading a linear "
+                                 "variable is linear (so are its outputs); bind any other at once and keep its "
+                                 "outputs. Backward: write cts_out to the outvars, then for each linear equation from "
+                                 "the last, pop its outputs' cotangents (skip it when none has one; a missing one of a "
+                                 "primitive with multiple_results is Zero(tangent_aval(aval))), call "
+                                 "transpose_rules[primitive] (or raise NotImplementedError naming it) with the "
+                                 "cotangent(s) and the inputs (an UndefinedPrimal for a linear variable, the value "
+                                 "otherwise, a Literal's val), and add each returned cotangent that is not None or "
+                                 "Zero to its linear input's (add_cotangents). Return the cotangents of the undefined "
+                                 "arguments, Zero(tangent_aval(aval)) where none arrived.",
+            },
+        ),
+    ],
 }
 
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis", ".pytest_cache", "*.egg-info")

@@ -1227,6 +1227,8 @@ RULE_TABLES: dict[str, tuple[str, str]] = {
     "batching.batching_rules": ("03_vmap", "Batching rule"),
     "core.Primitive.abstract_eval": ("04_jaxpr", "Staging: abstract evaluation"),
     "lowering.core.lowering_rules": ("05_jit", "Lowering rule"),
+    "partial_eval.partial_eval_jaxpr_rules": ("06_vjp", "Partial evaluation"),
+    "transpose.transpose_rules": ("06_vjp", "Transpose rule"),
 }
 # Staging (stage 04) keeps no table: its rule for a primitive is the primitive's own abstract
 # evaluation, so a stage with a staging interpreter gets this column, read from the primitives.
