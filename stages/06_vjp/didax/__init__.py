@@ -26,7 +26,7 @@ lowering, partial evaluation and transpose rules, in jit.py (its printing rule i
 whose table is keyed by the primitive's name); add_any, the sum of cotangents, in transpose.py.
 """
 
-from . import ad, batching, custom_derivatives, dtypes, errors, extend, jaxpr, lax, nn, numpy, partial_eval, random, scipy, staging, transpose, tree, tree_util
+from . import ad, batching, custom_derivatives, debugging as debug, dtypes, errors, extend, jaxpr, lax, nn, numpy, partial_eval, random, scipy, staging, transpose, tree, tree_util
 from .ad import jvp
 from .batching import vmap
 from .array import Array
@@ -34,6 +34,7 @@ from .config import config, disable_jit, enable_x64, numpy_dtype_promotion
 from .core import ConcreteArray, ShapedArray
 from .jacobians import hessian, jacfwd, jacobian, jacrev
 from .jit import jit
+from .checkpoint import checkpoint, checkpoint_policies, remat
 from .custom_derivatives import custom_jvp, custom_vjp
 from .reverse import grad, linear_transpose, linearize, value_and_grad, vjp
 from .devices import block_until_ready, default_backend, device_get, device_put, devices, local_devices
@@ -55,9 +56,12 @@ __all__ = [
     "ConcreteArray",
     "ShapeDtypeStruct",
     "ShapedArray",
+    "checkpoint",
+    "checkpoint_policies",
     "config",
     "custom_jvp",
     "custom_vjp",
+    "debug",
     "dtypes",
     "enable_x64",
     "errors",
@@ -79,6 +83,7 @@ __all__ = [
     "numpy",
     "numpy_dtype_promotion",
     "random",
+    "remat",
     "scipy",
     "tree",
     "tree_util",

@@ -126,9 +126,10 @@ def compile_jaxpr(jaxpr: ClosedJaxpr, name: str, device: Any, donated: tuple[boo
     """Lower and compile ``jaxpr`` (which has no constants) for ``device``; the inputs marked in
     ``donated`` may have their buffers reused for outputs."""
     start = time.perf_counter()
-    text = lower_module(name, jaxpr, donated)
+    callbacks: list[Any] = []
+    text = lower_module(name, jaxpr, donated, xla.platform_of(device), callbacks)
     try:
-        executable = xla.compile(text, device, [physical(a) for a in jaxpr.out_avals])
+        executable = xla.compile(text, device, [physical(a) for a in jaxpr.out_avals], callbacks)
     except xla.XlaRuntimeError as e:  # XLA names the operation by its loc: jit_f/primitive
         raise xla.XlaRuntimeError(f"XLA could not compile jit({name}): {e}") from None
     if config.jax_log_compiles:

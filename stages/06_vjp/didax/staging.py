@@ -408,15 +408,16 @@ def dce_jaxpr(
     jaxpr: Jaxpr, used_outputs: bool | Sequence[bool], instantiate: bool | Sequence[bool] = False
 ) -> tuple[Jaxpr, list[bool]]:
     """``jaxpr`` keeping only the outputs marked in ``used_outputs``, the equations they need and
-    the inputs those read; also which inputs it kept. didax's primitives have no side effects, so
-    an equation none of whose results is needed can always go. An input marked in
+    the inputs those read; also which inputs it kept. didax's primitives have no side effects but one, so
+    an equation none of whose results is needed can go, unless it has a side effect. An input marked in
     ``instantiate`` is kept even when nothing reads it."""
     n = len(jaxpr.outvars)
     used = [used_outputs] * n if isinstance(used_outputs, bool) else list(used_outputs)
     live: set[Var] = {v for v, u in zip(jaxpr.outvars, used) if u and type(v) is Var}
     kept: list[JaxprEqn] = []
     for eqn in reversed(jaxpr.eqns):
-        if any(v in live for v in eqn.outvars):
+        # An equation with a side effect (debug.print, stage 06) stays, used or not.
+        if any(v in live for v in eqn.outvars) or getattr(eqn.primitive, "has_side_effect", False):
             kept.append(eqn)
             live.update(v for v in eqn.invars if type(v) is Var)
     keep = [instantiate] * len(jaxpr.invars) if isinstance(instantiate, bool) else list(instantiate)

@@ -291,12 +291,15 @@ class Executable:
         return dict(self.loaded.cost_analysis())
 
 
-def compile(module_text: str, device: Any, out_avals: Sequence[Any]) -> Executable:  # noqa: A001
-    """Compile StableHLO text for ``device``. XLA's errors come back as XlaRuntimeError."""
+def compile(module_text: str, device: Any, out_avals: Sequence[Any],  # noqa: A001
+            host_callbacks: Sequence[Any] = ()) -> Executable:  # fmt: skip
+    """Compile StableHLO text for ``device``, with the Python functions its custom calls into
+    Python call (by index). XLA's errors come back as XlaRuntimeError."""
     module = parse(module_text)
     client = _client(platform_of(device))
+    extra = {"host_callbacks": list(host_callbacks)} if host_callbacks else {}
     try:
-        loaded = client.compile_and_load(module, _jax.DeviceList((device,)), xc.CompileOptions())
+        loaded = client.compile_and_load(module, _jax.DeviceList((device,)), xc.CompileOptions(), **extra)
     except _jax.JaxRuntimeError as e:
         raise XlaRuntimeError(str(e)) from None
     return Executable(loaded, device, out_avals)

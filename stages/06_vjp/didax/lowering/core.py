@@ -182,11 +182,18 @@ class Region:
 class ModuleBuilder:
     """A module being written: its functions, and a counter that names every value uniquely."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, platform: str = "cpu") -> None:
         self.name = name
+        self.platform = platform
         self.functions: list[str] = []
         self.counter = 0
         self.lowered: dict[int, tuple[str, ClosedJaxpr]] = {}  # id(closed jaxpr) -> its function
+        self.host_callbacks: list[Callable[..., Any]] = []  # Python functions the program calls (stage 06)
+
+    def add_host_callback(self, callback: Callable[..., Any]) -> int:
+        """Register a Python function the compiled program calls back; its index, for the call."""
+        self.host_callbacks.append(callback)
+        return len(self.host_callbacks) - 1
 
     def next_id(self) -> int:
         self.counter += 1
@@ -339,11 +346,15 @@ def _key_rule(prim: Primitive) -> Any:
     return rule
 
 
-def lower_module(name: str, closed: ClosedJaxpr, donated: Sequence[bool] = ()) -> str:
+def lower_module(name: str, closed: ClosedJaxpr, donated: Sequence[bool] = (), platform: str = "cpu",
+                 host_callbacks: list[Callable[..., Any]] | None = None) -> str:  # fmt: skip
     """The StableHLO text of a module whose ``main`` computes ``closed`` (taking its constants
-    first, then its inputs; those marked in ``donated`` may be reused for outputs)."""
-    module = ModuleBuilder(f"jit_{name}")
+    first, then its inputs; those marked in ``donated`` may be reused for outputs). The Python
+    functions the program calls back (``debug.print``'s) are appended to ``host_callbacks``."""
+    module = ModuleBuilder(f"jit_{name}", platform)
     module.add_function("main", closed, public=True, arg_attrs=aliasing(closed, donated))
+    if host_callbacks is not None:
+        host_callbacks.extend(module.host_callbacks)
     return module.text()
 
 
