@@ -7,6 +7,8 @@ the hook is ever missing):
     <!-- didax:course-table -->            the stages with links to the chapters that exist
     <!-- didax:diff -->                    the lesson (LESSON.diff) of the page's stage (front matter `stage:`)
     <!-- didax:source FILE::NAME -->       a definition of a stage file, by name, via snippets
+    <!-- didax:change FILE::NAME -->       the lines the stage's lesson changes in that definition
+                                           (from its LESSON.diff), or the whole of it if it is new
     <!-- didax:api STAGE -->               the public API of a stage
     <!-- didax:primitives [STAGE] -->      the stage's primitives and which rules each has
     <!-- didax:files [STAGE] -->           every file of the stage, linked to its own page
@@ -92,6 +94,8 @@ def _generate(kind: str, arg: str, page: Any) -> str:
         return sitegen.files_markdown(stage, page.file.src_uri)
     if kind == "source":
         return sitegen.source_include(arg)
+    if kind == "change":
+        return sitegen.change_include(arg, page.file.src_uri)
     if kind == "api":
         return sitegen.api_markdown(arg)
     if kind == "primitives":
