@@ -526,7 +526,8 @@ def change_markdown(change: Change, root: Path = ROOT) -> str:
         new_n = sum(line.tag in " +" for line in frag)
         old = frag[0].old - (old_n == 0)
         new = frag[0].new - (new_n == 0)
-        first = next(line for line in frag if line.tag != " ")
+        changed = [line for line in frag if line.tag != " "]
+        first = next((line for line in changed if line.text.strip()), changed[0])
         where = _enclosing(tree, min(max(first.new, change.start), change.end))
         out.append(f"@@ -{old},{old_n} +{new},{new_n} @@ {where}".rstrip())
         out += [line.tag + line.text for line in frag]
