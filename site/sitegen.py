@@ -1191,6 +1191,10 @@ def benchmarks_markdown(results: Path = BENCHMARKS, plots: dict[str, str] | None
         for text in (about.get("measured"), f"From `{_shown_path(path)}`.", about.get("legend")):
             if text:
                 out += [str(text), ""]
+        caveats = result_caveats(about.get("meta"))
+        if caveats:  # beside the plot and the tables, where the figures are read
+            out += ['!!! warning "Read these figures with care"',
+                    *(f"    - {text}" for text in caveats), ""]
         if plots and path.stem in plots:
             out += [f"[![{title}]({plots[path.stem]})]({plots[path.stem]} \"Open the plot full size\")", ""]
         records = _records(data)
@@ -1207,13 +1211,52 @@ def benchmarks_markdown(results: Path = BENCHMARKS, plots: dict[str, str] | None
     return "\n".join(out)
 
 
+def high_load(meta: dict[str, Any]) -> float | None:
+    """The 1-minute load average before a run, when it was above what the machine had to spare:
+    more than its CPUs less the one the benchmark runs on, so that other work waited for a CPU
+    beside it. None when it was not, or was not recorded."""
+    before = (meta.get("load_average") or {}).get("before")
+    cpus = (meta.get("machine") or {}).get("cpu_count")
+    if not before or not cpus:
+        return None
+    return before[0] if before[0] > cpus - 1 else None
+
+
+def result_caveats(meta: Any) -> list[str]:
+    """What a results file's metadata says against its figures: taken from code that is not
+    committed, or on a machine busy with other work."""
+    if not isinstance(meta, dict):
+        return []
+    out = []
+    if meta.get("git_dirty"):
+        out.append(f"Taken with uncommitted changes (at commit {meta.get('git_commit') or 'unknown'}): the code "
+                   "timed is not exactly any committed code.")
+    load = high_load(meta)
+    if load is not None:
+        cpus = meta["machine"]["cpu_count"]
+        spare = f"{cpus - 1} CPU{'s' if cpus != 2 else ''}"
+        text = (f"Taken at high load: the load average was {load:.2f} before the run, on {cpus} CPUs, more than "
+                f"the {spare} left beside the benchmark's own; other work competed for the CPUs, so the times "
+                "may be higher than the code's.")
+        if (meta.get("timing") or {}).get("clock") == "process_time" and not meta["timing"].get("case_clocks"):
+            text += " (The times are CPU time, which waiting for a CPU does not add to.)"
+        out.append(text)
+    return out
+
+
 def targets_markdown(stage: str | None = None, results: Path = BENCHMARKS) -> str:
     """The performance targets (benchmarks/targets.py) of `stage`, or of every stage, each beside
     the figure it bounds in the committed results, marked met or missed."""
     targets = _module_at(ROOT / "benchmarks" / "targets.py", "benchmarks_targets")
     rows, files = [], []
+    flagged: dict[Path, list[str]] = {}
     for target, value, path in targets.held(stage, results):
         figure = "no result yet" if value is None else f"{value:.2f}"
+        data = _json_or_none(path) if value is not None and path.is_file() else None
+        caveats = result_caveats(data.get("meta")) if isinstance(data, dict) else []
+        if caveats:
+            flagged[path] = caveats
+            figure += " (see the note)"
         verdict = "—" if value is None else "met" if value <= target.bound else "**missed**"
         rows.append(f"| {'' if stage else f'{target.stage} | '}{target.what} | {target.bound_text()} | {figure} | {verdict} |")
         if path.is_file() and path not in files:
@@ -1225,6 +1268,8 @@ def targets_markdown(stage: str | None = None, results: Path = BENCHMARKS) -> st
     sources = ", ".join(f"`{_shown_path(f)}` ({_when_measured([f])})" for f in files)
     out.append(f"*Each figure read from the committed results when this page was built: {sources}. Targets "
                "are stated once, in `benchmarks/targets.py`.*")
+    for path, caveats in flagged.items():
+        out += ["", f'!!! warning "A note on `{_shown_path(path)}`"', *(f"    - {text}" for text in caveats)]
     return "\n".join(out) + "\n"
 
 

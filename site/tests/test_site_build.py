@@ -255,7 +255,7 @@ def test_each_later_chapter_shows_what_its_stage_changes_in_place(built_site: Pa
     for stage in ["02_jvp", "03_vmap", "04_jaxpr", "05_jit"]:
         chapter = (built_site / f"stages/{stage}/index.html").read_text()
         whole = sum(int(b) - int(a) + 1 for a, b in re.findall(
-            r'<span class="filename">didax/[^<]* \(lines (\d+)–(\d+)\)</span>', chapter))
+            r'<span class="filename">[^<]*\.py — [^<]* \(lines (\d+)–(\d+)\)</span>', chapter))
         diffs = re.findall(rf'<span class="filename">([^<]*): what {stage} changes [^<]*</span><pre>(.*?)</pre>',
                            chapter, re.S)
         # (a blank line of context, one space, may come out empty: compare without trailing spaces)
@@ -269,3 +269,19 @@ def test_each_later_chapter_shows_what_its_stage_changes_in_place(built_site: Pa
         assert [title.split(" — ")[1] for title, _ in diffs] == [c.names for c in changes if not c.new]
         print(f"{stage}: {whole} lines shown whole, {len(lines)} in place")
         assert whole and lines
+
+
+def test_the_performance_page_flags_results_beside_their_figures(built_site: Path):
+    """A results file taken with uncommitted changes or at high load has a warning in its section,
+    before its plot and tables; the others have none."""
+    page = (built_site / "performance/index.html").read_text()
+    sections = re.split(r"<h3 id=", page)[1:]
+    for path in sitegen.benchmark_files():
+        data = json.loads(path.read_text())
+        (section,) = [s for s in sections if f"From <code>benchmarks/results/{path.name}</code>" in s]
+        flagged = bool(sitegen.result_caveats(data["meta"]))
+        warning = section.find('<div class="admonition warning">\n<p class="admonition-title">Read these figures with care')
+        assert (warning >= 0) == flagged, path.name
+        if flagged:
+            assert warning < section.index("<table>")
+            assert data["meta"]["git_dirty"] == ("uncommitted changes" in section[warning:section.index("<table>")])

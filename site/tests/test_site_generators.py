@@ -661,3 +661,55 @@ def test_a_chapter_shows_a_definition_its_stage_changes_in_place_not_whole(stage
     measure = chapter_code_measure(stage)
     print(f"{stage}: {measure['whole']} lines of code shown whole, {measure['in place']} in place")
     assert measure["in place"] > 0 and measure["whole"] > 0
+
+
+# ----------------------------------------------------------------------------------------------
+# Results taken with uncommitted changes or on a busy machine are flagged beside their figures
+
+
+def _results(dirty: bool, load: float | None, cpus: int = 2) -> dict:
+    meta = {"git_commit": "abc1234", "git_dirty": dirty, "machine": {"cpu_count": cpus}, "timing": {}}
+    if load is not None:
+        meta["load_average"] = {"before": [load, 1.0, 1.0], "after": [load + 0.5, 1.0, 1.0]}
+    cases = [{"case": "dispatch 1→1", "ops": 1, "didax": {"min_us": 12.0}, "jax": {"min_us": 10.0}, "numpy": None}]
+    return {"title": "a suite", "meta": meta, "cases": cases,
+            "tables": [{"title": None, "columns": ["case", "didax µs"], "rows": [["`dispatch 1→1`", "12"]]}]}
+
+
+@pytest.mark.parametrize("dirty, load, cpus, flags", [
+    (False, 0.4, 2, []),
+    (False, None, 2, []),                      # no load recorded: nothing to say against it
+    (True, 0.4, 2, ["uncommitted changes (at commit abc1234)"]),
+    (False, 1.5, 2, ["load average was 1.50 before the run, on 2 CPUs"]),   # more than the 1 CPU to spare
+    (False, 1.5, 16, []),                      # 15 to spare
+    (True, 17.0, 16, ["uncommitted changes", "load average was 17.00 before the run, on 16 CPUs"]),
+])
+def test_results_with_uncommitted_changes_or_at_high_load_carry_a_note_beside_their_figures(
+        tmp_path: Path, dirty: bool, load: float | None, cpus: int, flags: list[str]):
+    (tmp_path / "05_jit-jit.json").write_text(json.dumps(_results(dirty, load, cpus)))
+    md = sitegen.benchmarks_markdown(tmp_path, plots={"05_jit-jit": "plot.svg"})
+    note = re.search(r'^!!! warning "Read these figures with care"\n((?:    - .*\n)+)', md, re.M)
+    assert bool(note) == bool(flags)
+    if flags:
+        assert [line.count(" - ") >= 1 for line in note[1].splitlines()] == [True] * len(flags)
+        assert all(flag in note[1] for flag in flags)
+        # beside the figure: after the suite's heading, before its plot and its table
+        assert md.index("### a suite") < note.start() < md.index("](plot.svg") < md.index("| case | didax µs |")
+    targets = sitegen.targets_markdown("05_jit", tmp_path)
+    row = next(line for line in targets.splitlines() if line.startswith("| dispatch of a jitted function"))
+    assert ("(see the note)" in row) == bool(flags)
+    assert ('!!! warning "A note on `' in targets) == bool(flags)
+    assert all(flag in targets for flag in flags)
+
+
+def test_the_committed_results_are_flagged_as_their_metadata_says(tmp_path: Path):
+    for path in sitegen.benchmark_files():
+        meta = json.loads(path.read_text())["meta"]
+        alone = tmp_path / path.stem
+        alone.mkdir()
+        (alone / path.name).write_text(path.read_text())
+        md = sitegen.benchmarks_markdown(alone)
+        load = (meta.get("load_average") or {}).get("before", [0])[0]
+        busy = load > meta["machine"]["cpu_count"] - 1
+        assert ("uncommitted changes (at commit" in md) == meta["git_dirty"], path.name
+        assert ("Taken at high load" in md) == busy, path.name
