@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import os
 import re
 import subprocess
@@ -42,6 +43,7 @@ class Drawing:
     name: str
     title: str  # the figure's caption and its accessible name
     draw: Callable[[Any], Any]  # probe data -> graphviz.Digraph
+    narrow: Callable[[Any], Any] | None = None  # the same data drawn for a phone, where the page shows it
 
 
 DRAWINGS: dict[str, Drawing] = {}
@@ -58,9 +60,12 @@ def probe(name: str) -> Callable[[Callable[[], Any]], Callable[[], Any]]:
     return register
 
 
-def drawing(name: str, title: str) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
+def drawing(name: str, title: str, narrow: Callable[[Any], Any] | None = None
+            ) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
+    """Register the drawing of figure `name`; `narrow`, a second drawing of the same data that a
+    phone shows instead (a long left-to-right graph drawn top to bottom, say)."""
     def register(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
-        DRAWINGS[name] = Drawing(name, title, fn)
+        DRAWINGS[name] = Drawing(name, title, fn, narrow)
         return fn
     return register
 
@@ -84,37 +89,73 @@ def probe_data(name: str, stage: str, root: Path = ROOT) -> Any:
     return json.loads(result.stdout)
 
 
-def render_svg(name: str, stage: str, root: Path = ROOT) -> str:
-    """The figure as an SVG element to put inline in a page (no XML prolog, ids made unique)."""
+def _pipe(graph: Any) -> str:
     try:
         import graphviz
     except ImportError:
         raise FigureError("the Python package graphviz is not installed: pip install -r requirements/lock.txt") from None
-    graph = DRAWINGS[name].draw(probe_data(name, stage, root))
     try:
-        svg = graph.pipe(format="svg", encoding="utf-8")
+        return graph.pipe(format="svg", encoding="utf-8")
     except graphviz.ExecutableNotFound:
         raise FigureError("Graphviz's `dot` is not installed: run site/install_graphviz.sh (as root), "
                           "or apt-get install graphviz") from None
+
+
+def draw_svgs(name: str, stage: str, root: Path = ROOT) -> tuple[str, str | None]:
+    """The figure as Graphviz writes it (a whole SVG file), and its narrow drawing if it has one."""
+    if name not in DRAWINGS:
+        raise FigureError(f"no figure named {name!r}; the figures are {', '.join(sorted(DRAWINGS))}")
+    data = probe_data(name, stage, root)
+    narrow = DRAWINGS[name].narrow
+    return _pipe(DRAWINGS[name].draw(data)), _pipe(narrow(data)) if narrow else None
+
+
+# The smallest text of a figure on a phone, in CSS pixels: a figure too wide to show whole at that
+# size keeps this size there and scrolls sideways inside its card (see extra.css).
+PHONE_TEXT_PX = 9.5
+
+
+def inline_svg(svg: str, prefix: str, css_class: str = "didax-wide") -> str:
+    """An SVG file as an element to put inline in a page: no XML prolog or comments, its ids
+    prefixed (several figures on one page stay distinct), and its drawn size turned into the
+    largest it is shown at (`--didax-natural`) and, on a phone, the smallest (`--didax-phone`),
+    at which its smallest text is PHONE_TEXT_PX tall."""
     svg = svg[svg.index("<svg"):]
     svg = re.sub(r"<!--.*?-->\s*", "", svg, flags=re.S)
-    svg = re.sub(r'\bid="', f'id="didax-{name}-', svg)  # several figures on one page stay distinct
-    # Scale with the page: keep the drawn size as the largest size, not a fixed one.
-    width = re.search(r'<svg width="([\d.]+)pt"', svg)
-    if width:
-        svg = re.sub(r'<svg width="[\d.]+pt" height="[\d.]+pt"',
-                     f'<svg style="max-width: {float(width.group(1)) * 4 / 3:.0f}px; '
-                     f'--didax-natural: {float(width.group(1)) * 4 / 3:.0f}px"', svg, count=1)
+    svg = re.sub(r'\bid="', f'id="{prefix}', svg)
+    size = re.search(r'<svg width="([\d.]+)pt" height="[\d.]+pt"', svg)
+    if size:
+        natural = float(size.group(1)) * 4 / 3  # pt to CSS px: the size of the drawing, drawn 1:1
+        # Text sizes are in the drawing's units (pt), so a text of f is f * 4/3 px at the natural width.
+        smallest = min((float(f) for f in re.findall(r'font-size="([\d.]+)"', svg)), default=12.0) * 4 / 3
+        phone = min(natural, math.ceil(natural * PHONE_TEXT_PX / smallest))
+        svg = svg.replace(size.group(0), f'<svg class="{css_class}" style="max-width: {natural:.0f}px; '
+                          f'--didax-natural: {natural:.0f}px; --didax-phone: {phone:.0f}px"', 1)
     return svg
 
 
-def figure_html(name: str, stage: str, root: Path = ROOT) -> str:
+def render_svg(name: str, stage: str, root: Path = ROOT) -> str:
+    """The figure as an SVG element to put inline in a page."""
+    return inline_svg(draw_svgs(name, stage, root)[0], f"didax-{name}-")
+
+
+def figure_html(name: str, stage: str, root: Path = ROOT, full_size: str | None = None,
+                svgs: tuple[str, str | None] | None = None) -> str:
+    """The figure with its caption; `full_size`, the address of the figure's SVG file on its own
+    (the caption links to it: a phone's browser zooms into it freely); `svgs`, the figure as
+    draw_svgs made it, when the caller has it already."""
     if name not in DRAWINGS:
         raise FigureError(f"no figure named {name!r}; the figures are {', '.join(sorted(DRAWINGS))}")
+    wide, narrow = svgs or draw_svgs(name, stage, root)
+    pictures = inline_svg(wide, f"didax-{name}-")
+    if narrow:
+        pictures += inline_svg(narrow, f"didax-{name}-narrow-", "didax-narrow")
     # The caption is HTML: escape it, and set `code` in backticks as code.
     title = re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(DRAWINGS[name].title))
-    return (f'<figure class="didax-figure" id="figure-{name}">{render_svg(name, stage, root)}'
-            f"<figcaption>{title} (drawn from <code>stages/{stage}</code> when this page was built)"
+    link = f' · <a href="{html.escape(full_size)}">open it full size</a>' if full_size else ""
+    classes = "didax-figure didax-has-narrow" if narrow else "didax-figure"
+    return (f'<figure class="{classes}" id="figure-{name}">{pictures}'
+            f"<figcaption>{title} (drawn from <code>stages/{stage}</code> when this page was built){link}"
             "</figcaption></figure>")
 
 
@@ -163,8 +204,8 @@ def _probe_lattice_strict() -> dict[str, Any]:
     return _lattice_probe("_strict_lattice")
 
 
-def _draw_lattice(data: dict[str, Any], name: str) -> Any:
-    g = _digraph(name, rankdir="LR", nodesep="0.18", ranksep="0.45")
+def _draw_lattice(data: dict[str, Any], name: str, rankdir: str = "LR") -> Any:
+    g = _digraph(name, rankdir=rankdir, nodesep="0.18", ranksep="0.45")
     g.attr("node", shape="box", style="rounded,filled", fillcolor=FILL, height="0.3", margin="0.08,0.03")
     weak = set(data["weak"])
     linked = {n for edge in data["edges"] for n in edge}
@@ -185,8 +226,15 @@ def _draw_lattice(data: dict[str, Any], name: str) -> Any:
     return g
 
 
+def _draw_lattice_narrow(data: dict[str, Any]) -> Any:
+    """The lattice top to bottom: drawn left to right it is a long chain, whose text a phone
+    would show 6 px tall."""
+    return _draw_lattice(data, "lattice", rankdir="TB")
+
+
 @drawing("lattice", "JAX's type promotion lattice, as `_standard_lattice` in dtypes.py declares it: "
-         "an arrow means promoting loses no information, and two types promote to their least upper bound")
+         "an arrow means promoting loses no information, and two types promote to their least upper bound",
+         narrow=_draw_lattice_narrow)
 def _draw_lattice_standard(data: dict[str, Any]) -> Any:
     return _draw_lattice(data, "lattice")
 

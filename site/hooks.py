@@ -7,10 +7,13 @@ the hook is ever missing):
     <!-- didax:course-table -->            the stages with links to the chapters that exist
     <!-- didax:diff -->                    the lesson (LESSON.diff) of the page's stage (front matter `stage:`)
     <!-- didax:source FILE::NAME -->       a definition of a stage file, by name, via snippets
+    <!-- didax:change FILE::NAME -->       the lines the stage's lesson changes in that definition
+                                           (from its LESSON.diff), or the whole of it if it is new
     <!-- didax:api STAGE -->               the public API of a stage
     <!-- didax:primitives [STAGE] -->      the stage's primitives and which rules each has
     <!-- didax:files [STAGE] -->           every file of the stage, linked to its own page
-    <!-- didax:figure NAME -->             a picture drawn with Graphviz from the page's stage (figures.py)
+    <!-- didax:figure NAME -->             a picture drawn with Graphviz from the page's stage (figures.py),
+                                           with a link to its SVG file on its own
     <!-- didax:exercises [STAGE] -->        the stage's exercise sets, what each function must do
     <!-- didax:conformance -->             the latest conformance matrix
     <!-- didax:benchmarks [PREFIX] -->     the latest benchmark results (those of one suite or stage)
@@ -35,6 +38,7 @@ import sitegen  # noqa: E402
 
 MARKER = re.compile(r"^<!-- didax:([\w-]+)(?: (.*?))? -->$", re.M)
 _plots: dict[str, str] = {}
+_figures: dict[str, str] = {}  # {address in the site: a figure's SVG file}, written after the build
 
 
 def on_config(config: Any) -> Any:
@@ -59,6 +63,18 @@ def on_files(files: Files, config: Any) -> Files:
             files.append(File.generated(config, uri, content=svg))
             _plots[path.stem] = uri
     return files
+
+
+def on_pre_build(config: Any) -> None:
+    _figures.clear()
+
+
+def on_post_build(config: Any) -> None:
+    """Write each figure's SVG file, which its caption links to."""
+    for uri, svg in _figures.items():
+        path = Path(config["site_dir"]) / uri
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(svg, encoding="utf-8")
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
@@ -92,13 +108,19 @@ def _generate(kind: str, arg: str, page: Any) -> str:
         return sitegen.files_markdown(stage, page.file.src_uri)
     if kind == "source":
         return sitegen.source_include(arg)
+    if kind == "change":
+        return sitegen.change_include(arg, page.file.src_uri)
     if kind == "api":
         return sitegen.api_markdown(arg)
     if kind == "primitives":
         return sitegen.primitives_markdown(arg or page.meta.get("stage", ""))
     if kind == "figure":
         stage = page.meta.get("stage") or sitegen.stage_names()[-1]
-        return figures.figure_html(arg, stage)
+        svgs = figures.draw_svgs(arg, stage)
+        uri = f"assets/figures/{arg}-{stage}.svg"  # the figure on its own, to open full size
+        _figures[uri] = svgs[0]
+        prefix = "../" * page.url.count("/")  # from the page's folder to the site's root
+        return figures.figure_html(arg, stage, full_size=prefix + uri, svgs=svgs)
     if kind == "exercises":
         return sitegen.exercises_markdown(arg or page.meta.get("stage", ""))
     if kind == "conformance":

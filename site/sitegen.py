@@ -21,7 +21,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build"
@@ -360,6 +360,204 @@ def source_include(spec: str, root: Path = ROOT) -> str:
     short = "didax/" + file.split("/didax/", 1)[-1] if "/didax/" in file else file
     title = f"{short} — {names.replace('..', ' … ')} (lines {start}–{end})"
     return _fence(f'--8<-- "{file}:{start}:{end}"', "python", title=title, linenums=start)
+
+
+# ----------------------------------------------------------------------------------------------
+# Showing what a stage changes in a definition, from its lesson
+
+
+class DiffLine(NamedTuple):
+    """One line of a hunk: its tag (" ", "+" or "-"), its text, and the line numbers it sits at in
+    the old and the new file (for a removed line, `new` is the new line that follows it; for an
+    added one, `old` is the old line that follows it)."""
+
+    tag: str
+    text: str
+    old: int
+    new: int
+
+
+_HUNK_HEAD = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def hunk_lines(hunk: str) -> list[DiffLine]:
+    """The lines of one hunk of a unified diff, numbered."""
+    head, *body = hunk.split("\n")
+    match = _HUNK_HEAD.match(head)
+    if match is None:
+        raise SiteError(f"not a hunk: {head!r}")
+    # A range of length 0 names the line before it (`@@ -0,0 +1,3 @@` for a new file).
+    old = int(match[1]) + (match[2] == "0")
+    new = int(match[3]) + (match[4] == "0")
+    out = []
+    for line in body:
+        if not line or line.startswith("\\"):  # the end of the hunk, or "\ No newline at end of file"
+            continue
+        tag, text = line[0], line[1:]
+        out.append(DiffLine(tag, text, old, new))
+        old += tag in " -"
+        new += tag in " +"
+    return out
+
+
+def _lesson_text(stage: str, root: Path = ROOT) -> str:
+    """The stage's lesson: its recorded LESSON.diff, or the live diff while it is not recorded
+    (`scripts/stages.py check` fails until it is)."""
+    tool = stages_tool()
+    recorded = root / "stages" / stage / tool.LESSON
+    if recorded.is_file():
+        return recorded.read_bytes().decode("utf-8")
+    previous = previous_stage(stage, root)
+    return tool.stage_diff(root / "stages" / previous, root / "stages" / stage) if previous else ""
+
+
+def _split_stage_path(file: str, root: Path) -> tuple[str, str]:
+    """`stages/04_jaxpr/didax/core.py` -> ("04_jaxpr", "didax/core.py")."""
+    parts = file.split("/", 2)
+    if len(parts) < 3 or parts[0] != "stages" or parts[1] not in stage_names(root):
+        raise SiteError(f"{file}: a change is shown from a stage's lesson: name a file as stages/NN_name/...")
+    return parts[1], parts[2]
+
+
+def _runs(lines: list[DiffLine]) -> list[tuple[int, int]]:
+    """The [first, last) index ranges of the consecutive removed lines of a hunk."""
+    out, i = [], 0
+    while i < len(lines):
+        if lines[i].tag == "-":
+            j = i
+            while j < len(lines) and lines[j].tag == "-":
+                j += 1
+            out.append((i, j))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
+def _kept(lines: list[DiffLine], start: int, end: int, indent: int) -> list[bool]:
+    """Which lines of a hunk belong to the definition at new lines start..end: the unchanged and
+    added lines in that range, and the removed lines between them. Removed lines just before its
+    first line belong to it when added lines replace them there (a changed first line); removed
+    lines just after its last line when they are indented deeper than it (the end of its body)."""
+    keep = [line.tag != "-" and start <= line.new <= end for line in lines]
+    for i, j in _runs(lines):
+        pos = lines[i].new
+        if start < pos <= end:
+            inside = True
+        elif pos == start:
+            inside = j < len(lines) and lines[j].tag == "+"
+        elif pos == end + 1:
+            inside = all(not line.text.strip() or _indent(line.text) > indent for line in lines[i:j])
+            inside = inside and i > 0 and keep[i - 1]
+        else:
+            inside = False
+        keep[i:j] = [inside] * (j - i)
+    return keep
+
+
+class Change(NamedTuple):
+    """What a stage's lesson does to one definition: `new` when every line of it is added,
+    else the lesson's lines inside it, hunk by hunk (each with at least one change)."""
+
+    file: str  # stages/NN_name/didax/...
+    names: str
+    start: int  # the definition's lines in the stage's file
+    end: int
+    new: bool
+    fragments: list[list[DiffLine]]
+
+
+def definition_change(spec: str, root: Path = ROOT) -> Change:
+    """How the lesson of the stage named in `spec` (`stages/04_jaxpr/didax/core.py::find_top_trace`)
+    changes that definition. A definition the lesson leaves as it was is an error: the page would
+    show nothing the stage teaches."""
+    file, sep, names = spec.partition("::")
+    if not sep or not names:
+        raise SiteError(f"change {spec!r}: write it as stages/NN_name/path/to/file.py::name")
+    path = root / file
+    if not path.is_file():
+        raise SiteError(f"change {spec!r}: {file} does not exist")
+    stage, rel = _split_stage_path(file, root)
+    start, end = definition_lines(path, names)
+    section = next((s for s in stages_tool().parse_diff(_lesson_text(stage, root)) if s.path == rel), None)
+    if previous_stage(stage, root) is None or (section is not None and section.status == "new"):
+        return Change(file, names, start, end, True, [])
+    unchanged = SiteError(f"{names} is not changed by the lesson of {stage} (stages/{stage}/LESSON.diff has "
+                          f"no line inside its lines {start}-{end} of {rel}): show it whole with didax:source")
+    if section is None:
+        raise unchanged
+    indent = _indent(_lines(path)[start - 1])
+    fragments = []
+    for hunk in section.hunks:
+        lines = hunk_lines(hunk)
+        kept = [line for line, keep in zip(lines, _kept(lines, start, end, indent)) if keep]
+        if any(line.tag != " " for line in kept):
+            fragments.append(kept)
+    added = sum(line.tag == "+" for frag in fragments for line in frag)
+    if not fragments:
+        raise unchanged
+    return Change(file, names, start, end, added == end - start + 1, fragments)
+
+
+def _enclosing(tree: ast.Module, line: int) -> str:
+    """The qualified name of the innermost function or class holding `line`."""
+    best, scope, prefix = "", tree.body, ""
+    while True:
+        node = next((n for n in scope if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                     and min([n.lineno, *(d.lineno for d in n.decorator_list)]) <= line <= (n.end_lineno or n.lineno)),
+                    None)
+        if node is None:
+            return best
+        best = prefix + node.name
+        prefix, scope = best + ".", node.body
+
+
+def change_markdown(change: Change, root: Path = ROOT) -> str:
+    """The lesson's lines inside a definition as the text of a diff block: each part under a
+    header with its line numbers (old, then new) and the function or class it falls in."""
+    tree = ast.parse((root / change.file).read_text(encoding="utf-8"))
+    out = []
+    for frag in change.fragments:
+        old_n = sum(line.tag in " -" for line in frag)
+        new_n = sum(line.tag in " +" for line in frag)
+        old = frag[0].old - (old_n == 0)
+        new = frag[0].new - (new_n == 0)
+        changed = [line for line in frag if line.tag != " "]
+        first = next((line for line in changed if line.text.strip()), changed[0])
+        where = _enclosing(tree, min(max(first.new, change.start), change.end))
+        out.append(f"@@ -{old},{old_n} +{new},{new_n} @@ {where}".rstrip())
+        out += [line.tag + line.text for line in frag]
+    return "\n".join(out)
+
+
+def change_include(spec: str, page_uri: str | None = None, root: Path = ROOT) -> str:
+    """`<!-- didax:change stages/NN/didax/file.py::name -->`: the lines the stage's lesson changes
+    in that definition, with the lesson's context, taken from its LESSON.diff (so the page shows
+    nothing the lesson does not hold), and a link to the whole definition; a definition new in
+    the stage is shown whole, as didax:source shows it."""
+    change = definition_change(spec, root)
+    if change.new:
+        return source_include(spec, root)
+    stage, rel = _split_stage_path(change.file, root)
+    added = sum(line.tag == "+" for frag in change.fragments for line in frag)
+    removed = sum(line.tag == "-" for frag in change.fragments for line in frag)
+    shown = change.names.replace("..", " … ")
+    title = f"{rel} — {shown}: what {stage} changes (+{added} −{removed})"
+    whole = (f"<code>{html.escape(shown)}</code> in full: <code>{html.escape(rel)}</code>, "
+             f"lines {change.start}–{change.end}")
+    if page_uri is not None and rel in stage_files(stage, root):
+        # Written in HTML, as the API reference's links (mkdocs does not know the line anchors):
+        # from the page's URL (directory URLs) to the file's page, at the definition's first line.
+        here = posixpath.dirname(page_uri) if page_uri.endswith("index.md") else page_uri[: -len(".md")]
+        target = posixpath.relpath(f"code/{stage}/{rel}", here)
+        whole = f'<a href="{target}/#__codelineno-0-{change.start}">{whole}</a>'
+    block = _fence(change_markdown(change, root), "diff", title=title)
+    return f'{block}\n\n<p class="didax-change-link">{whole}</p>\n'
+
 
 
 # ----------------------------------------------------------------------------------------------
@@ -993,6 +1191,10 @@ def benchmarks_markdown(results: Path = BENCHMARKS, plots: dict[str, str] | None
         for text in (about.get("measured"), f"From `{_shown_path(path)}`.", about.get("legend")):
             if text:
                 out += [str(text), ""]
+        caveats = result_caveats(about.get("meta"))
+        if caveats:  # beside the plot and the tables, where the figures are read
+            out += ['!!! warning "Read these figures with care"',
+                    *(f"    - {text}" for text in caveats), ""]
         if plots and path.stem in plots:
             out += [f"[![{title}]({plots[path.stem]})]({plots[path.stem]} \"Open the plot full size\")", ""]
         records = _records(data)
@@ -1009,13 +1211,52 @@ def benchmarks_markdown(results: Path = BENCHMARKS, plots: dict[str, str] | None
     return "\n".join(out)
 
 
+def high_load(meta: dict[str, Any]) -> float | None:
+    """The 1-minute load average before a run, when it was above what the machine had to spare:
+    more than its CPUs less the one the benchmark runs on, so that other work waited for a CPU
+    beside it. None when it was not, or was not recorded."""
+    before = (meta.get("load_average") or {}).get("before")
+    cpus = (meta.get("machine") or {}).get("cpu_count")
+    if not before or not cpus:
+        return None
+    return before[0] if before[0] > cpus - 1 else None
+
+
+def result_caveats(meta: Any) -> list[str]:
+    """What a results file's metadata says against its figures: taken from code that is not
+    committed, or on a machine busy with other work."""
+    if not isinstance(meta, dict):
+        return []
+    out = []
+    if meta.get("git_dirty"):
+        out.append(f"Taken with uncommitted changes (at commit {meta.get('git_commit') or 'unknown'}): the code "
+                   "timed is not exactly any committed code.")
+    load = high_load(meta)
+    if load is not None:
+        cpus = meta["machine"]["cpu_count"]
+        spare = f"{cpus - 1} CPU{'s' if cpus != 2 else ''}"
+        text = (f"Taken at high load: the load average was {load:.2f} before the run, on {cpus} CPUs, more than "
+                f"the {spare} left beside the benchmark's own; other work competed for the CPUs, so the times "
+                "may be higher than the code's.")
+        if (meta.get("timing") or {}).get("clock") == "process_time" and not meta["timing"].get("case_clocks"):
+            text += " (The times are CPU time, which waiting for a CPU does not add to.)"
+        out.append(text)
+    return out
+
+
 def targets_markdown(stage: str | None = None, results: Path = BENCHMARKS) -> str:
     """The performance targets (benchmarks/targets.py) of `stage`, or of every stage, each beside
     the figure it bounds in the committed results, marked met or missed."""
     targets = _module_at(ROOT / "benchmarks" / "targets.py", "benchmarks_targets")
     rows, files = [], []
+    flagged: dict[Path, list[str]] = {}
     for target, value, path in targets.held(stage, results):
         figure = "no result yet" if value is None else f"{value:.2f}"
+        data = _json_or_none(path) if value is not None and path.is_file() else None
+        caveats = result_caveats(data.get("meta")) if isinstance(data, dict) else []
+        if caveats:
+            flagged[path] = caveats
+            figure += " (see the note)"
         verdict = "—" if value is None else "met" if value <= target.bound else "**missed**"
         rows.append(f"| {'' if stage else f'{target.stage} | '}{target.what} | {target.bound_text()} | {figure} | {verdict} |")
         if path.is_file() and path not in files:
@@ -1027,6 +1268,8 @@ def targets_markdown(stage: str | None = None, results: Path = BENCHMARKS) -> st
     sources = ", ".join(f"`{_shown_path(f)}` ({_when_measured([f])})" for f in files)
     out.append(f"*Each figure read from the committed results when this page was built: {sources}. Targets "
                "are stated once, in `benchmarks/targets.py`.*")
+    for path, caveats in flagged.items():
+        out += ["", f'!!! warning "A note on `{_shown_path(path)}`"', *(f"    - {text}" for text in caveats)]
     return "\n".join(out) + "\n"
 
 

@@ -167,7 +167,17 @@ window.addEventListener('load', () => setTimeout(() => {
     .filter(t => t.scrollWidth > t.parentElement.closest('.md-typeset__scrollwrap, .didax-matrix').clientWidth + 1)
     .map(t => t.scrollWidth + ' px: ' + (t.querySelector('th') || t).textContent.trim().slice(0, 40));
   const codePx = Math.min(...codes.filter(c => c.getClientRects().length).map(c => parseFloat(getComputedStyle(c).fontSize)));
-  const m = {innerWidth, scrollWidth: document.documentElement.scrollWidth, listings: codes.length,
+  // Each figure: whether the picture shown fits its card or the card scrolls to all of it, and
+  // the smallest text of that picture as drawn (font size times the picture's scale), in px.
+  const figures = [...document.querySelectorAll('figure.didax-figure')].map(f => {
+    const svg = [...f.querySelectorAll('svg')].find(s => s.getClientRects().length);
+    if (!svg) return {id: f.id, shown: false};
+    const scale = svg.getScreenCTM().a;
+    const sizes = [...svg.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
+    return {id: f.id, shown: true, card: f.clientWidth, reach: f.scrollWidth, picture: svg.getBoundingClientRect().width,
+            overflow: getComputedStyle(f).overflowX, texts: sizes.length, textPx: Math.min(...sizes)};
+  });
+  const m = {innerWidth, scrollWidth: document.documentElement.scrollWidth, listings: codes.length, figures,
              widest: Math.max(0, ...codes.map(cols)), scrolled, broken, wideTables, codePx,
              numbered: document.querySelectorAll('.md-typeset table.highlighttable').length};
   const target = window.parent !== window ? window.parent.document.body : document.body;

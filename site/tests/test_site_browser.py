@@ -147,3 +147,25 @@ def test_the_screenshots_are_rendered_pages(layouts):
         shot_width, _, rows = browser.decode_png(seen.screenshot)
         assert shot_width == max(width, browser.NARROW)
         assert len(browser.colour_counts(rows)) >= 100, (path, width)
+
+
+FIGURE_PAGES = {"stages/01_eval/": ["figure-trace-stack", "figure-lattice", "figure-pytree", "figure-lattice-strict"],
+                "stages/02_jvp/": ["figure-jvp-pairs"], "stages/03_vmap/": ["figure-vmap-axes"],
+                "stages/04_jaxpr/": ["figure-jaxpr-graph"], "stages/05_jit/": ["figure-jit-pipeline"]}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("path", list(FIGURE_PAGES))
+def test_every_figure_is_whole_and_its_text_readable(layouts, path: str, width: int):
+    """At 1400 px and at 400 px each figure is in sight whole, or its card scrolls to all of it
+    (nothing is cut off), and its smallest text is at least 9 px tall; on a phone the lattice is
+    drawn top to bottom and fits the screen."""
+    figures = {f["id"]: f for f in layouts[path, width].metrics["figures"]}
+    assert sorted(figures) == sorted(FIGURE_PAGES[path])
+    for name, f in figures.items():
+        assert f["shown"] and f["texts"] > 0, name
+        fits = f["picture"] <= f["card"] + 1
+        assert fits or (f["overflow"] in ("auto", "scroll") and f["reach"] >= f["picture"] - 1), (name, f)
+        assert f["textPx"] >= 9, (name, f)
+    if path == "stages/01_eval/" and width == 400:
+        assert figures["figure-lattice"]["picture"] <= figures["figure-lattice"]["card"], figures["figure-lattice"]

@@ -3,6 +3,7 @@ links and anchors resolve."""
 
 from __future__ import annotations
 
+import html
 import html.parser
 import json
 import re
@@ -80,7 +81,7 @@ def test_the_jvp_chapter_has_its_generated_parts(built_site: Path):
     assert 'id="figure-jvp-pairs"' in chapter
     assert "JVP rule, from ad.jvp_rules" in text and "<strong>no rule</strong>" in chapter
     assert chapter.count('class="note didax-exercise"') == 5
-    assert "didax:source" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
+    assert "didax:source" not in chapter and "didax:change" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
 
 
 
@@ -96,7 +97,7 @@ def test_the_vmap_chapter_has_its_generated_parts(built_site: Path):
     counted = re.search(r"(\d+) of the (\d+) primitives have a rule in batching\.batching_rules; iota has none\.", text)
     assert counted and int(counted[1]) == int(counted[2]) - 1, "every primitive but iota has a batching rule"
     assert chapter.count('class="note didax-exercise"') == 5
-    assert "didax:source" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
+    assert "didax:source" not in chapter and "didax:change" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
 
 
 def test_the_jaxpr_chapter_has_its_generated_parts(built_site: Path):
@@ -111,7 +112,7 @@ def test_the_jaxpr_chapter_has_its_generated_parts(built_site: Path):
     assert "Staging: abstract evaluation, from core.Primitive.abstract_eval" in text
     assert re.search(r"(\d+) of the \1 primitives have a rule in core.Primitive.abstract_eval: every one.", text)
     assert chapter.count('class="note didax-exercise"') == len(EXERCISES["04_jaxpr"])
-    assert "didax:source" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
+    assert "didax:source" not in chapter and "didax:change" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
     api = (built_site / "reference/04_jaxpr/index.html").read_text()
     assert "<code>didax.extend.core</code>" in api and "<code>make_jaxpr</code>" in api
 
@@ -139,7 +140,7 @@ def test_the_jit_chapter_has_its_generated_parts(built_site: Path):
     assert ("No results for 05_jit yet" in text) == (not measured)
     assert all(json.loads(f.read_text())["title"] in text for f in measured)
     assert chapter.count('class="note didax-exercise"') == len(EXERCISES["05_jit"])
-    assert "didax:source" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
+    assert "didax:source" not in chapter and "didax:change" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
     api = (built_site / "reference/05_jit/index.html").read_text()
     assert "<code>jit</code>" in api and "<code>devices</code>" in api
 
@@ -209,6 +210,9 @@ def test_a_missing_snippet_file_or_definition_fails_the_build(tmp_path: Path):
         ('```python\n--8<-- "stages/01_eval/didax/no_such_file.py"\n```', "no_such_file.py"),
         ("<!-- didax:source stages/01_eval/didax/core.py::no_such_function -->", "no_such_function"),
         ("<!-- didax:no-such-part -->", "unknown generated part"),
+        # a change the lesson does not make: the marker cannot outlive the change it showed
+        ("<!-- didax:change stages/04_jaxpr/didax/random/distributions.py::_gamma -->",
+         "_gamma is not changed by the lesson of 04_jaxpr"),
     ]:
         page.write_text(original + "\n\n" + bad + "\n")
         result = build_site(copy / "mkdocs.yml", tmp_path / "out")
@@ -242,3 +246,42 @@ def test_every_api_name_has_an_anchor_and_links_to_its_source_lines_and_chapter(
                 assert os.path.exists(target), href
                 seen[target] = Path(target).read_text()
             assert not fragment or f'id="{fragment}"' in seen[target], href
+
+
+def test_each_later_chapter_shows_what_its_stage_changes_in_place(built_site: Path):
+    """The measure of a chapter's code: lines of definitions shown whole (a listing titled with its
+    lines) against lines shown in place (the diffs of what the stage changes), read from the page;
+    the diffs are the ones the chapter asks for, line for line."""
+    for stage in ["02_jvp", "03_vmap", "04_jaxpr", "05_jit"]:
+        chapter = (built_site / f"stages/{stage}/index.html").read_text()
+        whole = sum(int(b) - int(a) + 1 for a, b in re.findall(
+            r'<span class="filename">[^<]*\.py — [^<]* \(lines (\d+)–(\d+)\)</span>', chapter))
+        diffs = re.findall(rf'<span class="filename">([^<]*): what {stage} changes [^<]*</span><pre>(.*?)</pre>',
+                           chapter, re.S)
+        # (a blank line of context, one space, may come out empty: compare without trailing spaces)
+        lines = [line.rstrip() for _, body in diffs
+                 for line in html.unescape(re.sub(r"<[^>]+>", "", body)).rstrip("\n").split("\n")
+                 if not line.startswith("@@")]
+        markers = re.findall(r"^<!-- didax:change (\S+) -->$", (SITE / f"docs/stages/{stage}.md").read_text(), re.M)
+        changes = [sitegen.definition_change(spec) for spec in markers]
+        expected = [(line.tag + line.text).rstrip() for c in changes if not c.new for frag in c.fragments for line in frag]
+        assert lines == expected, stage
+        assert [title.split(" — ")[1] for title, _ in diffs] == [c.names for c in changes if not c.new]
+        print(f"{stage}: {whole} lines shown whole, {len(lines)} in place")
+        assert whole and lines
+
+
+def test_the_performance_page_flags_results_beside_their_figures(built_site: Path):
+    """A results file taken with uncommitted changes or at high load has a warning in its section,
+    before its plot and tables; the others have none."""
+    page = (built_site / "performance/index.html").read_text()
+    sections = re.split(r"<h3 id=", page)[1:]
+    for path in sitegen.benchmark_files():
+        data = json.loads(path.read_text())
+        (section,) = [s for s in sections if f"From <code>benchmarks/results/{path.name}</code>" in s]
+        flagged = bool(sitegen.result_caveats(data["meta"]))
+        warning = section.find('<div class="admonition warning">\n<p class="admonition-title">Read these figures with care')
+        assert (warning >= 0) == flagged, path.name
+        if flagged:
+            assert warning < section.index("<table>")
+            assert data["meta"]["git_dirty"] == ("uncommitted changes" in section[warning:section.index("<table>")])

@@ -195,4 +195,29 @@ def test_unknown_figures_and_a_missing_dot_are_clear_errors(monkeypatch: pytest.
 def test_the_built_chapters_have_their_pictures(built_site: Path):
     for name, stage in chapter_figures().items():
         chapter = (built_site / "stages" / stage / "index.html").read_text()
-        assert f'<figure class="didax-figure" id="figure-{name}"><svg' in chapter, (name, stage)
+        narrow = figures.DRAWINGS[name].narrow is not None
+        classes = "didax-figure didax-has-narrow" if narrow else "didax-figure"
+        figure = re.search(rf'<figure class="{classes}" id="figure-{name}">(<svg.*?)</figure>', chapter, re.S)
+        assert figure, (name, stage)
+        assert figure[1].count('<svg class="didax-') == 1 + narrow
+        # The caption links to the figure's SVG file on its own, the drawing the wide screen shows.
+        link = re.search(r'<a href="\.\./\.\./(assets/figures/[\w-]+\.svg)">open it full size</a></figcaption>', figure[1])
+        assert link, name
+        alone = (built_site / link[1]).read_text()
+        assert alone.startswith("<?xml") and alone.count('class="edge"') == figure[1].split('class="didax-narrow"')[0].count(
+            'class="edge"') > 0
+
+
+def test_the_lattice_has_a_narrow_drawing_of_the_same_graph_for_a_phone():
+    wide, narrow = figures.draw_svgs("lattice", "01_eval")
+    assert narrow is not None
+    size = {svg: tuple(float(v) for v in re.search(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg).groups())
+            for svg in (wide, narrow)}
+    assert size[wide][0] > 3 * size[narrow][0]  # a long row, and a narrow column
+    assert sorted(re.findall(r"<title>(.*?)</title>", wide)) == sorted(re.findall(r"<title>(.*?)</title>", narrow))
+    # On a phone the drawing is shown no narrower than where its smallest text is 9.5 px tall.
+    inline = figures.inline_svg(narrow, "x-", "didax-narrow")
+    natural, phone = (int(v) for v in re.search(r"--didax-natural: (\d+)px; --didax-phone: (\d+)px", inline).groups())
+    assert natural == round(size[narrow][0] * 4 / 3) and phone <= natural
+    assert phone * 11 / size[narrow][0] >= 9.5 - 0.1  # the lattice's text is 11 (pt, the drawing's unit)
+

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from site_common import SITE  # puts site/ on sys.path first
+from site_common import ROOT, SITE  # puts site/ on sys.path first
 
 import sitegen  # noqa: E402
 from exercises import EXERCISES  # noqa: E402
@@ -501,3 +501,215 @@ def test_each_target_is_shown_beside_its_figure_met_or_missed(tmp_path: Path):
     assert "| the MLP forward pass, 784-512-512-10 | didax/JAX ≤ 1.05 | no result yet | — |" in md
     everything = sitegen.targets_markdown(None, tmp_path)
     assert "| stage | what | target | measured | |" in everything and "| 01_eval | each eager operation" in everything
+
+
+# ----------------------------------------------------------------------------------------------
+# didax:change: what a stage's lesson changes in a definition, shown in place
+
+
+CODE_MARKER = re.compile(r"^<!-- didax:(source|change) (\S+) -->$", re.M)
+LATER_CHAPTERS = ["02_jvp", "03_vmap", "04_jaxpr", "05_jit"]
+
+
+def _lesson_of(stage: str, rel: str, root: Path = ROOT) -> tuple[str, dict[int, str], list[tuple[int, str]]]:
+    """One file's part of a stage's LESSON.diff, read here line by line (not with the site's or
+    stages.py's parser): its text, its added lines by their number in the new file, and its
+    removed lines with the number of the new line they come before."""
+    part, added, removed, inside, new = [], {}, [], False, 0
+    for line in (root / "stages" / stage / "LESSON.diff").read_text(encoding="utf-8").split("\n"):
+        if line.startswith("diff --git "):
+            inside, new = line == f"diff --git a/{rel} b/{rel}", None
+            continue
+        if not inside:
+            continue
+        part.append(line)
+        head = re.match(r"@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", line)
+        if head:
+            new = int(head[1]) + (head[2] == "0")
+        elif new is None or line.startswith("\\"):
+            continue  # the file's --- and +++ lines, or git's "no newline" note
+        elif line.startswith("+"):
+            added[new] = line[1:]
+            new += 1
+        elif line.startswith("-"):
+            removed.append((new, line[1:]))
+        elif line.startswith(" "):
+            new += 1
+    return "\n".join(part), added, removed
+
+
+def _shown_diff(markdown: str) -> list[tuple[tuple[int, int, int, int], list[str]]]:
+    """The parts of a didax:change block: ((old start, old count, new start, new count), lines)."""
+    body = re.search(r"^```diff[^\n]*\n(.*?)\n```$", markdown, re.S | re.M)
+    assert body, markdown
+    parts: list[tuple[tuple[int, int, int, int], list[str]]] = []
+    for line in body[1].split("\n"):
+        head = re.match(r"@@ -(\d+),(\d+) \+(\d+),(\d+) @@", line)
+        if head:
+            parts.append((tuple(int(g) for g in head.groups()), []))  # type: ignore[arg-type]
+        else:
+            parts[-1][1].append(line)
+    return parts
+
+
+def _check_change(spec: str, root: Path = ROOT) -> tuple[str, int]:
+    """Check one didax:change against the lesson and both stages' files; ("whole" or "in place",
+    the number of code lines the page shows)."""
+    file, _, names = spec.partition("::")
+    _, stage, rel = file.split("/", 2)
+    previous = sitegen.previous_stage(stage, root)
+    start, end = sitegen.definition_lines(root / file, names)
+    markdown = sitegen.change_include(spec, "stages/x.md", root)
+    section, added, removed = _lesson_of(stage, rel, root)
+    if all(n in added for n in range(start, end + 1)):  # new in the stage: shown whole
+        assert markdown == sitegen.source_include(spec, root)
+        return "whole", end - start + 1
+    new_lines = (root / file).read_text().split("\n")
+    old_lines = (root / "stages" / previous / rel).read_text().split("\n")
+    shown_added, shown_removed = set(), []
+    count = 0
+    for (old, old_n, new, new_n), lines in _shown_diff(markdown):
+        # Applied: each part's old side is the earlier stage's file there, its new side this one's,
+        # inside the definition, and it is a run of lines of the recorded lesson.
+        assert [x[1:] for x in lines if x[0] in " -"] == old_lines[old - 1 : old - 1 + old_n], spec
+        assert [x[1:] for x in lines if x[0] in " +"] == new_lines[new - 1 : new - 1 + new_n], spec
+        assert start <= new and new + new_n - 1 <= end, spec
+        assert "\n" + "\n".join(lines) + "\n" in section + "\n", spec
+        number = new
+        for x in lines:
+            if x[0] == "+":
+                shown_added.add(number)
+            elif x[0] == "-":
+                shown_removed.append((number, x[1:]))
+            number += x[0] in " +"
+        count += len(lines)
+    # Complete: every line the lesson adds inside the definition, and every line it removes
+    # between two of its lines, is shown.
+    assert shown_added == {n for n in added if start <= n <= end}, spec
+    assert set(shown_removed) >= {(n, t) for n, t in removed if start < n <= end}, spec
+    assert shown_added or shown_removed
+    return "in place", count
+
+
+@pytest.mark.parametrize("stage", LATER_CHAPTERS)
+def test_each_change_a_chapter_shows_is_the_lessons_lines_inside_the_definition(stage: str):
+    changes = [spec for kind, spec in CODE_MARKER.findall((SITE / "docs/stages" / f"{stage}.md").read_text())
+               if kind == "change"]
+    assert changes, f"chapter {stage} shows no change in place"
+    assert {_check_change(spec)[0] for spec in changes} >= {"in place"}
+
+
+def test_a_change_is_the_lessons_hunk_cut_to_the_definition_and_a_new_one_is_whole(tmp_path: Path):
+    before = "def f(x):\n    y = x + 1\n    return y\n\n\ndef g(x):\n    return x\n"
+    after = ("def f(x):\n    y = x + 2\n    return y\n\n\ndef g(x):\n    return x\n\n\n"
+             "class C:\n    def m(self):\n        return 1\n\n    def n(self):\n        return 3\n")
+    make_stage(tmp_path, "01_a", {"core.py": before + "\n\nclass C:\n    def m(self):\n        return 1\n"})
+    make_stage(tmp_path, "02_b", {"core.py": after})
+    (tmp_path / "stages/02_b/LESSON.diff").write_text(
+        sitegen.stages_tool().stage_diff(tmp_path / "stages/01_a", tmp_path / "stages/02_b"))
+    md = sitegen.change_include("stages/02_b/didax/core.py::f", "stages/02_b.md", tmp_path)
+    # Written out by hand: the hunk's context after `f` (the blank lines, `def g`) is not shown.
+    assert md.startswith('```diff title="didax/core.py — f: what 02_b changes (+1 −1)"\n'
+                         "@@ -1,3 +1,3 @@ f\n def f(x):\n-    y = x + 1\n+    y = x + 2\n     return y\n```\n")
+    assert 'href="../../code/02_b/didax/core.py/#__codelineno-0-1"' in md and "lines 1–3" in md
+    assert _check_change("stages/02_b/didax/core.py::f", tmp_path) == ("in place", 4)
+    # The class gained a method: the change names the method it falls in.
+    assert "@@ -10,3 +10,6 @@ C.n\n class C:\n     def m(self):\n         return 1\n+\n+    def n(self):\n+        return 3\n```" in (
+        sitegen.change_include("stages/02_b/didax/core.py::C", None, tmp_path))
+    # A method new in the stage is shown whole, as didax:source shows it.
+    new = sitegen.change_include("stages/02_b/didax/core.py::C.n", None, tmp_path)
+    assert new == sitegen.source_include("stages/02_b/didax/core.py::C.n", tmp_path)
+    assert '--8<-- "stages/02_b/didax/core.py:14:15"' in new
+    # A definition the lesson leaves as it was cannot be shown as a change.
+    with pytest.raises(sitegen.SiteError, match=r"g is not changed by the lesson of 02_b .*show it whole with didax:source"):
+        sitegen.change_include("stages/02_b/didax/core.py::g", None, tmp_path)
+    (tmp_path / "x.py").write_text("def f():\n    pass\n")
+    with pytest.raises(sitegen.SiteError, match="stages/NN_name"):  # a change belongs to a stage's lesson
+        sitegen.change_include("x.py::f", None, tmp_path)
+
+
+def chapter_code_measure(stage: str) -> dict[str, int]:
+    """How many lines of the stage's code its chapter shows whole (didax:source, and didax:change
+    of a definition new in the stage) and in place (the lines of didax:change's diffs)."""
+    measure = {"whole": 0, "in place": 0}
+    for kind, spec in CODE_MARKER.findall((SITE / "docs/stages" / f"{stage}.md").read_text()):
+        if kind == "change":
+            how, lines = _check_change(spec)
+            measure[how] += lines
+        else:
+            start, end = sitegen.definition_lines(ROOT / spec.split("::")[0], spec.split("::")[1])
+            measure["whole"] += end - start + 1
+    return measure
+
+
+@pytest.mark.parametrize("stage", LATER_CHAPTERS)
+def test_a_chapter_shows_a_definition_its_stage_changes_in_place_not_whole(stage: str):
+    """A definition of an earlier stage that this stage's lesson changes in part is shown as the
+    change (didax:change), not whole: didax:source is for definitions new in the stage, or left as
+    they were."""
+    whole_but_changed = []
+    for kind, spec in CODE_MARKER.findall((SITE / "docs/stages" / f"{stage}.md").read_text()):
+        file, _, names = spec.partition("::")
+        if kind != "source" or not file.startswith(f"stages/{stage}/"):
+            continue
+        start, end = sitegen.definition_lines(ROOT / file, names)
+        _, added, removed = _lesson_of(stage, file.split("/", 2)[2])
+        inside = [n for n in range(start, end + 1) if n in added]
+        if 0 < len(inside) < end - start + 1 or any(start < n <= end for n, _ in removed):
+            whole_but_changed.append(f"{names}: {len(inside)} of its {end - start + 1} lines added")
+    assert not whole_but_changed, f"chapter {stage} shows whole what its lesson changes: {whole_but_changed}"
+    measure = chapter_code_measure(stage)
+    print(f"{stage}: {measure['whole']} lines of code shown whole, {measure['in place']} in place")
+    assert measure["in place"] > 0 and measure["whole"] > 0
+
+
+# ----------------------------------------------------------------------------------------------
+# Results taken with uncommitted changes or on a busy machine are flagged beside their figures
+
+
+def _results(dirty: bool, load: float | None, cpus: int = 2) -> dict:
+    meta = {"git_commit": "abc1234", "git_dirty": dirty, "machine": {"cpu_count": cpus}, "timing": {}}
+    if load is not None:
+        meta["load_average"] = {"before": [load, 1.0, 1.0], "after": [load + 0.5, 1.0, 1.0]}
+    cases = [{"case": "dispatch 1→1", "ops": 1, "didax": {"min_us": 12.0}, "jax": {"min_us": 10.0}, "numpy": None}]
+    return {"title": "a suite", "meta": meta, "cases": cases,
+            "tables": [{"title": None, "columns": ["case", "didax µs"], "rows": [["`dispatch 1→1`", "12"]]}]}
+
+
+@pytest.mark.parametrize("dirty, load, cpus, flags", [
+    (False, 0.4, 2, []),
+    (False, None, 2, []),                      # no load recorded: nothing to say against it
+    (True, 0.4, 2, ["uncommitted changes (at commit abc1234)"]),
+    (False, 1.5, 2, ["load average was 1.50 before the run, on 2 CPUs"]),   # more than the 1 CPU to spare
+    (False, 1.5, 16, []),                      # 15 to spare
+    (True, 17.0, 16, ["uncommitted changes", "load average was 17.00 before the run, on 16 CPUs"]),
+])
+def test_results_with_uncommitted_changes_or_at_high_load_carry_a_note_beside_their_figures(
+        tmp_path: Path, dirty: bool, load: float | None, cpus: int, flags: list[str]):
+    (tmp_path / "05_jit-jit.json").write_text(json.dumps(_results(dirty, load, cpus)))
+    md = sitegen.benchmarks_markdown(tmp_path, plots={"05_jit-jit": "plot.svg"})
+    note = re.search(r'^!!! warning "Read these figures with care"\n((?:    - .*\n)+)', md, re.M)
+    assert bool(note) == bool(flags)
+    if flags:
+        assert [line.count(" - ") >= 1 for line in note[1].splitlines()] == [True] * len(flags)
+        assert all(flag in note[1] for flag in flags)
+        # beside the figure: after the suite's heading, before its plot and its table
+        assert md.index("### a suite") < note.start() < md.index("](plot.svg") < md.index("| case | didax µs |")
+    targets = sitegen.targets_markdown("05_jit", tmp_path)
+    row = next(line for line in targets.splitlines() if line.startswith("| dispatch of a jitted function"))
+    assert ("(see the note)" in row) == bool(flags)
+    assert ('!!! warning "A note on `' in targets) == bool(flags)
+    assert all(flag in targets for flag in flags)
+
+
+def test_the_committed_results_are_flagged_as_their_metadata_says(tmp_path: Path):
+    for path in sitegen.benchmark_files():
+        meta = json.loads(path.read_text())["meta"]
+        alone = tmp_path / path.stem
+        alone.mkdir()
+        (alone / path.name).write_text(path.read_text())
+        md = sitegen.benchmarks_markdown(alone)
+        load = (meta.get("load_average") or {}).get("before", [0])[0]
+        busy = load > meta["machine"]["cpu_count"] - 1
+        assert ("uncommitted changes (at commit" in md) == meta["git_dirty"], path.name
+        assert ("Taken at high load" in md) == busy, path.name
