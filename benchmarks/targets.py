@@ -97,6 +97,12 @@ TARGETS = (
     Target("05_jit", "jit", "lowering chains of 100 to 5,000 operations", "flat", ("lower chain ×",), FLAT),
     Target("05_jit", "pytrees", "`tree_flatten` and `tree_unflatten` of 10 to 1,000 leaves, every kind of node",
            "ratio", PYTREES, 3.0),
+    Target("06_vjp", "vjp", "a compiled training step of the MLP 784-512-512-10", "ratio",
+           ("train step 784-512-512-10",), 1.05),
+    Target("06_vjp", "vjp", "eager `grad` of a chain of 1,000 operations", "ratio", ("grad chain ×1000",), 0.1),
+    Target("06_vjp", "vjp", "`linearize` of chains of 100 to 5,000 operations", "flat", ("linearize chain ×",), FLAT),
+    Target("06_vjp", "vjp", "the backward pass of chains of 100 to 5,000 operations", "flat", ("transpose chain ×",),
+           FLAT),
 )
 
 
