@@ -908,6 +908,125 @@ def _draw_jit_pipeline(data: dict[str, Any]) -> Any:
     return g
 
 
+
+# ----------------------------------------------------------------------------------------------
+# vjp: what linearize computes at once, what it records, and the recording run backwards
+
+
+LINEARIZE_PROGRAM = "jnp.sin(x) * x"  # the chapter's f, at x = 3.0
+
+
+@probe("linearize-transpose")
+def _probe_linearize_transpose() -> dict[str, Any]:
+    """Linearize LINEARIZE_PROGRAM at 3.0 with the evaluation interpreter's process_primitive
+    wrapped, to log each primitive computed at once; then the linear jaxpr linearize left, and the
+    jaxpr of its transpose (make_jaxpr of the function vjp returns), as data."""
+    import numpy as np
+
+    import didax
+    import didax.numpy as jnp
+    from didax import core
+    from didax.jaxpr import Literal, PrintContext, pp_jaxpr, pp_literal, short_aval
+
+    f = lambda x: eval(LINEARIZE_PROGRAM, {"jnp": jnp, "x": x})  # noqa: E731
+    computed: list[dict[str, str]] = []
+    evaluate = core.EvalTrace.process_primitive
+
+    def logged(self: Any, primitive: Any, tracers: list[Any], params: dict) -> Any:
+        out = evaluate(self, primitive, tracers, params)
+        computed.append({"primitive": primitive.name, "inputs": " ".join(_short(x) for x in tracers),
+                         "output": _short(out)})
+        return out
+
+    def _short(x: Any) -> str:
+        return np.array2string(np.asarray(x), precision=4)
+
+    core.EvalTrace.process_primitive = logged
+    try:
+        _, f_lin = didax.linearize(f, 3.0)
+    finally:
+        core.EvalTrace.process_primitive = evaluate
+    _, f_vjp = didax.vjp(f, 3.0)
+
+    def as_data(closed: Any) -> dict[str, Any]:
+        names = PrintContext()
+        pp_jaxpr(closed.jaxpr, names)
+        atom = lambda x: pp_literal(x) if type(x) is Literal else names.name(x)  # noqa: E731
+        return {"constvars": [f"{names.name(v)}:{short_aval(v.aval)}" for v in closed.jaxpr.constvars],
+                "consts": [_short(c) for c in closed.consts],
+                "invars": [f"{names.name(v)}:{short_aval(v.aval)}" for v in closed.jaxpr.invars],
+                "eqns": [{"primitive": e.primitive.name, "params": {}, "inputs": [atom(x) for x in e.invars],
+                          "outputs": [f"{names.name(v)}:{short_aval(v.aval)}" for v in e.outvars]}
+                         for e in closed.jaxpr.eqns],
+                "outvars": [atom(x) for x in closed.jaxpr.outvars], "printed": str(closed)}
+
+    return {"program": LINEARIZE_PROGRAM, "computed": computed,
+            "linear": as_data(didax.make_jaxpr(f_lin)(1.0)),
+            "transposed": as_data(didax.make_jaxpr(lambda ct: f_vjp(ct)[0])(1.0))}
+
+
+def _draw_program(graph: Any, prefix: str, j: dict[str, Any], reversed_order: bool = False) -> None:
+    """A jaxpr's binders and equations as boxes, an arrow from each variable to its readers."""
+    made_by: dict[str, str] = {}
+    for v, value in zip(j["constvars"], j["consts"]):
+        node = prefix + v.split(":")[0]
+        graph.node(node, f"{v}\nresidual = {value}", style="rounded,dashed,filled", fillcolor="#fff7ed",
+                   color=WEAK, fontcolor=WEAK)
+        made_by[v.split(":")[0]] = node
+    for v in j["invars"]:
+        node = prefix + v.split(":")[0]
+        graph.node(node, f"{v}\n{'cotangent in' if reversed_order else 'tangent in'}", fillcolor="#fef3c7")
+        made_by[v.split(":")[0]] = node
+    for k, eqn in enumerate(j["eqns"]):
+        node = f"{prefix}e{k}"
+        graph.node(node, _eqn_label(eqn), fillcolor=FILL, color=ACCENT)
+        for x in eqn["inputs"]:
+            if x in made_by:
+                graph.edge(made_by[x], node, label=x)
+        for v in eqn["outputs"]:
+            made_by[v.split(":")[0]] = node
+    out = f"{prefix}out"
+    graph.node(out, f"{'cotangent' if reversed_order else 'tangent'} out: {', '.join(j['outvars'])}", style="rounded",
+               color=MUTED, fontcolor=INK)
+    for x in j["outvars"]:
+        if x in made_by:
+            graph.edge(made_by[x], out, label=x)
+
+
+def _draw_linearize(data: dict[str, Any], rankdir: str) -> Any:
+    g = _digraph("linearize_transpose", rankdir=rankdir, nodesep="0.3", ranksep="0.35", compound="true")
+    g.attr("node", shape="box", style="rounded,filled", fillcolor="white", fontname=MONO, fontsize="10",
+           margin="0.1,0.04", height="0.3")
+    g.attr("edge", fontname=MONO, fontsize="9", fontcolor=INK, color=ACCENT)
+    titles = [("cluster_known", f"1. computed at once by linearize (f = {data['program']}, x = 3.0)"),
+              ("cluster_linear", "2. recorded: the linear jaxpr, residuals as its constants"),
+              ("cluster_transposed", "3. transposed: the same jaxpr run backwards (vjp)")]
+    with g.subgraph(name=titles[0][0]) as c:
+        c.attr(label=titles[0][1], fontname=MONO, fontcolor=INK, color=MUTED, style="rounded,dashed")
+        previous = None
+        for k, op in enumerate(data["computed"]):
+            node = f"k{k}"
+            c.node(node, f"{op['primitive']} {op['inputs']}\n= {op['output']}", fillcolor="#ecfdf5",
+                   color="#047857")
+            if previous:
+                c.edge(previous, node, style="invis")
+            previous = node
+    for (name, title), key, backwards in ((titles[1], "linear", False), (titles[2], "transposed", True)):
+        with g.subgraph(name=name) as c:
+            c.attr(label=title, fontname=MONO, fontcolor=INK, color=MUTED, style="rounded,dashed")
+            _draw_program(c, key[0], data[key], reversed_order=backwards)
+    return g
+
+
+@drawing("linearize-transpose", "Reverse mode on the chapter's f at 3.0, from a real run when this page was built: "
+         "left, the primitives linearize computed at once (every one whose inputs were known: the primal "
+         "computation and the parts of the tangent rules that need only primals); middle, the equations it "
+         "recorded instead, the linear jaxpr, whose constants are residuals the left column computed; right, "
+         "that jaxpr transposed, as vjp runs it: the cotangent flows from the output back to the input",
+         narrow=lambda data: _draw_linearize(data, "TB"))
+def _draw_linearize_transpose(data: dict[str, Any]) -> Any:
+    return _draw_linearize(data, "LR")
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "probe":
         json.dump(PROBES[sys.argv[2]](), sys.stdout)

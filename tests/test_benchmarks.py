@@ -77,6 +77,19 @@ def test_a_stage_with_jvp_gets_the_jvp_suite_with_numpy_absent(tmp_path):
     assert not (tmp_path / "02_jvp-eager.json").exists()  # the filter matched no eager case
 
 
+def test_a_stage_with_vjp_gets_the_vjp_suite_and_its_growth_table(tmp_path):
+    done = run_benchmarks("-m", "benchmarks.run", "--quick", "--stage", "06_vjp", "--suite", "vjp", "--out",
+                          str(tmp_path), "--filter", "transpose chain")
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "06_vjp-vjp.json").read_text(encoding="utf-8"))
+    assert [c["case"] for c in data["cases"]] == ["transpose chain ×100", "transpose chain ×1000",
+                                                   "transpose chain ×5000"]
+    assert all(c["numpy"] is None and c["didax"]["min_us"] > 0 and c["jax"]["min_us"] > 0 for c in data["cases"])
+    assert [c["ops"] for c in data["cases"]] == [100, 1000, 5000]
+    assert data["meta"]["suite"] == "vjp" and data["title"] == "Stage 06_vjp: reverse mode (vjp)"
+    assert not (tmp_path / "06_vjp-jit.json").exists()  # --suite vjp ran no other suite
+
+
 def test_a_stage_with_vmap_gets_the_vmap_suite_and_its_loop_table(tmp_path):
     done = run_benchmarks("-m", "benchmarks.run", "--quick", "--stage", "03_vmap", "--suite", "vmap",
                           "--out", str(tmp_path), "--filter", "tanh(w @ x)")
