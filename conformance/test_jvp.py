@@ -539,6 +539,20 @@ def test_nested_derivatives_of_sin_at_3(impl: Impl, flags, order: int) -> None:
     assert_values(got, np.array(DERIVATIVES_OF_SIN_AT_3[order - 1]), F64)
 
 
+@pytest.mark.parametrize("name, log", [("xlogy", math.log), ("xlog1py", math.log1p)])
+def test_xlogy_derivative_in_x_at_zero_is_log_y(impl: Impl, flags, name: str, log: Callable[[float], float]) -> None:
+    """x * log(y) is 0 at x = 0, but its derivative in x there is log(y) (JAX's rule), and in y, 0."""
+    flags("jax_enable_x64", True)
+    jax = _namespace(impl)["jax"]
+    fn = getattr(jax.scipy.special, name)
+    show_call(f"jax.jvp(jax.scipy.special.{name}, (0.0, 2.0), (1.0, 0.0))[1]; ... (0.0, 1.0))[1]")
+    x_part = jax.jvp(fn, (np.float64(0.0), np.float64(2.0)), (np.float64(1.0), np.float64(0.0)))
+    y_part = jax.jvp(fn, (np.float64(0.0), np.float64(2.0)), (np.float64(0.0), np.float64(1.0)))
+    assert_values(x_part[0], np.array(0.0), F64)
+    assert_values(x_part[1], np.array(log(2.0)), F64)
+    assert_values(y_part[1], np.array(0.0), F64)
+
+
 def test_golden_values_of_the_autodidax_chapter(impl: Impl, flags) -> None:
     flags("jax_enable_x64", True)
     jax, jnp = _namespace(impl)["jax"], impl.numpy

@@ -384,6 +384,19 @@ def test_xlogy_and_xlog1py_are_zero_where_x_is_zero(special: Any, f64: None) -> 
     assert np.asarray(special.xlogy(1, 2)).dtype == np.float64
 
 
+def test_xlogy_and_xlog1py_match_scipy_at_zeros_nans_and_infinities(special: Any, f64: None) -> None:
+    """SciPy's values, signs of zero included: 0 where x is 0, unless y is NaN, which goes through."""
+    import scipy.special
+
+    x = np.array([0.0, 0.0, 0.0, 0.0, 0.0, -2.0, 2.0, 0.5, 3.0])
+    y = np.array([0.0, -1.0, np.nan, np.inf, 2.0, 1.0, 3.0, 0.25, np.nan])
+    for name, shift in (("xlogy", 0.0), ("xlog1py", -1.0)):
+        show_call(f"jax.scipy.special.{name}({x.tolist()}, {(y + shift).tolist()})")
+        got, want = np.asarray(getattr(special, name)(x, y + shift)), getattr(scipy.special, name)(x, y + shift)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
 # ----------------------------------------------------------------------------------------------
 # jax.nn.initializers: JAX's numbers for the same key.
 

@@ -1203,9 +1203,22 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "scipy.xlogy.naive_product", SCIPY_SPECIAL,
-        "return jnp.where(x_ok, lax.mul(safe_x, lax.log(safe_y)), jnp.zeros_like(x))",
-        "return lax.mul(x, lax.log(y))", NN,
+        "log_y = log(jnp.where(keep | finite_log, y, 1.0 if pole == 0.0 else 0.0))",
+        "log_y = log(y)", NN,
         "xlogy is x * log(y) with no special case: xlogy(0, 0) is NaN instead of 0",
+        keyword="xlogy",
+    ),
+    Mutant(
+        "scipy.xlogy.nan_is_zero", SCIPY_SPECIAL,
+        "keep = (x != 0.0) | lax.ne(y, y)", "keep = x != 0.0", NN,
+        "xlogy(0, nan) is 0, where SciPy and JAX let the NaN through",
+        keyword="xlogy",
+    ),
+    Mutant(
+        "scipy.xlogy.flat_at_zero", SCIPY_SPECIAL,
+        "return jnp.where(keep, product, lax.add(jnp.zeros_like(x), product))",
+        "return jnp.where(keep, product, jnp.zeros_like(x))", ("jvp",),
+        "the right values, but the derivative in x at x = 0 is 0 instead of log(y)",
         keyword="xlogy",
     ),
     # --- writers, bits, polynomials, histograms of several dimensions, ufunc objects (npmore) ----------

@@ -5,6 +5,8 @@ Stage 01 introduced it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import dtypes, lax
@@ -92,19 +94,26 @@ def i1(x: ArrayLike) -> ArrayLike:
 
 
 def xlogy(x: ArrayLike, y: ArrayLike) -> ArrayLike:
-    """x * log(y), and 0 where x is 0 (whatever y is)."""
+    """x * log(y), and 0 where x is 0 (whatever y is but NaN, which goes through, as SciPy's)."""
     x, y = promote_inexact("xlogy", x, y)
-    x_ok = x != 0.0
-    safe_x, safe_y = jnp.where(x_ok, x, 1.0), jnp.where(x_ok, y, 1.0)
-    return jnp.where(x_ok, lax.mul(safe_x, lax.log(safe_y)), jnp.zeros_like(x))
+    return _x_times_log(x, y, lax.log, 0.0)
 
 
 def xlog1py(x: ArrayLike, y: ArrayLike) -> ArrayLike:
-    """x * log1p(y), and 0 where x is 0 (whatever y is)."""
+    """x * log1p(y), and 0 where x is 0 (whatever y is but NaN, which goes through, as SciPy's)."""
     x, y = promote_inexact("xlog1py", x, y)
-    x_ok = x != 0.0
-    safe_x, safe_y = jnp.where(x_ok, x, 1.0), jnp.where(x_ok, y, 0.0)
-    return jnp.where(x_ok, lax.mul(safe_x, lax.log1p(safe_y)), jnp.zeros_like(x))
+    return _x_times_log(x, y, lax.log1p, -1.0)
+
+
+def _x_times_log(x: Any, y: Any, log: Any, pole: float) -> Any:
+    """``x * log(y)``, 0 where x is 0 and y is not NaN. Written so that the derivative in x at x = 0
+    is log(y), as JAX's rule gives, wherever that is finite: there the value is ``0 + 0 * log(y)``
+    (0, not -0), not a constant. Where x is 0 and log(y) would not be finite, log reads a safe 1."""
+    keep = (x != 0.0) | lax.ne(y, y)  # x nonzero, or y NaN
+    finite_log = (y > pole) & (y < jnp.inf)
+    log_y = log(jnp.where(keep | finite_log, y, 1.0 if pole == 0.0 else 0.0))
+    product = lax.mul(x, log_y)
+    return jnp.where(keep, product, lax.add(jnp.zeros_like(x), product))
 
 
 def expit(x: ArrayLike) -> ArrayLike:
