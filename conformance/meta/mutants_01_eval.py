@@ -1214,13 +1214,6 @@ MUTANTS: list[Mutant] = [
         "xlogy(0, nan) is 0, where SciPy and JAX let the NaN through",
         keyword="xlogy",
     ),
-    Mutant(
-        "scipy.xlogy.flat_at_zero", SCIPY_SPECIAL,
-        "return jnp.where(keep, product, lax.add(jnp.zeros_like(x), product))",
-        "return jnp.where(keep, product, jnp.zeros_like(x))", ("jvp",),
-        "the right values, but the derivative in x at x = 0 is 0 instead of log(y)",
-        keyword="xlogy",
-    ),
     # --- writers, bits, polynomials, histograms of several dimensions, ufunc objects (npmore) ----------
     Mutant(
         "numpy.put.wrap_clips", UPDATES,

@@ -459,6 +459,13 @@ JVP_MUTANTS: list[Mutant] = [
         'return f"JVPTracer(primal={self.primal}, tangent={self.primal})"',
         JVP, "a printed JVP tracer shows its primal where its tangent belongs", keyword="prints",
     ),
+    Mutant(
+        "scipy.xlogy.flat_at_zero", "didax/scipy/special.py",
+        "return jnp.where(keep, product, lax.add(jnp.zeros_like(x), product))",
+        "return jnp.where(keep, product, jnp.zeros_like(x))", JVP,
+        "the right values, but the derivative of xlogy in x at x = 0 is 0 instead of log(y)",
+        keyword="xlogy",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*EVAL_MUTANTS, *JVP_MUTANTS]
