@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 from conformance import reproduce, unroll
+from conformance.checks import ReleaseDetail
 from conformance.impl import (
     ALL_CAPABILITIES,
     RANDOM_FLAGS,
@@ -226,6 +227,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     else:
         program = unroll.program_for_report(item, call.excinfo)
         report.conformance_program = program  # type: ignore[attr-defined]
+        if call.excinfo.errisinstance(ReleaseDetail):
+            report.conformance_release_detail = True  # type: ignore[attr-defined]
         report.longrepr = with_program(program, _message(call.excinfo), report.longrepr)
     return report
 
