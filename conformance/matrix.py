@@ -6,10 +6,12 @@
 reads every `<impl>.json` the suite wrote there and writes `matrix.json` and `matrix.md`:
 
 - the implementations: what each one is, its capabilities, when each area last ran and how;
-- implementation x area, each cell the counts "passed / failed / missing / n/a";
+- implementation x area, each cell the counts "passed / failed / missing / n/a", and "release
+  detail" where tests failed only on a detail of JAX 0.10.2 that JAX's releases differ in;
 - function x implementation: for each function the tests are about (see `results.functions_of`),
-  "pass", "fail 2/9" (linked to the failures), "missing" or "n/a";
-- the failures, grouped by implementation and function, each with the program that reproduces it.
+  "pass", "fail 2/9" (linked to the failures), "detail 1/3" (linked too), "missing" or "n/a";
+- the failures and release details, grouped by implementation and function, each with the program
+  that reproduces it.
 
 `--publish DIR` also copies the files of the stages, jax and the suite's reference adapters (not
 exercise copies or other folders) to DIR and writes the matrix there: the committed results the
@@ -27,8 +29,9 @@ from pathlib import Path
 
 OUTPUTS = ("matrix.json",)
 PUBLISHED_KINDS = ("stage", "jax", "reference")
-SHORT = {"passed": "passed", "failed": "failed", "missing": "missing", "not_applicable": "n/a",
-         "skipped": "skipped"}  # fmt: skip
+SHORT = {"passed": "passed", "failed": "failed", "release_detail": "release detail", "missing": "missing",
+         "not_applicable": "n/a", "skipped": "skipped"}  # fmt: skip
+SHOWN_OUTCOMES = ("failed", "release_detail")  # the tests whose reasons the matrix shows, in this order
 # Real JAX: the reference release `jax`, and other releases run by other_jax.py, `jax-<version>`.
 JAX_ROW = re.compile(r"jax(-\d+(\.\d+)+)?")
 FAILURES_SHOWN = 2  # per implementation and function
@@ -71,11 +74,12 @@ def ordered(results: dict[str, dict]) -> list[tuple[str, dict]]:
 
 
 def cell(counts: dict[str, int] | None) -> str:
-    """ "123 passed / 0 failed / 2 missing / 4 n/a" (missing and skipped only when there are any)."""
+    """ "123 passed / 0 failed / 2 missing / 4 n/a" (release detail, missing and skipped only when
+    there are any)."""
     if not counts:
         return "—"
     parts = [f"{counts.get('passed', 0)} passed", f"{counts.get('failed', 0)} failed"]
-    parts += [f"{counts[k]} {SHORT[k]}" for k in ("missing",) if counts.get(k)]
+    parts += [f"{counts[k]} {SHORT[k]}" for k in ("release_detail", "missing") if counts.get(k)]
     parts.append(f"{counts.get('not_applicable', 0)} n/a")
     parts += [f"{counts[k]} skipped" for k in ("skipped",) if counts.get(k)]
     return " / ".join(parts)
@@ -126,22 +130,25 @@ def function_counts(data: dict) -> dict[str, dict[str, int]]:
 
 
 def failures_by_function(data: dict) -> dict[str, list[dict]]:
-    """{function: [its failed tests]} of one results file."""
+    """{function: [its failed tests, then its release details]} of one results file."""
     table: dict[str, list[dict]] = defaultdict(list)
-    for test in data.get("tests", []):
-        if test["outcome"] == "failed":
-            for function in test.get("functions", []):
-                table[function].append(test)
+    shown = [t for t in data.get("tests", []) if t["outcome"] in SHOWN_OUTCOMES]
+    for test in sorted(shown, key=lambda t: SHOWN_OUTCOMES.index(t["outcome"])):  # stable: ids stay in order
+        for function in test.get("functions", []):
+            table[function].append(test)
     return table
 
 
 def function_cell(impl: str, function: str, counts: dict[str, int] | None) -> str:
-    """pass / fail k/n (linked to the failures) / missing / n/a / — for an implementation and function."""
+    """pass / fail k/n (linked to the failures) / detail k/n (linked too) / missing / n/a / — for an
+    implementation and function."""
     if not counts:
         return "—"
-    total, failed = sum(counts.values()), counts.get("failed", 0)
+    total, failed, detail = sum(counts.values()), counts.get("failed", 0), counts.get("release_detail", 0)
     if failed:
         return f"[fail {failed}/{total}](#{anchor(impl, function)})"
+    if detail:
+        return f"[detail {detail}/{total}](#{anchor(impl, function)})"
     if counts.get("missing"):
         return "missing"
     if not counts.get("passed"):
@@ -170,17 +177,20 @@ def anchor(impl: str, function: str) -> str:
 
 
 def failures_section(results: dict[str, dict]) -> str:
-    """Each implementation's failures by function (the first few), each with its reason."""
+    """Each implementation's failures, then release details, by function (the first few), each
+    with its reason."""
     out: list[str] = []
     for impl, data in ordered(results):
         failing = failures_by_function(data)
         for function in sorted(failing, key=_function_order):
-            failed, total = failing[function], function_counts(data).get(function, {}).get("failed", 0)
+            counts = function_counts(data).get(function, {})
+            failed, total = failing[function], sum(counts.get(outcome, 0) for outcome in SHOWN_OUTCOMES)
             out += [f'<a id="{anchor(impl, function)}"></a>', "", f"### {impl}: `{function}`", ""]
             for test in failed[:FAILURES_SHOWN]:
                 reason = test.get("reason", "")
                 reason = reason if len(reason) <= REASON_CHARS else reason[:REASON_CHARS] + "\n..."
-                out += [f"`{test['id']}`", "", "```python", reason.replace("```", "'''"), "```", ""]
+                label = " (a release detail: JAX's releases differ here)" if test["outcome"] == "release_detail" else ""
+                out += [f"`{test['id']}`{label}", "", "```python", reason.replace("```", "'''"), "```", ""]
             if total > FAILURES_SHOWN:
                 out += [f"{total} tests of `{function}` fail; the first {FAILURES_SHOWN} are shown.", ""]
     return "\n".join(out)
@@ -191,7 +201,9 @@ def to_markdown(results: dict[str, dict], level: int = 2) -> str:
     h = "#" * level
     parts = [
         f"{h} Implementations", "", implementations_table(results), "",
-        f"{h} By area", "", "Counts of tests: passed / failed / missing (the implementation lacks a name "
+        f"{h} By area", "", "Counts of tests: passed / failed / release detail (failed only on a detail of "
+        "JAX 0.10.2 that JAX's own releases differ in, such as an exception's class or a message's wording; "
+        "not counted as failed) / missing (the implementation lacks a name "
         "the test needs) / n/a (the test needs a capability the implementation does not declare).", "",
         area_table(results), "",
         f"{h} By function", "",

@@ -3,10 +3,12 @@
     python -m conformance.other_jax 0.4.38                       # build/venv-jax-0.4.38, then the suite
     python -m conformance.other_jax 0.4.38 --area=numpy -x       # pytest's arguments follow the version
     python -m conformance.other_jax 0.4.38 --publish conformance/results   # and commit the row
+    python -m conformance.other_jax --all --publish conformance/results    # every committed release
 
 makes (or reuses) `build/venv-jax-<version>` with `jax==<version> jaxlib==<version>` and the suite's
-own dependencies (pytest, hypothesis, numpy, ml_dtypes) at the versions `requirements/lock.txt` pins
-(`--numpy` for a release that needs another NumPy), then runs `pytest conformance --impl=jax` with
+own dependencies (pytest, hypothesis, numpy, ml_dtypes) at the versions `requirements/lock.txt` pins,
+less what `RELEASE_PINS` holds for that release (the NumPy, SciPy and ml_dtypes of its day) and what
+`--pin NAME==VERSION` (or `--numpy VERSION`) asks for, then runs `pytest conformance --impl=jax` with
 that virtualenv's Python. The suite names a JAX other than the lock's `jax-<version>` (impl.py), so
 the row never overwrites the reference's `jax`: its results go to `build/conformance/jax-<version>.json`.
 `--publish DIR` copies that row alone to DIR (as `conformance.matrix --publish` does) and rewrites
@@ -24,6 +26,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +40,13 @@ SUITE_PACKAGES = ("pytest", "hypothesis", "numpy", "ml_dtypes")
 # Pinned here to the release asked for, never to the lock's.
 RELEASE_PACKAGES = ("jax", "jaxlib")
 VERSION = re.compile(r"\d+(\.\d+)+")
+# The releases whose rows are committed, each with packages of its day where the lock's are too new
+# for it: jaxlib 0.4.30 is built against NumPy 2.0 and its jax.scipy against SciPy 1.13-1.14; 0.4.38
+# came out with NumPy 2.2, SciPy 1.14 and ml_dtypes 0.5. Both import and run under Python 3.11.
+RELEASE_PINS: dict[str, tuple[str, ...]] = {
+    "0.4.30": ("numpy==2.0.2", "scipy==1.14.1", "ml_dtypes==0.4.1"),
+    "0.4.38": ("numpy==2.2.6", "scipy==1.14.1", "ml_dtypes==0.5.1"),
+}
 
 
 def _name(requirement: str) -> str:
@@ -95,24 +105,40 @@ class Plan:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
+def release_pins(version: str, numpy: str | None = None, extra: Sequence[str] = ()) -> dict[str, str]:
+    """{normalized name: "name==version"} held for this release instead of the lock's: RELEASE_PINS's,
+    then `numpy`, then `extra` ("name==version" each), later ones winning."""
+    chosen = [*RELEASE_PINS.get(version, ()), *([f"numpy=={numpy}"] if numpy else []), *extra]
+    pins = {}
+    for pin in chosen:
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+==[A-Za-z0-9_.+-]+", pin):
+            raise ValueError(f"not a pin: {pin!r} (for example scipy==1.14.1)")
+        if _name(pin) in RELEASE_PACKAGES:
+            raise ValueError(f"{pin}: jax and jaxlib are the release itself")
+        pins[_name(pin)] = pin
+    return pins
+
+
 def plan(version: str, pytest_args: Sequence[str] = (), numpy: str | None = None, build: Path | None = None,
-         lock: Path = LOCK) -> Plan:
+         lock: Path = LOCK, pins: Sequence[str] = ()) -> Plan:
     """The virtualenv, pins and command lines for `version`; `build` defaults to the repository's."""
     build = build or BUILD
     if not VERSION.fullmatch(version):
         raise ValueError(f"not a release number: {version!r} (for example 0.4.38)")
-    pins = lock_pins(lock)
-    if "jax" in pins and pins["jax"] == f"jax=={version}":
+    locked = lock_pins(lock)
+    if "jax" in locked and locked["jax"] == f"jax=={version}":
         raise ValueError(f"jax {version} is the lock's own release, the reference row `jax`: run "
                          "`.venv/bin/python -m pytest conformance --impl=jax` instead")
-    overridden = set(RELEASE_PACKAGES) | ({"numpy"} if numpy else set())
-    constraints = [pin for name, pin in sorted(pins.items()) if name not in overridden]
+    own = release_pins(version, numpy, pins)
+    overridden = set(RELEASE_PACKAGES) | set(own)
+    constraints = [pin for name, pin in sorted(locked.items()) if name not in overridden]
+    constraints += [pin for name, pin in sorted(own.items()) if name not in SUITE_PACKAGES]
     requirements = [f"{name}=={version}" for name in RELEASE_PACKAGES]
     for name in SUITE_PACKAGES:
-        if name == "numpy" and numpy:
-            requirements.append(f"numpy=={numpy}")
-        elif name in pins:
-            requirements.append(pins[name])
+        if name in own:
+            requirements.append(own[name])
+        elif name in locked:
+            requirements.append(locked[name])
         else:
             raise ValueError(f"{lock} pins no version of {name}, which the suite needs")
     pytest_args = list(pytest_args)
@@ -132,7 +158,9 @@ def environment() -> dict[str, str]:
     """The caller's environment, less what would make the venv's Python see other packages or
     another implementation."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CONFORMANCE_IMPL", "VIRTUAL_ENV")}
-    env.setdefault("HYPOTHESIS_PROFILE", "ci")
+    # The reference row's draws (the test command runs JAX with ci-reference), so that the rows
+    # compare like with like, without shrinking the release's many failures (plugin.py).
+    env.setdefault("HYPOTHESIS_PROFILE", "ci-release")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 
@@ -187,8 +215,13 @@ def _shown(path: Path) -> str:
 def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
                                      allow_abbrev=False)
-    parser.add_argument("version", help="the JAX release, e.g. 0.4.38 (jax and jaxlib of that version)")
-    parser.add_argument("--numpy", help="the NumPy version for this release (default: the lock's)")
+    parser.add_argument("version", nargs="?",
+                        help="the JAX release, e.g. 0.4.38 (jax and jaxlib of that version)")
+    parser.add_argument("--all", action="store_true",
+                        help=f"every committed release ({', '.join(RELEASE_PINS)}), one after the other")
+    parser.add_argument("--numpy", help="the NumPy version (default: RELEASE_PINS's, else the lock's)")
+    parser.add_argument("--pin", action="append", default=[], metavar="NAME==VERSION",
+                        help="hold a package at this version instead of the lock's (repeatable)")
     parser.add_argument("--publish", type=Path, metavar="DIR",
                         help="copy the row's results to DIR (conformance/results) and rewrite its matrix")
     return parser.parse_known_args(argv)
@@ -196,18 +229,34 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
 
 def main(argv: list[str]) -> int:
     args, pytest_args = parse(argv)
+    if args.all == bool(args.version):
+        print("other_jax: give a release (for example 0.4.38) or --all", file=sys.stderr)
+        return 2
+    if args.all:  # one after the other: each run keeps both cores busy already
+        return max(run_release(version, args, pytest_args) for version in list(RELEASE_PINS))
+    return run_release(args.version, args, pytest_args)
+
+
+NO_ROW = 3  # the exit status when pytest wrote no results for the release
+
+
+def run_release(version: str, args: argparse.Namespace, pytest_args: list[str]) -> int:
+    """Make the release's virtualenv, run the suite there, and publish the row if asked; pytest's
+    exit status (2 when the release cannot be planned, NO_ROW when pytest wrote no row)."""
     try:
-        p = plan(args.version, pytest_args, numpy=args.numpy)
+        p = plan(version, pytest_args, numpy=args.numpy, pins=args.pin)
     except ValueError as err:
         print(f"other_jax: {err}", file=sys.stderr)
         return 2
     ensure_venv(p)
     print(f"other_jax: {' '.join(map(_shown_arg, p.pytest_command()))}", flush=True)
+    started = time.monotonic()
     code = subprocess.run(p.pytest_command(), cwd=ROOT, env=environment()).returncode
+    print(f"other_jax: jax {version}'s run took {time.monotonic() - started:.0f} s", flush=True)
     results = p.results_dir
     if not (results / f"{p.row}.json").exists():
         print(f"other_jax: pytest wrote no {p.row}.json under {_shown(results)}", file=sys.stderr)
-        return code or 1
+        return NO_ROW
     print(f"other_jax: results in {_shown(results / f'{p.row}.json')} (pytest exit {code}: failures are "
           "the differences from the reference)", flush=True)
     if args.publish:

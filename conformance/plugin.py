@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 from conformance import reproduce, unroll
+from conformance.checks import ReleaseDetail
 from conformance.impl import (
     ALL_CAPABILITIES,
     RANDOM_FLAGS,
@@ -61,6 +62,14 @@ settings.register_profile(
 settings.register_profile(
     "ci-reference", derandomize=True, max_examples=8, deadline=None, print_blob=True,
     suppress_health_check=_QUIET,
+)
+# For another JAX release (other_jax.py): ci-reference's draws, which it passes or fails as
+# ci-reference would (the same examples, up to the first that fails), without shrinking or explaining
+# that failure: an old release fails or lacks names in hundreds of tests, and shrinking each took
+# minutes. Its failures show the first failing example, unshrunk.
+settings.register_profile(
+    "ci-release", derandomize=True, max_examples=8, deadline=None, print_blob=True,
+    suppress_health_check=_QUIET, phases=(Phase.explicit, Phase.generate),
 )
 # hypothesis's own --hypothesis-profile option, applied later by its plugin, overrides this.
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
@@ -218,6 +227,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     else:
         program = unroll.program_for_report(item, call.excinfo)
         report.conformance_program = program  # type: ignore[attr-defined]
+        if call.excinfo.errisinstance(ReleaseDetail):
+            report.conformance_release_detail = True  # type: ignore[attr-defined]
         report.longrepr = with_program(program, _message(call.excinfo), report.longrepr)
     return report
 

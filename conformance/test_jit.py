@@ -31,7 +31,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.checks import RTOL, assert_same_type, assert_values, assert_weak, draw_x64, show_call, wide
+from conformance.checks import (RTOL, assert_same_type, assert_values, assert_weak, draw_x64, release_detail,
+                                show_call, wide)
 from conformance.control_programs import CONTROL_NAMES, THRESHOLD, control_programs
 from conformance.control_programs import OPS as CONTROL_OPS
 from conformance.derivatives import leaves, map_leaves, random_tangents, structure
@@ -380,7 +381,8 @@ def test_jit_of_jit_of_jit(impl: Impl) -> None:
 @pytest.mark.requires("jaxpr")
 def test_make_jaxpr_of_jit_is_one_jit_equation_holding_the_jaxpr(impl: Impl) -> None:
     """make_jaxpr of a jitted function: one equation, of the primitive named "jit", whose ``jaxpr``
-    parameter is the function's own (closed) jaxpr; eval_jaxpr of the outer jaxpr gives the value."""
+    parameter is the function's own (closed) jaxpr; eval_jaxpr of the outer jaxpr gives the value.
+    The name is a release detail: JAX 0.4 calls the primitive "pjit"."""
     jax, jnp = namespace(impl)["jax"], impl.numpy
     core = Namespace(getattr(impl.module, "core", None), "jax.core")
 
@@ -390,7 +392,8 @@ def test_make_jaxpr_of_jit_is_one_jit_equation_holding_the_jaxpr(impl: Impl) -> 
     show_call("def f(x):\n    return jnp.sin(x) * 2.0\njax.make_jaxpr(jax.jit(f))(x)", x=X3)
     closed = jax.make_jaxpr(jax.jit(f))(X3)
     names = [eqn.primitive.name for eqn in closed.jaxpr.eqns]
-    assert names == ["jit"], f"the equations' primitives are {names}"
+    assert len(names) == 1, f"the equations' primitives are {names}"
+    [call] = names
     inner = closed.jaxpr.eqns[0].params["jaxpr"]
     inner_jaxpr = getattr(inner, "jaxpr", inner)  # a ClosedJaxpr (JAX), or a Jaxpr
     assert [e.primitive.name for e in inner_jaxpr.eqns] == ["sin", "mul"], inner_jaxpr
@@ -400,9 +403,10 @@ def test_make_jaxpr_of_jit_is_one_jit_equation_holding_the_jaxpr(impl: Impl) -> 
     # Nested: a jit equation inside the jit equation's jaxpr.
     nested = jax.make_jaxpr(jax.jit(lambda x: jax.jit(f)(x) + 1.0))(X3)
     outer_eqn = nested.jaxpr.eqns[0]
-    assert outer_eqn.primitive.name == "jit"
+    assert outer_eqn.primitive.name == call
     body = getattr(outer_eqn.params["jaxpr"], "jaxpr", outer_eqn.params["jaxpr"])
-    assert [e.primitive.name for e in body.eqns] == ["jit", "add"], body
+    assert [e.primitive.name for e in body.eqns] == [call, "add"], body
+    release_detail(call == "jit", f"the jit equation's primitive is {call!r}, JAX 0.10.2's is 'jit'")
 
 
 @pytest.mark.requires("jvp", "vmap")

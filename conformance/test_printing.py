@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conformance.checks import show_call
+from conformance.checks import release_detail, show_call
 from conformance.impl import Impl
 from conformance.missing import Namespace
 
@@ -194,10 +194,12 @@ def test_numpy_and_lax_functions_stage_what_jax_stages(impl: Impl, source: str, 
     """The equations a jaxpr shows are the ones JAX's functions stage: rank promotion and keepdims
     as broadcast_in_dim, an integer index as slice and squeeze (strides=None for unit steps), a
     negative step as a slice then rev, matmul as one dot_general with no broadcast operand and
-    dot_general's preferred_element_type named, no convert_element_type to the type a value has."""
+    dot_general's preferred_element_type named, no convert_element_type to the type a value has.
+    Which equations a function stages is JAX 0.10.2's choice, not a promise of the API (JAX 0.4
+    staged several of these differently): a release detail."""
     jax = Namespace(impl.module, "jax")
     scope = {"jnp": impl.numpy, "lax": impl.lax, "np": np}
     f = eval(source, scope)  # the suite's own text
     show_call(f"print(jax.make_jaxpr({source})(*args))", args=args)
     got = str(jax.make_jaxpr(f)(*args))
-    assert _comparable(got) == _comparable(want), f"printed\n{got}\nJAX 0.10.2 prints\n{want.strip()}"
+    release_detail(_comparable(got) == _comparable(want), f"printed\n{got}\nJAX 0.10.2 prints\n{want.strip()}")

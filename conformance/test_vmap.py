@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from conformance import strategies as S
 from conformance.batching import assert_batched, loop, out_ranks, slices, stack  # noqa: F401 (loop: in reproducers)
-from conformance.checks import assert_dtype, assert_values, show_call
+from conformance.checks import assert_dtype, assert_values, release_detail, show_call
 from conformance.derivatives import (
     assert_derivative,
     leaves,
@@ -678,11 +678,12 @@ def test_misuse_raises_jax_errors(impl: Impl, source: str, args: tuple, options:
               **dict(zip(names, args)), **kwargs)  # fmt: skip
     with pytest.raises(error) as raised:
         _vmap(impl)(_compile(source, impl), **options)(*args, **kwargs)
-    for word in words:
-        assert word in str(raised.value), f"{word!r} not in the message: {raised.value}"
     show_call("jax.vmap(jnp.sin)(x)  # a failed vmap leaves nothing behind", x=X)
     got = _vmap(impl)(impl.numpy.sin)(X)
     assert_values(got, np.sin(X.astype(np.float64)), F32)
+    # The wording is JAX 0.10.2's; JAX 0.4's differs (it names no `axis_size`, for one).
+    unsaid = [word for word in words if word not in str(raised.value)]
+    release_detail(not unsaid, f"{unsaid} not in the message: {raised.value}")
 
 
 # --- jacfwd: vmap of jvp, against finite differences ------------------------------------------------------

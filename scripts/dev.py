@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""The README's two commands: `python3 scripts/dev.py tour` and `python3 scripts/dev.py test`.
+"""The README's two commands: `python3 scripts/dev.py tour` and `python3 scripts/dev.py test`, and
+`python3 scripts/dev.py releases`: the conformance suite on the older JAX releases whose rows are
+committed (0.4.30, 0.4.38), each in its own virtualenv under build/, one after the other (about 15
+minutes each on 2 cores; not part of `test`), their rows published to conformance/results/.
 
 Both make (or reuse) the virtual environment .venv with the pinned packages of
 requirements/lock.txt, so they work on a fresh machine with only Python 3.11 and pip.
@@ -221,7 +224,7 @@ def test(profile: str, jobs: int, since: str | None = None) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["tour", "test"])
+    parser.add_argument("command", choices=["tour", "test", "releases"])
     parser.add_argument("--profile", default="ci", choices=["ci", "full"],
                         help="hypothesis profile: ci is derandomized and quick, full explores")
     parser.add_argument("--jobs", type=int, default=2, help="pytest processes at a time")
@@ -230,7 +233,17 @@ def main() -> int:
                              "uncommitted changes) can fail, for work in progress; CI runs them all")
     args = parser.parse_args()
     ensure_venv()
+    if args.command == "releases":
+        return releases()
     return tour() if args.command == "tour" else test(args.profile, args.jobs, args.since)
+
+
+def releases() -> int:
+    """conformance.other_jax --all: every committed older release, published; 0 once each row is
+    written (their failures are the differences between releases, expected)."""
+    command = [str(PYTHON), "-m", "conformance.other_jax", "--all", "--publish", "conformance/results"]
+    code = subprocess.run(command, cwd=ROOT).returncode
+    return 0 if code == 1 else code  # 1: tests failed, as an older release's do; 3: no row written
 
 
 if __name__ == "__main__":

@@ -995,7 +995,8 @@ def conformance_markdown(results: Path | list[Path] | None = None, part: str = "
     return NO_CONFORMANCE + "\n"
 
 
-OUTCOME_WORDS = {"passed": "passed", "failed": "failed", "missing": "missing", "not_applicable": "n/a"}
+OUTCOME_WORDS = {"passed": "passed", "failed": "failed", "release_detail": "release detail", "missing": "missing",
+                 "not_applicable": "n/a"}
 
 
 def _conformance_parts(matrix: Any, results: dict[str, dict], part: str) -> list[str]:
@@ -1007,12 +1008,12 @@ def _conformance_parts(matrix: Any, results: dict[str, dict], part: str) -> list
     table = matrix.function_table(results)
     lines = table.split("\n")
     # the functions some implementation fails or lacks: the rows worth a reader's look
-    flagged = [line for line in lines[2:] if "fail " in line or "| missing" in line]
+    flagged = [line for line in lines[2:] if "fail " in line or "detail " in line or "| missing" in line]
     link = f"[every function]({FAILURES_PAGE})"
     return ["### Implementations", "", matrix.implementations_table(results), "",
             "### By area", "", _area_picture(matrix, results), "",
             "### The functions not passed everywhere", "",
-            (f"{len(flagged)} of the {len(lines) - 2} functions some test is about are failed or missing in "
+            (f"{len(flagged)} of the {len(lines) - 2} functions some test is about are failed, a release detail or missing in "
              f"some row (the page of the failures has {link}, with the programs that reproduce each "
              "failure). " + _function_legend()), "",
             "\n".join([*lines[:2], *flagged]).replace("](#fail-", f"]({FAILURES_PAGE}#fail-") if flagged
@@ -1021,14 +1022,16 @@ def _conformance_parts(matrix: Any, results: dict[str, dict], part: str) -> list
 
 def _function_legend() -> str:
     return ("A cell says **pass**, **fail k/n** (k of the n tests about the function failed; the link "
-            "leads to them), **missing** (the implementation lacks a name the tests need), **n/a** (the "
+            "leads to them), **detail k/n** (k failed only on a detail of JAX 0.10.2 that JAX's own releases "
+            "differ in, such as an exception's class; linked too), **missing** (the implementation lacks a name the tests need), **n/a** (the "
             "tests need a capability the implementation does not declare) or **—** (no test is about "
             "the function for that implementation, which does not have it or is not asked).")
 
 
 def _area_picture(matrix: Any, results: dict[str, dict]) -> str:
     """Implementation by area as an HTML table of coloured cells: green all passed, red some failed,
-    amber some missing, grey not applicable; the counts in each cell and in full on hover."""
+    blue some release details (none failed), amber some missing, grey not applicable; the counts in
+    each cell and in full on hover."""
     areas = sorted({area for data in results.values() for area in data["areas"]})
     head = "".join(f"<th>{html.escape(a)}</th>" for a in areas)
     rows = []
@@ -1040,14 +1043,18 @@ def _area_picture(matrix: Any, results: dict[str, dict]) -> str:
                 cells.append('<td class="didax-cell didax-none" title="not run">—</td>')
                 continue
             failed, missing, passed = counts.get("failed", 0), counts.get("missing", 0), counts.get("passed", 0)
-            kind = "fail" if failed else "missing" if missing else "pass" if passed else "na"
-            shown = f"{failed} failed" if failed else f"{missing} missing" if missing else str(passed) if passed else "n/a"
+            detail = counts.get("release_detail", 0)
+            kind = "fail" if failed else "detail" if detail else "missing" if missing else "pass" if passed else "na"
+            shown = (f"{failed} failed" if failed else f"{detail} detail" if detail else f"{missing} missing" if missing
+                     else str(passed) if passed else "n/a")
             full = ", ".join(f"{n} {OUTCOME_WORDS.get(k, k)}" for k, n in counts.items() if n)
             cells.append(f'<td class="didax-cell didax-{kind}" title="{html.escape(impl)}, {html.escape(area)}: '
                          f'{html.escape(full)}">{shown}</td>')
         rows.append(f"<tr><th><code>{html.escape(impl)}</code></th>{''.join(cells)}</tr>")
     legend = ('<p class="didax-legend"><span class="didax-cell didax-pass">passed</span> every test passed (the '
               'count) <span class="didax-cell didax-fail">failed</span> some failed '
+              '<span class="didax-cell didax-detail">detail</span> some differ from JAX 0.10.2 only in a '
+              "detail JAX's own releases differ in, none failed "
               '<span class="didax-cell didax-missing">missing</span> a name is missing, none failed '
               '<span class="didax-cell didax-na">n/a</span> not applicable (a capability not declared); '
               "hover over a cell for all its counts.</p>")

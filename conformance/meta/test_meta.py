@@ -74,6 +74,20 @@ def test_the_suite_catches_a_broken_implementation(
     assert any(culprit in test_id for test_id in run.failed_ids()), run.failed_ids()
 
 
+def test_an_older_releases_exception_class_is_a_release_detail(tmp_path: Path) -> None:
+    """lax.dot raising TypeError for shapes it cannot multiply, as JAX 0.4 did: the test still fails
+    (pytest's exit status says so), but its outcome is `release_detail`, not `failed`, and the
+    terminal summary counts it apart; a class no release raised stays a failure."""
+    run = run_suite(BROKEN + "lax_dot_error", "errors", tmp_path, "lax-dot-mismatch or reshape-wrong-size")
+    assert run.returncode == 1, run.output[-3000:]
+    outcomes = {t["id"].split("[")[-1].rstrip("]"): t["outcome"] for t in run.results["tests"]}
+    assert outcomes == {"lax-dot-mismatch": "release_detail", "reshape-wrong-size": "passed"}, outcomes
+    assert run.counts("errors")["release_detail"] == 1 and run.counts("errors")["failed"] == 0
+    assert "conformance errors: 1 passed, 1 release detail" in run.output, run.output[-3000:]
+    broken_class = run_suite(BROKEN + "numpy_reshape_error", "errors", tmp_path / "other", "reshape-wrong-size")
+    assert [t["outcome"] for t in broken_class.results["tests"]] == ["failed"]
+
+
 def test_the_same_selection_passes_on_real_jax(tmp_path: Path) -> None:
     """The control: the harness reports success when nothing is broken."""
     run = run_suite("jax", "pytrees", tmp_path)

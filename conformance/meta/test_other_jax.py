@@ -20,11 +20,12 @@ LOCK_PINS = other_jax.lock_pins()
 
 
 def test_the_release_is_pinned_and_everything_else_comes_from_the_lock(tmp_path: Path) -> None:
-    p = other_jax.plan("0.4.38", ["--area=numpy", "-x"], build=tmp_path)
-    assert p.venv == tmp_path / "venv-jax-0.4.38" and p.python == p.venv / "bin" / "python"
-    assert p.requirements[:2] == ["jax==0.4.38", "jaxlib==0.4.38"]
+    assert "0.4.36" not in other_jax.RELEASE_PINS  # a release with no pins of its own
+    p = other_jax.plan("0.4.36", ["--area=numpy", "-x"], build=tmp_path)
+    assert p.venv == tmp_path / "venv-jax-0.4.36" and p.python == p.venv / "bin" / "python"
+    assert p.requirements[:2] == ["jax==0.4.36", "jaxlib==0.4.36"]
     assert p.requirements[2:] == [LOCK_PINS[name] for name in ("pytest", "hypothesis", "numpy", "ml_dtypes")]
-    assert LOCK_PINS["jax"] != "jax==0.4.38"  # the lock's jax is the reference, not this release
+    assert LOCK_PINS["jax"] != "jax==0.4.36"  # the lock's jax is the reference, not this release
     names = {other_jax._name(pin) for pin in p.constraints}
     assert {"jax", "jaxlib"}.isdisjoint(names) and {"numpy", "scipy", "opt_einsum", "pytest"} <= names
     assert set(p.constraints) <= set(LOCK_PINS.values())
@@ -50,6 +51,26 @@ def test_another_numpy_replaces_the_locks_and_remakes_the_venv(tmp_path: Path) -
     assert "numpy==1.26.4" in old_numpy.requirements and LOCK_PINS["numpy"] not in old_numpy.requirements
     assert not any(other_jax._name(pin) == "numpy" for pin in old_numpy.constraints)
     assert default.stamp() != old_numpy.stamp() and default.stamp() == other_jax.plan("0.4.30", build=tmp_path).stamp()
+
+
+def test_a_committed_release_holds_the_packages_of_its_day(tmp_path: Path) -> None:
+    """0.4.30's NumPy, SciPy and ml_dtypes replace the lock's, as requirements (the suite's own) or
+    constraints (jax's scipy); --numpy and --pin win over them; jax and jaxlib cannot be pinned."""
+    p = other_jax.plan("0.4.30", build=tmp_path)
+    assert p.requirements[2:] == [LOCK_PINS["pytest"], LOCK_PINS["hypothesis"], "numpy==2.0.2", "ml_dtypes==0.4.1"]
+    held = {other_jax._name(pin): pin for pin in p.constraints}
+    assert held["scipy"] == "scipy==1.14.1" and "numpy" not in held and "ml_dtypes" not in held
+    assert held["opt_einsum"] == LOCK_PINS["opt_einsum"]
+    other = other_jax.plan("0.4.30", numpy="1.26.4", pins=["scipy==1.13.1", "ml-dtypes==0.4.0"], build=tmp_path)
+    assert other.requirements[-2:] == ["numpy==1.26.4", "ml-dtypes==0.4.0"]
+    assert "scipy==1.13.1" in other.constraints and "scipy==1.14.1" not in other.constraints
+    assert other.stamp() != p.stamp()
+    with pytest.raises(ValueError, match="release itself"):
+        other_jax.plan("0.4.30", pins=["jaxlib==0.4.31"])
+    with pytest.raises(ValueError, match="not a pin"):
+        other_jax.plan("0.4.30", pins=["scipy>=1.13"])
+    args, rest = other_jax.parse(["0.4.30", "--pin", "scipy==1.13.1", "--area=numpy"])
+    assert args.pin == ["scipy==1.13.1"] and rest == ["--area=numpy"]
 
 
 def test_the_locks_own_release_and_non_versions_are_refused() -> None:
@@ -122,3 +143,22 @@ def test_the_matrix_puts_other_releases_after_the_reference_oldest_first() -> No
     rows["numpy-adapter"]["kind"] = "reference"
     assert [name for name, _ in matrix.ordered(rows)] == ["01_eval", "jax", "jax-0.4.38", "jax-0.10.1", "numpy-adapter"]
     assert matrix.kind_of({"impl": "jax-0.4.38"}) == "jax" and matrix.kind_of({"impl": "jaxish"}) == "module"
+
+
+def test_all_runs_every_committed_release_one_after_the_other(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytests: list[str] = []
+
+    def fake_run(command: list[str], **kwargs: object) -> SimpleNamespace:
+        if "pytest" in command:
+            pytests.append(command[0])
+        if command[1:3] == ["-m", "venv"]:
+            (Path(command[-1]) / "bin").mkdir(parents=True)
+            (Path(command[-1]) / "bin" / "python").touch()
+        return SimpleNamespace(returncode=1 if "pytest" in command else 0, stdout="jax", stderr="")
+
+    monkeypatch.setattr(other_jax, "BUILD", tmp_path)
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    assert other_jax.main(["--all", "--area=pytrees"]) == other_jax.NO_ROW  # the fake pytest wrote no row
+    assert pytests == [str(tmp_path / f"venv-jax-{v}" / "bin" / "python") for v in other_jax.RELEASE_PINS]
+    assert list(other_jax.RELEASE_PINS) == ["0.4.30", "0.4.38"]
+    assert other_jax.main([]) == other_jax.main(["--all", "0.4.30"]) == 2

@@ -221,7 +221,8 @@ def test_a_partial_run_updates_its_areas_and_keeps_the_others(tmp_path: Path) ->
     fake_run(tmp_path, impl, {"b.py::test_y": ("lax", "passed"), "b.py::test_z": ("lax", "missing")})
     data = json.loads((tmp_path / "fake.json").read_text())
     assert data["areas"]["numpy"]["passed"] == 1
-    assert data["areas"]["lax"] == {"passed": 1, "failed": 0, "missing": 1, "not_applicable": 0, "skipped": 0}
+    assert data["areas"]["lax"] == {"passed": 1, "failed": 0, "release_detail": 0, "missing": 1, "not_applicable": 0,
+                                  "skipped": 0}
     assert set(data["runs"]) == {"numpy", "lax"} and data["runs"]["lax"]["profile"]
     assert data["runs"]["numpy"]["ran_at"] <= data["runs"]["lax"]["ran_at"]
 

@@ -181,3 +181,25 @@ def test_matrix_merges_every_results_file(tmp_path: Path) -> None:
     ]
     write_matrix(tmp_path)  # running it again does not read its own output as an implementation
     assert set(json.loads(json_path.read_text())) == {"jax", "01_eval"}
+
+
+def test_the_matrix_counts_release_details_apart_from_failures(tmp_path: Path) -> None:
+    """A test that failed only on a detail of JAX 0.10.2 (an exception's class JAX 0.4 raised
+    differently): its own count in the area's cell, "detail k/n" for its function, linked to its
+    program under the failures, labelled as such."""
+    tests = [
+        {"id": "e.py::test_misuse[lax-dot-mismatch]", "area": "errors", "outcome": "release_detail",
+         "functions": ["lax.dot"], "reason": "lax.dot(...)\nReleaseDetail: expected ValueError, got TypeError"},
+        {"id": "e.py::test_misuse[lax-dot-scalar]", "area": "errors", "outcome": "passed", "functions": ["lax.dot"]},
+        {"id": "e.py::test_misuse[sum-list]", "area": "errors", "outcome": "failed", "functions": ["jnp.sum"],
+         "reason": "jnp.sum([1, 2])\nFailed: DID NOT RAISE"},
+    ]  # fmt: skip
+    areas = {"errors": {"passed": 1, "failed": 1, "release_detail": 1, "not_applicable": 0, "skipped": 0}}
+    (tmp_path / "jax-0.4.30.json").write_text(json.dumps({"impl": "jax-0.4.30", "areas": areas, "tests": tests}))
+    _, md_path = write_matrix(tmp_path)
+    text = md_path.read_text()
+    assert "| jax-0.4.30 | 1 passed / 1 failed / 1 release detail / 0 n/a |" in text
+    assert "| `lax.dot` | [detail 1/2](#fail-jax-0-4-30-lax-dot) |" in text
+    assert "| `jnp.sum` | [fail 1/1](#fail-jax-0-4-30-jnp-sum) |" in text
+    assert "`e.py::test_misuse[lax-dot-mismatch]` (a release detail: JAX's releases differ here)" in text
+    assert "`e.py::test_misuse[sum-list]`\n" in text

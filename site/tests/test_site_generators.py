@@ -225,6 +225,23 @@ def test_conformance_page_says_what_each_row_is_and_links_failures_by_function(t
     assert "| exercise-01_eval |" not in md and "`exercise-01_eval`" in md
 
 
+def test_conformance_page_shows_release_details_apart_from_failures(tmp_path: Path):
+    """An area whose tests failed only on details of JAX 0.10.2 (an exception's class JAX 0.4 raised
+    differently) is a cell of its own colour, and its function is listed as "detail k/n"."""
+    areas = {"errors": {"passed": 1, "failed": 0, "release_detail": 1, "not_applicable": 0, "skipped": 0}}
+    tests = [{"id": "e.py::test_misuse[lax-dot-mismatch]", "area": "errors", "outcome": "release_detail",
+              "functions": ["lax.dot"], "reason": "lax.dot(a, b)\nReleaseDetail: expected ValueError, got TypeError"},
+             {"id": "e.py::test_misuse[lax-dot-scalar]", "area": "errors", "outcome": "passed", "functions": ["lax.dot"]}]
+    data = {"impl": "jax-0.4.30", "kind": "jax", "description": "real JAX 0.4.30", "areas": areas, "tests": tests}
+    (tmp_path / "jax-0.4.30.json").write_text(json.dumps(data))
+    md = sitegen.conformance_markdown(tmp_path)
+    assert ('<td class="didax-cell didax-detail" title="jax-0.4.30, errors: 1 passed, 1 release detail">1 detail'
+            "</td>") in md
+    assert "| `lax.dot` | [detail 1/2](conformance-failures.md#fail-jax-0-4-30-lax-dot) |" in md
+    failures = sitegen.conformance_markdown(tmp_path, part="failures")
+    assert "`e.py::test_misuse[lax-dot-mismatch]` (a release detail: JAX's releases differ here)" in failures
+
+
 def test_conformance_matrix_shows_another_jax_release_after_the_reference(tmp_path: Path):
     areas = {"pytrees": {"passed": 40, "failed": 10, "missing": 3, "not_applicable": 0, "skipped": 0}}
     rows = {"jax": "real JAX 0.10.2, the reference",
