@@ -9,6 +9,7 @@ what it can do in `__capabilities__`. Names it lacks are reported per test as "m
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import importlib.util
@@ -182,7 +183,10 @@ def _load_stage(stage: str) -> Impl:
 def _load_folder(folder: Path) -> Impl:
     """A package folder (it has __init__.py) or a folder holding one package (didax/ preferred)."""
     package = _package_in(folder.resolve())
-    module = _load_package(package, _unique_name(package))
+    if imports_itself(package):
+        module = _load_by_own_name(package)
+    else:
+        module = _load_package(package, _unique_name(package))
     where = _shown_path(package.parent)
     lines = ("import sys", f"sys.path.insert(0, {where!r})", f"import {package.name} as jax")
     name = folder_impl_name(folder.resolve())
@@ -309,6 +313,62 @@ def _load_package(folder: Path, module_name: str) -> ModuleType:
             del sys.modules[name]
         raise ImplLoadError(f"importing {folder} failed: {type(err).__name__}: {err}") from err
     return module
+
+
+def imports_itself(package: Path) -> bool:
+    """Whether a module of the package imports the package by its own name (`from mylib import x`,
+    `import mylib.sub`), not only relatively. Such a package works only under that name."""
+    for source in sorted(package.rglob("*.py")):
+        try:
+            tree = ast.parse(source.read_text(encoding="utf-8", errors="replace"), str(source))
+        except SyntaxError:
+            continue  # importing it will say so
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                named = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                named = [node.module]
+            else:
+                continue
+            if any(name == package.name or name.startswith(package.name + ".") for name in named):
+                return True
+    return False
+
+
+def _load_by_own_name(package: Path) -> ModuleType:
+    """Import a package that imports itself by name under that name, its parent folder first on
+    sys.path, so that it is loaded exactly once; refuse when another module of that name is
+    imported already or would be found first."""
+    name, init = package.name, (package / "__init__.py").resolve()
+    loaded = sys.modules.get(name)
+    if loaded is not None and not _is_file(loaded, init):
+        raise ImplLoadError(
+            f"{package} imports itself as {name!r}, but a different module {name!r} is already imported "
+            f"(from {getattr(loaded, '__file__', None) or 'nowhere'}); run the suite in a process where "
+            f"{name!r} is not imported (remove what imports it, e.g. a conftest or plugin), or rename the package"
+        )
+    if loaded is None:
+        parent = str(package.parent)
+        if sys.path[:1] != [parent]:
+            sys.path.insert(0, parent)  # first, so that no other package of that name shadows it
+        try:
+            loaded = importlib.import_module(name)
+        except Exception as err:
+            for stale in [n for n in sys.modules if n == name or n.startswith(name + ".")]:
+                del sys.modules[stale]
+            raise ImplLoadError(f"importing {package} as {name!r} failed: {type(err).__name__}: {err}") from err
+        if not _is_file(loaded, init):
+            raise ImplLoadError(
+                f"{package} imports itself as {name!r}, but importing {name!r} found "
+                f"{getattr(loaded, '__file__', None)} first; put {package.parent} first on PYTHONPATH "
+                f"or uninstall the other {name!r}"
+            )
+    return loaded
+
+
+def _is_file(module: ModuleType, init: Path) -> bool:
+    file = getattr(module, "__file__", None)
+    return file is not None and Path(file).resolve() == init
 
 
 def _unique_name(folder: Path) -> str:

@@ -247,3 +247,55 @@ def test_pyargs_runs_the_suite_from_another_directory(tmp_path: Path) -> None:
                       env={"PYTHONPATH": str(REPO_ROOT)})  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert (tmp_path / "results" / "jax.json").is_file()
+
+
+# --- a package that imports itself by its own name -------------------------------------------------
+
+SELF_IMPORTING = '''import os
+
+with open(os.environ["MYLIB_IMPORTS"], "a") as log:  # one line each time this file runs
+    log.write(__name__ + "\\n")
+
+from mylib._impl import __capabilities__, config, dtypes, lax, numpy, numpy_dtype_promotion, tree, tree_util  # noqa
+'''
+REEXPORT_STAGE_01 = f'''import sys
+
+sys.path.insert(0, {str(REPO_ROOT / "stages" / "01_eval")!r})
+from didax import __capabilities__, config, dtypes, lax, numpy, numpy_dtype_promotion, tree, tree_util  # noqa
+'''
+
+
+def make_self_importing_package(folder: Path) -> Path:
+    package = make_package(folder, "mylib", SELF_IMPORTING)
+    (package / "_impl.py").write_text(REEXPORT_STAGE_01)
+    return package
+
+
+@pytest.mark.parametrize("given", ["package", "parent", "parent_on_pythonpath"])
+def test_a_package_that_imports_itself_by_name_loads_once_under_that_name(tmp_path: Path, given: str) -> None:
+    """`from mylib._impl import ...` inside mylib: given by path (the package or its parent), with
+    or without its parent on PYTHONPATH, it is imported once, as `mylib`, and its tests pass."""
+    package = make_self_importing_package(tmp_path / "src")
+    log = tmp_path / "imports.txt"
+    env = {"MYLIB_IMPORTS": str(log)}
+    if given == "parent_on_pythonpath":
+        env["PYTHONPATH"] = os.pathsep.join([str(package.parent), os.environ.get("PYTHONPATH", "")])
+    spec = package if given == "package" else package.parent
+    done = run_pytest("conformance/test_pytrees.py", f"--impl={spec}", "--area=pytrees", "-k", "flatten",
+                      f"--results-dir={tmp_path / 'results'}", env=env)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert log.read_text().splitlines() == ["mylib"]
+    results = json.loads(next((tmp_path / "results").glob("*.json")).read_text())
+    assert results["areas"]["pytrees"]["passed"] > 0 and results["areas"]["pytrees"]["failed"] == 0
+
+
+def test_a_self_importing_package_is_refused_when_another_module_has_its_name(tmp_path: Path) -> None:
+    package = make_self_importing_package(tmp_path / "src")
+    other = types.ModuleType("mylib")
+    other.__file__ = str(tmp_path / "elsewhere" / "mylib" / "__init__.py")
+    sys.modules["mylib"] = other
+    try:
+        with pytest.raises(ImplLoadError, match="different module 'mylib' is already imported"):
+            load(str(package))
+    finally:
+        del sys.modules["mylib"]
