@@ -119,7 +119,30 @@ def wrap(module: ModuleType, name: str, kind: str = "module", description: str =
     """Build the adapter around an already imported module."""
     return Impl(name=name, module=module, capabilities=capabilities_of(module), kind=kind,
                 description=description or _first_doc_line(module),
-                import_lines=import_lines or (f"import {module.__name__} as jax",))  # fmt: skip
+                import_lines=import_lines or module_import_lines(module))  # fmt: skip
+
+
+def module_import_lines(module: ModuleType) -> tuple[str, ...]:
+    """How a program imports `module` as `jax` from any folder: its top package's folder goes first
+    on sys.path unless it is part of the Python installation (the standard library, site-packages)."""
+    where = path_entry_of(module.__name__)
+    paths = ("import sys", f"sys.path.insert(0, {str(where)!r})") if where is not None else ()
+    return (*paths, f"import {module.__name__} as jax")
+
+
+def path_entry_of(module_name: str) -> Path | None:
+    """The sys.path folder from which the top package of `module_name` was imported; None where that
+    is the Python installation itself (any program run by that Python finds it) or unknown."""
+    top = sys.modules.get(module_name.split(".")[0])
+    file = getattr(top, "__file__", None)
+    if file is None:
+        return None
+    source = Path(file).absolute()
+    where = source.parent.parent if source.name == "__init__.py" else source.parent
+    installed = {Path(p).absolute() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    if any(where.is_relative_to(p) or where.resolve().is_relative_to(p.resolve()) for p in installed):
+        return None
+    return where
 
 
 def capabilities_of(module: ModuleType) -> frozenset[str]:
@@ -175,8 +198,7 @@ def _older_or_newer(version: str, reference: str) -> str:
 
 def _load_stage(stage: str) -> Impl:
     module = _load_package(STAGES_DIR / stage / "didax", f"didax_{stage}")
-    lines = ("import sys", f'sys.path.insert(0, "stages/{stage}")  # run from the repository root',
-             "import didax as jax")  # fmt: skip
+    lines = ("import sys", f"sys.path.insert(0, {str(STAGES_DIR / stage)!r})", "import didax as jax")
     return wrap(module, stage, "stage", f"didax stage {stage}", lines)
 
 
@@ -187,8 +209,7 @@ def _load_folder(folder: Path) -> Impl:
         module = _load_by_own_name(package)
     else:
         module = _load_package(package, _unique_name(package))
-    where = _shown_path(package.parent)
-    lines = ("import sys", f"sys.path.insert(0, {where!r})", f"import {package.name} as jax")
+    lines = ("import sys", f"sys.path.insert(0, {str(package.parent)!r})", f"import {package.name} as jax")
     name = folder_impl_name(folder.resolve())
     return wrap(module, name, "folder", f"package {package.name} in {_shown_path(package)}", lines)
 

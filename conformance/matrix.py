@@ -33,6 +33,9 @@ SHORT = {"passed": "passed", "failed": "failed", "missing": "missing", "not_appl
 JAX_ROW = re.compile(r"jax(-\d+(\.\d+)+)?")
 FAILURES_SHOWN = 2  # per implementation and function
 REASON_CHARS = 1200
+# The repository's root: programs name its folders absolutely (they run from any folder); the
+# published copies name them relative to it, the same on every machine.
+REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def load_results(directory: Path) -> dict[str, dict]:
@@ -243,9 +246,14 @@ def published(data: dict) -> dict:
     shown: dict[str, dict] = {}
     for tests in failures_by_function(data).values():
         for test in tests[:FAILURES_SHOWN]:
-            reason = test.get("reason", "")
+            reason = relative_to_root(test.get("reason", ""))
             shown[test["id"]] = {**test, "reason": reason[:REASON_CHARS]}
     return {**data, "functions": function_counts(data), "tests": sorted(shown.values(), key=lambda t: t["id"])}
+
+
+def relative_to_root(text: str, root: Path = REPO_ROOT) -> str:
+    """`sys.path.insert(0, '<root>/stages/05_jit')` as `'stages/05_jit'`, and `'<root>'` as `'.'`."""
+    return text.replace(f"'{root}/", "'").replace(f"'{root}'", "'.'")
 
 
 def main(argv: list[str]) -> int:

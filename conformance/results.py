@@ -30,6 +30,8 @@ from conformance.impl import Impl
 OUTCOMES = ("passed", "failed", "missing", "not_applicable", "skipped")
 # Tests beyond an implementation's capabilities are skipped with a reason that starts like this.
 NOT_APPLICABLE = "not applicable:"
+# Names a test looks up to set itself up rather than to test them.
+SETUP_PREFIXES = ("jax.config.",)
 FORMAT = 2  # of the results file: 2 added missing, runs, kind, description, functions
 
 
@@ -46,6 +48,7 @@ class Recorder:
     outcomes: dict[str, str] = field(default_factory=dict)
     reasons: dict[str, str] = field(default_factory=dict)
     used: dict[str, list[str]] = field(default_factory=dict)
+    statements: dict[str, str] = field(default_factory=dict)  # of the failed tests: what raised
     started: float = field(default_factory=time.monotonic)
 
     def use(self, impl: Impl) -> None:
@@ -62,6 +65,7 @@ class Recorder:
         if getattr(report, "conformance_used", None):
             self.used[nodeid] = report.conformance_used  # type: ignore[attr-defined]
         if report.failed:
+            self.statements[nodeid] = getattr(report, "conformance_statement", "")
             missing = getattr(report, "conformance_missing", None)
             self.outcomes[nodeid] = "missing" if missing else "failed"
             self.reasons[nodeid] = "missing: " + ", ".join(missing) if missing else _reason(report)
@@ -83,11 +87,20 @@ class Recorder:
                 "id": nodeid,
                 "area": self.areas[nodeid],
                 "outcome": outcome,
-                "functions": functions_of(nodeid, self.used.get(nodeid, []), known),
+                "functions": self._functions(nodeid, outcome, known),
                 "reason": self.reasons.get(nodeid, ""),
             }
             for nodeid, outcome in sorted(self.outcomes.items())
         ]
+
+    def _functions(self, nodeid: str, outcome: str, known: set[str]) -> list[str]:
+        """What a test is charged to: a missing test to the names it lacks, others as `functions_of`
+        says, a failure by the statement that failed."""
+        reason = self.reasons.get(nodeid, "")
+        if outcome == "missing" and reason.startswith("missing: "):
+            return reason.removeprefix("missing: ").split(", ")
+        statement = self.statements.get(nodeid, "") if outcome == "failed" else ""
+        return functions_of(nodeid, self.used.get(nodeid, []), known, statement)
 
     def pytest_sessionfinish(self) -> None:
         if self.outcomes and self.impl is not None:
@@ -158,20 +171,28 @@ def function_counts(tests: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return dict(sorted(table.items()))
 
 
-def functions_of(nodeid: str, used: list[str], known: set[str]) -> list[str]:
+def functions_of(nodeid: str, used: list[str], known: set[str], statement: str = "") -> list[str]:
     """The implementation functions a test is about, for the matrix's function table.
 
     A name the test looked up ("jnp.floor") counts when its short name appears in the test's id as a
     word of its own (`test_unary[floor]`, `test_where`); a test that looked up a single name is about
-    that name. A test that did not run (not applicable) is matched against every name the run saw.
-    Tests that match nothing are left out of the function table (they still count in their area).
+    that name, unless it is a config flag's setter (`jax.config.update`: every x64 test uses it). A
+    test that did not run (not applicable) is matched against every name the run saw. A failure is
+    charged to the names of the statement that failed (`tu.keystr(...)` in a test of `DictKey`),
+    those the id names too where there are both. Tests that match nothing are left out of the
+    function table (they still count in their area).
     """
     test = nodeid.split("::", 1)[-1]
+    failing = [name for name in used if _word_in(name.rsplit(".", 1)[-1], statement)]
+    named = [name for name in failing if _word_in(name.rsplit(".", 1)[-1], test)]
+    if named or failing:
+        return named or failing
     for candidates in (used, sorted(known) if not used else []):
         found = [name for name in candidates if _word_in(name.rsplit(".", 1)[-1], test)]
         if found:
             return found
-    return list(used) if len(used) == 1 else []
+    about = [name for name in used if not name.startswith(SETUP_PREFIXES)]
+    return about if len(about) == 1 else []
 
 
 def _word_in(word: str, text: str) -> bool:

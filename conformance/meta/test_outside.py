@@ -236,6 +236,56 @@ def test_a_test_is_about_the_functions_named_in_its_id() -> None:
     assert functions_of("t.py::test_table", ["jnp.add", "jnp.mul"], set()) == []
 
 
+CHARGED_TESTS = '''
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.area("pytrees")
+
+
+def test_cumulative_floor_divide(impl, x64):
+    """Sets x64 (jax.config.update) before it finds floor_divide missing."""
+    impl.numpy.floor_divide(np.ones(2), 2.0)
+
+
+@pytest.mark.parametrize("name", ["DictKey", "SequenceKey"])
+def test_key_entry_prints(impl, name):
+    tu = impl.tree_util
+    entry = getattr(tu, name)(1)
+    assert str(entry) == "[1]"
+    assert tu.keystr((entry,), simple=True) == "not what keystr gives"  # fails, on keystr
+'''
+
+
+def test_a_test_is_charged_to_the_function_it_is_about(tmp_path: Path) -> None:
+    """A missing test to the name it lacks (not to jax.config.update, which its x64 fixture used); a
+    failure to the function of the statement that failed (keystr), not to each key class its id names."""
+    (tmp_path / "test_charged.py").write_text(CHARGED_TESTS)
+    results = tmp_path / "results"
+    done = run_pytest("-p", "conformance.plugin", str(tmp_path / "test_charged.py"),
+                      "--impl=conformance.meta.broken.no_floor_divide", f"--results-dir={results}")  # fmt: skip
+    data = json.loads((results / "conformance.meta.broken.no_floor_divide.json").read_text())
+    charged = {t["id"].split("::")[-1]: (t["outcome"], t["functions"]) for t in data["tests"]}
+    assert charged == {
+        "test_cumulative_floor_divide[x64_off]": ("missing", ["jnp.floor_divide"]),
+        "test_cumulative_floor_divide[x64_on]": ("missing", ["jnp.floor_divide"]),
+        "test_key_entry_prints[DictKey]": ("failed", ["tree_util.keystr"]),
+        "test_key_entry_prints[SequenceKey]": ("failed", ["tree_util.keystr"]),
+    }, done.stdout[-3000:]
+    assert data["functions"] == {"jnp.floor_divide": {"missing": 2}, "tree_util.keystr": {"failed": 2}}
+
+
+def test_the_statement_that_failed_decides_what_a_failure_is_about() -> None:
+    used = ["tree_util.DictKey", "tree_util.keystr", "jnp.add", "jnp.float32"]
+    statement = "assert tu.keystr((entry,), simple=True) == str(arg)"
+    assert functions_of("t.py::test_key[DictKey]", used, set(), statement) == ["tree_util.keystr"]
+    both = "assert jnp.add(x, y).dtype == jnp.float32"
+    assert functions_of("t.py::test_add_dtype", used, set(), both) == ["jnp.add"]  # the id's, of both
+    assert functions_of("t.py::test_sum", ["jnp.float32"], set(), both) == ["jnp.float32"]
+    assert functions_of("t.py::test_key[DictKey]", used, set(), "assert_values(got, want)") == ["tree_util.DictKey"]
+    assert functions_of("t.py::test_cumsum", ["jax.config.update"], set()) == []  # setting x64 is no topic
+
+
 # --- the plugin from elsewhere -----------------------------------------------------------------------
 
 
