@@ -64,6 +64,9 @@ class Impl:
     description: str = ""
     # How a pasted program gets the implementation as `jax` (see reproduce.py).
     import_lines: tuple[str, ...] = ()
+    # Names its results file: `name`, but for a folder also where it is (two packages of one name
+    # in different folders are different implementations).
+    results_id: str = ""
     numpy: Any = field(init=False)
     lax: Any = field(init=False)
     tree_util: Any = field(init=False)
@@ -71,6 +74,8 @@ class Impl:
     dtypes: Any = field(init=False)
 
     def __post_init__(self) -> None:
+        if not self.results_id:
+            object.__setattr__(self, "results_id", self.name)
         for attr, label in [("numpy", "jnp"), ("lax", "lax"), ("tree_util", "tree_util"),
                             ("dtypes", "jax.dtypes")]:  # fmt: skip
             object.__setattr__(self, attr, Namespace(_submodule(self.module, attr), label))
@@ -115,11 +120,11 @@ def _load(spec: str) -> Impl:
 
 
 def wrap(module: ModuleType, name: str, kind: str = "module", description: str = "",
-         import_lines: tuple[str, ...] = ()) -> Impl:  # fmt: skip
+         import_lines: tuple[str, ...] = (), results_id: str = "") -> Impl:  # fmt: skip
     """Build the adapter around an already imported module."""
     return Impl(name=name, module=module, capabilities=capabilities_of(module), kind=kind,
                 description=description or _first_doc_line(module),
-                import_lines=import_lines or module_import_lines(module))  # fmt: skip
+                import_lines=import_lines or module_import_lines(module), results_id=results_id)  # fmt: skip
 
 
 def module_import_lines(module: ModuleType) -> tuple[str, ...]:
@@ -211,7 +216,8 @@ def _load_folder(folder: Path) -> Impl:
         module = _load_package(package, _unique_name(package))
     lines = ("import sys", f"sys.path.insert(0, {str(package.parent)!r})", f"import {package.name} as jax")
     name = folder_impl_name(folder.resolve())
-    return wrap(module, name, "folder", f"package {package.name} in {_shown_path(package)}", lines)
+    results_id = f"{name}-{_digest(package)}"
+    return wrap(module, name, "folder", f"package {package.name} in {_shown_path(package)}", lines, results_id)
 
 
 def _load_module(spec: str) -> Impl:
@@ -394,9 +400,13 @@ def _is_file(module: ModuleType, init: Path) -> bool:
 
 def _unique_name(folder: Path) -> str:
     """A module name for a package folder that cannot clash with another folder's."""
-    digest = hashlib.sha1(str(folder).encode()).hexdigest()[:8]
     stem = re.sub(r"\W", "_", folder.name if folder.name != "didax" else folder.parent.name)
-    return f"conformance_impl_{stem}_{digest}"
+    return f"conformance_impl_{stem}_{_digest(folder)}"
+
+
+def _digest(folder: Path) -> str:
+    """Eight hex digits that tell one folder from another."""
+    return hashlib.sha1(str(folder).encode()).hexdigest()[:8]
 
 
 def _submodule(module: ModuleType, name: str) -> ModuleType | None:

@@ -49,7 +49,7 @@ def load_results(directory: Path) -> dict[str, dict]:
         except ValueError:
             continue
         if isinstance(data, dict) and "impl" in data and "areas" in data:
-            results[data["impl"]] = data
+            results[str(data.get("id", data["impl"]))] = data  # two folders of one name: two rows
     return results
 
 

@@ -104,6 +104,8 @@ def pytest_configure(config: pytest.Config) -> None:
     results_dir = config.getoption("--results-dir")
     recorder = Recorder(Path(results_dir) if results_dir else config.rootpath / "build" / "conformance")
     recorder.selection = config.getoption("keyword") or ""
+    # Files or tests named rather than the suite's folder (or package): the run covers part of its areas.
+    recorder.partial = any("::" in arg or arg.endswith(".py") for arg in config.args)
     config.stash[_RECORDER] = recorder
     config.pluginmanager.register(recorder, "conformance-results")
 
@@ -249,6 +251,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
         report.conformance_program = program  # type: ignore[attr-defined]
         report.longrepr = with_program(program, _message(call.excinfo), report.longrepr)
     return report
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
+    """A test that lacks a name counts as "missing" in pytest's summary line (`3 failed, 5 missing`),
+    with `M` in the progress line, never as failed or as an error; the run still exits non-zero."""
+    if report.failed and getattr(report, "conformance_missing", None):
+        return "missing", "M", "MISSING"
+    return None
 
 
 def _message(excinfo: pytest.ExceptionInfo[BaseException]) -> str:

@@ -43,6 +43,10 @@ class Recorder:
     results_dir: Path
     impl: Impl | None = None  # set once the implementation is loaded
     selection: str = ""  # the -k expression of the run, if any
+    # Only some files or tests were named (not the suite's folder): every area ran in part.
+    partial: bool = False
+    # The areas some of whose tests were deselected (-k, -m, --deselect): they ran in part.
+    deselected_areas: set[str] = field(default_factory=set)
     written: Path | None = None
     areas: dict[str, str] = field(default_factory=dict)
     outcomes: dict[str, str] = field(default_factory=dict)
@@ -56,6 +60,12 @@ class Recorder:
 
     def expect(self, nodeid: str, area: str) -> None:
         self.areas[nodeid] = area
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            marker = item.get_closest_marker("area")
+            if marker is not None:
+                self.deselected_areas.add(marker.args[0])
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Fold the setup/call/teardown reports of a test into one outcome; a failure anywhere wins."""
@@ -122,13 +132,17 @@ class Recorder:
         write(f"conformance results: {self.written} (areas run: {', '.join(self.summary())})")
 
     def write(self) -> Path:
-        """Merge this run into `<impl>.json`: its areas replace the file's, the others stay."""
+        """Merge this run into `<impl>.json`: an area it ran whole replaces the file's; of an area it
+        ran in part (-k, some files), its tests replace theirs and the area's others stay; the other
+        areas stay."""
         assert self.impl is not None
         self.results_dir.mkdir(parents=True, exist_ok=True)
-        path = self.results_dir / f"{self.impl.name}.json"
+        path = self.results_dir / f"{self.impl.results_id}.json"
         old = _read(path)
         ran = set(self.summary())
-        kept = [t for t in old.get("tests", []) if t.get("area") not in ran]
+        in_part = ran if self.partial else ran & self.deselected_areas
+        kept = [t for t in old.get("tests", []) if t.get("area") not in ran
+                or t.get("area") in in_part and t["id"] not in self.outcomes]  # fmt: skip
         tests = sorted(kept + self.tests(), key=lambda t: t["id"])
         run = {
             "ran_at": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -139,6 +153,7 @@ class Recorder:
         data = {
             "format": FORMAT,
             "impl": self.impl.name,
+            "id": self.impl.results_id,
             "kind": self.impl.kind,
             "description": self.impl.description,
             "capabilities": sorted(self.impl.capabilities),

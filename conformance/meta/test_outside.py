@@ -106,6 +106,10 @@ def test_missing_functions_are_their_own_outcome_and_the_rest_runs(tmp_path: Pat
     assert about_floor_divide and set(about_floor_divide.values()) == {"missing"}, outcomes
     assert any(o == "passed" for i, o in outcomes.items() if "true_divide" in i), outcomes
     assert {t["reason"] for t in tests if t["outcome"] == "missing"} == {"missing: jnp.floor_divide"}
+    # pytest's own summary counts them as missing, not failed; the run still does not pass.
+    summary = done.stdout.strip().splitlines()[-1]
+    assert f"{len(about_floor_divide)} missing" in summary and "failed" not in summary, summary
+    assert done.returncode == 1
 
 
 # --- capabilities ----------------------------------------------------------------------------------
@@ -224,6 +228,43 @@ def test_a_partial_run_updates_its_areas_and_keeps_the_others(tmp_path: Path) ->
     assert data["areas"]["lax"] == {"passed": 1, "failed": 0, "missing": 1, "not_applicable": 0, "skipped": 0}
     assert set(data["runs"]) == {"numpy", "lax"} and data["runs"]["lax"]["profile"]
     assert data["runs"]["numpy"]["ran_at"] <= data["runs"]["lax"]["ran_at"]
+
+
+def test_a_k_run_merges_its_tests_into_the_areas_results(tmp_path: Path) -> None:
+    """Two -k runs of one area, the suite's folder named: the file holds both runs' tests."""
+    for keyword in ("test_dict_and_ordered_dict_structures_differ", "test_none_is_an_empty_node"):
+        done = run_pytest("conformance", "--impl=jax", "--area=pytrees", "-k", keyword, f"--results-dir={tmp_path}")
+        assert done.returncode == 0, done.stdout[-3000:]
+    tests = json.loads((tmp_path / "jax.json").read_text())["tests"]
+    assert sorted(t["id"].split("::")[-1] for t in tests) == ["test_dict_and_ordered_dict_structures_differ",
+                                                              "test_none_is_an_empty_node"]  # fmt: skip
+
+
+def test_a_whole_area_run_replaces_the_areas_results_and_a_partial_one_updates_them(tmp_path: Path) -> None:
+    impl = wrap(types.ModuleType("fake"), "fake")
+    fake_run(tmp_path, impl, {"a.py::test_x": ("numpy", "failed"), "a.py::test_gone": ("numpy", "passed")})
+    recorder = Recorder(tmp_path, partial=True)  # e.g. -k test_x
+    recorder.use(impl)
+    recorder.expect("a.py::test_x", "numpy")
+    recorder.outcomes["a.py::test_x"] = "passed"
+    recorder.write()
+    tests = {t["id"]: t["outcome"] for t in json.loads((tmp_path / "fake.json").read_text())["tests"]}
+    assert tests == {"a.py::test_x": "passed", "a.py::test_gone": "passed"}
+    fake_run(tmp_path, impl, {"a.py::test_x": ("numpy", "passed")})  # the whole area: test_gone is gone
+    tests = {t["id"]: t["outcome"] for t in json.loads((tmp_path / "fake.json").read_text())["tests"]}
+    assert tests == {"a.py::test_x": "passed"}
+
+
+def test_two_packages_of_one_name_in_different_folders_keep_their_own_results(tmp_path: Path) -> None:
+    first, second = make_package(tmp_path / "a", "mylib"), make_package(tmp_path / "b", "mylib")
+    impls = [load(str(first)), load(str(second))]
+    assert [i.name for i in impls] == ["mylib", "mylib"] and impls[0].results_id != impls[1].results_id
+    for impl, outcome in zip(impls, ("passed", "failed")):
+        fake_run(tmp_path, impl, {"a.py::test_x": ("numpy", outcome)})
+    files = sorted(tmp_path.glob("mylib*.json"))
+    assert len(files) == 2
+    outcomes = {json.loads(f.read_text())["id"]: json.loads(f.read_text())["tests"][0]["outcome"] for f in files}
+    assert outcomes == {impls[0].results_id: "passed", impls[1].results_id: "failed"}
 
 
 def test_a_test_is_about_the_functions_named_in_its_id() -> None:
