@@ -6,7 +6,7 @@ force, the inputs as literals, and the call, printed:
 
     import numpy as np
     import sys
-    sys.path.insert(0, "stages/01_eval")  # run from the repository root
+    sys.path.insert(0, '/home/me/didax/stages/01_eval')
     import didax as jax
     jax.config.update("jax_enable_x64", True)
     jnp = jax.numpy
@@ -20,8 +20,10 @@ shrunk example), or for a test that noted none, the test's own code (unroll.py).
 Values become literals; those that are not plain data are spelled as the source that makes them: a
 lambda as its own text, a function or class by its name (imported from where it lives), an
 implementation's array as `jnp.asarray(...)` (`jnp.full(...)` when it is weakly typed), a `Source`
-as itself. Every name a program uses but does not define is imported from the test's module (or
-from where the functions and classes it shows were defined), so that it runs as it is.
+as itself. Every name a program uses but does not define is imported from the test's module, the
+module that noted the call, or where the functions and classes it shows were defined, after the
+folders those come from are put on sys.path by absolute path: a program runs as it is, saved as a
+file, from any folder.
 """
 
 from __future__ import annotations

@@ -6,11 +6,13 @@ program that contains the failing call: the test's body up to the failing statem
 as literals (a lambda as its text, a catalogue entry as its constructor), its fixtures inlined (a
 fixture's `return x` becomes `name = x`), and `impl.numpy`, `impl.lax`, ... spelled as a JAX program
 spells them (`jnp`, `lax`, ...). The suite's helpers the code uses are imported from the test's
-module, so the program runs where `conformance` is importable (the repository root):
+module, the folder holding `conformance` first on sys.path, so the program runs from any folder:
 
     import numpy as np
     import jax
     jax.config.update('jax_enable_x64', False)
+    import sys
+    sys.path.insert(0, '/home/me/didax')
     from conformance.test_nn import close, X
     nn = jax.nn
     x = X.astype(np.float32)
