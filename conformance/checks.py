@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any
 
 import ml_dtypes
@@ -177,7 +178,7 @@ def show_call(program: str, **values: Any) -> None:
     program: imports, config flags, inputs as literals, the call printed (see reproduce.py). The plugin
     puts the program of a failing test (of hypothesis's last, shrunk example) at the top of its report
     and in the results file."""
-    reproduce.record(program, values)
+    reproduce.record(program, values, sys._getframe(1).f_globals.get("__name__"))  # its helpers
 
 
 class XlaExtremum:

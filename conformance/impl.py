@@ -9,6 +9,7 @@ what it can do in `__capabilities__`. Names it lacks are reported per test as "m
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import importlib.util
@@ -63,6 +64,9 @@ class Impl:
     description: str = ""
     # How a pasted program gets the implementation as `jax` (see reproduce.py).
     import_lines: tuple[str, ...] = ()
+    # Names its results file: `name`, but for a folder also where it is (two packages of one name
+    # in different folders are different implementations).
+    results_id: str = ""
     numpy: Any = field(init=False)
     lax: Any = field(init=False)
     tree_util: Any = field(init=False)
@@ -70,6 +74,8 @@ class Impl:
     dtypes: Any = field(init=False)
 
     def __post_init__(self) -> None:
+        if not self.results_id:
+            object.__setattr__(self, "results_id", self.name)
         for attr, label in [("numpy", "jnp"), ("lax", "lax"), ("tree_util", "tree_util"),
                             ("dtypes", "jax.dtypes")]:  # fmt: skip
             object.__setattr__(self, attr, Namespace(_submodule(self.module, attr), label))
@@ -114,11 +120,34 @@ def _load(spec: str) -> Impl:
 
 
 def wrap(module: ModuleType, name: str, kind: str = "module", description: str = "",
-         import_lines: tuple[str, ...] = ()) -> Impl:  # fmt: skip
+         import_lines: tuple[str, ...] = (), results_id: str = "") -> Impl:  # fmt: skip
     """Build the adapter around an already imported module."""
     return Impl(name=name, module=module, capabilities=capabilities_of(module), kind=kind,
                 description=description or _first_doc_line(module),
-                import_lines=import_lines or (f"import {module.__name__} as jax",))  # fmt: skip
+                import_lines=import_lines or module_import_lines(module), results_id=results_id)  # fmt: skip
+
+
+def module_import_lines(module: ModuleType) -> tuple[str, ...]:
+    """How a program imports `module` as `jax` from any folder: its top package's folder goes first
+    on sys.path unless it is part of the Python installation (the standard library, site-packages)."""
+    where = path_entry_of(module.__name__)
+    paths = ("import sys", f"sys.path.insert(0, {str(where)!r})") if where is not None else ()
+    return (*paths, f"import {module.__name__} as jax")
+
+
+def path_entry_of(module_name: str) -> Path | None:
+    """The sys.path folder from which the top package of `module_name` was imported; None where that
+    is the Python installation itself (any program run by that Python finds it) or unknown."""
+    top = sys.modules.get(module_name.split(".")[0])
+    file = getattr(top, "__file__", None)
+    if file is None:
+        return None
+    source = Path(file).absolute()
+    where = source.parent.parent if source.name == "__init__.py" else source.parent
+    installed = {Path(p).absolute() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    if any(where.is_relative_to(p) or where.resolve().is_relative_to(p.resolve()) for p in installed):
+        return None
+    return where
 
 
 def capabilities_of(module: ModuleType) -> frozenset[str]:
@@ -174,19 +203,21 @@ def _older_or_newer(version: str, reference: str) -> str:
 
 def _load_stage(stage: str) -> Impl:
     module = _load_package(STAGES_DIR / stage / "didax", f"didax_{stage}")
-    lines = ("import sys", f'sys.path.insert(0, "stages/{stage}")  # run from the repository root',
-             "import didax as jax")  # fmt: skip
+    lines = ("import sys", f"sys.path.insert(0, {str(STAGES_DIR / stage)!r})", "import didax as jax")
     return wrap(module, stage, "stage", f"didax stage {stage}", lines)
 
 
 def _load_folder(folder: Path) -> Impl:
     """A package folder (it has __init__.py) or a folder holding one package (didax/ preferred)."""
     package = _package_in(folder.resolve())
-    module = _load_package(package, _unique_name(package))
-    where = _shown_path(package.parent)
-    lines = ("import sys", f"sys.path.insert(0, {where!r})", f"import {package.name} as jax")
+    if imports_itself(package):
+        module = _load_by_own_name(package)
+    else:
+        module = _load_package(package, _unique_name(package))
+    lines = ("import sys", f"sys.path.insert(0, {str(package.parent)!r})", f"import {package.name} as jax")
     name = folder_impl_name(folder.resolve())
-    return wrap(module, name, "folder", f"package {package.name} in {_shown_path(package)}", lines)
+    results_id = f"{name}-{_digest(package)}"
+    return wrap(module, name, "folder", f"package {package.name} in {_shown_path(package)}", lines, results_id)
 
 
 def _load_module(spec: str) -> Impl:
@@ -311,11 +342,71 @@ def _load_package(folder: Path, module_name: str) -> ModuleType:
     return module
 
 
+def imports_itself(package: Path) -> bool:
+    """Whether a module of the package imports the package by its own name (`from mylib import x`,
+    `import mylib.sub`), not only relatively. Such a package works only under that name."""
+    for source in sorted(package.rglob("*.py")):
+        try:
+            tree = ast.parse(source.read_text(encoding="utf-8", errors="replace"), str(source))
+        except SyntaxError:
+            continue  # importing it will say so
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                named = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                named = [node.module]
+            else:
+                continue
+            if any(name == package.name or name.startswith(package.name + ".") for name in named):
+                return True
+    return False
+
+
+def _load_by_own_name(package: Path) -> ModuleType:
+    """Import a package that imports itself by name under that name, its parent folder first on
+    sys.path, so that it is loaded exactly once; refuse when another module of that name is
+    imported already or would be found first."""
+    name, init = package.name, (package / "__init__.py").resolve()
+    loaded = sys.modules.get(name)
+    if loaded is not None and not _is_file(loaded, init):
+        raise ImplLoadError(
+            f"{package} imports itself as {name!r}, but a different module {name!r} is already imported "
+            f"(from {getattr(loaded, '__file__', None) or 'nowhere'}); run the suite in a process where "
+            f"{name!r} is not imported (remove what imports it, e.g. a conftest or plugin), or rename the package"
+        )
+    if loaded is None:
+        parent = str(package.parent)
+        if sys.path[:1] != [parent]:
+            sys.path.insert(0, parent)  # first, so that no other package of that name shadows it
+        try:
+            loaded = importlib.import_module(name)
+        except Exception as err:
+            for stale in [n for n in sys.modules if n == name or n.startswith(name + ".")]:
+                del sys.modules[stale]
+            raise ImplLoadError(f"importing {package} as {name!r} failed: {type(err).__name__}: {err}") from err
+        if not _is_file(loaded, init):
+            raise ImplLoadError(
+                f"{package} imports itself as {name!r}, but importing {name!r} found "
+                f"{getattr(loaded, '__file__', None)} first; put {package.parent} first on PYTHONPATH "
+                f"or uninstall the other {name!r}"
+            )
+    return loaded
+
+
+def _is_file(module: ModuleType, init: Path) -> bool:
+    file = getattr(module, "__file__", None)
+    return file is not None and Path(file).resolve() == init
+
+
 def _unique_name(folder: Path) -> str:
     """A module name for a package folder that cannot clash with another folder's."""
-    digest = hashlib.sha1(str(folder).encode()).hexdigest()[:8]
     stem = re.sub(r"\W", "_", folder.name if folder.name != "didax" else folder.parent.name)
-    return f"conformance_impl_{stem}_{digest}"
+    return f"conformance_impl_{stem}_{_digest(folder)}"
+
+
+def _digest(folder: Path) -> str:
+    """Eight hex digits that tell one folder from another."""
+    return hashlib.sha1(str(folder).encode()).hexdigest()[:8]
 
 
 def _submodule(module: ModuleType, name: str) -> ModuleType | None:

@@ -36,6 +36,9 @@ SHOWN_OUTCOMES = ("failed", "release_detail")  # the tests whose reasons the mat
 JAX_ROW = re.compile(r"jax(-\d+(\.\d+)+)?")
 FAILURES_SHOWN = 2  # per implementation and function
 REASON_CHARS = 1200
+# The repository's root: programs name its folders absolutely (they run from any folder); the
+# published copies name them relative to it, the same on every machine.
+REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def load_results(directory: Path) -> dict[str, dict]:
@@ -49,7 +52,7 @@ def load_results(directory: Path) -> dict[str, dict]:
         except ValueError:
             continue
         if isinstance(data, dict) and "impl" in data and "areas" in data:
-            results[data["impl"]] = data
+            results[str(data.get("id", data["impl"]))] = data  # two folders of one name: two rows
     return results
 
 
@@ -255,9 +258,14 @@ def published(data: dict) -> dict:
     shown: dict[str, dict] = {}
     for tests in failures_by_function(data).values():
         for test in tests[:FAILURES_SHOWN]:
-            reason = test.get("reason", "")
+            reason = relative_to_root(test.get("reason", ""))
             shown[test["id"]] = {**test, "reason": reason[:REASON_CHARS]}
     return {**data, "functions": function_counts(data), "tests": sorted(shown.values(), key=lambda t: t["id"])}
+
+
+def relative_to_root(text: str, root: Path = REPO_ROOT) -> str:
+    """`sys.path.insert(0, '<root>/stages/05_jit')` as `'stages/05_jit'`, and `'<root>'` as `'.'`."""
+    return text.replace(f"'{root}/", "'").replace(f"'{root}'", "'.'")
 
 
 def main(argv: list[str]) -> int:

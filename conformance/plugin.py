@@ -11,6 +11,7 @@ Installed (`pip install ./conformance`), it is also the `pytest11` entry point `
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
+from hypothesis.errors import UnsatisfiedAssumption
 
 from conformance import reproduce, unroll
 from conformance.checks import ReleaseDetail
@@ -111,6 +113,8 @@ def pytest_configure(config: pytest.Config) -> None:
     results_dir = config.getoption("--results-dir")
     recorder = Recorder(Path(results_dir) if results_dir else config.rootpath / "build" / "conformance")
     recorder.selection = config.getoption("keyword") or ""
+    # Files or tests named rather than the suite's folder (or package): the run covers part of its areas.
+    recorder.partial = any("::" in arg or arg.endswith(".py") for arg in config.args)
     config.stash[_RECORDER] = recorder
     config.pluginmanager.register(recorder, "conformance-results")
 
@@ -205,6 +209,31 @@ def _deselect_other_areas(config: pytest.Config, items: list[pytest.Item]) -> No
 def pytest_runtest_setup(item: pytest.Item) -> None:
     LOOKUPS.reset()
     reproduce.start_test()
+    _watch_examples(item)
+
+
+def _watch_examples(item: pytest.Item) -> None:
+    """Wrap a hypothesis test's body (hypothesis's `inner_test`, there to be wrapped) so that each
+    example starts with no call noted and a failing one keeps its note: the report shows the failing
+    example's program, not that of an example run after it (a later explicit `@example`)."""
+    given = getattr(getattr(item, "obj", None), "hypothesis", None)
+    inner = getattr(given, "inner_test", None)
+    if inner is None or getattr(inner, "watched_by_conformance", False):
+        return
+
+    @functools.wraps(inner)
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        reproduce.start_example()
+        try:
+            return inner(*args, **kwargs)
+        except UnsatisfiedAssumption:
+            raise  # hypothesis's assume(): not a failure
+        except Exception:
+            reproduce.example_failed()
+            raise
+
+    watched.watched_by_conformance = True  # type: ignore[attr-defined]
+    given.inner_test = watched
 
 
 @pytest.hookimpl(wrapper=True)
@@ -217,6 +246,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     report.conformance_used = list(LOOKUPS.used)  # type: ignore[attr-defined]
     if not report.failed or call.excinfo is None:
         return report
+    # What the failure is charged to in the function table: the names of the statement that failed.
+    report.conformance_statement = unroll.failing_statement(item, call.excinfo)  # type: ignore[attr-defined]
     impl = item.config.stash[_IMPL]
     names = missing_names(call.excinfo.value, impl.module.__name__) or (
         list(LOOKUPS.missing) if call.when == "call" else None
@@ -231,6 +262,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
             report.conformance_release_detail = True  # type: ignore[attr-defined]
         report.longrepr = with_program(program, _message(call.excinfo), report.longrepr)
     return report
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
+    """A test that lacks a name counts as "missing" in pytest's summary line (`3 failed, 5 missing`),
+    with `M` in the progress line, never as failed or as an error; the run still exits non-zero."""
+    if report.failed and getattr(report, "conformance_missing", None):
+        return "missing", "M", "MISSING"
+    return None
 
 
 def _message(excinfo: pytest.ExceptionInfo[BaseException]) -> str:

@@ -6,7 +6,7 @@ force, the inputs as literals, and the call, printed:
 
     import numpy as np
     import sys
-    sys.path.insert(0, "stages/01_eval")  # run from the repository root
+    sys.path.insert(0, '/home/me/didax/stages/01_eval')
     import didax as jax
     jax.config.update("jax_enable_x64", True)
     jnp = jax.numpy
@@ -20,8 +20,10 @@ shrunk example), or for a test that noted none, the test's own code (unroll.py).
 Values become literals; those that are not plain data are spelled as the source that makes them: a
 lambda as its own text, a function or class by its name (imported from where it lives), an
 implementation's array as `jnp.asarray(...)` (`jnp.full(...)` when it is weakly typed), a `Source`
-as itself. Every name a program uses but does not define is imported from the test's module (or
-from where the functions and classes it shows were defined), so that it runs as it is.
+as itself. Every name a program uses but does not define is imported from the test's module, the
+module that noted the call, or where the functions and classes it shows were defined, after the
+folders those come from are put on sys.path by absolute path: a program runs as it is, saved as a
+file, from any folder.
 """
 
 from __future__ import annotations
@@ -36,11 +38,11 @@ import linecache
 import math
 import re
 import types
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from conformance.impl import RANDOM_FLAGS, SUITE_FLAGS, Impl, has_flag, read_flag
+from conformance.impl import RANDOM_FLAGS, SUITE_FLAGS, Impl, has_flag, path_entry_of, read_flag
 
 # The names a program may use for the implementation's modules, and where they come from.
 ALIASES = {"jnp": "jax.numpy", "lax": "jax.lax", "tree_util": "jax.tree_util", "tu": "jax.tree_util"}
@@ -56,13 +58,26 @@ class Source(str):
     """Program text that stands for a value: `literal(Source("jnp.full((2,), 2.0)"))` is that text.
     For values only a call can make, such as an implementation's weakly typed array."""
 
+class Note(NamedTuple):
+    """A call noted by a test: its text, its inputs, the flag lines in force, and the module that
+    noted it (whose helpers the call may use, e.g. `loop` of test_vmap's check_vmap)."""
+
+    call: str
+    values: dict[str, Any]
+    flags: list[str]
+    module: str | None = None
+
+
 _impl: Impl | None = None
 # The implementation's own values of the RANDOM_FLAGS it has, when it was loaded: a program sets
 # such a flag only where a test changed it (jax_threefry_partitionable on JAX 0.4.38).
 _own_flags: dict[str, object] = {}
-# The last call noted: (call, inputs, flag lines); made into text only when a test fails, since
-# hypothesis notes every example and nearly all of them pass.
-_last: tuple[str, dict[str, Any], list[str]] | None = None
+# The last call noted; made into text only when a test fails, since hypothesis notes every example
+# and nearly all of them pass.
+_last: Note | None = None
+# Once an example of a hypothesis test has failed, its note (None if it noted nothing): the examples
+# run after it (hypothesis's later explicit examples) may pass, and their notes would show nothing.
+_failed: tuple[Note | None] | None = None
 
 
 def use(impl: Impl) -> None:
@@ -73,19 +88,34 @@ def use(impl: Impl) -> None:
 
 
 def start_test() -> None:
+    global _last, _failed
+    _last, _failed = None, None
+
+
+def start_example() -> None:
+    """A new example of a hypothesis test begins: what earlier examples noted is not its call."""
     global _last
     _last = None
 
 
-def record(call: str, values: dict[str, Any]) -> None:
-    """Remember `call` with `values` as its inputs (and the flags in force now) for the report."""
+def example_failed() -> None:
+    """The running example failed: its note is the report's, whatever later examples note."""
+    global _failed
+    _failed = (_last,)
+
+
+def record(call: str, values: dict[str, Any], module: str | None = None) -> None:
+    """Remember `call` with `values` as its inputs (and the flags in force now) for the report;
+    `module` is where the call was noted (its names are imported where the call uses them)."""
     global _last
-    _last = (call, {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in values.items()}, _flag_lines())
+    copied = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in values.items()}
+    _last = Note(call, copied, _flag_lines(), module)
 
 
-def noted() -> tuple[str, dict[str, Any], list[str]] | None:
-    """The last call noted by the running test: (call, inputs, flag lines), or None."""
-    return _last
+def noted() -> Note | None:
+    """The call noted by the failing example of the running test (of its last one, if none failed
+    yet), or None."""
+    return _failed[0] if _failed is not None else _last
 
 
 def program(
@@ -117,8 +147,25 @@ def header(body: str, flags: list[str] | None = None, namespaces: Namespaces | N
     aliases = [a for a in ALIASES if (a in free if free is not None else re.search(rf"\b{a}\.", body))]
     if aliases:
         lines.append(", ".join(aliases) + " = " + ", ".join(ALIASES[a] for a in aliases))
-    lines += imports(body, namespaces or [])
+    found = imports(body, namespaces or [])
+    lines += path_lines(found, lines) + found
     return "\n".join(lines) + "\n"
+
+
+def path_lines(import_lines: list[str], before: list[str]) -> list[str]:
+    """`sys.path.insert(0, ...)` for the folders the imported modules come from (the suite's own,
+    `conformance`, for its helpers), so that the program runs from any folder; none for modules of
+    the Python installation, or folders that the lines `before` put on sys.path already."""
+    lines: list[str] = []
+    for line in import_lines:
+        found = re.match(r"(?:from|import) ([\w.]+)", line)
+        where = path_entry_of(found.group(1)) if found else None
+        insert = f"sys.path.insert(0, {str(where)!r})"
+        if where is not None and insert not in before and insert not in lines:
+            lines.append(insert)
+    if lines and "import sys" not in before:
+        lines.insert(0, "import sys")
+    return lines
 
 
 def imports(body: str, namespaces: Namespaces) -> list[str]:
@@ -467,7 +514,8 @@ def _array_literal(value: np.ndarray) -> str:
         value, separator=", ", threshold=1_000_000, max_line_width=10_000, floatmode="unique",
         formatter={"float_kind": _scalar, "complex_kind": _scalar} if value.dtype.kind in "fc" else None,
     )  # fmt: skip
-    return f"np.array({text}, dtype={dtype})"
+    text = re.sub(r"\n\s*\n", "\n", text)  # no blank lines between the blocks of 3-d arrays: a
+    return f"np.array({text}, dtype={dtype})"  # program holds none, the message follows a blank line
 
 
 def _dtype_expr(dtype: np.dtype, call: bool = False) -> str:

@@ -32,6 +32,8 @@ from conformance.impl import Impl
 OUTCOMES = ("passed", "failed", "release_detail", "missing", "not_applicable", "skipped")
 # Tests beyond an implementation's capabilities are skipped with a reason that starts like this.
 NOT_APPLICABLE = "not applicable:"
+# Names a test looks up to set itself up rather than to test them.
+SETUP_PREFIXES = ("jax.config.",)
 FORMAT = 2  # of the results file: 2 added missing, runs, kind, description, functions
 
 
@@ -43,11 +45,16 @@ class Recorder:
     results_dir: Path
     impl: Impl | None = None  # set once the implementation is loaded
     selection: str = ""  # the -k expression of the run, if any
+    # Only some files or tests were named (not the suite's folder): every area ran in part.
+    partial: bool = False
+    # The areas some of whose tests were deselected (-k, -m, --deselect): they ran in part.
+    deselected_areas: set[str] = field(default_factory=set)
     written: Path | None = None
     areas: dict[str, str] = field(default_factory=dict)
     outcomes: dict[str, str] = field(default_factory=dict)
     reasons: dict[str, str] = field(default_factory=dict)
     used: dict[str, list[str]] = field(default_factory=dict)
+    statements: dict[str, str] = field(default_factory=dict)  # of the failed tests: what raised
     started: float = field(default_factory=time.monotonic)
 
     def use(self, impl: Impl) -> None:
@@ -55,6 +62,12 @@ class Recorder:
 
     def expect(self, nodeid: str, area: str) -> None:
         self.areas[nodeid] = area
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            marker = item.get_closest_marker("area")
+            if marker is not None:
+                self.deselected_areas.add(marker.args[0])
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Fold the setup/call/teardown reports of a test into one outcome; a failure anywhere wins."""
@@ -64,6 +77,7 @@ class Recorder:
         if getattr(report, "conformance_used", None):
             self.used[nodeid] = report.conformance_used  # type: ignore[attr-defined]
         if report.failed:
+            self.statements[nodeid] = getattr(report, "conformance_statement", "")
             missing = getattr(report, "conformance_missing", None)
             detail = getattr(report, "conformance_release_detail", False)
             self.outcomes[nodeid] = "missing" if missing else "release_detail" if detail else "failed"
@@ -86,11 +100,20 @@ class Recorder:
                 "id": nodeid,
                 "area": self.areas[nodeid],
                 "outcome": outcome,
-                "functions": functions_of(nodeid, self.used.get(nodeid, []), known),
+                "functions": self._functions(nodeid, outcome, known),
                 "reason": self.reasons.get(nodeid, ""),
             }
             for nodeid, outcome in sorted(self.outcomes.items())
         ]
+
+    def _functions(self, nodeid: str, outcome: str, known: set[str]) -> list[str]:
+        """What a test is charged to: a missing test to the names it lacks, others as `functions_of`
+        says, a failure by the statement that failed."""
+        reason = self.reasons.get(nodeid, "")
+        if outcome == "missing" and reason.startswith("missing: "):
+            return reason.removeprefix("missing: ").split(", ")
+        statement = self.statements.get(nodeid, "") if outcome == "failed" else ""
+        return functions_of(nodeid, self.used.get(nodeid, []), known, statement)
 
     def pytest_sessionfinish(self) -> None:
         if self.outcomes and self.impl is not None:
@@ -112,13 +135,17 @@ class Recorder:
         write(f"conformance results: {self.written} (areas run: {', '.join(self.summary())})")
 
     def write(self) -> Path:
-        """Merge this run into `<impl>.json`: its areas replace the file's, the others stay."""
+        """Merge this run into `<impl>.json`: an area it ran whole replaces the file's; of an area it
+        ran in part (-k, some files), its tests replace theirs and the area's others stay; the other
+        areas stay."""
         assert self.impl is not None
         self.results_dir.mkdir(parents=True, exist_ok=True)
-        path = self.results_dir / f"{self.impl.name}.json"
+        path = self.results_dir / f"{self.impl.results_id}.json"
         old = _read(path)
         ran = set(self.summary())
-        kept = [t for t in old.get("tests", []) if t.get("area") not in ran]
+        in_part = ran if self.partial else ran & self.deselected_areas
+        kept = [t for t in old.get("tests", []) if t.get("area") not in ran
+                or t.get("area") in in_part and t["id"] not in self.outcomes]  # fmt: skip
         tests = sorted(kept + self.tests(), key=lambda t: t["id"])
         run = {
             "ran_at": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -129,6 +156,7 @@ class Recorder:
         data = {
             "format": FORMAT,
             "impl": self.impl.name,
+            "id": self.impl.results_id,
             "kind": self.impl.kind,
             "description": self.impl.description,
             "capabilities": sorted(self.impl.capabilities),
@@ -161,20 +189,28 @@ def function_counts(tests: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return dict(sorted(table.items()))
 
 
-def functions_of(nodeid: str, used: list[str], known: set[str]) -> list[str]:
+def functions_of(nodeid: str, used: list[str], known: set[str], statement: str = "") -> list[str]:
     """The implementation functions a test is about, for the matrix's function table.
 
     A name the test looked up ("jnp.floor") counts when its short name appears in the test's id as a
     word of its own (`test_unary[floor]`, `test_where`); a test that looked up a single name is about
-    that name. A test that did not run (not applicable) is matched against every name the run saw.
-    Tests that match nothing are left out of the function table (they still count in their area).
+    that name, unless it is a config flag's setter (`jax.config.update`: every x64 test uses it). A
+    test that did not run (not applicable) is matched against every name the run saw. A failure is
+    charged to the names of the statement that failed (`tu.keystr(...)` in a test of `DictKey`),
+    those the id names too where there are both. Tests that match nothing are left out of the
+    function table (they still count in their area).
     """
     test = nodeid.split("::", 1)[-1]
+    failing = [name for name in used if _word_in(name.rsplit(".", 1)[-1], statement)]
+    named = [name for name in failing if _word_in(name.rsplit(".", 1)[-1], test)]
+    if named or failing:
+        return named or failing
     for candidates in (used, sorted(known) if not used else []):
         found = [name for name in candidates if _word_in(name.rsplit(".", 1)[-1], test)]
         if found:
             return found
-    return list(used) if len(used) == 1 else []
+    about = [name for name in used if not name.startswith(SETUP_PREFIXES)]
+    return about if len(about) == 1 else []
 
 
 def _word_in(word: str, text: str) -> bool:

@@ -630,6 +630,9 @@ def test_tree_map_with_is_leaf(tu: Any, tree: Any) -> None:
     assert len(got_leaves) == len(want_leaves)
     for g, w in zip(got_leaves, want_leaves):
         assert isinstance(g, Tag) and g.values[0] is w
+    show_call("tree_util.tree_structure(tree, is_leaf=lambda x: isinstance(x, list)), "
+              "tree_util.tree_structure(tree_util.tree_map(Tag, tree, is_leaf=lambda x: isinstance(x, list)))",
+              tree=tree)  # fmt: skip
     assert tu.tree_structure(tree, is_leaf=is_leaf) == tu.tree_structure(got)
 
 

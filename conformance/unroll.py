@@ -6,11 +6,13 @@ program that contains the failing call: the test's body up to the failing statem
 as literals (a lambda as its text, a catalogue entry as its constructor), its fixtures inlined (a
 fixture's `return x` becomes `name = x`), and `impl.numpy`, `impl.lax`, ... spelled as a JAX program
 spells them (`jnp`, `lax`, ...). The suite's helpers the code uses are imported from the test's
-module, so the program runs where `conformance` is importable (the repository root):
+module, the folder holding `conformance` first on sys.path, so the program runs from any folder:
 
     import numpy as np
     import jax
     jax.config.update('jax_enable_x64', False)
+    import sys
+    sys.path.insert(0, '/home/me/didax')
     from conformance.test_nn import close, X
     nn = jax.nn
     x = X.astype(np.float32)
@@ -64,12 +66,12 @@ def program_for_report(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseExce
     noted = reproduce.noted()
     try:
         if noted is not None:
-            call, values, flags = noted
+            namespaces += reproduce.namespace_of(noted.module)  # the helpers of the code that noted it
             try:
                 setup = spelled(fixtures(item, namespaces, own_only=True), namespaces)
             except CannotUnroll:
                 setup = ""
-            return reproduce.program(call, values, flags, setup, namespaces)
+            return reproduce.program(noted.call, noted.values, noted.flags, setup, namespaces)
         return unrolled(item, excinfo, namespaces)
     except CannotUnroll as why:
         reason = f": {why}" if str(why) else ""
@@ -166,11 +168,42 @@ def code_of(function: Callable[..., Any], failing: int | None) -> str:
 def failing_line(function: Callable[..., Any], excinfo: pytest.ExceptionInfo[BaseException] | None) -> int | None:
     """The line of the test's own code at which the exception passed last."""
     line, tb = None, excinfo.tb if excinfo is not None else None
+    code = body_code(function)
     while tb is not None:
-        if tb.tb_frame.f_code is function.__code__:
+        if tb.tb_frame.f_code is code:
             line = tb.tb_lineno
         tb = tb.tb_next
     return line
+
+
+def body_code(function: Callable[..., Any]) -> Any:
+    """The code object of a test's own body: a hypothesis test's is its `inner_test`'s (the plugin
+    may have wrapped that), not the wrapper's that pytest calls."""
+    inner = getattr(getattr(function, "hypothesis", None), "inner_test", None)
+    return inspect.unwrap(inner).__code__ if inner is not None else function.__code__
+
+
+def failing_statement(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseException] | None) -> str:
+    """The text of the innermost simple statement of the test's own code that raised (""
+    when the exception did not pass through the test's code, or its source cannot be read)."""
+    function = getattr(item, "function", None)
+    if function is None:
+        return ""
+    line = failing_line(function, excinfo)
+    if line is None:
+        return ""
+    try:
+        lines, start = inspect.getsourcelines(inspect.unwrap(function))
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError):
+        return ""
+    relative = line - start + 1
+    simple = [node for node in ast.walk(tree) if isinstance(node, ast.stmt) and not hasattr(node, "body")
+              and node.lineno <= relative <= (node.end_lineno or node.lineno)]  # fmt: skip
+    if not simple:
+        return ""
+    innermost = min(simple, key=lambda node: (node.end_lineno or node.lineno) - node.lineno)
+    return ast.unparse(innermost)
 
 
 def _body(function: Callable[..., Any]) -> tuple[list[ast.stmt], list[str]]:

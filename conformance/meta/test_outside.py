@@ -106,6 +106,10 @@ def test_missing_functions_are_their_own_outcome_and_the_rest_runs(tmp_path: Pat
     assert about_floor_divide and set(about_floor_divide.values()) == {"missing"}, outcomes
     assert any(o == "passed" for i, o in outcomes.items() if "true_divide" in i), outcomes
     assert {t["reason"] for t in tests if t["outcome"] == "missing"} == {"missing: jnp.floor_divide"}
+    # pytest's own summary counts them as missing, not failed; the run still does not pass.
+    summary = done.stdout.strip().splitlines()[-1]
+    assert f"{len(about_floor_divide)} missing" in summary and "failed" not in summary, summary
+    assert done.returncode == 1
 
 
 # --- capabilities ----------------------------------------------------------------------------------
@@ -227,6 +231,43 @@ def test_a_partial_run_updates_its_areas_and_keeps_the_others(tmp_path: Path) ->
     assert data["runs"]["numpy"]["ran_at"] <= data["runs"]["lax"]["ran_at"]
 
 
+def test_a_k_run_merges_its_tests_into_the_areas_results(tmp_path: Path) -> None:
+    """Two -k runs of one area, the suite's folder named: the file holds both runs' tests."""
+    for keyword in ("test_dict_and_ordered_dict_structures_differ", "test_none_is_an_empty_node"):
+        done = run_pytest("conformance", "--impl=jax", "--area=pytrees", "-k", keyword, f"--results-dir={tmp_path}")
+        assert done.returncode == 0, done.stdout[-3000:]
+    tests = json.loads((tmp_path / "jax.json").read_text())["tests"]
+    assert sorted(t["id"].split("::")[-1] for t in tests) == ["test_dict_and_ordered_dict_structures_differ",
+                                                              "test_none_is_an_empty_node"]  # fmt: skip
+
+
+def test_a_whole_area_run_replaces_the_areas_results_and_a_partial_one_updates_them(tmp_path: Path) -> None:
+    impl = wrap(types.ModuleType("fake"), "fake")
+    fake_run(tmp_path, impl, {"a.py::test_x": ("numpy", "failed"), "a.py::test_gone": ("numpy", "passed")})
+    recorder = Recorder(tmp_path, partial=True)  # e.g. -k test_x
+    recorder.use(impl)
+    recorder.expect("a.py::test_x", "numpy")
+    recorder.outcomes["a.py::test_x"] = "passed"
+    recorder.write()
+    tests = {t["id"]: t["outcome"] for t in json.loads((tmp_path / "fake.json").read_text())["tests"]}
+    assert tests == {"a.py::test_x": "passed", "a.py::test_gone": "passed"}
+    fake_run(tmp_path, impl, {"a.py::test_x": ("numpy", "passed")})  # the whole area: test_gone is gone
+    tests = {t["id"]: t["outcome"] for t in json.loads((tmp_path / "fake.json").read_text())["tests"]}
+    assert tests == {"a.py::test_x": "passed"}
+
+
+def test_two_packages_of_one_name_in_different_folders_keep_their_own_results(tmp_path: Path) -> None:
+    first, second = make_package(tmp_path / "a", "mylib"), make_package(tmp_path / "b", "mylib")
+    impls = [load(str(first)), load(str(second))]
+    assert [i.name for i in impls] == ["mylib", "mylib"] and impls[0].results_id != impls[1].results_id
+    for impl, outcome in zip(impls, ("passed", "failed")):
+        fake_run(tmp_path, impl, {"a.py::test_x": ("numpy", outcome)})
+    files = sorted(tmp_path.glob("mylib*.json"))
+    assert len(files) == 2
+    outcomes = {json.loads(f.read_text())["id"]: json.loads(f.read_text())["tests"][0]["outcome"] for f in files}
+    assert outcomes == {impls[0].results_id: "passed", impls[1].results_id: "failed"}
+
+
 def test_a_test_is_about_the_functions_named_in_its_id() -> None:
     used = ["jnp.asarray", "jnp.floor"]
     assert functions_of("t.py::test_unary[floor]", used, set()) == ["jnp.floor"]
@@ -235,6 +276,56 @@ def test_a_test_is_about_the_functions_named_in_its_id() -> None:
     assert functions_of("t.py::test_jvp[sin]", [], {"jnp.sin", "jnp.cos"}) == ["jnp.sin"]
     assert functions_of("t.py::test_cumsum", ["jnp.sum"], set()) == ["jnp.sum"]  # the one it looked up
     assert functions_of("t.py::test_table", ["jnp.add", "jnp.mul"], set()) == []
+
+
+CHARGED_TESTS = '''
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.area("pytrees")
+
+
+def test_cumulative_floor_divide(impl, x64):
+    """Sets x64 (jax.config.update) before it finds floor_divide missing."""
+    impl.numpy.floor_divide(np.ones(2), 2.0)
+
+
+@pytest.mark.parametrize("name", ["DictKey", "SequenceKey"])
+def test_key_entry_prints(impl, name):
+    tu = impl.tree_util
+    entry = getattr(tu, name)(1)
+    assert str(entry) == "[1]"
+    assert tu.keystr((entry,), simple=True) == "not what keystr gives"  # fails, on keystr
+'''
+
+
+def test_a_test_is_charged_to_the_function_it_is_about(tmp_path: Path) -> None:
+    """A missing test to the name it lacks (not to jax.config.update, which its x64 fixture used); a
+    failure to the function of the statement that failed (keystr), not to each key class its id names."""
+    (tmp_path / "test_charged.py").write_text(CHARGED_TESTS)
+    results = tmp_path / "results"
+    done = run_pytest("-p", "conformance.plugin", str(tmp_path / "test_charged.py"),
+                      "--impl=conformance.meta.broken.no_floor_divide", f"--results-dir={results}")  # fmt: skip
+    data = json.loads((results / "conformance.meta.broken.no_floor_divide.json").read_text())
+    charged = {t["id"].split("::")[-1]: (t["outcome"], t["functions"]) for t in data["tests"]}
+    assert charged == {
+        "test_cumulative_floor_divide[x64_off]": ("missing", ["jnp.floor_divide"]),
+        "test_cumulative_floor_divide[x64_on]": ("missing", ["jnp.floor_divide"]),
+        "test_key_entry_prints[DictKey]": ("failed", ["tree_util.keystr"]),
+        "test_key_entry_prints[SequenceKey]": ("failed", ["tree_util.keystr"]),
+    }, done.stdout[-3000:]
+    assert data["functions"] == {"jnp.floor_divide": {"missing": 2}, "tree_util.keystr": {"failed": 2}}
+
+
+def test_the_statement_that_failed_decides_what_a_failure_is_about() -> None:
+    used = ["tree_util.DictKey", "tree_util.keystr", "jnp.add", "jnp.float32"]
+    statement = "assert tu.keystr((entry,), simple=True) == str(arg)"
+    assert functions_of("t.py::test_key[DictKey]", used, set(), statement) == ["tree_util.keystr"]
+    both = "assert jnp.add(x, y).dtype == jnp.float32"
+    assert functions_of("t.py::test_add_dtype", used, set(), both) == ["jnp.add"]  # the id's, of both
+    assert functions_of("t.py::test_sum", ["jnp.float32"], set(), both) == ["jnp.float32"]
+    assert functions_of("t.py::test_key[DictKey]", used, set(), "assert_values(got, want)") == ["tree_util.DictKey"]
+    assert functions_of("t.py::test_cumsum", ["jax.config.update"], set()) == []  # setting x64 is no topic
 
 
 # --- the plugin from elsewhere -----------------------------------------------------------------------
@@ -248,3 +339,55 @@ def test_pyargs_runs_the_suite_from_another_directory(tmp_path: Path) -> None:
                       env={"PYTHONPATH": str(REPO_ROOT)})  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert (tmp_path / "results" / "jax.json").is_file()
+
+
+# --- a package that imports itself by its own name -------------------------------------------------
+
+SELF_IMPORTING = '''import os
+
+with open(os.environ["MYLIB_IMPORTS"], "a") as log:  # one line each time this file runs
+    log.write(__name__ + "\\n")
+
+from mylib._impl import __capabilities__, config, dtypes, lax, numpy, numpy_dtype_promotion, tree, tree_util  # noqa
+'''
+REEXPORT_STAGE_01 = f'''import sys
+
+sys.path.insert(0, {str(REPO_ROOT / "stages" / "01_eval")!r})
+from didax import __capabilities__, config, dtypes, lax, numpy, numpy_dtype_promotion, tree, tree_util  # noqa
+'''
+
+
+def make_self_importing_package(folder: Path) -> Path:
+    package = make_package(folder, "mylib", SELF_IMPORTING)
+    (package / "_impl.py").write_text(REEXPORT_STAGE_01)
+    return package
+
+
+@pytest.mark.parametrize("given", ["package", "parent", "parent_on_pythonpath"])
+def test_a_package_that_imports_itself_by_name_loads_once_under_that_name(tmp_path: Path, given: str) -> None:
+    """`from mylib._impl import ...` inside mylib: given by path (the package or its parent), with
+    or without its parent on PYTHONPATH, it is imported once, as `mylib`, and its tests pass."""
+    package = make_self_importing_package(tmp_path / "src")
+    log = tmp_path / "imports.txt"
+    env = {"MYLIB_IMPORTS": str(log)}
+    if given == "parent_on_pythonpath":
+        env["PYTHONPATH"] = os.pathsep.join([str(package.parent), os.environ.get("PYTHONPATH", "")])
+    spec = package if given == "package" else package.parent
+    done = run_pytest("conformance/test_pytrees.py", f"--impl={spec}", "--area=pytrees", "-k", "flatten",
+                      f"--results-dir={tmp_path / 'results'}", env=env)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert log.read_text().splitlines() == ["mylib"]
+    results = json.loads(next((tmp_path / "results").glob("*.json")).read_text())
+    assert results["areas"]["pytrees"]["passed"] > 0 and results["areas"]["pytrees"]["failed"] == 0
+
+
+def test_a_self_importing_package_is_refused_when_another_module_has_its_name(tmp_path: Path) -> None:
+    package = make_self_importing_package(tmp_path / "src")
+    other = types.ModuleType("mylib")
+    other.__file__ = str(tmp_path / "elsewhere" / "mylib" / "__init__.py")
+    sys.modules["mylib"] = other
+    try:
+        with pytest.raises(ImplLoadError, match="different module 'mylib' is already imported"):
+            load(str(package))
+    finally:
+        del sys.modules["mylib"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import subprocess
 import sys
 from collections import OrderedDict, namedtuple
@@ -85,6 +86,52 @@ def test_a_failures_program_contains_the_call_and_reproduces_it(tmp_path: Path, 
 def _last_lines(output: str) -> str:
     """What a run printed last (a traceback's final lines: the exception), without file paths."""
     return "\n".join(line for line in output.strip().splitlines()[-3:] if not line.lstrip().startswith("File "))
+
+
+# (broken module, test file, area, -k): runs whose every failure's program must run as printed. Each
+# is a kind of program: noted calls that use the suite's helpers, from the test's module or from the
+# module that noted them (vmap's `loop`, from check_vmap), a hypothesis test whose failing explicit
+# example runs before passing ones (tree_map), a test's own code (nn), a catalogue entry (errors).
+PRINTED = [
+    ("vmap_in_axes", "test_vmap_axes", "vmap", "position and (add- or dot_general)"),
+    ("vmap_in_axes", "test_control_flow", "jaxpr", "control_flow_vmap_matches and cond_with_a_constant_branch"),
+    ("tree_map_is_leaf", "test_pytrees", "pytrees", "tree_map_with_is_leaf or tree_map_passes_is_leaf"),
+    ("nn_softmax", "test_nn", "nn", "softmax_rows"),
+    ("numpy_add", "test_numpy_elementwise", "numpy", "test_binary_function_matches_numpy and add"),
+    ("numpy_reshape_error", "test_errors", "errors", "reshape"),
+    ("jit_weak", "test_jit", "jit", "weak_types_through_jit"),
+]  # fmt: skip
+# What a program fails with when it is incomplete rather than when it shows the failure.
+INCOMPLETE = ("NameError", "ImportError", "ModuleNotFoundError", "SyntaxError", "IndentationError")
+
+
+@pytest.mark.parametrize("module, file, area, keyword", PRINTED, ids=[f"{p[2]}-{p[0]}-{p[1]}" for p in PRINTED])
+def test_every_printed_program_runs_as_printed_from_any_folder(tmp_path: Path, module: str, file: str,
+                                                                area: str, keyword: str) -> None:  # fmt: skip
+    """Each failure's program (up to 6 a run), as the terminal printed it, saved as a file and run with
+    `python file.py` from an unrelated folder without PYTHONPATH, runs to the failing call and shows
+    the failure: it ends otherwise than the same program on real jax."""
+    run = run_suite(BROKEN + module, area, tmp_path, keyword, f"conformance/{file}.py")
+    failed = [t for t in run.results["tests"] if t["outcome"] == "failed"]
+    assert failed, run.output[-3000:]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    importing = f"import {BROKEN}{module} as jax"
+    for test in failed[:6]:
+        program = test["reason"].split("\n\n", 1)[0]
+        assert program in run.output and importing in program, (test["id"], program)
+        status, shown = run_file(program, elsewhere)
+        right_status, right = run_file(program.replace(importing, "import jax"), elsewhere)
+        assert not any(f"{error}:" in shown for error in INCOMPLETE), f"{test['id']}\n{program}\n---\n{shown[-2000:]}"
+        assert (status, shown) != (right_status, right), f"{test['id']}\n{program}\n{shown}"
+
+
+def run_file(program: str, folder: Path) -> tuple[int, str]:
+    """`python repro.py` in `folder`, without the suite's PYTHONPATH: exit status, stdout and stderr."""
+    (folder / "repro.py").write_text(program)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    ran = subprocess.run([sys.executable, "repro.py"], cwd=folder, env=env, capture_output=True, text=True, timeout=120)
+    return ran.returncode, ran.stdout + ran.stderr
 
 
 def test_every_misuse_in_the_catalogue_gives_a_program_that_raises_what_jax_raises() -> None:
@@ -184,3 +231,17 @@ def test_an_implementations_arrays_are_made_as_the_implementation_makes_them() -
 def test_free_names_are_read_in_order_and_by_scope() -> None:
     body = "x = tree_util\ntree_util = 1\nf = lambda jnp, y: jnp.add(y, z)\nprint(x, f, [i for i in w])"
     assert reproduce.free_names(body) == ["tree_util", "z", "print", "w"]
+
+
+def test_published_programs_name_the_repositorys_folders_relative_to_its_root() -> None:
+    """Programs insert absolute folders (they run from any folder); the committed copies must not
+    carry the folders of the machine that ran them."""
+    from conformance import matrix
+
+    root = matrix.REPO_ROOT
+    program = f"import sys\nsys.path.insert(0, '{root}/stages/05_jit')\nsys.path.insert(0, '{root}')\nimport didax as jax"
+    data = {"tests": [{"id": "t.py::test_add", "area": "numpy", "outcome": "failed", "functions": ["jnp.add"],
+                       "reason": program + "\n\nAssertionError"}]}  # fmt: skip
+    reason = matrix.published(data)["tests"][0]["reason"]
+    assert str(root) not in reason
+    assert "sys.path.insert(0, 'stages/05_jit')\nsys.path.insert(0, '.')" in reason
