@@ -396,3 +396,27 @@ def test_a_checkpointed_function_holding_jaxprs_is_differentiated(policy):
         want = np.cos(np.sin(x)) * np.cos(x) * x + np.sin(np.sin(x))  # d/dx sin(sin x) x
         np.testing.assert_allclose(grad(f)(x), want, rtol=1e-6, err_msg=name)
         np.testing.assert_allclose(jit(grad(f))(x), want, rtol=1e-6, err_msg=name)
+
+
+def test_the_vjp_function_is_a_pytree_of_its_residuals():
+    # The checkpoint tutorial's print_fwd_bwd flattens the function vjp returns and returns it from
+    # make_jaxpr: as in JAX, its leaves are the residuals, and it rebuilds from new leaves.
+    def f(W, x):
+        return jnp.sin(jnp.dot(W, x))
+
+    W = np.array([[0.5, -1.0], [2.0, 0.25]], np.float32)
+    x = np.array([1.5, -0.5], np.float32)
+    y, f_vjp = vjp(f, W, x)
+    residuals, tree = jax.tree_util.tree_flatten(f_vjp)
+    assert residuals and all(isinstance(r, jax.Array) for r in residuals)
+    u = np.array([1.0, -2.0], np.float32)
+    c = np.cos(W @ x) * u  # the cotangent of W @ x
+    want = (np.outer(c, x), W.T @ c)
+    for pullback in (f_vjp, jax.tree_util.tree_unflatten(tree, residuals)):
+        for got, expected in zip(pullback(u), want):
+            np.testing.assert_allclose(got, expected, rtol=1e-6)
+    # Returned from jit and make_jaxpr, as values.
+    y2, f_vjp2 = jit(lambda W, x: vjp(f, W, x))(W, x)
+    np.testing.assert_allclose(f_vjp2(u)[0], want[0], rtol=1e-6)
+    jaxpr = jax.make_jaxpr(lambda W, x: vjp(f, W, x))(W, x)
+    assert len(jaxpr.jaxpr.outvars) == 1 + len(residuals)
