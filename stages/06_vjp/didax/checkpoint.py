@@ -147,16 +147,29 @@ def _split(closed: ClosedJaxpr, unks_in: tuple[bool, ...], policy: Policy) -> tu
     unknown: set[Var] = {v for v, uk in zip(jaxpr.invars, unks_in) if uk}
     saveable: set[Var] = set()
     known_eqns, staged_eqns = [], []
+
+    def add_known(eqn: JaxprEqn) -> None:
+        known_eqns.append(eqn)
+        if policy(eqn.primitive, *(x.aval for x in eqn.invars), **eqn.params):
+            saveable.update(eqn.outvars)
+        else:
+            staged_eqns.append(eqn)  # computed again on the staged side, if it is read there
+
     for eqn in jaxpr.eqns:
-        if any(type(x) is Var and x in unknown for x in eqn.invars):
+        unks = [type(x) is Var and x in unknown for x in eqn.invars]
+        rule = partial_eval.partial_eval_jaxpr_rules.get(eqn.primitive)
+        if any(unks) and rule is not None:  # holds jaxprs (a nested checkpoint, jit, cond): it splits itself
+            eqn_known, eqn_unknown, out_uks, _ = rule(unks, eqn)
+            if eqn_known is not None:
+                add_known(eqn_known)
+            if eqn_unknown is not None:
+                staged_eqns.append(eqn_unknown)
+            unknown.update(v for v, uk in zip(eqn.outvars, out_uks) if uk)
+        elif any(unks):
             staged_eqns.append(eqn)
             unknown.update(eqn.outvars)
         else:
-            known_eqns.append(eqn)
-            if policy(eqn.primitive, *(x.aval for x in eqn.invars), **eqn.params):
-                saveable.update(eqn.outvars)
-            else:
-                staged_eqns.append(eqn)  # computed again on the staged side, if it is read there
+            add_known(eqn)
     out_uks = [type(v) is Var and v in unknown for v in jaxpr.outvars]
     known_in = [v for v, uk in zip(jaxpr.invars, unks_in) if not uk]
     unknown_in = [v for v, uk in zip(jaxpr.invars, unks_in) if uk]
@@ -165,7 +178,7 @@ def _split(closed: ClosedJaxpr, unks_in: tuple[bool, ...], policy: Policy) -> tu
     pruned, _ = dce_jaxpr(Jaxpr(jaxpr.constvars, [*known_in, *unknown_in], unknown_out, staged_eqns), True, True)
     made = {v for e in pruned.eqns for v in e.outvars}
     read = {x for e in pruned.eqns for x in e.invars if type(x) is Var} | {v for v in unknown_out if type(v) is Var}
-    residuals = [v for v in dict.fromkeys(v for e in jaxpr.eqns for v in e.outvars) if v in read and v not in made]
+    residuals = [v for v in dict.fromkeys(v for e in known_eqns for v in e.outvars) if v in read and v not in made]
     assert all(v in saveable for v in residuals)
     known_out = [v for v, uk in zip(jaxpr.outvars, out_uks) if not uk]
     known = ClosedJaxpr(Jaxpr(jaxpr.constvars, known_in, [*known_out, *residuals], known_eqns), closed.consts)

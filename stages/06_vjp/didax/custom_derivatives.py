@@ -14,7 +14,9 @@ meant to be different (clip a gradient). A user can then give the rule:
 
 Each is a primitive holding the function as a jaxpr (for interpreters that need a program:
 staging, lowering, batching) and the user's rules as Python functions on flat lists. Called with
-no transformation under way, the function just runs.
+no transformation under way, the function just runs; with forward mode innermost (jvp, and so
+grad), the rule runs at once and the function is not traced, as in JAX: only the calls JAX makes
+happen, and the function may use Python control flow on its (concrete) arguments.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 
 from . import ad, batching, dtypes, lax, transpose
 from .ad import Zero, instantiate, tangent_aval
-from .core import Primitive, ShapedArray, find_top_trace, trace_state
+from .core import Primitive, ShapedArray, find_top_trace, full_raise, trace_state
 from .jaxpr import ClosedJaxpr, PrintContext, _pp_eqn, eval_jaxpr, pp_eqn_rules
 from .lowering.core import lower_fun, lowering_rules
 from .staging import hoist_consts, shaped_abstractify, trace_to_jaxpr
@@ -139,8 +141,15 @@ class custom_jvp:  # noqa: N801 - JAX's name
         args = _resolve_args(self.fun, args, kwargs, "custom_jvp")
         fixed, dynamic = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = tree_flatten(dynamic)
-        if find_top_trace(leaves) is trace_state.eval_trace:  # no transformation: just run it
+        top = find_top_trace(leaves)
+        if top is trace_state.eval_trace:  # no transformation: just run it
             return self.fun(*args)
+        if isinstance(top, ad.JVPTrace):  # forward mode needs the rule only: fun is not traced
+            rule = functools.partial(_flat_jvp, self, fixed, in_tree, out_trees := [])
+            primals, tangents = _primals_and_tangents(top, leaves)
+            outs = _custom_jvp_call_jvp(primals, tangents, name=_name(self.fun), call_jaxpr=None, jvp=rule,
+                                        num_consts=0, symbolic_zeros=self.symbolic_zeros)  # fmt: skip
+            return tree_unflatten(out_trees[0], [ad.JVPTracer(top, p, t) for p, t in zip(*outs)])
         out_trees: list[Any] = []
 
         def flat_fun(*xs: Any) -> list[Any]:
@@ -149,19 +158,25 @@ class custom_jvp:  # noqa: N801 - JAX's name
             return out
 
         call_jaxpr, consts = _stage(flat_fun, leaves)
-        flat_jvp = _Rule(functools.partial(_flat_jvp, self, fixed, in_tree, out_trees[0]), _name(self.jvp))
+        flat_jvp = _Rule(functools.partial(_flat_jvp, self, fixed, in_tree, []), _name(self.jvp))
         outs = custom_jvp_call_p.bind(*consts, *leaves, name=_name(self.fun), call_jaxpr=call_jaxpr, jvp=flat_jvp,
                                       num_consts=len(consts), symbolic_zeros=self.symbolic_zeros)  # fmt: skip
         return tree_unflatten(out_trees[0], outs)
+
+
+def _primals_and_tangents(trace: ad.JVPTrace, leaves: list[Any]) -> tuple[list[Any], list[Any]]:
+    tracers = [full_raise(trace, x) for x in leaves]
+    return [t.primal for t in tracers], [t.tangent for t in tracers]
 
 
 def _add(a: Any, b: Any) -> Any:
     return transpose.add_cotangents(a, b)
 
 
-def _flat_jvp(f: custom_jvp, fixed: list[Any], in_tree: Any, out_tree: Any, primals: list[Any],
+def _flat_jvp(f: custom_jvp, fixed: list[Any], in_tree: Any, out_trees: list[Any], primals: list[Any],
               tangents: list[Any]) -> tuple[list[Any], list[Any]]:  # fmt: skip
-    """Call the user's JVP rule on pytrees and check what it returns, with JAX's errors."""
+    """Call the user's JVP rule on pytrees and check what it returns, with JAX's errors; the
+    output's structure is appended to ``out_trees``."""
     assert f.jvp is not None
     rule, name = f.jvp, _name(f.fun)
     pair = rule(*fixed, tree_unflatten(in_tree, primals), tree_unflatten(in_tree, tangents))
@@ -177,6 +192,7 @@ def _flat_jvp(f: custom_jvp, fixed: list[Any], in_tree: Any, out_tree: Any, prim
             f"Custom JVP rule {_name(rule)} for function {name} must produce primal and tangent outputs with equal "
             f"container (pytree) structures, but got {tree} and {tree2} respectively."
         )
+    out_trees.append(tree)
     for p, t in zip(primals_out, tangents_out):
         expected = tangent_aval(shaped_abstractify(p))
         got = t.aval if isinstance(t, SymbolicZero) else shaped_abstractify(t)
@@ -278,8 +294,16 @@ class custom_vjp:  # noqa: N801 - JAX's name
         args = _resolve_args(self.fun, args, kwargs, "custom_vjp")
         fixed, dynamic = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = tree_flatten(dynamic)
-        if find_top_trace(leaves) is trace_state.eval_trace:
+        top = find_top_trace(leaves)
+        if top is trace_state.eval_trace:
             return self.fun(*args)
+        if isinstance(top, ad.JVPTrace):  # the forward pass runs now, with fwd: fun is not traced
+            primals, tangents = _primals_and_tangents(top, leaves)
+            rules = _VJPRules(self, fixed, in_tree, None, [shaped_abstractify(p) for p in primals])
+            outs = _custom_vjp_call_jvp(primals, tangents, name=_name(self.fun), call_jaxpr=None,
+                                        fwd=_Rule(rules.fwd, _name(self.fwd)), bwd=_Rule(rules.bwd, _name(self.bwd)),
+                                        num_consts=0, symbolic_zeros=False)  # fmt: skip
+            return tree_unflatten(rules.out_tree, [ad.JVPTracer(top, p, t) for p, t in zip(*outs)])
         out_trees: list[Any] = []
 
         def flat_fun(*xs: Any) -> list[Any]:
@@ -315,6 +339,8 @@ class _VJPRules:
                 f"rule {_name(f.fwd)} produced {pair}."
             )
         outs, out_tree = tree_flatten(pair[0])
+        if self.out_tree is None:  # fun was not traced: fwd's output has the structure to check against
+            self.out_tree = out_tree
         if out_tree != self.out_tree:
             raise TypeError(
                 f"Custom VJP fwd rule {_name(f.fwd)} for function {_name(f.fun)} must produce a pair (list or tuple "

@@ -18,6 +18,7 @@ from . import dtypes, lax
 from .ad import jvp
 from .batching import vmap
 from .core import get_aval
+from .lax.elementwise import convert_to
 from .reverse import argnums_partial, check_input_dtype, check_output_dtype, vjp
 from .tree_util import tree_flatten, tree_map, tree_structure, tree_transpose, tree_unflatten
 
@@ -127,7 +128,8 @@ def hessian(
 
 def _unravel_rows(y: Any, example: Any, jac: Any) -> Any:
     """Split the leading axis of one input's Jacobian (one row per output element) into a pytree
-    shaped like the outputs: per output leaf, ``leaf.shape + example.shape``, in the input's dtype."""
+    shaped like the outputs: per output leaf, ``leaf.shape + example.shape``, in the input's dtype
+    and weak type, as JAX gives them."""
     leaves, tree = tree_flatten(y)
     x_aval = get_aval(example)
     if get_aval(jac).dtype == dtypes.float0:  # an integer input: float0 rows, as JAX gives
@@ -137,8 +139,7 @@ def _unravel_rows(y: Any, example: Any, jac: Any) -> Any:
     for leaf in leaves:
         aval = get_aval(leaf)
         piece = lax.reshape(lax.slice_in_dim(jac, start, start + aval.size, axis=0), (*aval.shape, *x_aval.shape))
-        if get_aval(piece).dtype != x_aval.dtype:
-            piece = lax.convert_element_type(piece, x_aval.dtype)
+        piece = convert_to(piece, x_aval.dtype, x_aval.weak_type)  # the input's type, weak type included
         pieces.append(piece)
         start += aval.size
     return tree_unflatten(tree, pieces)

@@ -29,7 +29,7 @@ from .jaxpr import Jaxpr, eval_jaxpr
 from .partial_eval import PartialVal, partial_eval_flat
 from .staging import shaped_abstractify
 from .transpose import UndefinedPrimal, backward_pass
-from .tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
+from .tree_util import Partial, PyTreeDef, tree_flatten, tree_map, tree_unflatten
 
 
 class Linearized:
@@ -54,11 +54,13 @@ class Linearized:
         outs = iter(eval_jaxpr(self.jaxpr, self.consts, *given))
         return [next(outs) if nz else instantiate(Zero.like(p)) for p, nz in zip(self.primals_out, self.out_nonzero)]
 
-    def vjp(self, cts: list[Any]) -> list[Any]:
-        """The input cotangents for the output cotangents ``cts`` (one per output)."""
+    def vjp(self, cts: list[Any], consts: list[Any] | None = None) -> list[Any]:
+        """The input cotangents for the output cotangents ``cts`` (one per output), from the
+        residuals ``consts`` (by default, this linearization's own)."""
         undefined = [UndefinedPrimal(tangent_aval(a)) for a, lin in zip(self.in_avals, self.in_linear) if lin]
         cts = [ct for ct, nz in zip(cts, self.out_nonzero) if nz]
-        cts_in = iter(backward_pass(self.jaxpr, self.consts, undefined, cts))
+        consts = self.consts if consts is None else consts
+        cts_in = iter(backward_pass(self.jaxpr, consts, undefined, cts))
         return [instantiate(next(cts_in) if lin else Zero(tangent_aval(a))) for a, lin in zip(self.in_avals, self.in_linear)]
 
 
@@ -139,7 +141,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False, reduce_ax
     out_avals = [shaped_abstractify(p) for p in lin.primals_out]
     name = getattr(fun, "__name__", repr(fun))
 
-    def f_vjp(*args: Any) -> tuple:
+    def f_vjp(residuals: list[Any], *args: Any) -> tuple:
         if len(args) != 1:
             raise TypeError(
                 f"The function returned by `jax.vjp` applied to {name} was called with {len(args)} arguments, but "
@@ -154,10 +156,12 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False, reduce_ax
                 f"{tree}, but expected to match {out_tree}"
             )
         cts = [_check_cotangent(ct, a) for ct, a in zip(cts, out_avals)]
-        return tree_unflatten(in_tree, lin.vjp(cts))
+        return tree_unflatten(in_tree, lin.vjp(cts, residuals))
 
+    # A pytree, as JAX's: its leaves are the residuals, so it can be returned from jit or make_jaxpr.
+    pullback = Partial(f_vjp, list(lin.consts))
     out = tree_unflatten(out_tree, lin.primals_out)
-    return (out, f_vjp, lin.aux) if has_aux else (out, f_vjp)
+    return (out, pullback, lin.aux) if has_aux else (out, pullback)
 
 
 def _check_cotangent(ct: Any, aval: Any) -> Any:
