@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, lax
+from . import dtypes
 from .ad import JVPTrace, JVPTracer, Zero, _primal_and_tangent, _split_aux, instantiate, tangent_aval
 from .array import Array, to_array
 from .core import Tracer, get_aval, new_main
