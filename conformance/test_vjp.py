@@ -33,7 +33,7 @@ from conformance.impl import Impl
 from conformance.programs import Op, Program, Shape, Value, _operand, programs
 from conformance.strategies import arrays
 from conformance.test_jit import _look_up_program_names, namespace, random_noise
-from conformance.test_jvp import CASES, Case, _draw_args
+from conformance.test_jvp import CASES, M, Case, _draw_args, case
 
 pytestmark = [pytest.mark.area("vjp"), pytest.mark.requires("vjp")]
 
@@ -72,7 +72,32 @@ NOT_REVERSE = {
     # lax.while_loop"
     "random_gamma_grad",
 }
-REVERSE_CASES = [c for c in CASES if c.name not in NOT_REVERSE]
+# Lines of the reverse mode's own: a transpose that is not its own inverse, and control flow and
+# jit whose bodies close over differentiated values (their constants, whose cotangents add up over
+# a loop's steps), with residuals that are inputs (forwarded), loops in known code, jit in a loop.
+W, XS = ((3,),), ((2, 3),)
+EXTRA = [
+    case("transpose_3d", "lax.transpose(x, (1, 2, 0))", x=((2, 3, 4),)),
+    case("rev_two_axes", "lax.rev(x, (0, 1))", x=(M,)),
+    case("scan_closing_over_a_value", "lax.scan(lambda c, r: (c * w + r, jnp.sin(c) * w), c, xs)", w=W, c=W, xs=XS),
+    case("scan_reversed_with_a_constant_carry", "lax.scan(lambda c, r: (jnp.tanh(c + r * jnp.sum(w)), c * r), "
+         "jnp.ones(3), xs, reverse=True)", w=W, xs=XS),
+    case("cond_closing_over_a_value", f"lax.cond(jnp.sum(x) > {THRESHOLD}, lambda u: u * jnp.sin(w), "
+         "lambda u: u + w * w, x)", x=W, w=W),
+    case("cond_with_a_constant_branch", f"lax.cond(jnp.sum(x) > {THRESHOLD}, lambda: x * w, lambda: jnp.ones(3))",
+         x=W, w=W),
+    case("switch_three_branches", f"lax.switch(jnp.floor(jnp.sum(x) + {THRESHOLD}).astype(jnp.int32), [lambda u: jnp.sin(u) * w, "
+         "lambda u: u * u, lambda u: jnp.cos(w) + u], x)", x=W, w=W),
+    case("fori_loop_with_python_bounds", "lax.fori_loop(0, 3, lambda i, u: jnp.sin(u) * w + i, x)", x=W, w=W),
+    case("while_loop_on_known_values", "x * lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, jnp.ones(()))",
+         x=W),
+    case("jit_closing_over_a_value", "jax.jit(lambda a: a * a * w + jnp.sin(a))(x)", x=W, w=W),
+    case("jit_in_a_scan", "lax.scan(lambda c, r: (jax.jit(lambda a, b: a * jnp.tanh(b))(c, r), c * w), w, xs)",
+         w=W, xs=XS),
+    case("scan_in_a_jit", "jax.jit(lambda a, b: lax.scan(lambda c, r: (c * r, jnp.sin(c)), a, b))(w, xs)",
+         w=W, xs=XS),
+]  # fmt: skip
+REVERSE_CASES = [c for c in CASES if c.name not in NOT_REVERSE] + EXTRA
 
 # A case costs about twice its jvp check (a vjp, a jvp and finite differences at each order): a
 # fifth of the profile's examples (5 in the ci profile, 200 in the full one).
@@ -354,10 +379,27 @@ def test_vjp_rejects_a_cotangent_of_the_wrong_shape(impl: Impl) -> None:
     _, f_vjp = jax.vjp(impl.numpy.sin, np.ones(3, np.float32))
     with pytest.raises(ValueError, match="got float32\\[2\\], but expected float32\\[3\\]"):
         f_vjp(np.ones(2, np.float32))
+    with pytest.raises(ValueError, match="unexpected tree structure"):
+        f_vjp((np.ones(3, np.float32), np.ones(3, np.float32)))
     # and works again, twice alike
     first, second = f_vjp(np.ones(3, np.float32)), f_vjp(np.ones(3, np.float32))
     assert_values(first[0], np.cos(np.ones(3)), F32)
     assert_values(second[0], np.asarray(first[0]), F32)
+
+
+def test_linearize_goes_through_a_while_loop(impl: Impl, flags) -> None:
+    """linearize (forward mode, partially evaluated) goes through a while loop whose carry becomes
+    unknown only in the loop: f_lin agrees with jvp."""
+    flags("jax_enable_x64", True)
+    jax = jax_of(impl)
+    source = ("f = lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * x + jnp.sin(c[1])), "
+              "(0, 1.0))[1]")  # fmt: skip
+    show_call(f"{source}\ny, f_lin = jax.linearize(f, 0.7)\ny, f_lin(1.5), jax.jvp(f, (0.7,), (1.5,))")
+    f = compiled(impl, source)
+    y, f_lin = jax.linearize(f, np.float64(0.7))
+    want_y, want_t = jax.jvp(f, (np.float64(0.7),), (np.float64(1.5),))
+    assert_values(y, np.asarray(want_y), F64)
+    assert_values(f_lin(np.float64(1.5)), np.asarray(want_t), F64)
 
 
 def test_reverse_mode_through_while_loop_raises_jaxs_value_error(impl: Impl) -> None:
