@@ -79,6 +79,7 @@ W, XS = ((3,),), ((2, 3),)
 EXTRA = [
     case("transpose_3d", "lax.transpose(x, (1, 2, 0))", x=((2, 3, 4),)),
     case("rev_two_axes", "lax.rev(x, (0, 1))", x=(M,)),
+    case("slice_strided", "lax.slice(x, (0, 1), (3, 5), (2, 2))", x=((3, 5),)),
     case("scan_closing_over_a_value", "lax.scan(lambda c, r: (c * w + r, jnp.sin(c) * w), c, xs)", w=W, c=W, xs=XS),
     case("scan_reversed_with_a_constant_carry", "lax.scan(lambda c, r: (jnp.tanh(c + r * jnp.sum(w)), c * r), "
          "jnp.ones(3), xs, reverse=True)", w=W, xs=XS),
@@ -134,6 +135,28 @@ def test_random_program_vjp_matches_jvp_and_finite_differences(impl: Impl, flags
     f = program.function(namespace(impl))
     check_reverse(jax_of(impl), f, (program.inputs,), rng, source=program.source.rstrip(),
                   values={"p": program.inputs}, second=second)  # fmt: skip
+
+
+@PROGRAM_SETTINGS
+@given(data=st.data(), program=programs())
+def test_the_transpose_of_a_vjp_is_the_jvp(impl: Impl, flags, data: st.DataObject, program: Program) -> None:
+    """vjp's function is linear in the cotangent, and its transpose is the JVP: linear_transpose of it,
+    and its own vjp, map a direction v to jvp(f, (p,), (v,))'s tangent. (Transposing the backward pass
+    transposes what it is made of, the sums of cotangents included.)"""
+    flags("jax_enable_x64", True)
+    jax = jax_of(impl)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="direction seed"))
+    f = program.function(namespace(impl))
+    p = program.inputs
+    u, v = random_tangents(f(p), rng), random_tangents(p, rng)
+    show_call(f"{program.source}y, f_vjp = jax.vjp(f, p)\njax.linear_transpose(f_vjp, u)((v,)), "
+              "jax.vjp(f_vjp, u)[1]((v,)), jax.jvp(f, (p,), (v,))", p=p, u=u, v=v)  # fmt: skip
+    _, f_vjp = jax.vjp(f, p)
+    _, want = jax.jvp(f, (p,), (v,))
+    (got,) = jax.linear_transpose(f_vjp, u)((v,))
+    close(got, want, "linear_transpose of vjp")
+    (got,) = jax.vjp(f_vjp, u)[1]((v,))
+    close(got, want, "vjp of vjp (in the cotangent)")
 
 
 def jitted(draw: st.DrawFn, pool: list[Value]) -> tuple[str, Shape]:
@@ -440,14 +463,15 @@ def test_linear_transpose_of_jaxs_example(impl: Impl) -> None:
 
 
 def test_linear_transpose_is_the_transpose_of_a_matrix(impl: Impl, flags) -> None:
-    """x -> (A x, sum x) transposed maps (c, s) to A^T c + s, with no forward pass (arrays as the
-    primals' types)."""
+    """x -> (0, A x, sum x) transposed maps (z, c, s) to A^T c + s, with no forward pass (arrays as
+    the primals' types); the output that does not depend on x takes no part."""
     flags("jax_enable_x64", True)
     jax, jnp = jax_of(impl), impl.numpy
     a = np.array([[1.0, 2.0, -1.0], [0.5, 0.0, 3.0]])
-    c, s = np.array([2.0, -1.0]), np.float64(0.25)
-    show_call("f = lambda x: (jnp.dot(a, x), jnp.sum(x))\njax.linear_transpose(f, np.zeros(3))((c, s))", a=a, c=c, s=s)
-    (got,) = jax.linear_transpose(lambda x: (jnp.dot(a, x), jnp.sum(x)), np.zeros(3))((c, s))
+    z, c, s = np.full(2, 7.0), np.array([2.0, -1.0]), np.float64(0.25)
+    show_call("f = lambda x: (jnp.zeros(2), jnp.dot(a, x), jnp.sum(x))\n"
+              "jax.linear_transpose(f, np.zeros(3))((z, c, s))", a=a, z=z, c=c, s=s)  # fmt: skip
+    (got,) = jax.linear_transpose(lambda x: (jnp.zeros(2), jnp.dot(a, x), jnp.sum(x)), np.zeros(3))((z, c, s))
     assert_values(got, a.T @ c + s, F64)
 
 
