@@ -1,6 +1,7 @@
 """Random programs with staged control flow, for the jaxpr area: the programs of programs.py, some
 of whose steps are ``lax.cond``, ``lax.switch``, ``lax.fori_loop`` (static and traced bounds),
-``lax.while_loop``, ``lax.scan``, ``lax.map`` or ``lax.associative_scan``.
+``lax.while_loop``, ``lax.scan``, ``lax.map`` or ``lax.associative_scan`` (for the vjp area,
+``REVERSE_OPS``: the same without while loops and traced bounds).
 
 Each control-flow step applies small bodies, drawn from programs.UNARY (and, one time in four, a
 control-flow expression themselves, so that jaxprs nest), to values computed so far. Predicates,
@@ -42,9 +43,10 @@ def _body(draw: st.DrawFn, var: str, nest: bool = True) -> str:
     return draw(st.sampled_from(UNARY), label="body").format(var)
 
 
-def _count(draw: st.DrawFn, pool: list[Value]) -> str:
-    """A trip count: a small Python int, or a staged one (how many elements of a value are positive)."""
-    if draw(st.booleans(), label="traced trip count"):
+def _count(draw: st.DrawFn, pool: list[Value], static: bool = False) -> str:
+    """A trip count: a small Python int, or (unless ``static``) a staged one (how many elements of a
+    value are positive)."""
+    if not static and draw(st.booleans(), label="traced trip count"):
         b = _operand(draw, pool)
         assert b is not None
         return f"jnp.sum({b.name} > {THRESHOLD})"
@@ -75,6 +77,14 @@ def fori_loop(draw: st.DrawFn, pool: list[Value]) -> tuple[str, Shape]:
     a = _operand(draw, pool)
     assert a is not None
     upper, body = _count(draw, pool), _body(draw, "u")
+    return f"lax.fori_loop(0, {upper}, lambda i, u: {body} + 0.25 * i, {a.name})", a.shape
+
+
+def static_fori_loop(draw: st.DrawFn, pool: list[Value]) -> tuple[str, Shape]:
+    """A fori_loop with Python bounds: a scan in JAX, so reverse mode goes through it."""
+    a = _operand(draw, pool)
+    assert a is not None
+    upper, body = _count(draw, pool, static=True), _body(draw, "u")
     return f"lax.fori_loop(0, {upper}, lambda i, u: {body} + 0.25 * i, {a.name})", a.shape
 
 
@@ -135,6 +145,12 @@ CONTROL_OPS: tuple[Op, ...] = (cond, switch, fori_loop, while_loop, scan, map_, 
 OPS: tuple[Op, ...] = PLAIN_OPS + CONTROL_OPS + (cond, fori_loop, scan)
 
 
-def control_programs(min_steps: int = 3, max_steps: int = 6) -> st.SearchStrategy[Program]:
-    """Programs (programs.py) whose steps may be staged control flow."""
-    return programs(min_steps=min_steps, max_steps=max_steps, ops=OPS)
+# For reverse mode: no while_loop, and fori_loop with Python bounds only (JAX cannot transpose a
+# loop whose trip count is staged).
+REVERSE_OPS: tuple[Op, ...] = PLAIN_OPS + (cond, switch, static_fori_loop, scan, map_, associative_scan) + (
+    cond, static_fori_loop, scan)  # fmt: skip
+
+
+def control_programs(min_steps: int = 3, max_steps: int = 6, ops: tuple[Op, ...] = OPS) -> st.SearchStrategy[Program]:
+    """Programs (programs.py) whose steps may be staged control flow (``ops``: OPS, or REVERSE_OPS)."""
+    return programs(min_steps=min_steps, max_steps=max_steps, ops=ops)

@@ -168,6 +168,23 @@ def _weak(x: Any) -> bool:
     return is_weak_input(x)
 
 
+def _dtype_of(x: Any) -> np.dtype:
+    return result_dtype(np.asarray(x) if not hasattr(x, "dtype") else x)
+
+
+def check_primal_outputs(primals_out: Any, plain: Any, primal_types: bool = True) -> None:
+    """What a transformation gives as ``fun``'s outputs is the plain call's result: the same tree,
+    values, dtypes and (with ``primal_types``) weak types."""
+    assert structure(primals_out) == structure(plain), (
+        f"primal output tree {structure(primals_out)}, expected {structure(plain)}"
+    )
+    for i, (p, want_p) in enumerate(zip(leaves(primals_out), leaves(plain))):
+        dt = _dtype_of(want_p)
+        assert_dtype(p, dt, f"primal output {i}", weak=_weak(want_p) if primal_types else None)
+        if dt != float0_dtype():  # float0 primals (the inner tangents of a second-order check) hold no values
+            assert_values(p, wide(np.asarray(want_p)), dt, atol=RTOL.get(dt.name, 0.0))
+
+
 def check_jvp(
     jvp: Callable[..., Any],
     fun: Callable[..., Any],
@@ -183,22 +200,14 @@ def check_jvp(
     values matching central differences."""
     primals_out, tangents_out = jvp(fun, primals, tangents)
     plain = fun(*primals)
-    assert structure(primals_out) == structure(plain), (
-        f"primal output tree {structure(primals_out)}, expected {structure(plain)}"
-    )
+    check_primal_outputs(primals_out, plain, primal_types)
     assert structure(tangents_out) == structure(plain), (
         f"tangent output tree {structure(tangents_out)}, expected {structure(plain)}"
     )
     expected = numerical_jvp(fun, primals, tangents)
     refined: list[Any] = []
-    for i, (p, want_p, t, want_t) in enumerate(
-        zip(leaves(primals_out), leaves(plain), leaves(tangents_out), expected)
-    ):
-        dt = result_dtype(np.asarray(want_p) if not hasattr(want_p, "dtype") else want_p)
-        # The primal under jvp is the plain call's result, weak type included.
-        assert_dtype(p, dt, f"primal output {i}", weak=_weak(want_p) if primal_types else None)
-        if dt != float0_dtype():  # float0 primals (the inner tangents of a second-order check) hold no values
-            assert_values(p, wide(np.asarray(want_p)), dt, atol=RTOL.get(dt.name, 0.0))
+    for i, (want_p, t, want_t) in enumerate(zip(leaves(plain), leaves(tangents_out), expected)):
+        dt = _dtype_of(want_p)
         # A tangent's weak type is not checked here: JAX's comes from however its rules build the
         # tangent (through its jitted jnp functions it follows the primal's; through bare lax
         # operations a strong tangent of a weak primal stays strong), and the random programs mix
@@ -253,6 +262,124 @@ def check_derivatives(
 
 def _tuple(names: list[str]) -> str:
     return f"({names[0]},)" if len(names) == 1 else f"({', '.join(names)})"
+
+
+# --- reverse mode: vjp by the dot-product test ----------------------------------------------------------
+# A VJP is the transpose of the JVP: for every direction v and cotangent u, Re sum(v * vjp(u)) =
+# Re sum(jvp(v) * u), summed over the leaves (JAX's convention for complex numbers: the transpose,
+# not the conjugate transpose, of the Jacobian, a bilinear pairing). Both sides are scalars, so one
+# random pair (u, v) checks the whole VJP; the right side comes once from central differences (vjp
+# against finite differences) and once from the implementation's own jvp (the dot-product test).
+
+# The dot-product test compares two exact computations: rounding alone separates them.
+DOT_TOL = {"bfloat16": 5e-2, "float16": 5e-3, "float32": 1e-4, "float64": 1e-9, "complex64": 1e-4,
+           "complex128": 1e-9}  # fmt: skip
+
+
+def pairing(xs: list[Any], ys: list[Any]) -> tuple[float, float]:
+    """Re sum(x * y) over pairs of leaves (a None or float0 leaf pairs to nothing), and sum(|x| |y|),
+    the size of the terms, which rounding errors are measured against."""
+    total = scale = 0.0
+    for x, y in zip(xs, ys):
+        if x is None or y is None:
+            continue
+        x, y = np.asarray(x), np.asarray(y)
+        if not (is_differentiable(x.dtype) and is_differentiable(y.dtype)):
+            continue
+        x, y = wide(x).reshape(-1), wide(y).reshape(-1)
+        total += float(np.real(np.sum(x * y)))
+        scale += float(np.sum(np.abs(x) * np.abs(y)))
+    return total, scale
+
+
+def _least_precise(trees: list[Any]) -> np.dtype:
+    """The least precise float or complex dtype among the leaves (float64 when there is none)."""
+    found = [_dtype_of(x) for tree in trees for x in leaves(tree) if is_differentiable(_dtype_of(x))]
+    return max(found, key=lambda d: np.finfo(d).eps, default=np.dtype("float64"))
+
+
+def assert_paired(got: tuple[float, float], want: tuple[float, float], tol: float, what: str) -> None:
+    (a, a_scale), (b, b_scale) = got, want
+    bound = tol * (1 + max(a_scale, b_scale))
+    assert abs(a - b) <= bound, (
+        f"{what}: Re sum(v * vjp(u)) = {a!r} but Re sum(jvp(v) * u) = {b!r} (differ by {abs(a - b):.3g}, "
+        f"allowed {bound:.3g})"
+    )
+
+
+def check_vjp(jax: Any, fun: Callable[..., Any], primals: tuple, rng: np.random.Generator, *,
+              primal_types: bool = True) -> None:  # fmt: skip
+    """``jax.vjp(fun, *primals)`` against ``fun(*primals)``, central differences and ``jax.jvp``.
+
+    Primal outputs: as the plain call's (check_primal_outputs). Cotangents: a tuple shaped like
+    ``primals``, each leaf with its primal's shape and tangent dtype (float0 for integers), paired
+    with a random direction as the output's cotangent is with the JVP along it (see above)."""
+    primals_out, f_vjp = jax.vjp(fun, *primals)
+    plain = fun(*primals)
+    check_primal_outputs(primals_out, plain, primal_types)
+    u = random_tangents(plain, rng)
+    cts = f_vjp(u)
+    assert isinstance(cts, tuple), f"vjp's function returned a {type(cts).__name__}, not a tuple"
+    assert structure(cts) == structure(primals), f"cotangent tree {structure(cts)}, expected {structure(primals)}"
+    for i, (ct, x) in enumerate(zip(leaves(cts), leaves(primals))):
+        assert_dtype(ct, tangent_dtype(_dtype_of(x)), f"cotangent {i}", weak=None)
+        assert np.shape(ct) == np.shape(x), f"cotangent {i} has shape {np.shape(ct)}, expected {np.shape(x)}"
+    v = random_tangents(primals, rng)
+    left = pairing(leaves(v), leaves(cts))
+    _, tangents_out = jax.jvp(fun, primals, v)
+    dt = _least_precise([primals, plain])
+    assert_paired(left, pairing(leaves(tangents_out), leaves(u)), DOT_TOL[dt.name], "vjp against jvp")
+    numerical = numerical_jvp(fun, primals, v)
+    try:
+        assert_paired(left, pairing(numerical, leaves(u)), GRAD_TOL[dt.name], "vjp against finite differences")
+    except AssertionError:  # maybe the difference quotient is off: refine it before failing
+        refined = richardson_jvp(fun, primals, v, numerical)
+        assert_paired(left, pairing(refined, leaves(u)), GRAD_TOL[dt.name],
+                      "vjp against finite differences (refined by Richardson extrapolation)")  # fmt: skip
+
+
+SECOND_ORDER = ("grad_of_vjp", "vjp_of_jvp")
+
+
+def check_reverse(
+    jax: Any, fun: Callable[..., Any], primals: tuple, rng: np.random.Generator, *, source: str,
+    values: dict[str, Any], order: int = 2, second: str = "grad_of_vjp",
+) -> None:  # fmt: skip
+    """First-order (and with ``order=2`` second-order) VJPs of ``fun`` at ``primals`` (check_vjp).
+    Second order is ``second``: the VJP of ``p -> vjp(fun, *p)[1](u)`` for a fixed cotangent ``u``
+    (reverse over reverse: the gradient of a scalar projection), or of ``(p, t) -> jvp(fun, p, t)``
+    (reverse over forward). ``source`` and ``values`` as for check_derivatives."""
+    names = list(values)
+    args = ", ".join(names)
+    call = f"{source}\ny, f_vjp = jax.vjp(f, {args})\nf_vjp(cotangent), jax.jvp(f, {_tuple(names)}, direction)"
+    state = rng.bit_generator.state  # check_vjp's draws, shown as the program's values
+    u, v = random_tangents(fun(*primals), rng), random_tangents(primals, rng)
+    rng.bit_generator.state = state
+    show_call(call, **values, cotangent=u, direction=v)
+    check_vjp(jax, fun, primals, rng)
+    if order < 2:
+        return
+    if second == "grad_of_vjp":
+        w = random_tangents(fun(*primals), rng)
+
+        def g(*p: Any) -> Any:
+            return jax.vjp(fun, *p)[1](w)
+
+        call = f"{source}\ng = lambda {args}: jax.vjp(f, {args})[1](cotangent)\njax.vjp(g, {args})"
+        show_call(call, **values, cotangent=w)
+        check_vjp(jax, g, primals, rng, primal_types=False)
+        return
+
+    def h(p: tuple, t: tuple) -> Any:
+        return jax.jvp(fun, p, t)
+
+    t = random_tangents(primals, rng)
+    tnames = [f"tangent_{n}" for n in names]
+    call = (f"{source}\nh = lambda primals, tangents: jax.jvp(f, primals, tangents)\n"
+            f"jax.vjp(h, {_tuple(names)}, {_tuple(tnames)})")  # fmt: skip
+    show_call(call, **values, **dict(zip(tnames, t)))
+    # The inner tangents are outputs of h: their weak types are the implementation's (see check_jvp).
+    check_vjp(jax, h, (primals, t), rng, primal_types=False)
 
 
 # --- Jacobians (jacfwd) -------------------------------------------------------------------------------

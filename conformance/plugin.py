@@ -97,7 +97,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--area",
         action="append",
         default=[],
-        help="run only tests of this area (numpy, lax, promotion, pytrees, errors, random, nn, jvp, vmap, jaxpr, jit), or "
+        help="run only tests of this area (numpy, lax, promotion, pytrees, errors, random, nn, jvp, vmap, jaxpr, jit, vjp), or "
         "with a leading '-' every area but this one (--area=-numpy); repeatable",
     )
 

@@ -280,10 +280,12 @@ OPS: tuple[Op, ...] = (
 
 
 @st.composite
-def programs(draw: st.DrawFn, min_steps: int = 5, max_steps: int = 8, ops: tuple[Op, ...] = OPS) -> Program:
+def programs(draw: st.DrawFn, min_steps: int = 5, max_steps: int = 8, ops: tuple[Op, ...] = OPS,
+             params: str = "p") -> Program:  # fmt: skip
     """A program ``f(p)`` of ``min_steps`` to ``max_steps`` operations (drawn from ``ops``) over a
     drawn pytree ``p``; it returns a pytree of the last value and of every other value that no step
-    reads. (control_programs.py adds staged control flow to the operations.)"""
+    reads. (control_programs.py adds staged control flow to the operations.) ``params`` is ``f``'s
+    parameter list, for operations that read more than ``p`` (the vjp area's keys: ``"p, k"``)."""
     inputs, pool, lines = draw(_inputs())
     steps = draw(st.integers(min_steps, max_steps), label="steps")
     for k in range(steps):
@@ -301,5 +303,5 @@ def programs(draw: st.DrawFn, min_steps: int = 5, max_steps: int = 8, ops: tuple
     unread = ", ".join(v.name for v in pool[len(pool) - steps : -1] if v.name not in read)
     forms = [f"({last}, [{unread}])", f"{{'y': {last}, 'more': [{unread}]}}"] if unread else [last, f"[{last}]"]
     out = draw(st.sampled_from(forms), label="output")
-    source = "def f(p):\n" + "".join(f"    {line}\n" for line in lines) + f"    return {out}\n"
+    source = f"def f({params}):\n" + "".join(f"    {line}\n" for line in lines) + f"    return {out}\n"
     return Program(source, inputs, steps)

@@ -219,6 +219,33 @@ def test_stage_05s_catalogue_is_stage_04s_and_its_own_and_applies_cleanly() -> N
         compile(source, mutant.file, "exec")
 
 
+def test_stage_06s_catalogue_is_stage_05s_and_its_own_and_applies_cleanly() -> None:
+    """Stage 06 is stage 05 plus reverse mode: every stage-05 mutant applies to it too, then its own
+    (transpose rules, the backward pass, partial evaluation, the API), each for the vjp area."""
+    from conformance.meta.mutants_06_vjp import VJP_MUTANTS
+
+    catalogue = load_catalogue("06_vjp")
+    stage_dir = STAGES_DIR / "06_vjp"
+    assert [m.id for m in catalogue] == [m.id for m in load_catalogue("05_jit")] + [m.id for m in VJP_MUTANTS]
+    assert len(VJP_MUTANTS) >= 40 and {m.areas for m in VJP_MUTANTS} == {("vjp",)}
+    stale = {m.id: reason for m in catalogue if (reason := staleness(m, stage_dir)) is not None}
+    assert not stale, stale
+    for mutant in VJP_MUTANTS:
+        source = (stage_dir / mutant.file).read_text().replace(mutant.find, mutant.replace, 1)
+        compile(source, mutant.file, "exec")
+
+
+# Stage 06: a transpose rule, and partial evaluation of control flow.
+CI_SAMPLE_06 = ["transpose.dot_general.contracting_pairs_unsorted", "partial_eval.cond.outputs_unknown_only_if_in_every_branch"]
+
+
+@pytest.mark.parametrize("mutant_id", CI_SAMPLE_06)
+def test_the_vjp_area_kills_the_stage_06_sample(mutant_id: str) -> None:
+    mutant = {m.id: m for m in load_catalogue("06_vjp")}[mutant_id]
+    outcome = run_mutant(mutant, STAGES_DIR / "06_vjp", timeout_s=120, quick=True)
+    assert outcome.status == KILLED, f"{outcome.status}: {outcome.detail}\n{' '.join(outcome.command)}"
+
+
 # Stage 04: omnistaging off (found by a constant in the jaxpr), and a batching rule of control flow.
 CI_SAMPLE_04 = ["staging.omnistaging_off", "cond.vmap.branches_reversed_in_select"]
 

@@ -24,7 +24,7 @@ import numpy as np
 from . import dtypes
 from .ad import JVPTrace, JVPTracer, Zero, _primal_and_tangent, _split_aux, instantiate, tangent_aval
 from .array import Array, to_array
-from .core import Tracer, get_aval, new_main
+from .core import ShapedArray, Tracer, get_aval, new_main
 from .jaxpr import Jaxpr, eval_jaxpr
 from .partial_eval import PartialVal, partial_eval_flat
 from .staging import shaped_abstractify
@@ -67,7 +67,7 @@ class Linearized:
 def linearize_flat(fun: Callable[..., Any], primals: Sequence[Any], has_aux: bool = False) -> Linearized:
     """Partially evaluate the jvp of ``fun`` (flat arguments; a pytree out, or ``(out, aux)`` with
     ``has_aux``): the primals known, the tangents of the inexact inputs unknown."""
-    in_avals = [shaped_abstractify(p) for p in primals]
+    in_avals = [_type_of(p) for p in primals]
     in_linear = [dtypes.is_inexact(a.dtype) for a in in_avals]
     known: dict[str, Any] = {}  # what the jvp computes now: primal outputs, their tree, aux
 
@@ -99,7 +99,7 @@ def linearize_flat(fun: Callable[..., Any], primals: Sequence[Any], has_aux: boo
 
 def _flat_primals(primals: tuple) -> tuple[list[Any], PyTreeDef]:
     leaves, in_tree = tree_flatten(primals)
-    return [x if isinstance(x, Tracer) else to_array(x) for x in leaves], in_tree
+    return [x if isinstance(x, Tracer) or _is_float0(x) else to_array(x) for x in leaves], in_tree
 
 
 def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
@@ -138,7 +138,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False, reduce_ax
     flat, in_tree = _flat_primals(primals)
     lin = linearize_flat(_flat_fun(fun, in_tree), flat, has_aux)
     out_tree = lin.out_tree
-    out_avals = [shaped_abstractify(p) for p in lin.primals_out]
+    out_avals = [_type_of(p) for p in lin.primals_out]
     name = getattr(fun, "__name__", repr(fun))
 
     def f_vjp(residuals: list[Any], *args: Any) -> tuple:
@@ -181,6 +181,12 @@ def _check_cotangent(ct: Any, aval: Any) -> Any:
 
 def _is_float0(x: Any) -> bool:
     return isinstance(x, np.ndarray) and x.dtype == dtypes.float0
+
+
+def _type_of(x: Any) -> ShapedArray:
+    """A value's type, float0 arrays included: an integer's tangent or cotangent can be an input or
+    an output of a function differentiated again (the vjp of a vjp, or of a jvp)."""
+    return ShapedArray(x.shape, dtypes.float0) if _is_float0(x) else shaped_abstractify(x)
 
 
 def _flat_fun(fun: Callable[..., Any], in_tree: PyTreeDef) -> Callable[..., Any]:

@@ -326,6 +326,22 @@ def test_allow_int_gives_float0_cotangents():
     assert g[1].dtype == didax.dtypes.float0 and g[1].shape == ()
 
 
+def test_float0_values_go_in_and_out_of_a_vjp_differentiated_again(x64):
+    """An integer's cotangent is a float0 output of the vjp of a vjp, and its tangent a float0 input
+    of the vjp of a jvp: both get float0 cotangents, as in JAX."""
+    x, n = np.array([1.0, 2.0]), np.array([1, 2], np.int32)
+    f = lambda x, n: x * n  # noqa: E731
+    ct_x, ct_n = didax.vjp(lambda x, n: didax.vjp(f, x, n)[1](np.ones(2)), x, n)[1](
+        (np.ones(2), np.zeros(2, didax.dtypes.float0)))  # fmt: skip
+    np.testing.assert_array_equal(ct_x, [0.0, 0.0])
+    assert ct_n.dtype == didax.dtypes.float0 and ct_n.shape == (2,)
+    t = (np.ones(2), np.zeros(2, didax.dtypes.float0))
+    (ct_p, ct_t) = didax.vjp(lambda p, t: didax.jvp(f, p, t), (x, n), t)[1]((np.ones(2), np.ones(2)))
+    np.testing.assert_array_equal(ct_p[0], [1.0, 2.0])
+    np.testing.assert_array_equal(ct_t[0], [1.0, 2.0])
+    assert ct_p[1].dtype == ct_t[1].dtype == didax.dtypes.float0
+
+
 def test_vjp_checks_its_cotangent():
     _, f_vjp = didax.vjp(lambda x: x * 2.0, jnp.ones(3))
     with pytest.raises(ValueError, match="unexpected JAX type"):
