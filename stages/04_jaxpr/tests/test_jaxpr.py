@@ -675,3 +675,15 @@ def test_programs_on_keys_round_trip_through_eval_jaxpr():
         assert [str(v.dtype) for v in got] == [str(v.dtype) for v in want]
         for g, w in zip(_keys_words(got), _keys_words(want)):
             np.testing.assert_array_equal(g, w)
+
+
+def test_eval_shape_and_make_jaxpr_take_anything_with_a_shape_and_a_dtype():
+    # JAX accepts duck-typed stand-ins (its linear_transpose example passes a SimpleNamespace).
+    import types
+
+    spec = types.SimpleNamespace(shape=(2, 3), dtype=np.float32)
+    out = didax.eval_shape(lambda x: x.sum(0), spec)
+    assert (out.shape, out.dtype) == ((3,), np.dtype(np.float32))
+    assert str(didax.make_jaxpr(lambda x: x * 2)(spec).in_avals[0]) == "float32[2,3]"
+    with pytest.raises(TypeError):
+        didax.eval_shape(lambda x: x, types.SimpleNamespace(shape=(2,)))  # no dtype: not an array

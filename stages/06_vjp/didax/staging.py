@@ -274,10 +274,16 @@ class ShapeDtypeStruct:
 
 
 def shaped_abstractify(x: Any) -> ShapedArray:
-    """The type of a value, a ShapedArray (JAX's name); of a ShapeDtypeStruct, the type it describes."""
+    """The type of a value, a ShapedArray (JAX's name); of a ShapeDtypeStruct, or of any object with
+    ``shape`` and ``dtype`` attributes (as JAX accepts), the type it describes."""
     if isinstance(x, ShapeDtypeStruct):
         return ShapedArray(x.shape, x.dtype, x.weak_type)
-    return shaped(get_aval(x))
+    try:
+        return shaped(get_aval(x))
+    except TypeError:
+        if hasattr(x, "shape") and hasattr(x, "dtype"):
+            return ShapedArray(tuple(x.shape), dtypes.canonicalize_dtype(np.dtype(x.dtype)))
+        raise
 
 
 def _arg_types(fun: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[list[ShapedArray], PyTreeDef]:
