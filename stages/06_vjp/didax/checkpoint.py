@@ -126,7 +126,7 @@ def _remat_partial_eval(unks_in: list[bool], eqn: JaxprEqn) -> tuple[Any, Any, l
     side recomputes the known values it needs and may not have."""
     params = eqn.params
     policy = params["policy"] or checkpoint_policies.nothing_saveable
-    known, staged, out_uks, n_res = _split(params["jaxpr"], tuple(unks_in), policy)
+    known, staged, out_uks = _split(params["jaxpr"], tuple(unks_in), policy)
     known_in = [x for x, uk in zip(eqn.invars, unks_in) if not uk]
     unknown_in = [x for x, uk in zip(eqn.invars, unks_in) if uk]
     known_out = [v for v, uk in zip(eqn.outvars, out_uks) if not uk]
@@ -140,9 +140,9 @@ def _remat_partial_eval(unks_in: list[bool], eqn: JaxprEqn) -> tuple[Any, Any, l
 
 
 @functools.lru_cache(maxsize=256)
-def _split(closed: ClosedJaxpr, unks_in: tuple[bool, ...], policy: Policy) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], int]:
+def _split(closed: ClosedJaxpr, unks_in: tuple[bool, ...], policy: Policy) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool]]:
     """(known jaxpr: known inputs -> known outputs and saved residuals, staged jaxpr: residuals,
-    known inputs, unknown inputs -> unknown outputs, which outputs are unknown, how many residuals)."""
+    known inputs, unknown inputs -> unknown outputs, which outputs are unknown)."""
     jaxpr = closed.jaxpr
     unknown: set[Var] = {v for v, uk in zip(jaxpr.invars, unks_in) if uk}
     saveable: set[Var] = set()
@@ -181,10 +181,9 @@ def _split(closed: ClosedJaxpr, unks_in: tuple[bool, ...], policy: Policy) -> tu
     residuals = [v for v in dict.fromkeys(v for e in known_eqns for v in e.outvars) if v in read and v not in made]
     assert all(v in saveable for v in residuals)
     known_out = [v for v, uk in zip(jaxpr.outvars, out_uks) if not uk]
-    known = ClosedJaxpr(Jaxpr(jaxpr.constvars, known_in, [*known_out, *residuals], known_eqns), closed.consts)
-    known_jaxpr, _ = dce_jaxpr(known.jaxpr, True, True)
+    known_jaxpr, _ = dce_jaxpr(Jaxpr(jaxpr.constvars, known_in, [*known_out, *residuals], known_eqns), True, True)
     staged = Jaxpr((), [*residuals, *known_in, *unknown_in], unknown_out, pruned.eqns)
-    return ClosedJaxpr(known_jaxpr, closed.consts), ClosedJaxpr(staged, ()), out_uks, len(residuals)
+    return ClosedJaxpr(known_jaxpr, closed.consts), ClosedJaxpr(staged, ()), out_uks
 
 
 def _remat_transpose(cts: list[Any], *args: Any, jaxpr: ClosedJaxpr, **params: Any) -> list[Any]:

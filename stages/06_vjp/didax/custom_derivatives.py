@@ -92,10 +92,20 @@ def _with_nondiff(nondiff: tuple[int, ...], fixed: list[Any], dynamic: Sequence[
     return tuple(next(fixed_it) if i in nondiff else next(dyn_it) for i in range(len(fixed) + len(dynamic)))
 
 
-def _stage(flat_fun: Callable[..., list[Any]], args: list[Any]) -> tuple[ClosedJaxpr, list[Any]]:
-    """``flat_fun`` as a jaxpr on the types of ``args``, its constants hoisted to leading inputs."""
-    closed, _ = trace_to_jaxpr(flat_fun, [shaped_abstractify(a) for a in args])
-    return hoist_consts(closed)
+def _stage(fun: Callable[..., Any], nondiff: tuple[int, ...], fixed: list[Any], in_tree: Any,
+           leaves: list[Any]) -> tuple[ClosedJaxpr, list[Any], Any]:  # fmt: skip
+    """``fun`` as a jaxpr of the flat differentiated arguments (the fixed ones put back in their
+    places), on the types of ``leaves``: the jaxpr, its constants hoisted to leading inputs, and
+    the tree of its outputs."""
+    out_trees: list[Any] = []
+
+    def flat_fun(*xs: Any) -> list[Any]:
+        out, out_tree = tree_flatten(fun(*_with_nondiff(nondiff, fixed, tree_unflatten(in_tree, list(xs)))))
+        out_trees.append(out_tree)
+        return out
+
+    closed, _ = trace_to_jaxpr(flat_fun, [shaped_abstractify(a) for a in leaves])
+    return (*hoist_consts(closed), out_trees[0])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -150,18 +160,11 @@ class custom_jvp:  # noqa: N801 - JAX's name
             outs = _custom_jvp_call_jvp(primals, tangents, name=_name(self.fun), call_jaxpr=None, jvp=rule,
                                         num_consts=0, symbolic_zeros=self.symbolic_zeros)  # fmt: skip
             return tree_unflatten(out_trees[0], [ad.JVPTracer(top, p, t) for p, t in zip(*outs)])
-        out_trees: list[Any] = []
-
-        def flat_fun(*xs: Any) -> list[Any]:
-            out, out_tree = tree_flatten(self.fun(*_with_nondiff(self.nondiff_argnums, fixed, tree_unflatten(in_tree, list(xs)))))
-            out_trees.append(out_tree)
-            return out
-
-        call_jaxpr, consts = _stage(flat_fun, leaves)
+        call_jaxpr, consts, out_tree = _stage(self.fun, self.nondiff_argnums, fixed, in_tree, leaves)
         flat_jvp = _Rule(functools.partial(_flat_jvp, self, fixed, in_tree, []), _name(self.jvp))
         outs = custom_jvp_call_p.bind(*consts, *leaves, name=_name(self.fun), call_jaxpr=call_jaxpr, jvp=flat_jvp,
                                       num_consts=len(consts), symbolic_zeros=self.symbolic_zeros)  # fmt: skip
-        return tree_unflatten(out_trees[0], outs)
+        return tree_unflatten(out_tree, outs)
 
 
 def _primals_and_tangents(trace: ad.JVPTrace, leaves: list[Any]) -> tuple[list[Any], list[Any]]:
@@ -304,20 +307,13 @@ class custom_vjp:  # noqa: N801 - JAX's name
                                         fwd=_Rule(rules.fwd, _name(self.fwd)), bwd=_Rule(rules.bwd, _name(self.bwd)),
                                         num_consts=0, symbolic_zeros=False)  # fmt: skip
             return tree_unflatten(rules.out_tree, [ad.JVPTracer(top, p, t) for p, t in zip(*outs)])
-        out_trees: list[Any] = []
-
-        def flat_fun(*xs: Any) -> list[Any]:
-            out, out_tree = tree_flatten(self.fun(*_with_nondiff(self.nondiff_argnums, fixed, tree_unflatten(in_tree, list(xs)))))
-            out_trees.append(out_tree)
-            return out
-
-        call_jaxpr, consts = _stage(flat_fun, leaves)
+        call_jaxpr, consts, out_tree = _stage(self.fun, self.nondiff_argnums, fixed, in_tree, leaves)
         in_avals = [shaped_abstractify(x) for x in leaves]
-        rules = _VJPRules(self, fixed, in_tree, out_trees[0], in_avals)
+        rules = _VJPRules(self, fixed, in_tree, out_tree, in_avals)
         outs = custom_vjp_call_p.bind(*consts, *leaves, name=_name(self.fun), call_jaxpr=call_jaxpr,
                                       fwd=_Rule(rules.fwd, _name(self.fwd)), bwd=_Rule(rules.bwd, _name(self.bwd)),
                                       num_consts=len(consts), symbolic_zeros=False)  # fmt: skip
-        return tree_unflatten(out_trees[0], outs)
+        return tree_unflatten(out_tree, outs)
 
 
 class _VJPRules:
