@@ -1005,19 +1005,32 @@ def _conformance_parts(matrix: Any, results: dict[str, dict], part: str) -> list
         return ["### Every function by implementation", "", _function_legend(), "",
                 matrix.function_table(results), "", "### The failures", "",
                 failures.replace("### ", "#### ") if failures else "None: every implementation passes.", ""]
-    table = matrix.function_table(results)
-    lines = table.split("\n")
-    # the functions some implementation fails or lacks: the rows worth a reader's look
-    flagged = [line for line in lines[2:] if "fail " in line or "detail " in line or "| missing" in line]
+    functions, flagged = _flagged_functions(matrix, results)
     link = f"[every function]({FAILURES_PAGE})"
+    table = ["| function | where it is not passed |", "|---|---|", *flagged]
     return ["### Implementations", "", matrix.implementations_table(results), "",
             "### By area", "", _area_picture(matrix, results), "",
             "### The functions not passed everywhere", "",
-            (f"{len(flagged)} of the {len(lines) - 2} functions some test is about are failed, a release detail or missing in "
+            (f"{len(flagged)} of the {functions} functions some test is about are failed, a release detail or missing in "
              f"some row (the page of the failures has {link}, with the programs that reproduce each "
              "failure). " + _function_legend()), "",
-            "\n".join([*lines[:2], *flagged]).replace("](#fail-", f"]({FAILURES_PAGE}#fail-") if flagged
+            "\n".join(table).replace("](#fail-", f"]({FAILURES_PAGE}#fail-") if flagged
             else "None: every implementation passes every function it has.", ""]
+
+
+def _flagged_functions(matrix: Any, results: dict[str, dict]) -> tuple[int, list[str]]:
+    """How many functions some test is about, and a row for each that some implementation fails,
+    lacks or differs on by release, naming only those implementations: one column of them, not one
+    per implementation, so the table stays inside the text column however many stages there are."""
+    counts = {impl: matrix.function_counts(data) for impl, data in matrix.ordered(results)}
+    functions = sorted({f for per_impl in counts.values() for f in per_impl}, key=matrix._function_order)
+    rows = []
+    for function in functions:
+        cells = [(impl, matrix.function_cell(impl, function, per_impl.get(function))) for impl, per_impl in counts.items()]
+        flagged = [f"{impl}: {cell}" for impl, cell in cells if cell.startswith(("[fail", "[detail", "missing"))]
+        if flagged:
+            rows.append(f"| `{function}` | " + ", ".join(flagged) + " |")
+    return len(functions), rows
 
 
 def _function_legend() -> str:
@@ -1473,13 +1486,17 @@ def stage_primitives(stage: str, root: Path = ROOT) -> dict[str, Any]:
 # declared here still gets a column, headed by its name.
 RULE_TABLES: dict[str, tuple[str, str]] = {
     "lax.standard.physical_rules": ("01_eval", "On keys"),
-    "ad.jvp_rules": ("02_jvp", "JVP rule"),
-    "batching.batching_rules": ("03_vmap", "Batching rule"),
-    "core.Primitive.abstract_eval": ("04_jaxpr", "Staging: abstract evaluation"),
-    "lowering.core.lowering_rules": ("05_jit", "Lowering rule"),
-    "partial_eval.partial_eval_jaxpr_rules": ("06_vjp", "Partial evaluation"),
-    "transpose.transpose_rules": ("06_vjp", "Transpose rule"),
+    "ad.jvp_rules": ("02_jvp", "JVP"),
+    "batching.batching_rules": ("03_vmap", "Batching"),
+    "core.Primitive.abstract_eval": ("04_jaxpr", "Staging"),  # the primitive's abstract evaluation
+    "lowering.core.lowering_rules": ("05_jit", "Lowering"),
+    "partial_eval.partial_eval_jaxpr_rules": ("06_vjp", "Partial eval"),
+    "transpose.transpose_rules": ("06_vjp", "Transpose"),
 }
+# Tables whose interpreter has a rule for every primitive the table lacks: the cell says so
+# instead of "no rule" (partial evaluation evaluates an equation whose inputs are all known and
+# stages it whole otherwise; only jit and control flow split their jaxprs).
+DEFAULT_RULES = {"partial_eval.partial_eval_jaxpr_rules": "default"}
 # Staging (stage 04) keeps no table: its rule for a primitive is the primitive's own abstract
 # evaluation, so a stage with a staging interpreter gets this column, read from the primitives.
 ABSTRACT_EVAL = "core.Primitive.abstract_eval"
@@ -1492,6 +1509,15 @@ def _rule_columns(tables: dict[str, dict[str, str]]) -> list[tuple[str, str]]:
     known = sorted((t for t in tables if t in RULE_TABLES), key=lambda t: (RULE_TABLES[t][0], t))
     return ([(t, f"{RULE_TABLES[t][1]} (`{t}`)") for t in known]
             + [(t, f"`{t}`") for t in sorted(tables) if t not in RULE_TABLES])
+
+
+def _breakable_code(name: str, longest: int = 16) -> str:
+    """A name as code; a long one as HTML code that may wrap before an underscore, so that a table
+    of rules with long names (`_dynamic_update_slice_transpose`) still fits the text column."""
+    if len(name) <= longest:
+        return f"`{name}`"
+    words = html.escape(name).replace("_", "&#95;").split("&#95;")
+    return "<code>" + "<wbr>&#95;".join(words).removeprefix("<wbr>") + "</code>"  # no break after a leading _
 
 
 def primitives_markdown(stage: str, root: Path = ROOT) -> str:
@@ -1527,9 +1553,9 @@ def primitives_markdown(stage: str, root: Path = ROOT) -> str:
         if info["module"] != module:  # a row naming the module, over its primitives
             module = info["module"]
             out.append(f"| *{module}* |" + " |" * (len(header) - 1))
-        marks = [NO_RULE if name not in tables[t] else "yes" if t in inherited else f"`{tables[t][name]}`"
-                 for t, _ in columns]
-        out.append(" | ".join([f"| `{name}`", info["results"], *marks]) + " |")
+        marks = [DEFAULT_RULES.get(t, NO_RULE) if name not in tables[t] else "yes" if t in inherited
+                 else _breakable_code(tables[t][name]) for t, _ in columns]
+        out.append(" | ".join([f"| {_breakable_code(name)}", info["results"], *marks]) + " |")
     for table, _ in columns:
         missing = [f"`{m}`" for m in sorted(set(prims) - set(tables[table]))]
         have = f"{len(prims) - len(missing)} of the {len(prims)} primitives have a rule in `{table}`"
@@ -1539,6 +1565,9 @@ def primitives_markdown(stage: str, root: Path = ROOT) -> str:
             present = [f"`{p}`" for p in sorted(tables[table])]
             out += ["", f"{have}: {', '.join(present[:-1])} and {present[-1]}." if len(present) > 1
                     else f"{have}: {present[0]}."]  # fmt: skip
+            if table in DEFAULT_RULES:
+                out[-1] += (" The others have the default rule: an equation whose inputs are all known is "
+                            "evaluated, one with an unknown input is staged whole.")
         else:
             listed = missing[0] if len(missing) == 1 else ", ".join(missing[:-1]) + " and " + missing[-1]
             out += ["", f"{have}; {listed} {'has' if len(missing) == 1 else 'have'} none."]

@@ -79,7 +79,7 @@ def test_the_jvp_chapter_has_its_generated_parts(built_site: Path):
         assert re.search(rf"^\d*{re.escape(definition)}", text, re.M), definition
     assert re.search(r"^\d*defjvp\(lax\.sin_p, lambda t, ans, x: lax\.mul\(t, lax\.cos\(x\)\)\)", text, re.M)
     assert 'id="figure-jvp-pairs"' in chapter
-    assert "JVP rule, from ad.jvp_rules" in text and "<strong>no rule</strong>" in chapter
+    assert "JVP, from ad.jvp_rules" in text and "<strong>no rule</strong>" in chapter
     assert chapter.count('class="note didax-exercise"') == 5
     assert "didax:source" not in chapter and "didax:change" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
 
@@ -93,7 +93,7 @@ def test_the_vmap_chapter_has_its_generated_parts(built_site: Path):
                        "def _dot_general_rule(", "def _gather_rule(", "def jacfwd("]:
         assert re.search(rf"^\d*{re.escape(definition)}", text, re.M), definition
     assert 'id="figure-vmap-axes"' in chapter
-    assert "Batching rule, from batching.batching_rules" in text and "<th>JVP rule</th>" in chapter
+    assert "Batching, from batching.batching_rules" in text and "<th>JVP</th>" in chapter
     counted = re.search(r"(\d+) of the (\d+) primitives have a rule in batching\.batching_rules; iota has none\.", text)
     assert counted and int(counted[1]) == int(counted[2]) - 1, "every primitive but iota has a batching rule"
     assert chapter.count('class="note didax-exercise"') == 5
@@ -109,7 +109,7 @@ def test_the_jaxpr_chapter_has_its_generated_parts(built_site: Path):
                        "def jvp_jaxpr(", "def batch_jaxpr(", "def inverse_jaxpr(", "def count_primitives("]:
         assert re.search(rf"^\d*{re.escape(definition)}", text, re.M), definition
     assert 'id="figure-jaxpr-graph"' in chapter
-    assert "Staging: abstract evaluation, from core.Primitive.abstract_eval" in text
+    assert "Staging, from core.Primitive.abstract_eval" in text
     assert re.search(r"(\d+) of the \1 primitives have a rule in core.Primitive.abstract_eval: every one.", text)
     assert chapter.count('class="note didax-exercise"') == len(EXERCISES["04_jaxpr"])
     assert "didax:source" not in chapter and "didax:change" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
@@ -126,7 +126,7 @@ def test_the_jit_chapter_has_its_generated_parts(built_site: Path):
                        "def _jit_lowering(", "def _trace(", "def __call__(", "def device_buffer("]:
         assert re.search(rf"^\d*\s*{re.escape(definition)}", text, re.M), definition
     assert 'id="figure-jit-pipeline"' in chapter
-    assert "Lowering rule, from lowering.core.lowering_rules" in text
+    assert "Lowering, from lowering.core.lowering_rules" in text
     # The lowering column is read from the stage: the sentence under the table counts the rules there are.
     counted = re.search(r"(\d+) of the (\d+) primitives have a rule in lowering\.core\.lowering_rules", text)
     data = sitegen.stage_primitives("05_jit")
@@ -143,6 +143,26 @@ def test_the_jit_chapter_has_its_generated_parts(built_site: Path):
     assert "didax:source" not in chapter and "didax:change" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
     api = (built_site / "reference/05_jit/index.html").read_text()
     assert "<code>jit</code>" in api and "<code>devices</code>" in api
+
+
+def test_the_vjp_chapter_has_its_generated_parts(built_site: Path):
+    chapter = (built_site / "stages/06_vjp/index.html").read_text()
+    text = re.sub(r"<[^>]+>", "", chapter)
+    assert "recorded in stages/06_vjp/LESSON.diff" in text and "Lesson size:" in text
+    for definition in ["class PartialEvalTrace(", "def backward_pass(", "def _jit_partial_eval(", "def vjp(",
+                       "def jacrev(", "class custom_jvp:"]:
+        assert re.search(rf"^\d*\s*{re.escape(definition)}", text, re.M), definition
+    assert 'id="figure-linearize-transpose"' in chapter
+    assert "Partial eval, from partial_eval.partial_eval_jaxpr_rules" in text
+    assert "Transpose, from transpose.transpose_rules" in text
+    # both columns are read from the stage: the sentences under the table count the rules there are
+    data = sitegen.stage_primitives("06_vjp")
+    for table in ["partial_eval.partial_eval_jaxpr_rules", "transpose.transpose_rules"]:
+        counted = re.search(rf"(\d+) of the (\d+) primitives have a rule in {re.escape(table)}", text)
+        assert counted and (int(counted[1]), int(counted[2])) == (len(data["tables"][table]), len(data["primitives"]))
+    assert "The others have the default rule" in text  # partial evaluation's cells say default, not no rule
+    assert chapter.count('class="note didax-exercise"') == len(EXERCISES["06_vjp"])
+    assert "didax:source" not in chapter and "didax:change" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
 
 
 class _Links(html.parser.HTMLParser):
