@@ -18,27 +18,32 @@ interpreter per transformation on the stack, and ``bind`` hands each operation t
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 from collections import Counter
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import dtypes, lax, prng
 from .core import (
+    MainTrace,
     Primitive,
     ShapedArray,
     Trace,
     Tracer,
+    extend_axis_env,
     full_lower,
     full_raise,
     get_aval,
     new_main,
+    trace_state,
 )
 from .jaxpr import ClosedJaxpr, eval_jaxpr
 from .lax.loops import bind_scan, bind_while, carry_fixed_point, split_list
+from .lax.parallel import axis_names, scaled
 from .lax.slicing import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
 from .staging import trace_to_jaxpr
 from .tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
@@ -50,9 +55,9 @@ not_mapped = None  # the batch_dim of a value that is the same for every example
 
 
 class AxisData(NamedTuple):
-    """What a vmap knows about its batch axis. ``name`` and ``spmd_name`` are kept for the
-    collective operations of stage 07 (``psum(x, axis_name)`` inside a vmap); nothing reads them
-    yet."""
+    """What a vmap knows about its batch axis: the collectives' rules read its ``name`` and
+    ``size`` (``psum(x, 'i')`` inside ``vmap(f, axis_name='i')``). ``spmd_name`` is kept for
+    shard_map; nothing reads it yet."""
 
     name: Hashable | None
     size: int
@@ -105,12 +110,20 @@ class BatchTrace(Trace):
     def process_primitive(self, primitive: Primitive, tracers: list[Any], params: dict) -> Any:
         vals = [t.val for t in tracers]
         dims = [t.batch_dim for t in tracers]
+        collective = collective_rules.get(primitive)
+        if collective is not None:  # it may name this vmap's axis: it needs the rule even unbatched
+            out, out_dim = collective(self.main.global_data, vals, dims, **params)
+            return BatchTracer(self, out, out_dim)
         if all(d is not_mapped for d in dims):  # nothing here varies over the batch
             return primitive.bind(*vals, **params)
         rule = batching_rules.get(primitive)
         if rule is None:
             raise NotImplementedError(f"Batching rule for '{primitive.name}' not implemented")
-        out, out_dim = rule(vals, dims, **params)
+        outer, trace_state.rule_axis = trace_state.rule_axis, self.main.global_data
+        try:
+            out, out_dim = rule(vals, dims, **params)
+        finally:
+            trace_state.rule_axis = outer
         if primitive.multiple_results:
             return [BatchTracer(self, x, d) for x, d in zip(out, out_dim)]
         return BatchTracer(self, out, out_dim)
@@ -136,7 +149,8 @@ def vmap(
     per positional argument, each a prefix pytree of that argument. Keyword arguments are always
     mapped over their axis 0. ``out_axes`` says the same of the outputs; ``None`` there is for an
     output that does not vary over the batch. ``axis_size`` gives the batch size when no input
-    is mapped. ``axis_name`` and ``spmd_axis_name`` are kept for stage 07's collectives.
+    is mapped. ``axis_name`` names the batch axis for the collectives inside ``fun``
+(``lax.psum(x, axis_name)`` sums over the examples); ``spmd_axis_name`` is kept for shard_map.
     """
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
@@ -173,8 +187,9 @@ def vmap(
 def _batch(
     fun: Callable[..., Any], in_tree: Any, leaves: list[Any], axes: list[int | None], axis_data: AxisData
 ) -> tuple[list[tuple[Any, int | None]], Any]:
-    """Run ``fun`` once on the batch; its outputs as (batched value, batch_dim) pairs."""
-    with new_main(BatchTrace, axis_data) as main:
+    """Run ``fun`` once on the batch; its outputs as (batched value, batch_dim) pairs. A named
+    batch axis is bound while ``fun`` runs, to this vmap's interpreter."""
+    with new_batch_main(axis_data) as main:
         trace = BatchTrace(main)
         # An input that is not mapped is a constant to this transformation: it is not traced.
         tracers = [x if a is not_mapped else BatchTracer(trace, x, a) for x, a in zip(leaves, axes)]
@@ -189,6 +204,24 @@ def _batch(
             tracer = full_raise(trace, x)
             pairs.append((tracer.val, tracer.batch_dim))
     return pairs, out_tree
+
+
+@contextlib.contextmanager
+def new_batch_main(axis_data: AxisData) -> Iterator[MainTrace]:
+    """vmap's interpreter on the stack, with its named axis (if any) bound to it meanwhile."""
+    with new_main(BatchTrace, axis_data) as main:
+        if axis_data.name is None:
+            yield main
+        else:
+            with extend_axis_env(axis_data.name, axis_data.size, main):
+                yield main
+
+
+def jaxpr_axis(axis_size: int) -> AxisData:
+    """The axis a rule batches a jaxpr over: that of the vmap running the rule, so that a psum in
+    a cond's branch sums over the right examples; an anonymous one outside vmap's rules."""
+    axis = trace_state.rule_axis
+    return axis if axis is not None and axis.size == axis_size else AxisData(None, axis_size, None)
 
 
 def _is_float0(x: Any) -> bool:
@@ -349,7 +382,7 @@ def batch_jaxpr(
     out_batched: list[bool] = []
 
     def batched_fun(*args: Any) -> list[Any]:
-        with new_main(BatchTrace, AxisData(None, axis_size, None)) as main:
+        with new_batch_main(jaxpr_axis(axis_size)) as main:
             trace = BatchTrace(main)
             tracers = [BatchTracer(trace, x, 0) if b else x for x, b in zip(args, in_batched)]
             outs = eval_jaxpr(closed.jaxpr, closed.consts, *tracers)
@@ -412,6 +445,9 @@ def _example_ndim(x: Any, bdim: int | None) -> int:
 
 BatchRule = Callable[..., tuple[Any, Any]]
 batching_rules: dict[Primitive, BatchRule] = {}
+# The collectives' rules (stage 07) also get the vmap's AxisData first: ``rule(axis, vals, dims,
+# **params)``. They run even when no operand is batched (psum of a constant over this axis).
+collective_rules: dict[Primitive, BatchRule] = {}
 
 
 # --- elementwise ------------------------------------------------------------------------------
@@ -948,7 +984,7 @@ def batch_jaxpr_axes(
     is the same with every batch axis at 0; a while loop also needs them elsewhere."""
 
     def batched_fun(*args: Any) -> list[Any]:
-        with new_main(BatchTrace, AxisData(None, axis_size, None)) as main:
+        with new_batch_main(jaxpr_axis(axis_size)) as main:
             trace = BatchTrace(main)
             tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
             outs = eval_jaxpr(closed.jaxpr, closed.consts, *tracers)
@@ -970,3 +1006,117 @@ def batch_jaxpr_axes(
 
 batching_rules[lax.while_p] = _while_rule
 batching_rules[lax.scan_p] = _scan_rule
+
+
+# --- collectives (stage 07) -------------------------------------------------------------------
+# A collective over this vmap's axis is an operation across the examples, and the batch axis
+# holds them all: psum is a sum over it, all_gather makes it an ordinary axis, ppermute reorders
+# it. A collective over another axis (an outer vmap's) runs per example, on the whole batch.
+
+
+def _other_axis(prim: Primitive, x: Any, bdim: int | None, dims: dict[str, int], **params: Any) -> tuple[Any, Any]:
+    """``prim`` over axes this vmap does not map: with the batch axis first, and ``dims``, the
+    example's axes it names, shifted past it."""
+    if bdim is not_mapped:
+        return prim.bind(x, **dims, **params), not_mapped
+    return prim.bind(moveaxis(x, bdim, 0), **{k: d + 1 for k, d in dims.items()}, **params), 0
+
+
+def _check_vmap_collective(prim: Primitive, axis: AxisData, params: dict) -> None:
+    if params.get("axis_index_groups") is not None:
+        raise NotImplementedError("axis_index_groups not supported in vmap collectives. Please open a feature request!")
+    if prim is not lax.psum_p and prim is not lax.pmax_p and prim is not lax.pmin_p and len(axis_names(params)) > 1:
+        raise NotImplementedError(f"{prim.name} over several axes ({axis_names(params)}) is not supported under vmap")
+
+
+def _reduction_collective(prim: Primitive, reduce: Callable[..., Any], unbatched: Callable[[Any, int], Any]) -> None:
+    """psum, pmax, pmin: reduce over the batch axis, then over the other axes named, if any."""
+    def rule(axis: AxisData, vals: list[Any], dims: list[int | None], **params: Any) -> tuple[Any, Any]:
+        (x,), (bdim,) = vals, dims
+        if axis.name not in params["axes"]:
+            return _other_axis(prim, x, bdim, {}, **params)
+        _check_vmap_collective(prim, axis, params)
+        x = unbatched(x, axis.size) if bdim is not_mapped else reduce(x, (bdim,))
+        rest = tuple(a for a in params["axes"] if a != axis.name)
+        return (prim.bind(x, axes=rest, axis_index_groups=None) if rest else x), not_mapped
+
+    collective_rules[prim] = rule
+
+
+_reduction_collective(lax.psum_p, lax.reduce_sum, scaled)
+_reduction_collective(lax.pmax_p, lax.reduce_max, lambda x, n: x)
+_reduction_collective(lax.pmin_p, lax.reduce_min, lambda x, n: x)
+
+
+def _all_gather_rule(axis: AxisData, vals: list[Any], dims: list[int | None], *, all_gather_dimension: int,
+                     **params: Any) -> tuple[Any, Any]:
+    (x,), (bdim,) = vals, dims
+    if axis.name not in params["axis_name"]:
+        return _other_axis(lax.all_gather_p, x, bdim, {"all_gather_dimension": all_gather_dimension}, **params)
+    _check_vmap_collective(lax.all_gather_p, axis, params)
+    d = all_gather_dimension
+    x = bdim_to(x, bdim, d, axis.size)  # every example gets the whole batch, its axis at d
+    return (lax.collapse(x, d, d + 2) if params["tiled"] else x), not_mapped
+
+
+def _reduce_scatter_rule(axis: AxisData, vals: list[Any], dims: list[int | None], *, scatter_dimension: int,
+                         **params: Any) -> tuple[Any, Any]:
+    (x,), (bdim,) = vals, dims
+    if axis.name not in params["axis_name"]:
+        return _other_axis(lax.reduce_scatter_p, x, bdim, {"scatter_dimension": scatter_dimension}, **params)
+    _check_vmap_collective(lax.reduce_scatter_p, axis, params)
+    d = scatter_dimension
+    total = scaled(x, axis.size) if bdim is not_mapped else lax.reduce_sum(x, (bdim,))
+    if params["tiled"]:  # example k keeps block k of d: split d into (blocks, block)
+        shape = get_aval(total).shape
+        total = lax.reshape(total, (*shape[:d], axis.size, shape[d] // axis.size, *shape[d + 1 :]))
+    return total, d  # the axis d of the sum is the batch axis: example k keeps its part k
+
+
+def _all_to_all_rule(axis: AxisData, vals: list[Any], dims: list[int | None], *, split_axis: int, concat_axis: int,
+                     **params: Any) -> tuple[Any, Any]:
+    (x,), (bdim,) = vals, dims
+    if axis.name not in axis_names(params):
+        return _other_axis(lax.all_to_all_p, x, bdim, {"split_axis": split_axis, "concat_axis": concat_axis}, **params)
+    _check_vmap_collective(lax.all_to_all_p, axis, params)
+    n, s, c = axis.size, split_axis, concat_axis
+    x = bdim_to(x, bdim, 0, n)  # axis 0: k, the example sending
+    shape = get_aval(x).shape[1:]
+    x = lax.reshape(x, (n, *shape[:s], n, shape[s] // n, *shape[s + 1 :]))  # split axis s into (j, chunk)
+    # Bring j, the example receiving, to the front, and k right before axis c, then merge k into c.
+    position = [1 + i + (i >= s) for i in range(len(shape))]
+    perm = [1 + s] + [p for i in range(len(shape)) for p in ([0, position[i]] if i == c else [position[i]])]
+    out_shape = [size // n if i == s else size for i, size in enumerate(shape)]
+    out_shape[c] *= n
+    return lax.reshape(lax.transpose(x, perm), (n, *out_shape)), 0
+
+
+def _ppermute_rule(axis: AxisData, vals: list[Any], dims: list[int | None], *, axis_name: tuple, perm: tuple,
+                   ) -> tuple[Any, Any]:
+    (x,), (bdim,) = vals, dims
+    if axis.name not in axis_name:
+        return _other_axis(lax.ppermute_p, x, bdim, {}, axis_name=axis_name, perm=perm)
+    _check_vmap_collective(lax.ppermute_p, axis, {"axis_name": axis_name})
+    n = axis.size
+    if any(not 0 <= i < n for pair in perm for i in pair):
+        raise ValueError(f"ppermute's permutation {perm} names an index outside axis {axis.name!r} of size {n}")
+    if bdim is not_mapped and len(perm) == n:
+        return x, not_mapped  # every example sends the same value and receives one
+    x = bdim_to(x, bdim, 0, n)
+    source = {dst: src for src, dst in perm}
+    nothing = lax.full_like(x, 0, shape=(1, *get_aval(x).shape[1:]))
+    rows = [lax.slice_in_dim(x, source[j], source[j] + 1) if j in source else nothing for j in range(n)]
+    return lax.concatenate(rows, 0), 0
+
+
+def _axis_index_rule(axis: AxisData, vals: list[Any], dims: list[int | None], *, axis_name: Any) -> tuple[Any, Any]:
+    if axis_name != axis.name:
+        return lax.axis_index_p.bind(axis_name=axis_name), not_mapped
+    return lax.iota(np.int32, axis.size), 0
+
+
+collective_rules[lax.all_gather_p] = _all_gather_rule
+collective_rules[lax.reduce_scatter_p] = _reduce_scatter_rule
+collective_rules[lax.all_to_all_p] = _all_to_all_rule
+collective_rules[lax.ppermute_p] = _ppermute_rule
+collective_rules[lax.axis_index_p] = _axis_index_rule

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -194,15 +194,31 @@ class MainTrace(NamedTuple):
     global_data: Any
 
 
+class AxisFrame(NamedTuple):
+    """A named axis in scope (stage 07): ``vmap(f, axis_name='i')`` binds ``i`` while it traces
+    ``f``, so that ``psum(x, 'i')`` inside knows the axis's size and which interpreter maps it.
+    ``main`` is that vmap's; it is None where the axis is only named, not mapped (make_jaxpr's
+    ``axis_env``)."""
+
+    name: Hashable
+    size: int
+    main: MainTrace | None
+
+
 class TraceState(threading.local):
-    """The only global state of didax: the stack of active interpreters, one per thread, and
-    which of them takes the operations on constants (the dynamic trace, see ``new_dynamic``)."""
+    """The only global state of didax: the stack of active interpreters, one per thread, which
+    of them takes the operations on constants (the dynamic trace, see ``new_dynamic``), and the
+    named axes in scope (the axis environment, innermost last)."""
 
     def __init__(self) -> None:
         bottom = MainTrace(0, EvalTrace, None)
         self.trace_stack: list[MainTrace] = [bottom]
         self.eval_trace = EvalTrace(bottom)  # made once: every eager operation uses it
         self.dynamic_trace: Trace = self.eval_trace
+        self.axis_env: list[AxisFrame] = []
+        # While a vmap rule runs, that vmap's AxisData (batching.py): a rule that batches a jaxpr
+        # (cond's, jit's) batches it over the same named axis.
+        self.rule_axis: Any = None
 
 
 @contextlib.contextmanager
@@ -215,6 +231,30 @@ def new_main(trace_type: type[Trace], global_data: Any = None) -> Iterator[MainT
         yield main
     finally:
         stack.pop()
+
+
+@contextlib.contextmanager
+def extend_axis_env(name: Hashable, size: int, main: MainTrace | None = None) -> Iterator[None]:
+    """Bind the axis ``name`` of ``size`` for the duration of a ``with`` block (even one that fails)."""
+    env = trace_state.axis_env
+    env.append(AxisFrame(name, size, main))
+    try:
+        yield
+    finally:
+        env.pop()
+
+
+def axis_frame(name: Hashable) -> AxisFrame | None:
+    """The innermost binding of the axis ``name``, or None if it is unbound."""
+    return next((f for f in reversed(trace_state.axis_env) if f.name == name), None)
+
+
+def axis_size(name: Hashable) -> int:
+    """The size of the named axis ``name``; JAX's NameError if no vmap (or shard_map) binds it."""
+    frame = axis_frame(name)
+    if frame is None:
+        raise NameError(f"unbound axis name: {name}")
+    return frame.size
 
 
 def is_staging() -> bool:

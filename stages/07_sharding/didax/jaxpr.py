@@ -24,7 +24,7 @@ import numpy as np
 
 from . import pretty as pp
 from .array import Array
-from .core import Primitive, ShapedArray, bind
+from .core import Primitive, ShapedArray
 from .dtypes import ExtendedDType
 from .errors import JaxprTypeError
 
@@ -183,7 +183,8 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
         return literal_value(atom) if type(atom) is Literal else env[atom]
 
     for eqn in jaxpr.eqns:
-        outs = bind(eqn.primitive, *[read(x) for x in eqn.invars], **eqn.params)
+        # The primitive's own bind: a collective's (stage 07) goes to the vmap of its axis.
+        outs = eqn.primitive.bind(*[read(x) for x in eqn.invars], **eqn.params)
         env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else (outs,)))
     return [read(v) for v in jaxpr.outvars]
 

@@ -205,7 +205,8 @@ ad.jvp_rules[jit_p] = _jit_jvp
 
 
 @functools.lru_cache(maxsize=1024)
-def _batched(jaxpr: ClosedJaxpr, size: int, in_batched: tuple[bool, ...]) -> tuple[ClosedJaxpr, list[Any], list[bool]]:
+def _batched(jaxpr: ClosedJaxpr, size: int, in_batched: tuple[bool, ...], axis_name: Any) -> tuple[ClosedJaxpr, list[Any], list[bool]]:
+    # axis_name is part of the key: the collectives over it are batched away (batching.jaxpr_axis)
     batched, out_batched = batching.batch_jaxpr(jaxpr, size, in_batched, False)
     return (*hoist_consts(batched), out_batched)
 
@@ -217,7 +218,7 @@ def _jit_batch(
     size = batching.batch_size(vals, dims)
     in_batched = [d is not batching.not_mapped for d in dims]
     vals = [batching.moveaxis(x, d, 0) if b else x for x, d, b in zip(vals, dims, in_batched)]
-    batched, consts, out_batched = _batched(jaxpr, size, tuple(in_batched))
+    batched, consts, out_batched = _batched(jaxpr, size, tuple(in_batched), batching.jaxpr_axis(size).name)
     donated = (False,) * (len(consts) + len(vals))  # the batched jaxpr is new: it takes no caller's buffer
     outs = jit_p.bind(*consts, *vals, jaxpr=batched, name=name, donated_invars=donated)
     return outs, [0 if b else batching.not_mapped for b in out_batched]

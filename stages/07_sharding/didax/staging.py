@@ -17,6 +17,7 @@ for that; its primitives hold the jaxprs this module makes of their branches and
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 from collections.abc import Callable, Sequence
@@ -34,6 +35,7 @@ from .core import (
     ShapedArray,
     Trace,
     Tracer,
+    extend_axis_env,
     get_aval,
     new_dynamic,
     new_main,
@@ -170,6 +172,8 @@ def abstract_eval(primitive: Primitive, avals: list[ShapedArray], params: dict) 
     except KeyError:
         pass
     out = primitive.abstract_eval(*avals, **params)
+    if getattr(primitive, "abstract_eval_reads_axis_env", False):  # all_to_all: the answer depends on more
+        return out
     if len(_known_types) > 65536:  # a program with ever-new shapes must not grow memory without end
         _known_types.clear()
     _known_types[key] = out
@@ -341,8 +345,8 @@ def make_jaxpr(
 
     Arguments at ``static_argnums`` are passed to ``fun`` as they are (they are not staged, and
     need not be arrays, but must be hashable, as for jit); the others become the jaxpr's inputs,
-    their pytrees flattened. ``axis_env`` is kept for the named axes of stage 07; nothing reads
-    it yet.
+    their pytrees flattened. ``axis_env``, a list of (name, size) pairs, binds named axes while
+    ``fun`` is staged, so that collectives over them (``psum(x, 'i')``) can be staged alone.
     """
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
@@ -360,7 +364,10 @@ def make_jaxpr(
             return fun(*[a if i in statics else next(it) for i, a in enumerate(args)], **kw)
 
         in_avals, in_tree = _arg_types(fun, dynamic, kwargs)
-        closed, out_tree = trace_flat(with_statics, in_tree, in_avals, fun)
+        with contextlib.ExitStack() as axes:
+            for name, size in axis_env or ():
+                axes.enter_context(extend_axis_env(name, size))
+            closed, out_tree = trace_flat(with_statics, in_tree, in_avals, fun)
         closed = ClosedJaxpr(closed.jaxpr, [_own(c) for c in closed.consts])
         if not return_shape:
             return closed

@@ -145,6 +145,27 @@ from .incomplete_gamma import (
     random_gamma_grad,
 )
 from .loops import associative_scan, fori_loop, map, scan, scan_p, while_loop, while_p
+from .parallel import (
+    all_gather,
+    all_gather_p,
+    all_to_all,
+    all_to_all_p,
+    axis_index,
+    axis_index_p,
+    axis_size,
+    pmax,
+    pmax_p,
+    pmean,
+    pmin,
+    pmin_p,
+    ppermute,
+    ppermute_p,
+    pshuffle,
+    psum,
+    psum_p,
+    psum_scatter,
+    reduce_scatter_p,
+)
 from .reductions import (
     argmax,
     argmax_p,
