@@ -27,7 +27,7 @@ whose table is keyed by the primitive's name); add_any, the sum of cotangents, i
 """
 
 from . import ad, batching, custom_derivatives, debugging as debug, dtypes, errors, extend, jaxpr, lax
-from . import nn, numpy, partial_eval, random, scipy, staging, transpose, tree, tree_util
+from . import nn, numpy, partial_eval, random, scipy, sharding, staging, transpose, tree, tree_util
 from .ad import jvp
 from .batching import vmap
 from .array import Array
@@ -39,6 +39,8 @@ from .checkpoint import checkpoint, checkpoint_policies, remat
 from .custom_derivatives import custom_jvp, custom_vjp
 from .reverse import grad, linear_transpose, linearize, value_and_grad, vjp
 from .devices import block_until_ready, default_backend, device_get, device_put, devices, local_devices
+from .devices import device_count, local_device_count, make_mesh, process_count, process_index
+from .sharding import P, set_mesh
 from .staging import ShapeDtypeStruct, eval_shape, make_jaxpr
 
 __version__ = "0.1.0"
@@ -50,10 +52,18 @@ __all__ = [
     "default_backend",
     "device_get",
     "device_put",
+    "device_count",
     "devices",
     "disable_jit",
     "jit",
+    "local_device_count",
     "local_devices",
+    "make_mesh",
+    "P",
+    "process_count",
+    "process_index",
+    "set_mesh",
+    "sharding",
     "ConcreteArray",
     "ShapeDtypeStruct",
     "ShapedArray",

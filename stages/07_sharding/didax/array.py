@@ -9,6 +9,10 @@ it (``_value``); what eager evaluation makes lives in NumPy, and is copied to th
 time a compiled function takes it (``device_buffer``). Either copy, once made, is kept: an Array
 never changes, so neither copy can go stale.
 
+Stage 07 spreads an Array over several devices: its buffer is then one jaxlib global array made
+of a piece on each device, and its type a ``ShardedType``, which carries the sharding (where each
+piece lives, didax/sharding.py). Reading its value assembles the pieces.
+
 Arrays are immutable values, as in JAX. Two rules keep them so: NumPy data coming in is copied
 (core.canonicalize_value), and NumPy views going out are read-only (``__array__``). Inside, many
 Arrays may share one buffer (a reshape is a view); that is safe because nobody can write to it.
@@ -19,12 +23,13 @@ from __future__ import annotations
 import itertools
 import math
 import operator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .core import ConcreteArray, ShapedArray, canonicalize_value
 from .dtypes import KeyTy, PRNGImpl
+from .sharding import Sharding, SingleDeviceSharding
 
 # The device half of an Array: didax.xla, given here by jit.py when it is imported. array.py does
 # not import it, so eager evaluation alone never loads jaxlib; an Array with a device buffer was
@@ -39,6 +44,37 @@ serials = itertools.count()
 # An Array's device buffer (None while it has none), as a C callable: jit's fast path and
 # block_until_ready map it over their arguments without a Python frame per Array.
 buffer_of = operator.attrgetter("_buffer")
+
+
+class ShardedType(ShapedArray):
+    """The type of an Array spread over devices: its ShapedArray and its sharding. It never equals
+    a plain ShapedArray, so jit's caches, which find executables by their arguments' ``_type``,
+    never run a single-device executable on a sharded Array."""
+
+    __slots__ = ("sharding",)
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool, sharding: Sharding) -> None:
+        super().__init__(shape, dtype, weak_type)
+        self.sharding = sharding
+        self._hash = hash((self._hash, sharding))
+
+    def __eq__(self, other: object) -> bool:
+        return super().__eq__(other) and self.sharding == other.sharding  # type: ignore[attr-defined]
+
+    __hash__ = ShapedArray.__hash__
+
+
+class Shard(NamedTuple):
+    """One device's piece of an Array: which block of the whole it is (``index``, the slices that
+    cut it out), which copy of that block (``replica_id``), and its data, an Array on ``device``."""
+
+    device: Any
+    index: tuple[slice, ...]
+    replica_id: int
+    data: Array
+
+    def __repr__(self) -> str:
+        return f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, data={self.data})"
 
 
 class Array:
@@ -75,7 +111,11 @@ class Array:
             if xla.is_deleted(self._buffer):
                 shape = self._type.str_short()  # type: ignore[union-attr]
                 raise RuntimeError(f"Array has been deleted with shape={shape}.")
-            host = self._host = xla.fetch(self._buffer, self._type.dtype)  # type: ignore[union-attr]
+            kind = self._type
+            if type(kind) is ShardedType:
+                host = self._host = _assemble(self)
+            else:
+                host = self._host = xla.fetch(self._buffer, kind.dtype)  # type: ignore[union-attr]
         return host
 
     def device_buffer(self, device: Any) -> Any:
@@ -85,6 +125,11 @@ class Array:
         if buffer is None:
             buffer = self._buffer = xla.put(self._host, device)  # type: ignore[arg-type]
             self._type = ShapedArray(self.shape, self.dtype, self.weak_type)
+        elif type(self._type) is ShardedType:  # jit compiles for one device (sharded jit comes later)
+            raise NotImplementedError(
+                f"didax.jit does not take arrays sharded over several devices yet; this one has "
+                f"{self._type.sharding}. Bring it to one device first: device_put(x, device)."
+            )
         elif xla.device_of(buffer) != device:
             return xla.put(self._value, device)
         return buffer
@@ -101,21 +146,43 @@ class Array:
 
     @property
     def device(self) -> Any:
-        """The device holding the array (the default device for one that lives in NumPy only)."""
+        """The device holding the array (the default device for one that lives in NumPy only); for
+        an array on several devices, its sharding, as in JAX."""
+        kind = self._type
+        if type(kind) is ShardedType:
+            return kind.sharding
         return xla.default_device() if self._buffer is None else xla.device_of(self._buffer)
 
+    @property
+    def sharding(self) -> Sharding:
+        kind = self._type
+        return kind.sharding if type(kind) is ShardedType else SingleDeviceSharding(self.device)
+
     def devices(self) -> set[Any]:
-        return {self.device}
+        return self.sharding.device_set
 
     @property
     def is_fully_replicated(self) -> bool:
-        return True  # one device holds it all (stage 07 shards arrays over several)
+        return self.sharding.is_fully_replicated
+
+    @property
+    def addressable_shards(self) -> list[Shard]:
+        """The pieces on this process's devices, in the sharding's order of devices."""
+        kind = self._type
+        if type(kind) is not ShardedType:
+            return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
+        sharding = kind.sharding
+        indices = sharding.devices_indices_map(self.shape)
+        replicas = {device: replica for device, _, replica in sharding._layout(self.ndim)}
+        block = ShapedArray(sharding.shard_shape(self.shape), self.dtype, self.weak_type)
+        return [Shard(device, indices[device], replicas[device], Array.from_buffer(piece, block))
+                for device, piece in xla.shards(self._buffer)]  # fmt: skip
 
     def addressable_data(self, index: int) -> Array:
-        """The data on this process's ``index``-th device: all of it, on the one device."""
-        if index != 0:
+        """The data on this process's ``index``-th device."""
+        if type(self._type) is not ShardedType and index != 0:
             raise IndexError(f"addressable_data({index}): the array is on one device, index 0")
-        return self
+        return self.addressable_shards[index].data
 
     @property
     def aval(self) -> ConcreteArray:
@@ -238,6 +305,17 @@ class Array:
         if self.shape == ():
             return format(self._value.item(), spec)
         return format(str(self), spec)
+
+
+def _assemble(array: Array) -> np.ndarray:
+    """The whole value of a sharded Array, from the first copy of each block. (With several
+    processes, blocks on other processes' devices are not here: stage 07 does not read those.)"""
+    value = np.empty(array.shape, array.dtype)
+    for shard in array.addressable_shards:
+        if shard.replica_id == 0:
+            value[shard.index] = shard.data._value
+    value.flags.writeable = False
+    return value
 
 
 class _Known(ConcreteArray):

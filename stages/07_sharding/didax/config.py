@@ -40,6 +40,9 @@ class Config:
         "jax_default_matmul_precision": None,
         "jax_disable_jit": False,  # stage 05: run jitted functions eagerly, for debugging
         "jax_log_compiles": False,  # stage 05: log each trace and compilation of a jitted function
+        # stage 07: how many CPU devices the CPU client makes; -1: one, or XLA_FLAGS's
+        # --xla_force_host_platform_device_count. Fixed once the client exists (didax.xla).
+        "jax_num_cpu_devices": -1,
     }
 
     # The flags that change what tracing a function produces (its types, its errors, its checks):
@@ -56,7 +59,13 @@ class Config:
         if name not in self._DEFAULTS:
             known = ", ".join(sorted(self._DEFAULTS))
             raise AttributeError(f"Unrecognized config option: {name}. didax knows: {known}.")
-        object.__setattr__(self, name, _validate(name, value))
+        value = _validate(name, value)
+        if name == "jax_num_cpu_devices" and started_backends and value != self.jax_num_cpu_devices:
+            raise RuntimeError(
+                "jax_num_cpu_devices config should be updated before backends are initialized i.e. before any JAX "
+                "operation is executed. You should initialize this config immediately after `import jax`."
+            )
+        object.__setattr__(self, name, value)
         self._remember_trace_context()
 
     def _remember_trace_context(self) -> None:
@@ -77,6 +86,9 @@ class Config:
         return {name: getattr(self, name) for name in self._DEFAULTS}
 
 
+# The platforms whose client didax.xla has made (it adds them).
+started_backends: set[str] = set()
+
 _TRUE, _FALSE = ("y", "yes", "t", "true", "on", "1"), ("n", "no", "f", "false", "off", "0")
 
 
@@ -90,12 +102,18 @@ def _from_environment(name: str, default: Any) -> Any:
         if text.lower() not in _TRUE + _FALSE:
             raise ValueError(f"invalid truth value {text!r} for environment {name.upper()!r}")
         return text.lower() in _TRUE
+    if isinstance(default, int):
+        return int(text)
     return _validate(name, text)
 
 
 def _validate(name: str, value: Any) -> Any:
     if name in ("jax_enable_x64", "jax_debug_nans", "jax_disable_jit", "jax_log_compiles"):
         return bool(value)  # JAX takes any truth value here: 1, np.True_, ...
+    if name == "jax_num_cpu_devices":
+        if value is not None and not isinstance(value, int):
+            raise ValueError(f"new int config value must be None or of type int, got {value} of type {type(value)}")
+        return value
     if name == "jax_platform_name":
         return value  # JAX takes any value; didax.xla reads it when it picks a device
     if name == "jax_default_matmul_precision":

@@ -6,6 +6,8 @@ import, and keeps every call behind the few functions here:
 
 - ``devices()``, ``default_device()``: the devices of the platform ``jax_platform_name`` picks;
 - ``put(value, device)`` and ``fetch(buffer)``: a NumPy array to device memory and back;
+- ``put_global(blocks, sharding)`` and ``shards(buffer)``: one array spread over several devices
+  (stage 07), and the single-device pieces it is made of;
 - ``compile(module_text, device)``: StableHLO text (didax/lowering writes it) to an executable;
 - ``Executable.run(buffers)``: run it, asynchronously where the platform allows.
 
@@ -28,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .config import config
+from .config import config, started_backends
 
 JAXLIB_VERSION = "0.10.2"  # what `pip install .` gives
 RUNS_ON = (JAXLIB_VERSION, "0.11.2")  # releases whose internal API didax was run and tested on
@@ -51,6 +53,7 @@ from jaxlib import xla_client as xc  # noqa: E402
 from jaxlib.mlir import ir  # noqa: E402
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext  # noqa: E402
 from jaxlib.mlir.dialects import chlo  # noqa: E402
+from jaxlib.mlir.dialects import sdy  # noqa: E402
 from jaxlib.mlir.dialects import stablehlo  # noqa: E402
 
 
@@ -100,8 +103,12 @@ xc.SingleDeviceSharding._to_xla_hlo_sharding = lambda self, num_dims: xc.HloShar
 
 @functools.cache
 def _client(platform: str) -> Any:
+    started_backends.add(platform)  # from now on jax_num_cpu_devices may not change (config.py)
     if platform == "cpu":
-        return xc.make_cpu_client()
+        # jaxlib reads XLA_FLAGS=--xla_force_host_platform_device_count=N by itself; the flag, if
+        # set, overrides it, as in JAX.
+        count = config.jax_num_cpu_devices
+        return xc.make_cpu_client(num_devices=count) if count is not None and count > 0 else xc.make_cpu_client()
     if platform in ("gpu", "cuda"):
         return _cuda_client()
     raise RuntimeError(f"Unknown backend {platform!r}: didax knows 'cpu' and 'cuda' ('gpu').")
@@ -146,10 +153,19 @@ def platform() -> str:
     return "cuda" if name == "gpu" else name
 
 
+def _backend(backend: str | None) -> Any:
+    return _client(platform() if backend is None else ("cuda" if backend == "gpu" else backend))
+
+
 def devices(backend: str | None = None) -> list[Any]:
-    """The devices of ``backend`` (default: the configured platform), as jaxlib's Device objects."""
-    name = platform() if backend is None else ("cuda" if backend == "gpu" else backend)
-    return list(_client(name).devices())
+    """The devices of ``backend`` (default: the configured platform), as jaxlib's Device objects:
+    those of every process, when several run together."""
+    return list(_backend(backend).devices())
+
+
+def process_index(backend: str | None = None) -> int:
+    """This process's number among those running together (0 when it runs alone)."""
+    return _backend(backend).process_index()
 
 
 def default_device() -> Any:
@@ -204,6 +220,36 @@ def device_of(buffer: Any) -> Any:
     return buffer._sharding._device
 
 
+def put_global(blocks: Sequence[np.ndarray], devices: Sequence[Any], shape: tuple[int, ...],
+               tile_assignment: np.ndarray) -> Any:  # fmt: skip
+    """One array of ``shape`` spread over ``devices``: ``blocks[i]`` (a NumPy array) is copied to
+    ``devices[i]``, and ``tile_assignment`` (a sharding's ``_tile_assignment``) says which block of
+    the whole each device holds. jaxlib's global array is built from single-device arrays, in the
+    order of ``devices`` (its batched put fails on partly replicated shardings)."""
+    pieces = [put(np.asarray(b, order="C"), d) for b, d in zip(blocks, devices)]
+    sharding = xc.GSPMDSharding(tuple(devices), _hlo_sharding(tile_assignment))
+    return _jax.ArrayImpl(_Aval(shape, blocks[0].dtype), sharding, pieces, True, True)  # committed, no checks
+
+
+def _hlo_sharding(tile_assignment: np.ndarray) -> Any:
+    """XLA's sharding of a tile assignment: blocks per array axis, then copies, last."""
+    *tiles, copies = tile_assignment.shape
+    if all(n == 1 for n in tiles):
+        return xc.HloSharding.replicate()
+    proto = xc.OpSharding()
+    proto.type = xc.OpSharding.Type.OTHER
+    proto.tile_assignment_dimensions = [*tiles, copies] if copies > 1 else tiles
+    proto.tile_assignment_devices = [int(i) for i in tile_assignment.flat]
+    proto.replicate_on_last_tile_dim = copies > 1
+    return xc.HloSharding.from_proto(proto)
+
+
+def shards(buffer: Any) -> list[tuple[Any, Any]]:
+    """The (device, single-device buffer) pieces of a global array, in its devices' order. (Never
+    read a global array as one buffer: jaxlib then silently gives its first piece only.)"""
+    return [(device_of(piece), piece) for piece in buffer._arrays]
+
+
 # Calls of a buffer's own methods, as C-level callables: a wait is often the last thing a timed
 # loop does (Array.block_until_ready), and a Python function would add a frame to each.
 block_until_ready = operator.methodcaller("block_until_ready")
@@ -227,7 +273,8 @@ is_deleted = operator.methodcaller("is_deleted")
 
 @functools.cache
 def _context() -> Any:
-    """An MLIR context that knows the dialects didax writes: func, stablehlo and chlo."""
+    """An MLIR context that knows the dialects didax writes: func, stablehlo, chlo, and sdy
+    (Shardy's meshes and shardings, stage 07)."""
     ctx = ir.Context()
     registry = ir.DialectRegistry()
     _jax_mlir_ext.register_dialects(registry)
@@ -235,6 +282,7 @@ def _context() -> Any:
     ctx.load_all_available_dialects()
     stablehlo.register_dialect(ctx)
     chlo.register_dialect(ctx)
+    sdy.register_dialect(ctx)
     return ctx
 
 
