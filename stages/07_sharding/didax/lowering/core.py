@@ -14,9 +14,10 @@ syntax for ``jit(f).lower(x).as_text()``.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -122,6 +123,7 @@ class FunctionBuilder:
         self.types: dict[str, str] = {}
         self.indent = "    "
         self.loc = ""  # where the operations written now come from: ``jit(f)/sin``, for XLA's errors
+        self.axis_context: AxisContext | None = None  # inside a shard_map: its mesh (stage 07)
 
     def fresh(self, typ: str) -> str:
         name = f"%{self.module.next_id()}"
@@ -167,6 +169,7 @@ class Region:
         self.builder.types = parent.types
         self.builder.indent = parent.indent + "    "
         self.builder.loc = parent.loc
+        self.builder.axis_context = parent.axis_context
         self.args = [self.builder.fresh(t) for t in arg_types]
         self.arg_types = list(arg_types)
 
@@ -179,15 +182,25 @@ class Region:
         return "{\n" + f"{indent}  ^bb0({args}):\n" + body + f"\n{indent}}}"
 
 
+class AxisContext(NamedTuple):
+    """Where code runs per device (stage 07): inside a shard_map over ``mesh``, whose axes in
+    ``manual`` the program handles itself (collectives name them)."""
+
+    mesh: Any
+    manual: frozenset
+
+
 class ModuleBuilder:
-    """A module being written: its functions, and a counter that names every value uniquely."""
+    """A module being written: its functions, a counter that names every value uniquely, and the
+    mesh its program is spread over, if any (stage 07)."""
 
     def __init__(self, name: str, platform: str = "cpu") -> None:
         self.name = name
         self.platform = platform
         self.functions: list[str] = []
         self.counter = 0
-        self.lowered: dict[int, tuple[str, ClosedJaxpr]] = {}  # id(closed jaxpr) -> its function
+        self.lowered: dict[tuple, tuple[str, ClosedJaxpr]] = {}  # (id(closed jaxpr), context) -> its function
+        self.mesh: Any = None  # a didax Mesh: one per module, named @mesh
         self.host_callbacks: list[Callable[..., Any]] = []  # Python functions the program calls (stage 06)
 
     def add_host_callback(self, callback: Callable[..., Any]) -> int:
@@ -199,43 +212,104 @@ class ModuleBuilder:
         self.counter += 1
         return self.counter
 
+    def use_mesh(self, mesh: Any) -> None:
+        """Spread the program over ``mesh``'s devices (the module's one mesh)."""
+        if self.mesh is None:
+            self.mesh = mesh
+        elif self.mesh != mesh:
+            raise NotImplementedError(f"didax compiles one mesh per program; this one uses {self.mesh!r} and {mesh!r}")
+
     def add_function(
-        self, name: str, closed: ClosedJaxpr, public: bool = False, arg_attrs: Sequence[str | None] = ()
-    ) -> str:
+        self, name: str, closed: ClosedJaxpr, public: bool = False, arg_attrs: Sequence[str | None] = (),
+        result_attrs: Sequence[str | None] = (), axis_context: AxisContext | None = None,
+    ) -> str:  # fmt: skip
         """Write ``closed`` as the function ``@name`` (its constants are its leading arguments),
-        with MLIR attributes ``arg_attrs`` on its arguments (``{tf.aliasing_output = 0 : i32}``)."""
+        with MLIR attributes ``arg_attrs`` on its arguments (``{tf.aliasing_output = 0 : i32}``)
+        and ``result_attrs`` on its results."""
         fb = FunctionBuilder(self)
+        fb.axis_context = axis_context
         in_avals = [*(_aval_of(c) for c in closed.consts), *closed.in_avals]
         args = [fb.fresh(tensor_type(a)) for a in in_avals]
         n = len(closed.consts)
         outs = lower_jaxpr(fb, closed.jaxpr, args[:n], args[n:])
-        out_types = [tensor_type(a) for a in closed.out_avals]
         fb.op("func.return", outs, [])
         visibility = "public" if public else "private"
-        attrs = [*arg_attrs, *[None] * (len(args) - len(arg_attrs))]
-        signature = ", ".join(f"{a}: {fb.types[a]}" + (f" {at}" if at else "") for a, at in zip(args, attrs))
+        signature = _with_attrs([fb.types[a] for a in args], arg_attrs, args)
+        results = _with_attrs([tensor_type(a) for a in closed.out_avals], result_attrs)
         self.functions.append(
-            f"  func.func {visibility} @{name}({signature}) -> ({', '.join(out_types)}) {{\n"
+            f"  func.func {visibility} @{name}({signature}) -> ({results}) {{\n"
             + "\n".join(fb.lines) + "\n  }"
         )  # fmt: skip
         return name
 
     def call(self, fb: FunctionBuilder, name: str, closed: ClosedJaxpr, operands: Sequence[str]) -> list[str]:
         """Call ``closed`` (written once per module as the private function ``@name...``)."""
-        key = id(closed)
+        key = (id(closed), fb.axis_context)  # inside a shard_map, a function of its own
         if key not in self.lowered:
             fname = f"{_symbol(name)}_{len(self.lowered)}"
             self.lowered[key] = (fname, closed)  # also keeps ``closed`` alive, so its id stays unique
-            self.add_function(fname, closed)
+            self.add_function(fname, closed, axis_context=fb.axis_context)
         fname = self.lowered[key][0]
         consts = [constant(fb, np.asarray(c)) for c in closed.consts]
         out_types = [tensor_type(a) for a in closed.out_avals]
         return fb.op("func.call", [*consts, *operands], out_types, {"callee": f"@{fname}"})
 
     def text(self) -> str:
-        attributes = "mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32"  # one device
+        partitions = 1 if self.mesh is None else self.mesh.size  # one program per device
+        attributes = f"mhlo.num_partitions = {partitions} : i32, mhlo.num_replicas = 1 : i32"
         header = f"module @{_symbol(self.name)} attributes {{{attributes}}} {{"
-        return header + "\n" + "\n".join(self.functions) + "\n}\n"
+        lines = [header, *([_mesh_op(self.mesh)] if self.mesh is not None else []), *self.functions]
+        return "\n".join(lines) + "\n}\n"
+
+
+def _with_attrs(types: Sequence[str], attrs: Sequence[str | None], names: Sequence[str] = ()) -> str:
+    """A signature's list: ``%arg: type {attrs}`` per argument (``names`` given) or ``type {attrs}``."""
+    attrs = [*attrs, *[None] * (len(types) - len(attrs))]
+    heads = [f"{n}: {t}" for n, t in zip(names, types)] if names else list(types)
+    return ", ".join(h + (f" {a}" if a else "") for h, a in zip(heads, attrs))
+
+
+# ----------------------------------------------------------------------------------------------
+# Meshes and shardings in Shardy's dialect (sdy), and what collectives need of them (stage 07).
+
+
+def _mesh_op(mesh: Any) -> str:
+    """The module's ``@mesh``: its axes, names and sizes, in order."""
+    axes = ", ".join(f'"{n}"={s}' for n, s in mesh.shape.items())
+    return f'  "sdy.mesh"() {{mesh = #sdy.mesh<[{axes}]>, sym_name = "mesh"}} : () -> ()'
+
+
+def dims_sharding(spec: Any, ndim: int) -> str:
+    """A partition spec in sdy's form: per array axis, the mesh axes splitting it (``[{"i"}, {}]``)."""
+    return "[" + ", ".join("{" + ", ".join(f'"{a}"' for a in axes) + "}" for axes in spec._axes(ndim)) + "]"
+
+
+def sharding_attr(sharding: Any, ndim: int) -> str:
+    """The ``sdy.sharding`` attribute that pins an argument or result of main to ``sharding``."""
+    return f"{{sdy.sharding = #sdy.sharding<@mesh, {dims_sharding(sharding.spec, ndim)}>}}"
+
+
+def device_groups(mesh: Any, names: Sequence[Any]) -> np.ndarray:
+    """The positions in ``mesh`` (row-major: a program's partition id) that a collective over the
+    axes ``names`` joins: one row per group, holding the positions that differ only along those
+    axes, ordered as the axis index over ``names`` counts (the first name major)."""
+    ids = np.arange(mesh.size).reshape(mesh.axis_sizes)
+    axes = [mesh.axis_names.index(n) for n in names]
+    others = [a for a in range(ids.ndim) if a not in axes]
+    return ids.transpose(*others, *axes).reshape(-1, math.prod(ids.shape[a] for a in axes))
+
+
+def axis_context(ctx: LoweringContext, primitive: str) -> AxisContext:
+    """The shard_map a collective is lowered in; an error outside one (vmap would have removed it)."""
+    context = ctx.fb.axis_context
+    if context is None:
+        raise NotImplementedError(f"'{primitive}' outside shard_map: didax lowers collectives only inside "
+                                  "shard_map (under vmap they become array operations first)")  # fmt: skip
+    return context
+
+
+# Every collective carries channel 1 (type 1, device to device), as JAX writes them for Shardy.
+CHANNEL = "#stablehlo.channel_handle<handle = 1, type = 1>"
 
 
 def _symbol(name: str) -> str:
@@ -261,8 +335,9 @@ def constant(fb: FunctionBuilder, value: np.ndarray) -> str:
 
 
 class LoweringContext:
-    """What a rule needs besides its operands' names: the builder to write into, and the types
-    of the equation's inputs and outputs."""
+    """What a rule needs besides its operands' names: the builder to write into (which knows the
+    shard_map it is in, if any: ``fb.axis_context``), and the types of the equation's inputs and
+    outputs."""
 
     __slots__ = ("fb", "avals_in", "avals_out")
 
@@ -347,15 +422,32 @@ def _key_rule(prim: Primitive) -> Any:
 
 
 def lower_module(name: str, closed: ClosedJaxpr, donated: Sequence[bool] = (), platform: str = "cpu",
-                 host_callbacks: list[Callable[..., Any]] | None = None) -> str:  # fmt: skip
+                 host_callbacks: list[Callable[..., Any]] | None = None, in_shardings: Sequence[Any] = (),
+                 out_shardings: Sequence[Any] = ()) -> str:  # fmt: skip
     """The StableHLO text of a module whose ``main`` computes ``closed`` (taking its constants
     first, then its inputs; those marked in ``donated`` may be reused for outputs). The Python
-    functions the program calls back (``debug.print``'s) are appended to ``host_callbacks``."""
+    functions the program calls back (``debug.print``'s) are appended to ``host_callbacks``.
+
+    Stage 07: with ``in_shardings`` and ``out_shardings`` (NamedShardings of one mesh, one per
+    input and output), main's arguments and results are pinned to them, and the program runs on
+    the mesh's devices; a shard_map inside also sets the mesh."""
     module = ModuleBuilder(f"jit_{name}", platform)
-    module.add_function("main", closed, public=True, arg_attrs=aliasing(closed, donated))
+    arg_attrs = aliasing(closed, donated)
+    if in_shardings or out_shardings:
+        module.use_mesh(next(iter([*in_shardings, *out_shardings])).mesh)
+        pins = [sharding_attr(s, a.ndim) for s, a in zip(in_shardings, closed.in_avals)]
+        arg_attrs = [_merged(a, p) for a, p in zip([*arg_attrs, *[None] * len(pins)], pins)]
+        out_attrs = [sharding_attr(s, a.ndim) for s, a in zip(out_shardings, closed.out_avals)]
+    module.add_function("main", closed, public=True, arg_attrs=arg_attrs,
+                        result_attrs=out_attrs if out_shardings else ())  # fmt: skip
     if host_callbacks is not None:
         host_callbacks.extend(module.host_callbacks)
     return module.text()
+
+
+def _merged(first: str | None, second: str) -> str:
+    """Two attribute dictionaries as one (``{a = 1}`` and ``{b = 2}``: ``{a = 1, b = 2}``)."""
+    return second if first is None else first[:-1] + ", " + second[1:]
 
 
 def aliasing(closed: ClosedJaxpr, donated: Sequence[bool]) -> list[str | None]:
