@@ -125,11 +125,8 @@ class Array:
         if buffer is None:
             buffer = self._buffer = xla.put(self._host, device)  # type: ignore[arg-type]
             self._type = ShapedArray(self.shape, self.dtype, self.weak_type)
-        elif type(self._type) is ShardedType:  # jit compiles for one device (sharded jit comes later)
-            raise NotImplementedError(
-                f"didax.jit does not take arrays sharded over several devices yet; this one has "
-                f"{self._type.sharding}. Bring it to one device first: device_put(x, device)."
-            )
+        elif type(self._type) is ShardedType:  # (jit compiles for its mesh instead: never asked)
+            raise NotImplementedError(f"an array spread over devices ({self._type.sharding}) has no one device buffer")
         elif xla.device_of(buffer) != device:
             return xla.put(self._value, device)
         return buffer

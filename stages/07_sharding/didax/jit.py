@@ -33,12 +33,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import ad, array, batching, dtypes, partial_eval, transpose, xla
-from .array import Array, PRNGKeyArray, buffer_of, to_array
+from .array import Array, PRNGKeyArray, ShardedType, buffer_of, to_array
 from .config import config, disable_jit
 from .core import Primitive, ShapedArray, Tracer, is_staging, trace_state
+from .devices import _put_sharded
 from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr, new_eqn
 from .lowering import lower_module
 from .lowering.core import ModuleBuilder, lowering_rules, physical
+from .sharding import Mesh, NamedSharding, P
 from .staging import ShapeDtypeStruct, _check_hashable, hoist_consts, shaped_abstractify, trace_flat
 from .tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
 
@@ -74,7 +76,8 @@ def _jit_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, name: str, donat
 @jit_p.def_impl
 def _jit_impl(*args: Any, jaxpr: ClosedJaxpr, name: str, donated_invars: tuple) -> list[Any]:
     """Evaluating a jit equation: compile its jaxpr (once) and run it."""
-    outs = _compile_remembered(jaxpr, name, xla.default_device(), donated_invars).call(args)
+    placement = _placement(jaxpr, args)
+    outs = _compile_remembered(jaxpr, name, xla.default_device(), donated_invars, placement).call(args)
     if config.jax_debug_nans:
         _check_nans(name, outs, lambda: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args))
     return outs
@@ -94,17 +97,35 @@ def _check_nans(name: str, outs: Sequence[Array], rerun: Callable[[], Any]) -> N
 
 
 class CompiledJaxpr(NamedTuple):
-    """A jaxpr compiled for a device (``compile_jaxpr``): XLA's executable and what calling it on
-    didax values needs, the types of its inputs and outputs and which inputs it may take."""
+    """A jaxpr compiled for a device, or for a mesh's devices (``compile_jaxpr``): XLA's
+    executable and what calling it on didax values needs, the types of its inputs and outputs
+    (each output's a ShardedType on a mesh), which inputs it may take, and on a mesh where each
+    input goes."""
 
     executable: xla.Executable
     in_avals: list[ShapedArray]
     out_avals: list[ShapedArray]
     device: Any
     donated: tuple[bool, ...]
+    placement: Placement | None
+
+    def buffers(self, args: Sequence[Any]) -> list[Any]:
+        """The device buffers of ``args`` (the first inputs, or all), put where they go."""
+        if self.placement is None:
+            return [_device_buffer(x, self.device) for x in args]
+        return list(map(_sharded_buffer, args, self.placement.in_shardings))
+
+    def takes_as_they_are(self, args: Sequence[Any]) -> bool:
+        """Whether ``args`` are device Arrays this executable takes without moving them: jit's fast
+        path, which finds it by their types, hands it their buffers as they are."""
+        if self.placement is None:
+            return True
+        n = len(self.placement.in_shardings) - len(args)  # the constants come first
+        return all(type(x) is Array and type(x._type) is ShardedType and x._type.sharding == s
+                   for x, s in zip(args, self.placement.in_shardings[n:]))  # fmt: skip
 
     def call(self, args: Sequence[Any]) -> list[Array]:
-        buffers = [_device_buffer(x, self.device) for x in args]
+        buffers = self.buffers(args)
         if any(self.donated):
             _release_host_copies(args, self.donated)
         outs = self.executable.run(buffers)
@@ -122,19 +143,102 @@ def _release_host_copies(args: Sequence[Any], donated: Sequence[bool]) -> None:
             x._host = None
 
 
-def compile_jaxpr(jaxpr: ClosedJaxpr, name: str, device: Any, donated: tuple[bool, ...] = ()) -> CompiledJaxpr:
-    """Lower and compile ``jaxpr`` (which has no constants) for ``device``; the inputs marked in
-    ``donated`` may have their buffers reused for outputs."""
+def compile_jaxpr(jaxpr: ClosedJaxpr, name: str, device: Any, donated: tuple[bool, ...] = (),
+                  placement: Placement | None = None) -> CompiledJaxpr:  # fmt: skip
+    """Lower and compile ``jaxpr`` (which has no constants) for ``device``, or with a
+    ``placement`` for its mesh's devices; the inputs marked in ``donated`` may have their buffers
+    reused for outputs."""
     start = time.perf_counter()
     callbacks: list[Any] = []
-    text = lower_module(name, jaxpr, donated, xla.platform_of(device), callbacks)
+    devices, out_avals, shardings = [device], list(jaxpr.out_avals), {}
+    if placement is not None:
+        outs = _out_shardings(jaxpr, placement)
+        devices = list(placement.mesh.devices.flat)
+        out_avals = [ShardedType(a.shape, a.dtype, a.weak_type, s) for a, s in zip(out_avals, outs)]
+        shardings = {"in_shardings": placement.in_shardings, "out_shardings": outs}
+    text = lower_module(name, jaxpr, donated, xla.platform_of(device), callbacks, **shardings)
+    tiles = [a.sharding._tile_assignment(a.ndim) for a in out_avals] if placement is not None else []
     try:
-        executable = xla.compile(text, device, [physical(a) for a in jaxpr.out_avals], callbacks)
+        executable = xla.compile(text, devices, [physical(a) for a in jaxpr.out_avals], callbacks, tiles)
     except xla.XlaRuntimeError as e:  # XLA names the operation by its loc: jit_f/primitive
         raise xla.XlaRuntimeError(f"XLA could not compile jit({name}): {e}") from None
     if config.jax_log_compiles:
         logger.warning("Finished XLA compilation of jit(%s) in %.3f s", name, time.perf_counter() - start)
-    return CompiledJaxpr(executable, list(jaxpr.in_avals), list(jaxpr.out_avals), device, tuple(donated))
+    return CompiledJaxpr(executable, list(jaxpr.in_avals), out_avals, device, tuple(donated), placement)
+
+
+# ----------------------------------------------------------------------------------------------
+# Stage 07: programs spread over the devices of a mesh. A jaxpr is compiled for a mesh when it
+# holds a shard_map (whose mesh it is), or when an argument is an Array spread over a mesh; XLA
+# then partitions it into one program per device. Every input and output is pinned to a sharding
+# of that mesh: a sharded argument keeps its own, anything else is copied to every device
+# (P(): replicated). An output that a shard_map makes is spread as its out_specs say; one that is
+# an input stays as that input; any other is replicated (XLA might have chosen better, as JAX lets it).
+
+
+class Placement(NamedTuple):
+    """Where a program runs: the devices of ``mesh``, and the sharding of each of its inputs."""
+
+    mesh: Mesh
+    in_shardings: tuple[NamedSharding, ...]
+
+
+# primitive -> params -> the sharding of each output (shard_map's rule, in shard_map.py)
+output_shardings: dict[Primitive, Callable[..., list[NamedSharding]]] = {}
+
+
+def _placement(jaxpr: ClosedJaxpr, args: Sequence[Any]) -> Placement | None:
+    """Where ``jaxpr`` runs on ``args`` (None: on one device)."""
+    mesh = _mesh_of(jaxpr)
+    if mesh is None:
+        mesh = next((s.mesh for s in map(_named_sharding, args) if s is not None), None)
+        if mesh is None:
+            return None
+    return Placement(mesh, tuple(_named_sharding(x, mesh) or NamedSharding(mesh, P()) for x in args))
+
+
+def _named_sharding(x: Any, mesh: Mesh | None = None) -> NamedSharding | None:
+    """The NamedSharding of an Array spread over a mesh (over ``mesh``, if given), or None."""
+    kind = getattr(x, "_type", None)
+    if type(kind) is ShardedType and type(kind.sharding) is NamedSharding and mesh in (None, kind.sharding.mesh):
+        return kind.sharding
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _mesh_of(jaxpr: ClosedJaxpr) -> Mesh | None:
+    """The mesh of the first shard_map in ``jaxpr``, looking into the jaxprs its equations hold."""
+    for eqn in _all_eqns(jaxpr.jaxpr):
+        if eqn.primitive in output_shardings:
+            return eqn.params["mesh"]
+    return None
+
+
+def _all_eqns(jaxpr: Jaxpr) -> Any:
+    for eqn in jaxpr.eqns:
+        yield eqn
+        for param in eqn.params.values():
+            for inner in param if isinstance(param, (tuple, list)) else (param,):
+                if isinstance(inner, (ClosedJaxpr, Jaxpr)):
+                    yield from _all_eqns(inner.jaxpr if isinstance(inner, ClosedJaxpr) else inner)
+
+
+def _out_shardings(jaxpr: ClosedJaxpr, placement: Placement) -> list[NamedSharding]:
+    """The sharding of each output of ``jaxpr`` (see above)."""
+    known = dict(zip(jaxpr.jaxpr.invars, placement.in_shardings))
+    for eqn in jaxpr.jaxpr.eqns:
+        rule = output_shardings.get(eqn.primitive)
+        if rule is not None and eqn.params["mesh"] == placement.mesh:
+            known.update(zip(eqn.outvars, rule(**eqn.params)))
+    replicated = NamedSharding(placement.mesh, P())
+    return [known.get(v, replicated) if isinstance(v, Var) else replicated for v in jaxpr.jaxpr.outvars]
+
+
+def _sharded_buffer(x: Any, sharding: NamedSharding) -> Any:
+    """``x`` as a global array spread as ``sharding`` says: its own buffer if it is, else a copy."""
+    if type(x) is Array and _named_sharding(x) == sharding:
+        return x._buffer
+    return _put_sharded(to_array(x), sharding)._buffer
 
 
 # For jit equations run by eval_jaxpr, and the jaxprs transformations make: compile_jaxpr for the
@@ -353,10 +457,11 @@ class Jitted:
                               donated_invars=staged.donated)  # fmt: skip
             return tree_unflatten(staged.out_tree, outs)
         device = xla.default_device()
-        ready = staged.ready.get(device)
+        placement = _placement(staged.jaxpr, [*staged.consts, *leaves])
+        ready = staged.ready.get((device, placement))
         if ready is None:
-            executable = compile_jaxpr(staged.jaxpr, self.name, device, staged.donated)
-            ready = staged.ready[device] = _Ready(executable, staged)
+            executable = compile_jaxpr(staged.jaxpr, self.name, device, staged.donated, placement)
+            ready = staged.ready[(device, placement)] = _Ready(executable, staged)
         outs = ready.compiled.call([*staged.consts, *leaves])
         if config.jax_debug_nans:  # checked on this path only: such calls never take the fast path
             _check_nans(self.name, outs, lambda: self.fun(*args, **kwargs))
@@ -368,9 +473,13 @@ class Jitted:
         """Store ``ready`` under the fast path's key for these arguments, if they have one."""
         try:
             if not kwargs and all(type(x) is Array for x in args):
-                self._ready[_key(*map(_device_type, args))] = ready
+                if ready.compiled.takes_as_they_are(args):
+                    self._ready[_key(*map(_device_type, args))] = ready
             else:
-                self._ready[_key(_shape_of((args, kwargs), []))] = ready
+                leaves: list[Array] = []
+                key = _key(_shape_of((args, kwargs), leaves))
+                if ready.compiled.takes_as_they_are(leaves):
+                    self._ready[key] = ready
         except (_NotFast, RecursionError):  # a leaf that is not a device Array, a container of another
             pass  # kind, or nesting deeper than Python's recursion goes (tree_flatten walks it with a stack)
 
@@ -533,7 +642,7 @@ class _Ready:
     def __init__(self, compiled: CompiledJaxpr, staged: _Staged) -> None:
         self.compiled = compiled
         self.execute = compiled.executable.run
-        self.const_buffers = [_device_buffer(c, compiled.device) for c in staged.consts]
+        self.const_buffers = compiled.buffers(staged.consts)
         self.out_avals = compiled.out_avals
         special = any(dtypes.is_key_dtype(a.dtype) or a.dtype == dtypes.float0 for a in self.out_avals)
         self.wrap = _output if special else Array.from_buffer
@@ -609,7 +718,9 @@ class Compiled:
 
     def __init__(self, name: str, staged: _Staged) -> None:
         self._name, self._staged = name, staged
-        self._compiled = compile_jaxpr(staged.jaxpr, name, xla.default_device(), staged.donated)
+        n = len(staged.jaxpr.in_avals) - len(staged.consts)
+        placement = _placement(staged.jaxpr, [*staged.consts, *[None] * n])
+        self._compiled = compile_jaxpr(staged.jaxpr, name, xla.default_device(), staged.donated, placement)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         leaves, in_tree = tree_flatten((args, kwargs))

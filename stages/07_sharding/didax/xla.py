@@ -8,7 +8,8 @@ import, and keeps every call behind the few functions here:
 - ``put(value, device)`` and ``fetch(buffer)``: a NumPy array to device memory and back;
 - ``put_global(blocks, sharding)`` and ``shards(buffer)``: one array spread over several devices
   (stage 07), and the single-device pieces it is made of;
-- ``compile(module_text, device)``: StableHLO text (didax/lowering writes it) to an executable;
+- ``compile(module_text, devices)``: StableHLO text (didax/lowering writes it) to an executable
+  for one device, or for several as one SPMD program (stage 07);
 - ``Executable.run(buffers)``: run it, asynchronously where the platform allows.
 
 Nothing else in the package imports jaxlib. The facts this module relies on were measured on
@@ -310,19 +311,24 @@ _UNCHECKED = {"_skip_checks": True} if jaxlib.__version__ == "0.10.2" else {}
 
 
 class Executable:
-    """A compiled program on one device, with the result handlers that wrap its outputs."""
+    """A compiled program on its devices (one, or the devices of a mesh in its order), with the
+    result handlers that wrap its outputs: on one device each, or spread over the devices as
+    ``out_tiles`` (each output's tile assignment, see ``put_global``) say."""
 
-    __slots__ = ("loaded", "device", "out_avals", "_handlers")
+    __slots__ = ("loaded", "devices", "out_avals", "_handlers")
 
-    def __init__(self, loaded: Any, device: Any, out_avals: Sequence[Any]) -> None:
-        self.loaded, self.device, self.out_avals = loaded, device, list(out_avals)
-        sharding = _sharding(device)
-        self._handlers = [
-            _jax.array_result_handler(_Aval(a.shape, a.dtype), sharding, True, **_UNCHECKED) for a in out_avals
-        ]
+    def __init__(self, loaded: Any, devices: Sequence[Any], out_avals: Sequence[Any],
+                 out_tiles: Sequence[np.ndarray] = ()) -> None:  # fmt: skip
+        self.loaded, self.devices, self.out_avals = loaded, tuple(devices), list(out_avals)
+        if len(self.devices) == 1:
+            shardings = [_sharding(self.devices[0])] * len(self.out_avals)
+        else:
+            shardings = [xc.GSPMDSharding(self.devices, _hlo_sharding(t)) for t in out_tiles]
+        self._handlers = [_jax.array_result_handler(_Aval(a.shape, a.dtype), s, True, **_UNCHECKED)
+                          for a, s in zip(self.out_avals, shardings)]  # fmt: skip
 
     def run(self, buffers: Sequence[Any]) -> list[Any]:
-        """Run on ``buffers`` (already on the device); the output buffers, maybe not yet ready."""
+        """Run on ``buffers`` (already on the devices); the output buffers, maybe not yet ready."""
         try:
             return self.loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
         except _jax.JaxRuntimeError as e:
@@ -339,18 +345,29 @@ class Executable:
         return dict(self.loaded.cost_analysis())
 
 
-def compile(module_text: str, device: Any, out_avals: Sequence[Any],  # noqa: A001
-            host_callbacks: Sequence[Any] = ()) -> Executable:  # fmt: skip
-    """Compile StableHLO text for ``device``, with the Python functions its custom calls into
-    Python call (by index). XLA's errors come back as XlaRuntimeError."""
+def compile(module_text: str, devices: Sequence[Any], out_avals: Sequence[Any],  # noqa: A001
+            host_callbacks: Sequence[Any] = (), out_tiles: Sequence[np.ndarray] = ()) -> Executable:  # fmt: skip
+    """Compile StableHLO text for ``devices``, with the Python functions its custom calls into
+    Python call (by index). XLA's errors come back as XlaRuntimeError.
+
+    On several devices (stage 07) the program is one SPMD program: XLA's partitioner (Shardy)
+    makes a copy of it per device, partition k running on ``devices[k]``, from the shardings the
+    module's text gives main's arguments and results; ``out_tiles`` says how each output is
+    spread over the devices."""
     module = parse(module_text)
-    client = _client(platform_of(device))
+    client = _client(platform_of(devices[0]))
     extra = {"host_callbacks": list(host_callbacks)} if host_callbacks else {}
+    options = xc.CompileOptions()
+    if len(devices) > 1:
+        options.num_replicas, options.num_partitions = 1, len(devices)
+        build = options.executable_build_options
+        build.use_spmd_partitioning = build.use_shardy_partitioner = True
+        options.device_assignment = xc.DeviceAssignment.create(np.array([[d.id for d in devices]]))
     try:
-        loaded = client.compile_and_load(module, _jax.DeviceList((device,)), xc.CompileOptions(), **extra)
+        loaded = client.compile_and_load(module, _jax.DeviceList(tuple(devices)), options, **extra)
     except _jax.JaxRuntimeError as e:
         raise XlaRuntimeError(str(e)) from None
-    return Executable(loaded, device, out_avals)
+    return Executable(loaded, devices, out_avals, out_tiles)
 
 
 def platform_of(device: Any) -> str:

@@ -283,16 +283,15 @@ def test_single_device_arrays_keep_their_ways():
     assert host.sharding == ds.SingleDeviceSharding(DEVICES[0]) and host.addressable_data(0) is host
 
 
-def test_jit_refuses_a_sharded_array_until_sharded_jit_exists():
+def test_jit_takes_a_sharded_array_and_a_single_device_one_alike():
+    """A sharded argument makes jit compile for its mesh (test_shard_map.py has more); the same
+    function on one device's array still compiles for that device."""
     value = np.arange(8.0, dtype=np.float32)
     x = didax.device_put(value, ds.NamedSharding(meshes()[0], ds.P("b")))
     f = didax.jit(lambda v: v * 2)
-    with pytest.raises(NotImplementedError, match="sharded over several devices"):
-        f(x)
-    assert np.array_equal(f(didax.device_put(x, DEVICES[0])), value * 2)
-    assert np.array_equal(f(value), value * 2)  # the single-device way still works after it
-    with pytest.raises(NotImplementedError):
-        f(x)  # the fast path, now filled for float32[8], does not take it either
+    for arg in (x, didax.device_put(x, DEVICES[0]), value, x):  # the last through the fast path
+        assert np.array_equal(f(arg), value * 2)
+    assert len(f(value).devices()) == 1 and len(f(x).devices()) == 8
 
 
 def test_moving_between_shardings_and_deleting():
