@@ -348,3 +348,61 @@ def test_psum_on_eight_devices_compiles_and_runs_in_jax_s_time():
     theirs = timed(jax, jlax, LINE[1], js.PartitionSpec)
     np.testing.assert_array_equal(ours[2], theirs[2])
     assert ours[1] < 3 * theirs[1] + 1e-3, (ours, theirs)
+
+
+# ----------------------------------------------------------------------------------------------
+# The collective matrix multiplies of JAX's shard_map tutorial, in our own words: lhs (rows in
+# P('i')) times rhs split over the 8 devices, against NumPy's product.
+
+LHS = np.random.default_rng(0).standard_normal((16, 32)).astype(np.float32)
+RHS = np.random.default_rng(1).standard_normal((32, 8)).astype(np.float32)
+
+
+def gather_then_multiply(lhs, rhs):
+    """Each device gathers all of rhs, then multiplies its rows of lhs by it."""
+    return lhs @ dlax.all_gather(rhs, "i", tiled=True)
+
+
+def multiply_while_passing(lhs, rhs):
+    """The same, overlapped: rhs blocks travel round the ring, and each device multiplies the
+    columns of its lhs rows that match the block it holds, a step at a time."""
+    n, me = dlax.axis_size("i"), dlax.axis_index("i")
+    width = lhs.shape[1] // n
+    columns = lambda k: dlax.dynamic_slice_in_dim(lhs, k * width, width, 1)  # noqa: E731
+    out = columns(me) @ rhs
+    for step in range(1, n):
+        rhs = dlax.ppermute(rhs, "i", [(k, (k + 1) % n) for k in range(n)])
+        out = out + columns((me - step) % n) @ rhs
+    return out
+
+
+def multiply_then_scatter(lhs, rhs):
+    """Columns of lhs and rows of rhs split alike: each device's product is a summand of the
+    whole; psum_scatter adds them and leaves each device its block of rows."""
+    return dlax.psum_scatter(lhs @ rhs, "i", tiled=True)
+
+
+def multiply_while_reducing(lhs, rhs):
+    """The same, overlapped: partial sums of each block of rows travel round the ring, each
+    device adding its own summand for the block as it passes."""
+    n, me = dlax.axis_size("i"), dlax.axis_index("i")
+    height = lhs.shape[0] // n
+    rows = lambda k: dlax.dynamic_slice_in_dim(lhs, k * height, height, 0)  # noqa: E731
+    total = rows((me + 1) % n) @ rhs
+    for step in range(2, n + 1):
+        total = dlax.ppermute(total, "i", [(k, (k - 1) % n) for k in range(n)])
+        total = total + rows((me + step) % n) @ rhs
+    return total
+
+
+@pytest.mark.parametrize("body, in_specs", [
+    (gather_then_multiply, (ds.P("i", None), ds.P("i", None))),
+    (multiply_while_passing, (ds.P("i", None), ds.P("i", None))),
+    (multiply_then_scatter, (ds.P(None, "i"), ds.P("i", None))),
+    (multiply_while_reducing, (ds.P(None, "i"), ds.P("i", None))),
+])  # fmt: skip
+def test_the_tutorial_s_collective_matrix_multiplies(body, in_specs):
+    f = didax.jit(didax.shard_map(body, mesh=LINE[0], in_specs=in_specs, out_specs=ds.P("i", None)))
+    out = f(LHS, RHS)
+    np.testing.assert_allclose(np.asarray(out), LHS @ RHS, rtol=1e-5, atol=1e-5)
+    assert out.sharding.spec == ds.P("i", None) and out.addressable_shards[3].data.shape == (2, 8)
