@@ -345,15 +345,16 @@ class Executable:
         return dict(self.loaded.cost_analysis())
 
 
-def compile(module_text: str, devices: Sequence[Any], out_avals: Sequence[Any],  # noqa: A001
+def compile(module_text: str, device: Any, out_avals: Sequence[Any],  # noqa: A001
             host_callbacks: Sequence[Any] = (), out_tiles: Sequence[np.ndarray] = ()) -> Executable:  # fmt: skip
-    """Compile StableHLO text for ``devices``, with the Python functions its custom calls into
+    """Compile StableHLO text for ``device``, with the Python functions its custom calls into
     Python call (by index). XLA's errors come back as XlaRuntimeError.
 
-    On several devices (stage 07) the program is one SPMD program: XLA's partitioner (Shardy)
-    makes a copy of it per device, partition k running on ``devices[k]``, from the shardings the
-    module's text gives main's arguments and results; ``out_tiles`` says how each output is
-    spread over the devices."""
+    ``device`` may also be a list of devices (stage 07): the program is then one SPMD program,
+    which XLA's partitioner (Shardy) copies once per device, partition k running on
+    ``device[k]``, from the shardings the module's text gives main's arguments and results;
+    ``out_tiles`` says how each output is spread over the devices."""
+    devices = list(device) if isinstance(device, (list, tuple)) else [device]
     module = parse(module_text)
     client = _client(platform_of(devices[0]))
     extra = {"host_callbacks": list(host_callbacks)} if host_callbacks else {}
