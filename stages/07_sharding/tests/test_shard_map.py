@@ -2,7 +2,6 @@
 side with JAX (conftest.py gives both 8 devices): values, the output's sharding and every
 device's shard; the errors of a misused shard_map; jit on arrays spread over devices."""
 
-import time
 
 import jax
 import numpy as np
@@ -326,28 +325,6 @@ def test_jit_takes_arrays_spread_over_a_mesh():
     assert {s.device.id for s in out.addressable_shards} == set(range(8))
     np.testing.assert_array_equal(np.asarray(f(X, x)), (X * 3).sum(axis=0))  # one on one device, copied
     np.testing.assert_array_equal(np.asarray(f(X, X)), (X * 3).sum(axis=0))  # the single-device way still works
-
-
-def test_psum_on_eight_devices_compiles_and_runs_in_jax_s_time():
-    """A loose bound (this machine has 2 cores shared with others): a psum on 8 devices, compiled
-    and run, takes no more than 3 times JAX's time, and its result is right."""
-    def timed(lib, lax, mesh, P):
-        x = lib.device_put(X, lib.sharding.NamedSharding(mesh, P("i")))
-        f = lib.jit(lib.shard_map(lambda v: lax.psum(v, "i"), mesh=mesh, in_specs=P("i"), out_specs=P()))
-        start = time.perf_counter()
-        f(x).block_until_ready()
-        compile_s = time.perf_counter() - start
-        runs = []
-        for _ in range(30):
-            start = time.perf_counter()
-            out = f(x).block_until_ready()
-            runs.append(time.perf_counter() - start)
-        return compile_s, float(np.median(runs)), np.asarray(out)
-
-    ours = timed(didax, dlax, LINE[0], ds.P)
-    theirs = timed(jax, jlax, LINE[1], js.PartitionSpec)
-    np.testing.assert_array_equal(ours[2], theirs[2])
-    assert ours[1] < 3 * theirs[1] + 1e-3, (ours, theirs)
 
 
 # ----------------------------------------------------------------------------------------------
