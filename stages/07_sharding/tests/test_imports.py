@@ -158,7 +158,7 @@ def test_every_module_imports_in_any_order():
 def test_only_jit_and_devices_load_xla():
     """array.py does not import xla.py (jit.py gives it the module): of the package's modules, only
     jit.py and devices.py load it, and so jaxlib, and shard_map.py through jit (an eager shard_map
-    is jit of it)."""
+    is jit of it), and pmap.py, jit of a shard_map."""
     graph = _graph()
 
     def loads(module: str) -> set[str]:
@@ -169,7 +169,8 @@ def test_only_jit_and_devices_load_xla():
                 todo.append(nxt)
         return seen
 
-    assert {m for m in graph if "didax.xla" in loads(m)} == {"didax", "didax.jit", "didax.devices", "didax.shard_map"}
+    assert {m for m in graph if "didax.xla" in loads(m)} == {"didax", "didax.jit", "didax.devices", "didax.shard_map",
+                                                                  "didax.pmap"}
 
 
 def test_eager_math_and_transformations_run_without_jaxlib():
