@@ -219,6 +219,9 @@ class TraceState(threading.local):
         # While a vmap rule runs, that vmap's AxisData (batching.py): a rule that batches a jaxpr
         # (cond's, jit's) batches it over the same named axis.
         self.rule_axis: Any = None
+        # While the body of a shard_map with check_vma=True is traced: JAX types its values by the
+        # mesh axes they vary over, and differentiates them by those types, which didax lacks.
+        self.check_vma = False
 
 
 @contextlib.contextmanager

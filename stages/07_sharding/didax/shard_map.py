@@ -16,14 +16,17 @@ How it is built:
 - it is lowered as ``sdy.manual_computation`` (Shardy's region of manual code), the
   collectives inside as lowering/parallel.py writes them, and jit compiles the module for the
   mesh's devices (jit.py's Placement);
-- called eagerly it is jit of itself, as in JAX.
+- called eagerly it is jit of itself, as in JAX;
+- its transformations transform the body: JVP (tangents spread as their primals), vmap (the
+  batch axis unsplit), partial evaluation (residuals leave and re-enter in one slot per device)
+  and transposition (pmap's rule: see ``_transposed_body``).
 
-Not yet: JVP, batching, partial evaluation and transpose rules (so grad and vmap of a
-shard_map raise NotImplementedError), axes left to XLA (``axis_names`` a proper subset of the
-mesh's), and the replication types (vma) that JAX tracks with ``check_vma=True``. Without them
-the values are JAX's (the types change only how JAX differentiates), and the replication check
-JAX makes with them is made here on the finished jaxpr (``_varying``), where it may be stricter
-than JAX's: see ``_varying``.
+Not yet: axes left to XLA (``axis_names`` a proper subset of the mesh's), and the replication
+types (vma) that JAX tracks with ``check_vma=True``. Without them the values are JAX's, with one
+exception that raises NotImplementedError instead: reverse mode *inside* a checked body, where
+JAX's types decide whether psum's cotangent is summed again. The replication check JAX makes
+with them is made here on the finished jaxpr (``_varying``), where it may be stricter than JAX's:
+see ``_varying``.
 """
 
 from __future__ import annotations
@@ -32,14 +35,16 @@ import contextlib
 import functools
 import inspect
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from . import ad, batching, partial_eval, transpose
 from .config import config
-from .core import Primitive, ShapedArray, Tracer, extend_axis_env, is_staging
-from .jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, new_eqn
-from .jit import jit, jit_p, output_shardings
+from .core import Primitive, ShapedArray, Tracer, extend_axis_env, is_staging, trace_state
+from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr, new_eqn
+from .jit import _split as _split_jit_jaxpr, jit, jit_p, output_shardings
 from .lax import parallel
+from .lax.structural import expand_dims, squeeze
 from .lowering.core import AxisContext, dims_sharding, lower_jaxpr, lowering_rules, tensor_type
 from .sharding import AxisType, Mesh, NamedSharding, PartitionSpec, get_mesh
 from .staging import hoist_consts, shaped_abstractify, trace_to_jaxpr
@@ -126,6 +131,185 @@ lowering_rules[shard_map_p] = _lowering
 output_shardings[shard_map_p] = lambda mesh, out_specs, **_: [NamedSharding(mesh, s) for s in out_specs]
 
 
+@contextlib.contextmanager
+def _in_mesh(mesh: Mesh, check_vma: bool = False) -> Iterator[None]:
+    """The mesh's axes bound, as they are in the body (its collectives need their sizes);
+    ``check_vma``: the user's body of a checked shard_map is being traced."""
+    outer = trace_state.check_vma
+    with contextlib.ExitStack() as bound:
+        for name, size in mesh.shape.items():
+            bound.enter_context(extend_axis_env(name, size))
+        trace_state.check_vma = check_vma
+        try:
+            yield
+        finally:
+            trace_state.check_vma = outer
+
+
+def _unmentioned(mesh: Mesh, spec: PartitionSpec) -> tuple[str, ...]:
+    """The mesh axes ``spec`` leaves out: along them the value is the same on every device."""
+    return tuple(n for n in mesh.axis_names if n not in _mesh_axes(spec))
+
+
+def _staged(fun: Callable[..., list[Any]], avals: Sequence[ShapedArray], mesh: Mesh) -> tuple[ClosedJaxpr, list[Any]]:
+    """A new body: ``fun`` staged on block types, its constants hoisted (they become operands)."""
+    with _in_mesh(mesh):
+        closed, _ = trace_to_jaxpr(fun, avals)
+    return hoist_consts(closed)
+
+
+# ----------------------------------------------------------------------------------------------
+# Transformations. Each transforms the body (a jaxpr of blocks) as jit's rules transform jit's
+# jaxpr, then says how the new operands and results are spread: the specs. The transformed
+# bodies are remembered per jaxpr, so that the same program finds its compilation again.
+
+
+@functools.lru_cache(maxsize=256)
+def _jvp_body(jaxpr: ClosedJaxpr, nonzeros: tuple[bool, ...], mesh: Mesh) -> tuple[ClosedJaxpr, list[Any], list[bool]]:
+    with _in_mesh(mesh):
+        closed, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, False)
+    return (*hoist_consts(closed), out_nonzeros)
+
+
+def _jvp(primals: list[Any], tangents: list[Any], *, jaxpr: ClosedJaxpr, mesh: Mesh, in_specs: tuple,
+         out_specs: tuple, **params: Any) -> tuple[list[Any], list[Any]]:  # fmt: skip
+    """The JVP of the body, on every device: a tangent is spread as its primal is."""
+    nonzeros = tuple(type(t) is not ad.Zero for t in tangents)
+    body, consts, out_nonzeros = _jvp_body(jaxpr, nonzeros, mesh)
+    dots = [t for t in tangents if type(t) is not ad.Zero]
+    specs = (*[PartitionSpec()] * len(consts), *in_specs, *(s for s, nz in zip(in_specs, nonzeros) if nz))
+    outs = shard_map_p.bind(*consts, *primals, *dots, jaxpr=body, mesh=mesh, in_specs=specs,
+                            out_specs=(*out_specs, *(s for s, nz in zip(out_specs, out_nonzeros) if nz)),
+                            **params)  # fmt: skip
+    primals_out, nonzero_out = outs[: len(out_specs)], iter(outs[len(out_specs) :])
+    return primals_out, [next(nonzero_out) if nz else ad.Zero.like(p) for p, nz in zip(primals_out, out_nonzeros)]
+
+
+@functools.lru_cache(maxsize=256)
+def _batched_body(jaxpr: ClosedJaxpr, size: int, in_batched: tuple[bool, ...], mesh: Mesh,
+                  axis_name: Any) -> tuple[ClosedJaxpr, list[Any], list[bool]]:  # fmt: skip
+    with _in_mesh(mesh):  # axis_name: vmap's own axis, which collectives in the body may name
+        closed, out_batched = batching.batch_jaxpr(jaxpr, size, in_batched, False)
+    return (*hoist_consts(closed), out_batched)
+
+
+def _batch(vals: list[Any], dims: list[Any], *, jaxpr: ClosedJaxpr, mesh: Mesh, in_specs: tuple, out_specs: tuple,
+           **params: Any) -> tuple[list[Any], list[Any]]:  # fmt: skip
+    """vmap of a shard_map: every device runs the batched body on its blocks. The batch axis
+    (moved to the front) is not split: each spec gets a None before it."""
+    size = batching.batch_size(vals, dims)
+    in_batched = tuple(d is not batching.not_mapped for d in dims)
+    vals = [batching.moveaxis(x, d, 0) if b else x for x, d, b in zip(vals, dims, in_batched)]
+    body, consts, out_batched = _batched_body(jaxpr, size, in_batched, mesh, batching.jaxpr_axis(size).name)
+    whole = lambda s, b: PartitionSpec(None, *s) if b else s  # noqa: E731
+    outs = shard_map_p.bind(*consts, *vals, jaxpr=body, mesh=mesh,
+                            in_specs=(*[PartitionSpec()] * len(consts), *map(whole, in_specs, in_batched)),
+                            out_specs=tuple(map(whole, out_specs, out_batched)), **params)  # fmt: skip
+    return outs, [0 if b else batching.not_mapped for b in out_batched]
+
+
+def _slots(mesh: Mesh) -> PartitionSpec:
+    """The spec of a residual: one slot per device along a new leading axis (every axis splits it)."""
+    return PartitionSpec(mesh.axis_names if len(mesh.axis_names) > 1 else mesh.axis_names[0])
+
+
+@functools.lru_cache(maxsize=256)
+def _split_body(jaxpr: ClosedJaxpr, unks_in: tuple[bool, ...], mesh: Mesh) -> tuple[Any, ...]:
+    """jit's split of the body into a known and an unknown part, where each residual the known
+    part computes leaves it with a new leading axis of size 1 (the device's slot; a scalar
+    residual could not be spread otherwise), which the unknown part takes off again."""
+    known, unknown, out_unknowns, forwarded = _split_jit_jaxpr(jaxpr, unks_in)
+    n_made = sum(i is None for i, _ in forwarded)
+    n_out = len(known.out_avals) - n_made
+
+    def known_body(*args: Any) -> list[Any]:
+        outs = eval_jaxpr(known.jaxpr, known.consts, *args)
+        return [*outs[:n_out], *(expand_dims(r, (0,)) for r in outs[n_out:])]
+
+    def unknown_body(*args: Any) -> list[Any]:
+        res = [squeeze(x, (0,)) if i is None else x for x, (i, _) in zip(args, forwarded)]
+        return eval_jaxpr(unknown.jaxpr, unknown.consts, *res, *args[len(forwarded) :])
+
+    slot_avals = [ShapedArray((1, *a.shape), a.dtype, a.weak_type) if i is None else a for i, a in forwarded]
+    known_staged, known_consts = _staged(known_body, known.in_avals, mesh)
+    unknown_staged, unknown_consts = _staged(unknown_body, [*slot_avals, *unknown.in_avals[len(forwarded) :]], mesh)
+    if known_consts or unknown_consts:  # (partial evaluation moves equations; it makes no constants)
+        raise AssertionError("shard_map's partial evaluation made constants")
+    return known_staged, unknown_staged, out_unknowns, forwarded, slot_avals
+
+
+def _partial_eval(unks_in: list[bool], eqn: JaxprEqn) -> tuple[Any, Any, list[bool], list[Var]]:
+    """Reverse mode: a known shard_map (run now) and a staged one, joined by residuals. A residual
+    that is a known operand is read where it is; the others come out of the known shard_map, each
+    device's in its slot (``_slots``), and go back into the staged one the same way."""
+    params = eqn.params
+    mesh, slots = params["mesh"], _slots(params["mesh"])
+    known, unknown, out_unknowns, forwarded, slot_avals = _split_body(params["jaxpr"], tuple(unks_in), mesh)
+    ins, outs = list(zip(eqn.invars, params["in_specs"])), list(zip(eqn.outvars, params["out_specs"]))
+    known_in = [x for x, uk in zip(ins, unks_in) if not uk]
+    made = [(Var(_whole(a, mesh, slots)), slots) for (i, _), a in zip(forwarded, slot_avals) if i is None]
+    new = iter(made)
+    residuals = [known_in[i] if i is not None else next(new) for i, _ in forwarded]
+    eqn_known = _eqn(known_in, [y for y, uk in zip(outs, out_unknowns) if not uk] + made, dict(params, jaxpr=known))
+    eqn_unknown = _eqn(residuals + [x for x, uk in zip(ins, unks_in) if uk],
+                       [y for y, uk in zip(outs, out_unknowns) if uk], dict(params, jaxpr=unknown))  # fmt: skip
+    return eqn_known, eqn_unknown, out_unknowns, [v for v, _ in made]
+
+
+def _eqn(ins: list[tuple[Any, PartitionSpec]], outs: list[tuple[Var, PartitionSpec]], params: dict) -> JaxprEqn:
+    """A shard_map equation, from its (variable, spec) pairs in and out."""
+    return new_eqn((shard_map_p, tuple(v for v, _ in ins), tuple(v for v, _ in outs),
+                    dict(params, in_specs=tuple(s for _, s in ins), out_specs=tuple(s for _, s in outs))))  # fmt: skip
+
+
+@functools.lru_cache(maxsize=256)
+def _transposed_body(jaxpr: ClosedJaxpr, linear: tuple[bool, ...], mesh: Mesh, in_specs: tuple,
+                     out_specs: tuple) -> tuple[ClosedJaxpr, list[Any]]:  # fmt: skip
+    """The body transposed, with pmap's rule for values the specs say are replicated: an
+    output's cotangent is divided by the number of devices that hold the same output (the
+    global output is counted once, not once per device), and a replicated input's cotangent is
+    summed over the devices that hold it (each used it)."""
+    with _in_mesh(mesh):
+        transposed = transpose.transpose_jaxpr(jaxpr, linear)
+    n_res = linear.count(False)
+    linear_specs = [s for s, lin in zip(in_specs, linear) if lin]
+
+    def body(*args: Any) -> list[Any]:
+        res, cts = args[:n_res], args[n_res:]
+        copies = [math.prod(mesh.shape[n] for n in _unmentioned(mesh, s)) for s in out_specs]
+        cts = [ct / n if n > 1 else ct for ct, n in zip(cts, copies)]
+        outs = eval_jaxpr(transposed.jaxpr, transposed.consts, *res, *cts)
+        return [parallel.psum(ct, _unmentioned(mesh, s)) if _unmentioned(mesh, s) else ct
+                for ct, s in zip(outs, linear_specs)]  # fmt: skip
+
+    return _staged(body, transposed.in_avals, mesh)
+
+
+def _transpose(cts: list[Any], *args: Any, jaxpr: ClosedJaxpr, mesh: Mesh, in_specs: tuple, out_specs: tuple,
+               **params: Any) -> list[Any]:  # fmt: skip
+    """The transpose of a linear shard_map is a shard_map of the transposed body: it takes the
+    residuals as they were spread, and the cotangents as the outputs were; it gives the linear
+    inputs' cotangents spread as those inputs were.
+
+    JAX does this with ``check_vma=False`` (pmap always). With ``check_vma=True`` it needs no
+    division or sum, its types having put them into the body (pvary, psum's transpose); for a
+    body that passed the replication check both give the same values, so this rule serves both."""
+    linear = tuple(transpose.is_undefined_primal(x) for x in args)
+    body, consts = _transposed_body(jaxpr, linear, mesh, in_specs, out_specs)
+    res = [x for x in args if not transpose.is_undefined_primal(x)]
+    res_specs = [s for s, lin in zip(in_specs, linear) if not lin]
+    outs = iter(shard_map_p.bind(*consts, *res, *map(ad.instantiate, cts), jaxpr=body, mesh=mesh,
+                                 in_specs=(*[PartitionSpec()] * len(consts), *res_specs, *out_specs),
+                                 out_specs=tuple(s for s, lin in zip(in_specs, linear) if lin), **params))  # fmt: skip
+    return [next(outs) if lin else None for lin in linear]
+
+
+ad.jvp_rules[shard_map_p] = _jvp
+batching.batching_rules[shard_map_p] = _batch
+partial_eval.partial_eval_jaxpr_rules[shard_map_p] = _partial_eval
+transpose.transpose_rules[shard_map_p] = _transpose
+
+
 # ----------------------------------------------------------------------------------------------
 # The API.
 
@@ -183,9 +367,7 @@ def _bind(f: Callable[..., Any], args: tuple, out_specs: Any, in_specs: Any, mes
         return [x for _, x in out_path_leaves]
 
     block_avals = [_block(avals[i], mesh, spec_of[i][1]) for i in dynamic]
-    with contextlib.ExitStack() as bound:  # the mesh's axes, named in the body
-        for name, size in mesh.shape.items():
-            bound.enter_context(extend_axis_env(name, size))
+    with _in_mesh(mesh, check_vma):
         closed, _ = trace_to_jaxpr(body, block_avals)
     out_tree, out_paths, out_spec_of = outs_of
     _check_outputs(f, mesh, out_tree, out_paths, out_spec_of, closed, [spec_of[i][1] for i in dynamic], check_vma)

@@ -300,17 +300,6 @@ def test_what_didax_does_not_do_yet_says_so():
         didax.shard_map(lambda v: v, mesh=GRID[0], in_specs=ds.P("i"), out_specs=ds.P("i"), axis_names={"i"})(X)
 
 
-def test_transformations_of_shard_map_are_not_implemented_yet():
-    f = didax.shard_map(lambda v: dlax.psum(v, "i"), mesh=LINE[0], in_specs=ds.P("i"), out_specs=ds.P())
-    x = X[:8]
-    with pytest.raises(NotImplementedError, match="Batching rule for 'shard_map' not implemented"):
-        didax.vmap(f)(np.stack([x, x]))
-    with pytest.raises(NotImplementedError, match="Differentiation rule for 'shard_map' not implemented"):
-        didax.jvp(f, (x,), (x,))
-    with pytest.raises(NotImplementedError, match="Differentiation rule for 'shard_map' not implemented"):
-        didax.grad(lambda v: f(v).sum())(x)
-
-
 # ----------------------------------------------------------------------------------------------
 # jit on Arrays spread over a mesh, with no shard_map: XLA partitions the program itself.
 
