@@ -167,3 +167,15 @@ def test_errors_as_in_jax():
         ]
 
     assert errors(didax) == errors(jax)
+
+
+def test_a_donated_argument_is_deleted_as_in_jax():
+    results = []
+    for lib in (didax, jax):
+        name = "_internal_pmap_axis_name"
+        mesh = lib.sharding.Mesh(np.array(lib.devices()), (name,))
+        a = lib.device_put(X, lib.sharding.NamedSharding(mesh, lib.P(name)))  # already where pmap puts it
+        out = lib.pmap(lambda a, s, b: a * s + b, static_broadcasted_argnums=1, donate_argnums=(0,))(a, 2.0, X)
+        results.append((out, error_of(lambda: np.asarray(a))))
+    assert_same(results[0][0], results[1][0])
+    assert results[0][1] == results[1][1] and results[0][1][0] == "RuntimeError"
