@@ -22,7 +22,6 @@ import dataclasses
 import functools
 import inspect
 import re
-import types
 from collections.abc import Callable
 from typing import Any
 
@@ -133,19 +132,20 @@ def save_from_both_policies(policy_1: Policy, policy_2: Policy) -> Policy:
 
 dots_saveable = DotsSaveable(False)
 dots_with_no_batch_dims_saveable = DotsSaveable(True)
-# A namespace of functions, as JAX's; JAX's policies that offload to host memory are not here.
-checkpoint_policies = types.SimpleNamespace(
-    everything_saveable=everything_saveable,
-    nothing_saveable=nothing_saveable,
-    dots_saveable=dots_saveable,
-    checkpoint_dots=dots_saveable,
-    dots_with_no_batch_dims_saveable=dots_with_no_batch_dims_saveable,
-    checkpoint_dots_with_no_batch_dims=dots_with_no_batch_dims_saveable,
-    save_anything_except_these_names=save_anything_except_these_names,
-    save_any_names_but_these=save_any_names_but_these,
-    save_only_these_names=save_only_these_names,
-    save_from_both_policies=save_from_both_policies,
-)
+
+
+class checkpoint_policies:  # noqa: N801 - JAX's name (a namespace there)
+    """Which intermediate values a checkpointed function may keep for the backward pass. JAX's
+    policies that offload values to host memory are not here."""
+
+    everything_saveable = everything_saveable
+    nothing_saveable = nothing_saveable
+    dots_saveable = checkpoint_dots = dots_saveable
+    dots_with_no_batch_dims_saveable = checkpoint_dots_with_no_batch_dims = dots_with_no_batch_dims_saveable
+    save_only_these_names = save_only_these_names
+    save_any_names_but_these = save_any_names_but_these
+    save_anything_except_these_names = save_anything_except_these_names
+    save_from_both_policies = save_from_both_policies
 
 
 def checkpoint(
@@ -282,8 +282,10 @@ def _split(closed: ClosedJaxpr, unks_in: tuple[bool, ...], policy: Policy) -> tu
     assert all(v in saveable for v in residuals)
     known_out = [v for v, uk in zip(jaxpr.outvars, out_uks) if not uk]
     known_jaxpr, _ = dce_jaxpr(Jaxpr(jaxpr.constvars, known_in, [*known_out, *residuals], known_eqns), True, True)
-    staged = Jaxpr((), [*residuals, *(v for v in known_in if v in read), *unknown_in], unknown_out, pruned.eqns)
-    return ClosedJaxpr(known_jaxpr, closed.consts), ClosedJaxpr(staged, ()), out_uks, [v in read for v in known_in]
+    known_read = [v in read for v in known_in]  # nothing saves an input the staged side does not read
+    staged_in = [*residuals, *(v for v, r in zip(known_in, known_read) if r), *unknown_in]
+    staged = Jaxpr((), staged_in, unknown_out, pruned.eqns)
+    return ClosedJaxpr(known_jaxpr, closed.consts), ClosedJaxpr(staged, ()), out_uks, known_read
 
 
 def _remat_transpose(cts: list[Any], *args: Any, jaxpr: ClosedJaxpr, **params: Any) -> list[Any]:
@@ -349,7 +351,7 @@ def saved_residuals(f: Callable[..., Any], *args: Any, **kwargs: Any) -> list[tu
     closed, (_, pullback) = make_jaxpr(lambda *xs: vjp(f_flat, *xs), return_shape=True)(*leaves)
     jaxpr, n_res = closed.jaxpr, len(tree_leaves(pullback))
     names = _arg_names(f, args, kwargs)
-    sources = {}
+    sources: dict[tuple, tuple[ShapedArray, str]] = {}
     for x in jaxpr.outvars[len(jaxpr.outvars) - n_res :]:
         key, text = _source(x, jaxpr, (), lambda i: ((2, i), f"from the argument {names[i]}"))
         sources[key] = (x.aval, text)  # one line per value, however many times it is saved

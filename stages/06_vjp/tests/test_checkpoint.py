@@ -77,9 +77,7 @@ def test_checkpoint_inside_scan_and_static_argnums():
 # --- names and the policies that read them, beside real JAX --------------------------------------
 
 jax = pytest.importorskip("jax")
-import jax.ad_checkpoint  # noqa: E402  (`import jax` does not import it)
-
-import didax.ad_checkpoint  # noqa: E402
+pytest.importorskip("jax.ad_checkpoint")  # `import jax` does not import it
 
 LIBS = {"didax": (didax, jnp), "jax": (jax, jax.numpy)}
 
@@ -134,13 +132,20 @@ def test_checkpoint_name_is_the_identity_on_a_pytree_in_every_interpreter():
     assert "name" not in didax.jit(f).lower(0.7).as_text()  # lowered to nothing, as in JAX
 
 
-@pytest.mark.parametrize("route", ["make_jaxpr", "jvp", "vmap", "grad"])
+ROUTES = {  # route(api, f) -> (function to stage, its arguments)
+    "make_jaxpr": lambda api, f: (f, (0.7,)),
+    "jvp": lambda api, f: (lambda x, t: api.jvp(f, (x,), (t,)), (0.7, 1.0)),
+    "vmap": lambda api, f: (api.vmap(f), (X[0],)),
+    "grad": lambda api, f: (api.grad(f), (0.7,)),
+}
+
+
+@pytest.mark.parametrize("route", list(ROUTES))
 def test_a_named_value_stages_as_jax_stages_it(route):
     """One ``name`` equation, on the primal only (a tangent is not named): JAX's jaxprs, line for line."""
     texts = []
     for (api, _), f in zip(LIBS.values(), both(scalar_named)):
-        fun, args = {"make_jaxpr": (f, (0.7,)), "jvp": (lambda x, t: api.jvp(f, (x,), (t,)), (0.7, 1.0)),
-                     "vmap": (api.vmap(f), (X[0],)), "grad": (api.grad(f), (0.7,))}[route]  # fmt: skip
+        fun, args = ROUTES[route](api, f)
         texts.append(str(api.make_jaxpr(fun)(*args)))
     assert texts[0] == texts[1]
     assert texts[0].count("name[name=a]") == 1
@@ -211,7 +216,7 @@ def test_the_backward_pass_with_a_named_residual_is_jaxs():
         eqn = api.make_jaxpr(api.grad(f))(0.7).jaxpr.eqns[-1]
         texts.append((str(eqn.params["jaxpr"]), repr(eqn.params["policy"])))
     assert texts[0] == texts[1]
-    assert "SaveOnlyTheseNames(saveable_names=frozenset({'a'}))" == texts[0][1]
+    assert texts[0][1] == "SaveOnlyTheseNames(saveable_names=frozenset({'a'}))"
 
 
 @pytest.mark.parametrize("policy", ["save_only_a", "save_any_but_a", "a_or_dots", "dots_no_batch"])
@@ -228,4 +233,4 @@ def test_ad_checkpoint_and_checkpoint_policies_have_jaxs_names():
     assert public(didax.checkpoint_policies) == public(jax.checkpoint_policies) - offloading
     for api in (didax, jax):  # removed from jax.ad_checkpoint in JAX 0.10: its error names the new place
         with pytest.raises(AttributeError, match=r"use (jax|didax)\.checkpoint"):
-            api.ad_checkpoint.checkpoint
+            _ = api.ad_checkpoint.checkpoint
