@@ -27,6 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 LOCK = ROOT / "requirements" / "lock.txt"
 BUILD = ROOT / "build"
+# The names the suite's tests look up on stage 01, recorded by its run for the coverage meta-test.
+COVERAGE_NAMES = BUILD / "coverage" / "01_eval-names.json"
 PYTHON = VENV / "bin" / "python"
 
 
@@ -124,7 +126,7 @@ def test_runs(profile: str) -> list[Run]:
                                                   "--hypothesis-profile=quick", "--tb=no"], informational=True))
     # The meta-test of coverage needs the names the suite looks up on stage 01: that stage's run
     # records them (conformance/coverage.py), so the meta-tests need not run the suite again.
-    names = str(BUILD / "coverage" / "01_eval-names.json")
+    names = str(COVERAGE_NAMES)
     for run in runs:
         if run.name == "conformance-01_eval":
             run.env["CONFORMANCE_COVERAGE_FILE"] = names
@@ -215,9 +217,8 @@ def test(profile: str, jobs: int, since: str | None = None) -> int:
     for script in ("install_graphviz.sh", "install_browser.sh"):
         if (ROOT / "site" / script).exists():
             subprocess.run(["bash", str(ROOT / "site" / script)], check=False)
-    names = BUILD / "coverage" / "01_eval-names.json"
-    names.unlink(missing_ok=True)  # a names file is this run's or none
-    names.parent.mkdir(parents=True, exist_ok=True)
+    COVERAGE_NAMES.unlink(missing_ok=True)  # a names file is this run's or none
+    COVERAGE_NAMES.parent.mkdir(parents=True, exist_ok=True)
     done = {r.name: threading.Event() for r in runs_to_do}
 
     def run_one(run: Run) -> Run:
