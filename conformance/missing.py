@@ -30,6 +30,17 @@ class Missing(Exception):
         self.what = what
 
 
+class MissingStop(BaseException):
+    """A missing name met inside a hypothesis example, carried out of it at once. Hypothesis shrinks
+    and explains every `Exception` a test raises, replaying the test dozens of times to learn only
+    that the name is still missing (minutes per test on the `ci` profile); a BaseException it lets
+    through. The plugin reports the exception it carries (`original`) as missing."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(str(original))
+        self.original = original
+
+
 class Lookups:
     """The names looked up (and the names found missing) through the proxies since the last reset."""
 

@@ -34,7 +34,7 @@ from conformance.impl import (
     restored_flags,
     set_suite_flags,
 )
-from conformance.missing import LOOKUPS, missing_names
+from conformance.missing import LOOKUPS, MissingStop, missing_names
 from conformance.results import NOT_APPLICABLE, Recorder, with_program
 
 HERE = Path(__file__).resolve().parent
@@ -228,8 +228,11 @@ def _watch_examples(item: pytest.Item) -> None:
             return inner(*args, **kwargs)
         except UnsatisfiedAssumption:
             raise  # hypothesis's assume(): not a failure
-        except Exception:
+        except Exception as e:
             reproduce.example_failed()
+            impl = item.config.stash.get(_IMPL, None)
+            if impl is not None and missing_names(e, impl.module.__name__):
+                raise MissingStop(e) from e  # no shrinking: the test is missing that name
             raise
 
     watched.watched_by_conformance = True  # type: ignore[attr-defined]
@@ -249,7 +252,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     # What the failure is charged to in the function table: the names of the statement that failed.
     report.conformance_statement = unroll.failing_statement(item, call.excinfo)  # type: ignore[attr-defined]
     impl = item.config.stash[_IMPL]
-    names = missing_names(call.excinfo.value, impl.module.__name__) or (
+    raised = call.excinfo.value
+    raised = raised.original if isinstance(raised, MissingStop) else raised
+    names = missing_names(raised, impl.module.__name__) or (
         list(LOOKUPS.missing) if call.when == "call" else None
     )
     if names:

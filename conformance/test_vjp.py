@@ -10,6 +10,7 @@ and ``vmap``; a deep chain; the golden values of the Autodidax chapter and of JA
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,8 @@ from conformance.derivatives import (
     random_tangents,
     structure,
 )
-from conformance.impl import Impl
+from conformance.impl import Impl, _submodule
+from conformance.missing import Namespace
 from conformance.programs import Op, Program, Shape, Value, _operand, programs
 from conformance.strategies import arrays
 from conformance.test_jit import _look_up_program_names, namespace, random_noise
@@ -471,6 +473,131 @@ def test_linear_transpose_is_the_transpose_of_a_matrix(impl: Impl, flags) -> Non
               "jax.linear_transpose(f, np.zeros(3))((z, c, s))", a=a, z=z, c=c, s=s)  # fmt: skip
     (got,) = jax.linear_transpose(lambda x: (jnp.zeros(2), jnp.dot(a, x), jnp.sum(x)), np.zeros(3))((z, c, s))
     assert_values(got, a.T @ c + s, F64)
+
+
+# --- checkpoint: names and the policies that read them -------------------------------------------------
+
+
+def ad_checkpoint(impl: Impl) -> Any:
+    """The implementation's ``jax.ad_checkpoint`` (a submodule: ``import jax`` does not load it)."""
+    return Namespace(_submodule(impl.module, "ad_checkpoint"), "jax.ad_checkpoint")
+
+
+CHECKPOINT_NAMED = """
+def f(x):
+    return jnp.sin(jax.ad_checkpoint.checkpoint_name(jnp.sin(x), "a")) * 2.0
+"""
+
+
+def test_checkpoint_name_is_the_identity_in_every_transformation(impl: Impl, flags) -> None:
+    """f(x) = 2 sin(sin x), its inner sine named: values, jvp, vmap over axis 1 and jit against
+    NumPy, grad twice against the closed forms; a pytree is named leaf by leaf."""
+    flags("jax_enable_x64", True)
+    jax, jnp, name = jax_of(impl), impl.numpy, ad_checkpoint(impl).checkpoint_name
+    f = lambda x: jnp.sin(name(jnp.sin(x), "a")) * 2.0  # noqa: E731
+    x = np.array([[0.3, -1.2], [2.0, 0.5]])
+    show_call(CHECKPOINT_NAMED + "f(x), jax.jvp(f, (x,), (x + 1,)), jax.vmap(f, 1, 1)(x), jax.jit(f)(x), "
+              "jax.grad(f)(0.7), jax.grad(jax.grad(f))(0.7)", x=x)  # fmt: skip
+    want = 2 * np.sin(np.sin(x))
+    for got in (f(x), jax.vmap(f, 1, 1)(x), jax.jit(f)(x)):
+        assert_values(got, want, F64)
+    primal, tangent = jax.jvp(f, (x,), (x + 1,))
+    assert_values(primal, want, F64)
+    assert_values(tangent, 2 * np.cos(np.sin(x)) * np.cos(x) * (x + 1), F64)
+    s = 0.7
+    assert_values(jax.grad(f)(s), np.array(2 * np.cos(np.sin(s)) * np.cos(s)), F64)
+    second = -2 * np.sin(np.sin(s)) * np.cos(s) ** 2 - 2 * np.cos(np.sin(s)) * np.sin(s)
+    assert_values(jax.grad(jax.grad(f))(s), np.array(second), F64, atol=1e-12)
+    tree = {"p": x, "q": (np.float64(2.0),)}
+    named = name(tree, "n")
+    assert structure(named) == structure(tree)
+    assert_values(named["p"], x, F64)
+    assert_values(named["q"][0], np.array(2.0), F64)
+
+
+@pytest.mark.requires("jit")
+def test_checkpoint_name_keeps_a_weak_type_under_jit(impl: Impl) -> None:
+    """A weakly typed scalar, named inside jit, still takes the type of the float16 array it
+    multiplies."""
+    jax, name = jax_of(impl), ad_checkpoint(impl).checkpoint_name
+    x = np.array([1.0, 2.0], np.float16)
+    show_call("jax.jit(lambda x, s: jax.ad_checkpoint.checkpoint_name(s, 'a') * x)(x, 3.0)", x=x)
+    got = jax.jit(lambda x, s: name(s, "a") * x)(x, 3.0)
+    assert_dtype(got, np.dtype(np.float16), weak=False)
+    assert_values(got, x * 3, np.dtype(np.float16))
+
+
+CHECKPOINT_TWO_NAMES = """
+def f(x, w):
+    y = jax.ad_checkpoint.checkpoint_name(jnp.sin(x @ w), "a")
+    z = jax.ad_checkpoint.checkpoint_name(jnp.cos(y @ w), "b")
+    return jnp.sum(z**2)
+"""
+# What each policy saves of f(x, w) above, as print_saved_residuals says it (a line each, the words
+# before JAX's source location): x and w always, then the values the policy allows.
+SAVED = {
+    "nothing_saveable": [],
+    "save_only_these_names('a')": ["named 'a'"],
+    "save_only_these_names('a', 'b')": ["named 'a'", "named 'b'"],
+    "save_any_names_but_these('a')": ["named 'b'"],
+    "save_from_both_policies(save_only_these_names('a'), dots_saveable)":
+        ["output of dot_general", "named 'a'", "output of dot_general"],
+}  # fmt: skip
+
+
+def without_source(line: str) -> str:
+    """A line of print_saved_residuals without the source location JAX gives an equation's value
+    (``output of sin from <file>:3:11 (f)``): didax records none."""
+    return re.sub(r" from .+:\d+:\d+ \(.+\)$", "", line)
+
+
+def saved_lines(print_saved_residuals: Any, capsys: Any, f: Any, *args: Any, **kwargs: Any) -> list[str]:
+    capsys.readouterr()
+    print_saved_residuals(f, *args, **kwargs)
+    return [without_source(line) for line in capsys.readouterr().out.splitlines()]
+
+
+@pytest.mark.parametrize("policy", list(SAVED))
+def test_a_checkpoint_policy_saves_the_values_it_names(impl: Impl, flags, capsys, policy: str) -> None:
+    """checkpoint(f, policy) saves its arguments and exactly what the policy allows, in program order,
+    and its gradients are f's (against finite differences and f's own)."""
+    flags("jax_enable_x64", True)
+    jax, ckpt = jax_of(impl), ad_checkpoint(impl)
+    f = compiled(impl, CHECKPOINT_TWO_NAMES)
+    policies = {n: getattr(ckpt.checkpoint_policies, n) for n in dir(ckpt.checkpoint_policies) if n[0] != "_"}
+    g = jax.checkpoint(f, policy=eval(policy, policies))  # the suite's own text
+    x = np.array([[0.3, -1.2, 0.4], [2.0, 0.5, -0.7]])
+    w = np.array([[0.2, 0.1, -0.3], [1.0, -0.5, 0.25], [0.6, 0.7, -0.8]])
+    show_call(CHECKPOINT_TWO_NAMES + f"g = jax.checkpoint(f, policy=jax.checkpoint_policies.{policy})\n"
+              "jax.ad_checkpoint.print_saved_residuals(g, x, w)\njax.grad(g, (0, 1))(x, w)", x=x, w=w)  # fmt: skip
+    assert saved_lines(ckpt.print_saved_residuals, capsys, g, x, w) == [
+        "f64[2,3] from the argument x", "f64[3,3] from the argument w", *(f"f64[2,3] {s}" for s in SAVED[policy])
+    ]  # fmt: skip
+    got = jax.grad(g, (0, 1))(x, w)
+    close(got, jax.grad(f, (0, 1))(x, w), "grad of the checkpointed f")
+    close(got, numerical_jacobian(f, (x, w), (0, 1)), "grad against finite differences", rtol=1e-6)
+
+
+def test_print_saved_residuals_names_each_argument_by_its_path(impl: Impl, flags, capsys) -> None:
+    flags("jax_enable_x64", True)
+    jnp, ckpt = impl.numpy, ad_checkpoint(impl)
+    show_call("jax.ad_checkpoint.print_saved_residuals(lambda d, *xs, **kw: jnp.sin(d['a']) * xs[1] * kw['k'], "
+              "{'a': 0.5}, 1.0, 2.0, k=3.0)")  # fmt: skip
+    f = lambda d, *xs, **kw: jnp.sin(d["a"]) * xs[1] * kw["k"]  # noqa: E731
+    lines = saved_lines(ckpt.print_saved_residuals, capsys, f, {"a": 0.5}, 1.0, 2.0, k=3.0)
+    assert lines[:2] == ["f64[] from the argument xs[1]", "f64[] from the argument kw['k']"], lines
+
+
+def test_everything_saveable_saves_no_argument_it_does_not_recompute_from(impl: Impl, flags, capsys) -> None:
+    """With every value saveable, checkpoint(f) saves the two cosines of f's derivative, and not x."""
+    flags("jax_enable_x64", True)
+    jax, ckpt = jax_of(impl), ad_checkpoint(impl)
+    f = compiled(impl, CHECKPOINT_NAMED)
+    show_call(CHECKPOINT_NAMED + "jax.ad_checkpoint.print_saved_residuals(jax.checkpoint(f, policy="
+              "jax.checkpoint_policies.everything_saveable), 0.7)")  # fmt: skip
+    g = jax.checkpoint(f, policy=ckpt.checkpoint_policies.everything_saveable)
+    lines = saved_lines(ckpt.print_saved_residuals, capsys, g, np.float64(0.7))
+    assert lines == ["f64[] output of cos", "f64[] output of cos"], lines
 
 
 # --- composition ---------------------------------------------------------------------------------------

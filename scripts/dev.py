@@ -16,16 +16,19 @@ import hashlib
 import os
 import subprocess
 import sys
+import threading
 import time
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 LOCK = ROOT / "requirements" / "lock.txt"
 BUILD = ROOT / "build"
+# The names the suite's tests look up on stage 01, recorded by its run for the coverage meta-test.
+COVERAGE_NAMES = BUILD / "coverage" / "01_eval-names.json"
 PYTHON = VENV / "bin" / "python"
 
 
@@ -95,6 +98,8 @@ class Run:
     # An informational run is reported but never makes the test command fail: the conformance
     # suite on NumPy behind an adapter, whose failures are expected (NumPy is not JAX).
     informational: bool = False
+    env: dict[str, str] = field(default_factory=dict)  # set for this run only
+    after: str | None = None  # the run that must have finished before this one starts
 
     @property
     def junit(self) -> Path:
@@ -119,7 +124,14 @@ def test_runs(profile: str) -> list[Run]:
     # reproducing program and message).
     runs.append(Run("conformance-numpy-adapter", ["conformance", "--impl=conformance.adapters.numpy_adapter",
                                                   "--hypothesis-profile=quick", "--tb=no"], informational=True))
-    runs.append(Run("conformance-meta", ["conformance/meta"]))
+    # The meta-test of coverage needs the names the suite looks up on stage 01: that stage's run
+    # records them (conformance/coverage.py), so the meta-tests need not run the suite again.
+    names = str(COVERAGE_NAMES)
+    for run in runs:
+        if run.name == "conformance-01_eval":
+            run.env["CONFORMANCE_COVERAGE_FILE"] = names
+    runs.append(Run("conformance-meta", ["conformance/meta"], env={"CONFORMANCE_COVERAGE_NAMES": names},
+                    after="conformance-01_eval"))
     if (ROOT / "site" / "tests").is_dir():
         runs.append(Run("site", ["site/tests"]))
     return runs
@@ -131,7 +143,7 @@ def run_pytest(run: Run, profile: str) -> Run:
     log.parent.mkdir(parents=True, exist_ok=True)
     cmd = [str(PYTHON), "-m", "pytest", *run.args, "-q", "-p", "no:cacheprovider",
            f"--junitxml={run.junit}", "-o", "junit_family=xunit2"]
-    env = {**os.environ, "HYPOTHESIS_PROFILE": profile, "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, "HYPOTHESIS_PROFILE": profile, "PYTHONDONTWRITEBYTECODE": "1", **run.env}
     start = time.perf_counter()
     with log.open("w") as out:
         run.returncode = subprocess.run(cmd, cwd=run.cwd, env=env, stdout=out, stderr=subprocess.STDOUT).returncode
@@ -205,8 +217,20 @@ def test(profile: str, jobs: int, since: str | None = None) -> int:
     for script in ("install_graphviz.sh", "install_browser.sh"):
         if (ROOT / "site" / script).exists():
             subprocess.run(["bash", str(ROOT / "site" / script)], check=False)
+    COVERAGE_NAMES.unlink(missing_ok=True)  # a names file is this run's or none
+    COVERAGE_NAMES.parent.mkdir(parents=True, exist_ok=True)
+    done = {r.name: threading.Event() for r in runs_to_do}
+
+    def run_one(run: Run) -> Run:
+        if run.after in done:  # started in order, so the run it waits for is already under way
+            done[run.after].wait()
+        try:
+            return run_pytest(run, profile)
+        finally:
+            done[run.name].set()
+
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        runs = list(pool.map(lambda r: run_pytest(r, profile), runs_to_do))
+        runs = list(pool.map(run_one, runs_to_do))
     # The matrix of this run, and the committed results the site shows (stages, jax, reference adapters);
     # not after a partial run, whose results would stand for the whole.
     if since is None:

@@ -40,7 +40,7 @@ COURSE: list[tuple[str, str, str]] = [
 # The modules whose public names the API reference lists, for every stage.
 API_MODULES = ["didax", "didax.numpy", "didax.lax", "didax.tree_util", "didax.tree", "didax.random", "didax.nn", "didax.nn.initializers", "didax.scipy.special", "didax.dtypes"]
 # Modules a later stage adds to its API reference, with the stage that adds them.
-LATER_API_MODULES = {"didax.extend.core": "04_jaxpr"}
+LATER_API_MODULES = {"didax.extend.core": "04_jaxpr", "didax.ad_checkpoint": "06_vjp"}
 
 
 def api_modules(stage: str) -> list[str]:
@@ -1511,27 +1511,20 @@ def _rule_columns(tables: dict[str, dict[str, str]]) -> list[tuple[str, str]]:
             + [(t, f"`{t}`") for t in sorted(tables) if t not in RULE_TABLES])
 
 
-def _breakable_code(name: str, longest: int = 16) -> str:
-    """A name as code; a long one as HTML code that may wrap before an underscore, so that a table
-    of rules with long names (`_dynamic_update_slice_transpose`) still fits the text column."""
-    if len(name) <= longest:
-        return f"`{name}`"
-    words = html.escape(name).replace("_", "&#95;").split("&#95;")
-    return "<code>" + "<wbr>&#95;".join(words).removeprefix("<wbr>") + "</code>"  # no break after a leading _
-
-
 def primitives_markdown(stage: str, root: Path = ROOT) -> str:
     """The chapter's table of primitives: one row each, grouped under the lax module declaring it,
-    and a column per rule table of the stage (its interpreters' rules, read from the stage's own
-    package). In the columns this stage adds, a cell names the function that made the rule; in an
-    earlier stage's column it says yes (that chapter names them); either says when there is none.
-    Then, per table, the primitives it lacks. Evaluation is no column: every primitive has it."""
+    and a column per rule table this stage adds (its interpreters' rules, read from the stage's own
+    package): a cell names the function that made the rule, or says there is none. Earlier
+    stages' tables are their chapters' columns (seven columns were wider than the text); below the
+    table, a sentence per table, earlier ones too, names the primitives it lacks. Evaluation is no
+    column: every primitive has it."""
     data = stage_primitives(stage, root)
     prims, tables = data["primitives"], data["tables"]
     previous = previous_stage(stage, root)
     inherited = set(stage_primitives(previous, root)["tables"]) if previous else set()
-    columns = _rule_columns(tables)
-    own = [f"{h.split(' (')[0]}, from `{t}`" if " (" in h else h for t, h in columns if t not in inherited]
+    every = _rule_columns(tables)
+    columns = [(t, h) for t, h in every if t not in inherited]  # this stage's own tables
+    own = [f"{h.split(' (')[0]}, from `{t}`" if " (" in h else h for t, h in columns]
     elsewhere = sorted({f"`didax/{i['module'].replace('.', '/')}.py`" for i in prims.values()
                         if i["module"].split(".")[0] not in ("lax", "random")})
     intro = (f"{len(prims)} primitives, read from `stages/{stage}/didax/lax` (and `didax/random`"
@@ -1539,11 +1532,11 @@ def primitives_markdown(stage: str, root: Path = ROOT) -> str:
              "that declares each. Every one has an evaluation rule (its NumPy implementation with its "
              "abstract evaluation)")
     if columns:
-        intro += (f". Each column is the rule table of one of the stage's interpreters, read from "
-                  f"`stages/{stage}/didax` too. In the column{'s' if len(own) > 1 else ''} this stage adds "
-                  f"({'; '.join(own)}), a cell names the "
-                  "function that made the primitive's rule (the rule itself, or the helper that built it); "
-                  f"in an earlier stage's it says yes, and that chapter names it; {NO_RULE} is none.")
+        intro += (f". Each column is the rule table of an interpreter this stage adds, read from "
+                  f"`stages/{stage}/didax` too ({'; '.join(own)}): a cell names the function that made "
+                  f"the primitive's rule (the rule itself, or the helper that built it); {NO_RULE} is none. "
+                  "The earlier stages' tables are in their chapters; the sentences under the table "
+                  "count every table's rules.")
     else:
         intro += "; later stages add a column for each interpreter's rule table."
     header = ["primitive", "results", *(h.split(" (")[0] for _, h in columns)]
@@ -1553,10 +1546,10 @@ def primitives_markdown(stage: str, root: Path = ROOT) -> str:
         if info["module"] != module:  # a row naming the module, over its primitives
             module = info["module"]
             out.append(f"| *{module}* |" + " |" * (len(header) - 1))
-        marks = [DEFAULT_RULES.get(t, NO_RULE) if name not in tables[t] else "yes" if t in inherited
-                 else _breakable_code(tables[t][name]) for t, _ in columns]
-        out.append(" | ".join([f"| {_breakable_code(name)}", info["results"], *marks]) + " |")
-    for table, _ in columns:
+        marks = [DEFAULT_RULES.get(t, NO_RULE) if name not in tables[t] else f"`{tables[t][name]}`"
+                 for t, _ in columns]
+        out.append(" | ".join([f"| `{name}`", info["results"], *marks]) + " |")
+    for table, _ in every:
         missing = [f"`{m}`" for m in sorted(set(prims) - set(tables[table]))]
         have = f"{len(prims) - len(missing)} of the {len(prims)} primitives have a rule in `{table}`"
         if not missing:

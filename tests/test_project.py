@@ -50,16 +50,30 @@ def test_pip_install_gives_the_newest_stage_as_didax(tmp_path):
     assert out.stdout.strip().endswith("0.0")
 
 
-def test_the_quick_test_command_runs_what_a_change_can_fail():
-    """`dev.py test --since REV` picks the runs by the files changed; anything it cannot place
-    (the scripts, the requirements) runs everything."""
+def _dev():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("dev", ROOT / "scripts" / "dev.py")
     dev = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("dev", dev)  # (its dataclass looks its module up while being made)
     spec.loader.exec_module(sys.modules["dev"])
-    dev = sys.modules["dev"]
+    return sys.modules["dev"]
+
+
+def test_the_coverage_meta_test_reads_the_names_stage_01s_run_recorded():
+    """The suite runs once on stage 01 in the test command, recording the names its tests look up;
+    the meta-tests wait for that run and read its file instead of running the suite again."""
+    runs = _dev().test_runs("ci")
+    by_name = {r.name: r for r in runs}
+    meta, stage = by_name["conformance-meta"], by_name["conformance-01_eval"]
+    assert meta.after == stage.name and runs.index(stage) < runs.index(meta)
+    assert meta.env["CONFORMANCE_COVERAGE_NAMES"] == stage.env["CONFORMANCE_COVERAGE_FILE"]
+
+
+def test_the_quick_test_command_runs_what_a_change_can_fail():
+    """`dev.py test --since REV` picks the runs by the files changed; anything it cannot place
+    (the scripts, the requirements) runs everything."""
+    dev = _dev()
     runs = dev.test_runs("ci")
 
     def picked(*files: str) -> set[str]:

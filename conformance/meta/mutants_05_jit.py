@@ -410,10 +410,10 @@ JIT_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "jit.fast_path.key_without_weak_type", JIT,
-        '_TYPE_OF = operator.attrgetter("_type")',
-        '_TYPE_OF = operator.attrgetter("_type.shape", "_type.dtype")',
-        AREA, "the fast path finds the executable by shape and dtype only, so a weak argument runs a strong one's "
-        "trace (and its result has the wrong weak type)", keyword=SIGNATURE + " or weak_and_strong",
+        "        raise _NotFast\n    return x._type\n",
+        "        raise _NotFast\n    return ShapedArray(x._type.shape, x._type.dtype)\n",
+        AREA, "the fast path files each executable under its arguments' shape and dtype only, so a strong "
+        "argument runs a weak one's trace (and its result has the wrong weak type)", keyword=SIGNATURE + " or weak_and_strong",
     ),
     Mutant(
         "jit.fast_path.tuple_built_as_list", JIT,

@@ -6,8 +6,10 @@ of ``didax/transpose.py``, and jit's in ``didax/jit.py``), the backward pass (co
 the forward sweep, the order of the equations), partial evaluation (``didax/partial_eval.py``: the
 known/unknown split of a primitive, constants made unknown, the jaxpr read off the recipes, the
 residuals of ``partial_eval_jaxpr``, and the rules of cond, while, scan and jit, jit's forwarded
-residuals) and the API (``didax/reverse.py``: vjp's cotangent checks, grad's argnums, has_aux and
-scalar check; ``didax/jacobians.py``: jacrev's rows). Run them with
+residuals), the API (``didax/reverse.py``: vjp's cotangent checks, grad's argnums, has_aux and
+scalar check; ``didax/jacobians.py``: jacrev's rows) and checkpoint (``didax/checkpoint.py``: the
+``name`` primitive's rules, the policies that read names, the known inputs a checkpoint's backward
+pass takes, print_saved_residuals). Run them with
 
     python -m conformance.meta.mutate --stage 06_vjp --quick --only transpose.add.second_operand_negated ...
 
@@ -30,11 +32,13 @@ PARTIAL_EVAL = "didax/partial_eval.py"
 REVERSE = "didax/reverse.py"
 JIT = "didax/jit.py"
 JACOBIANS = "didax/jacobians.py"
+CHECKPOINT = "didax/checkpoint.py"
 AREA = ("vjp",)
 # the vjp area's tests, for -k
 TABLE = "primitive_vjp"
 PROGRAMS = "random_program"
 CONTROL = "closing or constant or switch_three or fori_loop_with or while or jit_in or scan_in or random_program"
+NAMES = "checkpoint or print_saved or everything_saveable"
 
 
 def table(*names: str) -> str:
@@ -269,6 +273,51 @@ VJP_MUTANTS: list[Mutant] = [
          "    forwarded = [(None, v.aval) for v in residuals]",
          "a jit's residual that is one of its known inputs is also computed by the known jit, which does "
          "not output it", CONTROL + " or jit", file=JIT),
+    # --- checkpoint: names, the policies that read them, what is saved ----------------------------------------
+    rule("name.jvp.tangent_named", "    return name_p.bind(primals[0], name=name), tangents[0]",
+         "    return name_p.bind(primals[0], name=name), name_p.bind(tangents[0], name=name)",
+         "checkpoint_name names the tangent too: the linear jaxpr holds a name, which has no transpose", NAMES,
+         file=CHECKPOINT),
+    rule("name.jvp.tangent_dropped", "    return name_p.bind(primals[0], name=name), tangents[0]",
+         "    return name_p.bind(primals[0], name=name), ad.Zero.like(primals[0])",
+         "checkpoint_name stops the derivative, as stop_gradient would", NAMES, file=CHECKPOINT),
+    rule("name.batching.axis_first",
+         "lambda vals, dims, *, name: (name_p.bind(vals[0], name=name), dims[0])",
+         "lambda vals, dims, *, name: (name_p.bind(vals[0], name=name), 0)",
+         "checkpoint_name's batching rule says the batch axis is the first, wherever it is", NAMES,
+         file=CHECKPOINT),
+    rule("name.abstract_eval.weak_type_lost", "name_p.def_abstract_eval(lambda aval, *, name: shaped(aval))",
+         "name_p.def_abstract_eval(lambda aval, *, name: ShapedArray(aval.shape, aval.dtype))",
+         "a named value staged by jit loses its weak type", NAMES, file=CHECKPOINT),
+    rule("policy.save_only_these_names.inverted", 'params["name"] in self.saveable_names',
+         'params["name"] not in self.saveable_names',
+         "save_only_these_names saves the named values it does not name", NAMES, file=CHECKPOINT),
+    rule("policy.save_any_names_but_these.saves_unnamed", 'return prim is name_p and params["name"] not in self.names',
+         'return prim is not name_p or params["name"] not in self.names',
+         "save_any_names_but_these saves every value that has no name as well", NAMES, file=CHECKPOINT),
+    rule("policy.save_from_both_policies.first_only",
+         "return policy_1(prim, *avals, **params) or policy_2(prim, *avals, **params)",
+         "return policy_1(prim, *avals, **params)",
+         "save_from_both_policies saves what its first policy saves, and ignores the second", NAMES,
+         file=CHECKPOINT),
+    rule("remat.staged_side_reads_every_known_input", "    known_read = [v in read for v in known_in]",
+         "    known_read = [True for v in known_in]",
+         "a checkpoint's backward pass takes every known input, so they are saved though nothing reads them",
+         NAMES, file=CHECKPOINT),
+    rule("print_saved_residuals.checkpoint_not_looked_into",
+         "    if eqn.primitive is remat_p:  # look inside", "    if False:  # look inside",
+         "print_saved_residuals says 'output of remat2' for what a checkpointed function saves", NAMES,
+         file=CHECKPOINT),
+    rule("print_saved_residuals.unsorted", "    return [sources[key] for key in sorted(sources)]",
+         "    return list(sources.values())",
+         "print_saved_residuals lists residuals in the pullback's order, not arguments then program order", NAMES,
+         file=CHECKPOINT),
+    rule("print_saved_residuals.var_keyword_unnamed",
+         'head = first.key if first.key in named else f"{var_kwargs}[{first.key!r}]"', "head = first.key",
+         "an argument passed through **kw is named by its key alone", NAMES, file=CHECKPOINT),
+    rule("print_saved_residuals.var_positional_counted_from_zero",
+         'head = f"{var_args}[{first.idx - len(positional)}]"', 'head = f"{var_args}[{first.idx}]"',
+         "an argument passed through *args is numbered among all positional arguments", NAMES, file=CHECKPOINT),
     # --- the API ----------------------------------------------------------------------------------------------
     rule("vjp.cotangent_shape_unchecked",
          "    if got.shape != expected.shape or (got.dtype != expected.dtype and expected.dtype != dtypes.float0):",

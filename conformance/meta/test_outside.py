@@ -112,6 +112,32 @@ def test_missing_functions_are_their_own_outcome_and_the_rest_runs(tmp_path: Pat
     assert done.returncode == 1
 
 
+LACKS_A_NAME = '''
+import pytest
+from hypothesis import given, strategies as st
+
+pytestmark = pytest.mark.area("numpy")
+
+
+@given(st.integers(0, 100))
+def test_lacks_a_name(impl, n):
+    with open(__file__ + ".calls", "a") as calls:
+        calls.write("x")
+    impl.numpy.no_such_function(n)
+'''
+
+
+def test_a_missing_name_in_a_hypothesis_test_ends_it_at_the_first_example(tmp_path: Path) -> None:
+    """Hypothesis would shrink and explain a missing name like any failure, replaying the test dozens
+    of times (minutes under the ci profile) to find the name still missing: it runs once."""
+    (tmp_path / "test_lacks.py").write_text(LACKS_A_NAME)
+    done = run_pytest("-p", "conformance.plugin", str(tmp_path / "test_lacks.py"),
+                      "--impl=conformance.meta.broken.numpy_add", f"--results-dir={tmp_path / 'results'}")  # fmt: skip
+    assert "1 missing" in done.stdout.strip().splitlines()[-1], done.stdout[-3000:]
+    assert "missing: jnp.no_such_function" in done.stdout
+    assert (tmp_path / "test_lacks.py.calls").read_text() == "x"
+
+
 # --- capabilities ----------------------------------------------------------------------------------
 
 FAKE_TESTS = '''
