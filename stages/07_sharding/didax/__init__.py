@@ -26,8 +26,8 @@ lowering, partial evaluation and transpose rules, in jit.py (its printing rule i
 whose table is keyed by the primitive's name); add_any, the sum of cotangents, in transpose.py.
 """
 
-from . import ad, batching, custom_derivatives, debugging as debug, dtypes, errors, extend, jaxpr, lax
-from . import nn, numpy, partial_eval, random, scipy, sharding, staging, transpose, tree, tree_util
+from . import ad, ad_checkpoint, batching, custom_derivatives, debugging as debug, dtypes, errors, extend, jaxpr
+from . import lax, nn, numpy, partial_eval, random, scipy, sharding, staging, transpose, tree, tree_util
 from .ad import jvp
 from .batching import vmap
 from .array import Array
