@@ -228,11 +228,11 @@ def put_global(blocks: Sequence[np.ndarray], devices: Sequence[Any], shape: tupl
     the whole each device holds. jaxlib's global array is built from single-device arrays, in the
     order of ``devices`` (its batched put fails on partly replicated shardings)."""
     pieces = [put(np.asarray(b, order="C"), d) for b, d in zip(blocks, devices)]
-    sharding = xc.GSPMDSharding(tuple(devices), _hlo_sharding(tile_assignment))
+    sharding = xc.GSPMDSharding(tuple(devices), hlo_sharding(tile_assignment))
     return _jax.ArrayImpl(_Aval(shape, blocks[0].dtype), sharding, pieces, True, True)  # committed, no checks
 
 
-def _hlo_sharding(tile_assignment: np.ndarray) -> Any:
+def hlo_sharding(tile_assignment: np.ndarray) -> Any:
     """XLA's sharding of a tile assignment: blocks per array axis, then copies, last."""
     *tiles, copies = tile_assignment.shape
     if all(n == 1 for n in tiles):
@@ -312,18 +312,18 @@ _UNCHECKED = {"_skip_checks": True} if jaxlib.__version__ == "0.10.2" else {}
 
 class Executable:
     """A compiled program on its devices (one, or the devices of a mesh in its order), with the
-    result handlers that wrap its outputs: on one device each, or spread over the devices as
-    ``out_tiles`` (each output's tile assignment, see ``put_global``) say."""
+    result handlers that wrap its outputs: on one device each, or spread over the devices as XLA
+    put them (``out_shardings``: as main's results were pinned, or as XLA chose)."""
 
-    __slots__ = ("loaded", "devices", "out_avals", "_handlers")
+    __slots__ = ("loaded", "devices", "out_avals", "out_shardings", "_handlers")
 
-    def __init__(self, loaded: Any, devices: Sequence[Any], out_avals: Sequence[Any],
-                 out_tiles: Sequence[np.ndarray] = ()) -> None:  # fmt: skip
+    def __init__(self, loaded: Any, devices: Sequence[Any], out_avals: Sequence[Any]) -> None:
         self.loaded, self.devices, self.out_avals = loaded, tuple(devices), list(out_avals)
         if len(self.devices) == 1:
             shardings = [_sharding(self.devices[0])] * len(self.out_avals)
         else:
-            shardings = [xc.GSPMDSharding(self.devices, _hlo_sharding(t)) for t in out_tiles]
+            self.out_shardings = [xc.HloSharding.from_proto(o) for o in loaded.get_output_shardings()]
+            shardings = [xc.GSPMDSharding(self.devices, h) for h in self.out_shardings]
         self._handlers = [_jax.array_result_handler(_Aval(a.shape, a.dtype), s, True, **_UNCHECKED)
                           for a, s in zip(self.out_avals, shardings)]  # fmt: skip
 
@@ -346,14 +346,13 @@ class Executable:
 
 
 def compile(module_text: str, device: Any, out_avals: Sequence[Any],  # noqa: A001
-            host_callbacks: Sequence[Any] = (), out_tiles: Sequence[np.ndarray] = ()) -> Executable:  # fmt: skip
+            host_callbacks: Sequence[Any] = ()) -> Executable:
     """Compile StableHLO text for ``device``, with the Python functions its custom calls into
     Python call (by index). XLA's errors come back as XlaRuntimeError.
 
     ``device`` may also be a list of devices (stage 07): the program is then one SPMD program,
     which XLA's partitioner (Shardy) copies once per device, partition k running on
-    ``device[k]``, from the shardings the module's text gives main's arguments and results;
-    ``out_tiles`` says how each output is spread over the devices."""
+    ``device[k]``, from the shardings the module's text gives main's arguments and results."""
     devices = list(device) if isinstance(device, (list, tuple)) else [device]
     module = parse(module_text)
     client = _client(platform_of(devices[0]))
@@ -368,7 +367,7 @@ def compile(module_text: str, device: Any, out_avals: Sequence[Any],  # noqa: A0
         loaded = client.compile_and_load(module, _jax.DeviceList(tuple(devices)), options, **extra)
     except _jax.JaxRuntimeError as e:
         raise XlaRuntimeError(str(e)) from None
-    return Executable(loaded, devices, out_avals, out_tiles)
+    return Executable(loaded, devices, out_avals)
 
 
 def platform_of(device: Any) -> str:
