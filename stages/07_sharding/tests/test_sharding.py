@@ -389,3 +389,22 @@ def test_jit_sharding_errors_as_in_jax():
         assert mine[0] == theirs[0], (mine, theirs)
         if "pytree structure" not in theirs[1]:  # (JAX prints the pytrees in detail there; and says pjit)
             assert mine[1] == theirs[1].replace("pjit", "jit"), (mine, theirs)
+
+
+@pytest.mark.parametrize("spec, shape", [(("a", "b"), (8, 8)), (("a",), (8, 8)), ((None, "b"), (8, 4)), ((), (4, 4)),
+                                         (("a",), (8,)), ((("b", "a"),), (16,)), (("b", "a"), (8, 8))])  # fmt: skip
+def test_visualize_array_sharding_draws_where_jax_puts_each_block(spec, shape, capsys):
+    """Each box names the devices that hold its block in JAX, rows along axis 0, columns along
+    axis 1. (JAX draws with the rich library, in colour and to scale; the boxes' contents agree.)"""
+    dm, jm = meshes()
+    didax.debug.visualize_array_sharding(didax.device_put(np.zeros(shape), ds.NamedSharding(dm, ds.P(*spec))))
+    drawn = [[cell.strip() for cell in line.strip("│").split("│")] for line in capsys.readouterr().out.splitlines()
+             if line.startswith("│")]  # fmt: skip
+    blocks: dict = {}
+    for device, index in js.NamedSharding(jm, js.PartitionSpec(*spec)).devices_indices_map(shape).items():
+        starts = tuple(s.start or 0 for s in index)
+        blocks.setdefault(starts if len(shape) == 2 else (0, *starts), []).append(device.id)
+    rows, cols = sorted({r for r, _ in blocks}), sorted({c for _, c in blocks})
+    assert drawn == [[f"CPU {','.join(map(str, sorted(blocks[r, c])))}" for c in cols] for r in rows]
+    with pytest.raises(ValueError, match="1 and 2 dimensions"):
+        didax.debug.visualize_array_sharding(didax.numpy.ones((2, 2, 2)))
