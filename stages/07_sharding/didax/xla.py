@@ -109,7 +109,14 @@ def _client(platform: str) -> Any:
         # jaxlib reads XLA_FLAGS=--xla_force_host_platform_device_count=N by itself; the flag, if
         # set, overrides it, as in JAX.
         count = config.jax_num_cpu_devices
-        return xc.make_cpu_client(num_devices=count) if count is not None and count > 0 else xc.make_cpu_client()
+        options: dict[str, Any] = {"num_devices": count} if count is not None and count > 0 else {}
+        if _cluster.client is not None:
+            # One of several processes (didax.distributed): the client learns the others' devices
+            # through the coordinator, and runs collectives across processes over TCP (gloo).
+            options.update(distributed_client=_cluster.client, node_id=_cluster.process_id,
+                           num_nodes=_cluster.num_processes,
+                           collectives=_jax.make_gloo_tcp_collectives(distributed_client=_cluster.client))  # fmt: skip
+        return xc.make_cpu_client(**options)
     if platform in ("gpu", "cuda"):
         return _cuda_client()
     raise RuntimeError(f"Unknown backend {platform!r}: didax knows 'cpu' and 'cuda' ('gpu').")
@@ -146,6 +153,61 @@ def _find_module(name: str) -> Any:
         return importlib.util.find_spec(name)
     except ModuleNotFoundError:
         return None
+
+
+# ----------------------------------------------------------------------------------------------
+# Several processes (stage 07): the coordinator's runtime, which didax.distributed starts before
+# the CPU client exists.
+
+
+class _Cluster:
+    """This process's place among several: the coordination service (process 0 only), this
+    process's client of it, and the numbers the CPU client is made with."""
+
+    service: Any = None
+    client: Any = None
+    process_id = 0
+    num_processes = 1
+
+
+_cluster = _Cluster()
+
+
+def join_cluster(coordinator: str, bind_address: str, num_processes: int, process_id: int, *,
+                 init_timeout: int, heartbeat_timeout: int, shutdown_timeout: int) -> None:  # fmt: skip
+    """Start the coordination service if this is process 0, then connect to it; returns once every
+    process has connected (XlaRuntimeError after ``init_timeout`` seconds otherwise). A process that
+    stops sending heartbeats for ``heartbeat_timeout`` seconds is declared dead, and the service then
+    aborts the others."""
+    service = None
+    if process_id == 0:
+        service = _jax.get_distributed_runtime_service(bind_address, num_processes, heartbeat_timeout=heartbeat_timeout,
+                                                       shutdown_timeout=shutdown_timeout)  # fmt: skip
+    client = _jax.get_distributed_runtime_client(coordinator, process_id, init_timeout=init_timeout,
+                                                 heartbeat_timeout=heartbeat_timeout,
+                                                 shutdown_timeout=shutdown_timeout, use_compression=True)  # fmt: skip
+    try:
+        client.connect()
+    except _jax.JaxRuntimeError as e:
+        if service is not None:
+            service.shutdown()
+        raise XlaRuntimeError(f"could not join the processes' coordinator at {coordinator}: {e}") from None
+    _cluster.service, _cluster.client = service, client
+    _cluster.process_id, _cluster.num_processes = process_id, num_processes
+
+
+def in_cluster() -> bool:
+    return _cluster.client is not None
+
+
+def leave_cluster() -> None:
+    """Disconnect (waiting, up to the shutdown timeout, for the other processes to disconnect too),
+    then stop the service if this process runs it."""
+    if _cluster.client is not None:
+        _cluster.client.shutdown()
+    if _cluster.service is not None:
+        _cluster.service.shutdown()
+    _cluster.service = _cluster.client = None
 
 
 def platform() -> str:
@@ -227,7 +289,8 @@ def put_global(blocks: Sequence[np.ndarray], devices: Sequence[Any], shape: tupl
     ``devices[i]``, and ``tile_assignment`` (a sharding's ``_tile_assignment``) says which block of
     the whole each device holds. jaxlib's global array is built from single-device arrays, in the
     order of ``devices`` (its batched put fails on partly replicated shardings)."""
-    pieces = [put(np.asarray(b, order="C"), d) for b, d in zip(blocks, devices)]
+    here = process_index(devices[0].platform)  # (with several processes, each puts its own blocks)
+    pieces = [put(np.asarray(b, order="C"), d) for b, d in zip(blocks, devices) if d.process_index == here]
     sharding = xc.GSPMDSharding(tuple(devices), hlo_sharding(tile_assignment))
     return _jax.ArrayImpl(_Aval(shape, blocks[0].dtype), sharding, pieces, True, True)  # committed, no checks
 
