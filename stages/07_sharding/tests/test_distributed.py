@@ -58,6 +58,10 @@ both = lambda v: (lax.psum(v, "i"), lax.all_gather(v, "i", tiled=True))
 f = didax.jit(didax.shard_map(both, mesh=mesh, in_specs=P("i"), out_specs=(P(), P()), check_vma=False))
 total, gathered = f(xs)
 seen["psum"], seen["all_gather"] = np.asarray(total).tolist(), np.asarray(gathered).tolist()
+try:
+    didax.pmap(lambda v: lax.psum(v, "i"), "i")(np.ones(4))
+except NotImplementedError as e:  # (a stated limit: JAX joins each process's slices)
+    seen["pmap_error"] = str(e)
 didax.distributed.shutdown()
 print(json.dumps(seen))
 """
@@ -104,6 +108,7 @@ def test_two_processes_of_four_devices_compute_collectives_over_all_eight():
         assert "non-addressable" in seen["fetch_error"]
         np.testing.assert_array_equal(seen["psum"], blocks.sum(axis=0))
         np.testing.assert_array_equal(seen["all_gather"], whole)
+        assert "shard_map" in seen["pmap_error"]
 
 
 def test_when_one_process_dies_the_other_is_stopped_with_an_error():
