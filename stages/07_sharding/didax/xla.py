@@ -393,12 +393,20 @@ class Executable:
     def run(self, buffers: Sequence[Any]) -> list[Any]:
         """Run on ``buffers`` (already on the devices); the output buffers, maybe not yet ready."""
         try:
-            return self.loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
+            outs = self.loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
         except _jax.JaxRuntimeError as e:
             if any(map(is_deleted, buffers)):  # JAX's class for this user error, with its fix
                 raise ValueError(f"{str(e).rstrip('.')}. An argument's buffer was deleted (or donated to an earlier call): "
                                  "pass a live Array.") from None  # fmt: skip
             raise XlaRuntimeError(str(e)) from None
+        if len(self.devices) > 1:
+            # One program over several CPU devices runs a thread per device, and its collectives
+            # wait for all of them; two such programs in flight at once can each hold some of the
+            # threads and wait forever for the rest (seen here, on 2 cores: JAX 0.10.2 and didax
+            # both hung so, alternating pmap and shard_map steps). So a program on a mesh is
+            # waited for before the next one starts.
+            block_until_all_ready(outs)
+        return outs
 
     def as_text(self) -> str:
         """The HLO module XLA made of the program, after its optimizations."""

@@ -25,7 +25,7 @@ def test_every_example_is_tested():
     assert {p.stem for p in (STAGE / "examples").glob("*.py")} == {
         "eval_basics", "mlp", "promotion", "pytrees", "jvp_basics", "nested", "jvp_pytrees",
         "vmap_basics", "per_example", "jacobians", "jaxpr_tour", "inverse", "counting", "control_flow",
-        "jit_basics", "grad_basics", "train_mlp"}
+        "jit_basics", "grad_basics", "train_mlp", "data_parallel"}
 
 
 def test_eval_basics_prints_the_autodidax_value():
@@ -443,3 +443,18 @@ def test_train_mlp_loss_falls():
     assert len(losses) == 6
     assert losses[-1] < losses[0] / 50
     assert all(b <= a * 1.05 for a, b in zip(losses, losses[1:]))
+
+
+def test_data_parallel_training_on_eight_devices_steps_as_one_device_does():
+    """pmap and shard_map, each device on an eighth of the batch, give the losses and weights
+    that training on one device gives (to float32's rounding), and the loss falls."""
+    lines = run_example("data_parallel").splitlines()
+    assert lines[0] == "8 devices; each takes 32 of the 256 points"
+    rows = [[float(v) for v in re.findall(r"\d+\.\d{6}", line)] for line in lines if line.startswith("step")]
+    assert len(rows) == 5 and all(len(r) == 3 for r in rows)
+    for one, by_pmap, by_shard_map in rows:
+        assert abs(by_pmap - one) <= 2e-6 + 1e-5 * one and abs(by_shard_map - one) <= 2e-6 + 1e-5 * one
+    assert rows[-1][0] < rows[0][0] / 50
+    gaps = [float(g) for g in re.findall(r"(?:pmap|shard_map) ([0-9.]+e[-+]\d+)", lines[-2])]
+    assert len(gaps) == 2 and max(gaps) < 1e-5
+    assert lines[-1].endswith("spec=P(), memory_kind=device)")  # the weights: whole on every device
