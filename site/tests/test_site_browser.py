@@ -151,7 +151,8 @@ def test_the_screenshots_are_rendered_pages(layouts):
 
 FIGURE_PAGES = {"stages/01_eval/": ["figure-trace-stack", "figure-lattice", "figure-pytree", "figure-lattice-strict"],
                 "stages/02_jvp/": ["figure-jvp-pairs"], "stages/03_vmap/": ["figure-vmap-axes"],
-                "stages/04_jaxpr/": ["figure-jaxpr-graph"], "stages/05_jit/": ["figure-jit-pipeline"]}
+                "stages/04_jaxpr/": ["figure-jaxpr-graph"], "stages/05_jit/": ["figure-jit-pipeline"],
+                "stages/07_sharding/": ["figure-sharding-mesh"]}
 
 
 @pytest.mark.parametrize("width", WIDTHS)
