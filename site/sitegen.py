@@ -647,6 +647,8 @@ def describe_module(module: Any) -> list[dict[str, str]]:
             continue  # a submodule the package is made of, not an API name
         if isinstance(obj, types.ModuleType) and not obj.__name__.startswith("didax"):
             continue  # a library the module imports (numpy, functools), not an API name
+        if isinstance(obj, types.ModuleType) and obj.__name__ not in [*API_MODULES, *LATER_API_MODULES]:
+            continue  # a module of didax it only holds (sharding.py holds didax.xla), not an API name
         if isinstance(obj, (types.UnionType, types.GenericAlias)) or owner in _SKIP_MODULES:
             continue
         if type(obj).__module__ in _SKIP_MODULES:
