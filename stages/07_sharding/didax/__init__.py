@@ -26,8 +26,8 @@ lowering, partial evaluation and transpose rules, in jit.py (its printing rule i
 whose table is keyed by the primitive's name); add_any, the sum of cotangents, in transpose.py.
 """
 
-from . import ad, ad_checkpoint, batching, custom_derivatives, debugging as debug, dtypes, errors, extend, jaxpr
-from . import lax, nn, numpy, partial_eval, random, scipy, sharding, staging, transpose, tree, tree_util
+from . import ad, ad_checkpoint, batching, custom_derivatives, debugging as debug, distributed, dtypes, errors
+from . import extend, jaxpr, lax, nn, numpy, partial_eval, random, scipy, sharding, staging, transpose, tree, tree_util
 from .ad import jvp
 from .batching import vmap
 from .array import Array
@@ -57,6 +57,7 @@ __all__ = [
     "device_count",
     "devices",
     "disable_jit",
+    "distributed",
     "jit",
     "local_device_count",
     "local_devices",

@@ -305,14 +305,27 @@ class Array:
 
 
 def _assemble(array: Array) -> np.ndarray:
-    """The whole value of a sharded Array, from the first copy of each block. (With several
-    processes, blocks on other processes' devices are not here: stage 07 does not read those.)"""
+    """The whole value of a sharded Array, from the first copy of each block on this process's
+    devices. (With several processes, a block may have no copy here: then, as in JAX, the value
+    cannot be read.)"""
     value = np.empty(array.shape, array.dtype)
+    wanted = {_block(index) for index in array.sharding.devices_indices_map(array.shape).values()}
     for shard in array.addressable_shards:
-        if shard.replica_id == 0:
+        if _block(shard.index) in wanted:
+            wanted.discard(_block(shard.index))
             value[shard.index] = shard.data._value
+    if wanted:
+        raise RuntimeError("Fetching value for `jax.Array` that spans non-addressable (non process local) devices is "
+                           "not possible. You can use `jax.experimental.multihost_utils.process_allgather` to print "
+                           "the global array or use `.addressable_shards` method of jax.Array to inspect the "
+                           "addressable (process local) shards.")  # fmt: skip
     value.flags.writeable = False
     return value
+
+
+def _block(index: tuple[slice, ...]) -> tuple:
+    """A block's index as a hashable key (slices are not hashable before Python 3.12)."""
+    return tuple((s.start, s.stop) for s in index)
 
 
 class _Known(ConcreteArray):

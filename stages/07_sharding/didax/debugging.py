@@ -82,3 +82,37 @@ def _debug_print_lowering(ctx: LoweringContext, *args: str, fmt: str, in_tree: P
 ad.jvp_rules[debug_print_p] = _debug_print_jvp
 batching.batching_rules[debug_print_p] = _debug_print_batch
 lowering_rules[debug_print_p] = _debug_print_lowering
+
+
+# ----------------------------------------------------------------------------------------------
+# Stage 07: where an array's blocks live.
+
+
+def visualize_array_sharding(arr: Any, **kwargs: Any) -> None:
+    """Draw which devices hold each block of ``arr`` (see ``visualize_sharding``)."""
+    visualize_sharding(arr.shape, arr.sharding, **kwargs)
+
+
+def visualize_sharding(shape: tuple[int, ...], sharding: Any, *, use_color: bool = True, scale: float = 1.0,
+                       min_width: int = 9, max_width: int = 80, color_map: Any = None) -> None:  # fmt: skip
+    """Print a grid of boxes, one per block of an array of ``shape`` spread as ``sharding`` says,
+    each naming the devices that hold it: rows split axis 0, columns axis 1 (a 1-d array is one
+    row). JAX draws it with the ``rich`` library, in colour and to scale; didax prints plain text
+    with every box one line high, so ``use_color``, ``scale`` and ``color_map`` change nothing."""
+    if not 1 <= len(shape) <= 2:
+        raise ValueError("`visualize_sharding` only works for shapes with 1 and 2 dimensions.")
+    holders: dict[tuple[int, int], list[int]] = {}
+    for device, index in sharding.devices_indices_map(tuple(shape)).items():
+        starts = [s.start or 0 for s in index]
+        block = (0, starts[0]) if len(shape) == 1 else (starts[0], starts[1])
+        holders.setdefault(block, []).append(device)
+    rows, cols = sorted({r for r, _ in holders}), sorted({c for _, c in holders})
+    labels = {b: f"{ds[0].platform.upper()} {','.join(str(d.id) for d in sorted(ds, key=lambda d: d.id))}"
+              for b, ds in holders.items()}  # fmt: skip
+    width = min(max(min_width, max(map(len, labels.values())) + 2), max_width // len(cols) - 1)
+    line = lambda left, mid, right: left + mid.join("─" * width for _ in cols) + right  # noqa: E731
+    out = [line("┌", "┬", "┐")]
+    for i, r in enumerate(rows):
+        out.append("│" + "│".join(labels[r, c].center(width) for c in cols) + "│")
+        out.append(line("├", "┼", "┤") if i < len(rows) - 1 else line("└", "┴", "┘"))
+    builtins.print("\n".join(out))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import logging
 import operator
 import time
@@ -40,9 +41,9 @@ from .devices import _put_sharded
 from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr, new_eqn
 from .lowering import lower_module
 from .lowering.core import ModuleBuilder, lowering_rules, physical
-from .sharding import Mesh, NamedSharding, P
+from .sharding import Mesh, NamedSharding, P, PartitionSpec, Sharding, get_mesh
 from .staging import ShapeDtypeStruct, _check_hashable, hoist_consts, shaped_abstractify, trace_flat
-from .tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
+from .tree_util import PyTreeDef, tree_broadcast, tree_flatten, tree_leaves, tree_structure, tree_unflatten
 
 logger = logging.getLogger("didax")
 _LEAF = tree_structure(0)  # the tree of a single array
@@ -150,18 +151,11 @@ def compile_jaxpr(jaxpr: ClosedJaxpr, name: str, device: Any, donated: tuple[boo
     reused for outputs."""
     start = time.perf_counter()
     callbacks: list[Any] = []
-    devices, out_avals, shardings = [device], list(jaxpr.out_avals), {}
-    if placement is not None:
-        outs = _out_shardings(jaxpr, placement)
-        devices = list(placement.mesh.devices.flat)
-        out_avals = [ShardedType(a.shape, a.dtype, a.weak_type, s) for a, s in zip(out_avals, outs)]
-        shardings = {"in_shardings": placement.in_shardings, "out_shardings": outs}
-    text = lower_module(name, jaxpr, donated, xla.platform_of(device), callbacks, **shardings)
-    tiles = [a.sharding._tile_assignment(a.ndim) for a in out_avals] if placement is not None else []
-    try:
-        executable = xla.compile(text, devices, [physical(a) for a in jaxpr.out_avals], callbacks, tiles)
-    except xla.XlaRuntimeError as e:  # XLA names the operation by its loc: jit_f/primitive
-        raise xla.XlaRuntimeError(f"XLA could not compile jit({name}): {e}") from None
+    if placement is None:
+        executable = _compile(name, jaxpr, donated, [device], callbacks)
+        out_avals = list(jaxpr.out_avals)
+    else:
+        executable, out_avals = _compile_on_mesh(name, jaxpr, donated, placement, callbacks)
     if config.jax_log_compiles:
         logger.warning("Finished XLA compilation of jit(%s) in %.3f s", name, time.perf_counter() - start)
     return CompiledJaxpr(executable, list(jaxpr.in_avals), out_avals, device, tuple(donated), placement)
@@ -169,11 +163,11 @@ def compile_jaxpr(jaxpr: ClosedJaxpr, name: str, device: Any, donated: tuple[boo
 
 # ----------------------------------------------------------------------------------------------
 # Stage 07: programs spread over the devices of a mesh. A jaxpr is compiled for a mesh when it
-# holds a shard_map (whose mesh it is), or when an argument is an Array spread over a mesh; XLA
-# then partitions it into one program per device. Every input and output is pinned to a sharding
-# of that mesh: a sharded argument keeps its own, anything else is copied to every device
-# (P(): replicated). An output that a shard_map makes is spread as its out_specs say; one that is
-# an input stays as that input; any other is replicated (XLA might have chosen better, as JAX lets it).
+# holds a shard_map (whose mesh it is), when jit is given in_shardings or out_shardings, or when an
+# argument is an Array spread over a mesh; XLA then partitions it into one program per device.
+# Each input is pinned to a sharding of that mesh: the one jit's in_shardings names, else its own,
+# else a copy on every device (P(): replicated). An output goes where jit's out_shardings says, or
+# as a shard_map's out_specs say, or stays as the input it is; XLA's partitioner places the rest.
 
 
 class Placement(NamedTuple):
@@ -181,20 +175,37 @@ class Placement(NamedTuple):
 
     mesh: Mesh
     in_shardings: tuple[NamedSharding, ...]
+    out_shardings: tuple[NamedSharding | None, ...] = ()  # jit's out_shardings, flat (None: not asked)
 
 
 # primitive -> params -> the sharding of each output (shard_map's rule, in shard_map.py)
 output_shardings: dict[Primitive, Callable[..., list[NamedSharding]]] = {}
 
 
-def _placement(jaxpr: ClosedJaxpr, args: Sequence[Any]) -> Placement | None:
-    """Where ``jaxpr`` runs on ``args`` (None: on one device)."""
-    mesh = _mesh_of(jaxpr)
+def _placement(jaxpr: ClosedJaxpr, args: Sequence[Any], asked_in: Sequence[NamedSharding | None] = (),
+               asked_out: Sequence[NamedSharding | None] = ()) -> Placement | None:  # fmt: skip
+    """Where ``jaxpr`` runs on ``args`` (None: on one device), and with jit's ``in_shardings`` and
+    ``out_shardings`` (flat, one per input and output; None where not asked) where they say."""
+    asked = [s for s in (*asked_in, *asked_out) if s is not None]
+    mesh = _mesh_of(jaxpr) or next((s.mesh for s in asked), None)
     if mesh is None:
         mesh = next((s.mesh for s in map(_named_sharding, args) if s is not None), None)
         if mesh is None:
             return None
-    return Placement(mesh, tuple(_named_sharding(x, mesh) or NamedSharding(mesh, P()) for x in args))
+    ins = tuple(map(_input_sharding, args, [*asked_in, *repeat(None, len(args) - len(asked_in))], repeat(mesh)))
+    return Placement(mesh, ins, tuple(asked_out))
+
+
+def _input_sharding(x: Any, asked: NamedSharding | None, mesh: Mesh) -> NamedSharding:
+    """Where an input goes: where jit's in_shardings says, else where it is, else everywhere.
+    An Array already spread otherwise is not moved behind the user's back: JAX's error."""
+    own = _named_sharding(x)
+    if asked is None:
+        return own if own is not None and own.mesh == mesh else NamedSharding(mesh, P())
+    if own is not None and own != asked:
+        raise ValueError(f"Sharding passed to jit does not match the sharding on the respective arg. Got jit "
+                         f"sharding: {asked},\narg sharding: {own} for arg type: {x.aval.str_short()}")
+    return asked
 
 
 def _named_sharding(x: Any, mesh: Mesh | None = None) -> NamedSharding | None:
@@ -223,15 +234,15 @@ def _all_eqns(jaxpr: Jaxpr) -> Any:
                     yield from _all_eqns(inner.jaxpr if isinstance(inner, ClosedJaxpr) else inner)
 
 
-def _out_shardings(jaxpr: ClosedJaxpr, placement: Placement) -> list[NamedSharding]:
-    """The sharding of each output of ``jaxpr`` (see above)."""
+def _out_shardings(jaxpr: ClosedJaxpr, placement: Placement) -> list[NamedSharding | None]:
+    """The sharding of each output of ``jaxpr`` (see above; None: XLA chooses)."""
     known = dict(zip(jaxpr.jaxpr.invars, placement.in_shardings))
     for eqn in jaxpr.jaxpr.eqns:
         rule = output_shardings.get(eqn.primitive)
         if rule is not None and eqn.params["mesh"] == placement.mesh:
             known.update(zip(eqn.outvars, rule(**eqn.params)))
-    replicated = NamedSharding(placement.mesh, P())
-    return [known.get(v, replicated) if isinstance(v, Var) else replicated for v in jaxpr.jaxpr.outvars]
+    found = [known.get(v) if isinstance(v, Var) else None for v in jaxpr.jaxpr.outvars]
+    return [a or s for a, s in zip([*placement.out_shardings, *repeat(None, len(found))], found)]
 
 
 def _sharded_buffer(x: Any, sharding: NamedSharding) -> Any:
@@ -239,6 +250,51 @@ def _sharded_buffer(x: Any, sharding: NamedSharding) -> Any:
     if type(x) is Array and _named_sharding(x) == sharding:
         return x._buffer
     return _put_sharded(to_array(x), sharding)._buffer
+
+
+def _compile(name: str, jaxpr: ClosedJaxpr, donated: tuple[bool, ...], devices: list[Any], callbacks: list[Any],
+             **shardings: Any) -> xla.Executable:  # fmt: skip
+    text = lower_module(name, jaxpr, donated, xla.platform_of(devices[0]), callbacks, **shardings)
+    try:
+        return xla.compile(text, devices, [physical(a) for a in jaxpr.out_avals], callbacks)
+    except xla.XlaRuntimeError as e:  # XLA names the operation by its loc: jit_f/primitive
+        raise xla.XlaRuntimeError(f"XLA could not compile jit({name}): {e}") from None
+
+
+def _compile_on_mesh(name: str, jaxpr: ClosedJaxpr, donated: tuple[bool, ...], placement: Placement,
+                     callbacks: list[Any]) -> tuple[xla.Executable, list[ShapedArray]]:  # fmt: skip
+    """Compile for the mesh, with the outputs nobody placed left to XLA's partitioner; the type of
+    each output says where it is. (Should XLA choose what no PartitionSpec can say, compile again
+    with those outputs replicated.)"""
+    devices, outs = list(placement.mesh.devices.flat), _out_shardings(jaxpr, placement)
+    for _ in range(2):
+        del callbacks[:]
+        executable = _compile(name, jaxpr, donated, devices, callbacks, in_shardings=placement.in_shardings,
+                              out_shardings=outs)  # fmt: skip
+        chosen = [s or _named_like(h, placement.mesh, a.ndim)
+                  for s, h, a in zip(outs, executable.out_shardings, jaxpr.out_avals)]  # fmt: skip
+        if None not in chosen:
+            break
+        outs = [s or NamedSharding(placement.mesh, P()) for s in chosen]
+    avals = [ShardedType(a.shape, a.dtype, a.weak_type, s) for a, s in zip(jaxpr.out_avals, chosen)]
+    return executable, avals
+
+
+def _named_like(hlo: Any, mesh: Mesh, ndim: int) -> NamedSharding | None:
+    """The NamedSharding of ``mesh`` that lays an array out as XLA's sharding ``hlo`` does, or None:
+    tried for each way of giving every mesh axis to an array axis or to none (none first)."""
+    for places in itertools.product([ndim, *range(ndim)], repeat=len(mesh.axis_names)):
+        entries: list[list[str]] = [[] for _ in range(ndim)]
+        for name, place in zip(mesh.axis_names, places):
+            if place < ndim:
+                entries[place].append(name)
+        spec = [None if not e else e[0] if len(e) == 1 else tuple(e) for e in entries]
+        while spec and spec[-1] is None:
+            spec.pop()
+        sharding = NamedSharding(mesh, P(*spec))
+        if xla.hlo_sharding(sharding._tile_assignment(ndim)) == hlo:
+            return sharding
+    return None
 
 
 # For jit equations run by eval_jaxpr, and the jaxprs transformations make: compile_jaxpr for the
@@ -415,7 +471,8 @@ class Jitted:
     """The function ``jit`` returns: call it, or ``lower`` / ``trace`` it for a look inside."""
 
     def __init__(self, fun: Callable[..., Any], static_argnums: tuple[int, ...], static_argnames: tuple[str, ...],
-                 donate_argnums: tuple[int, ...], donate_argnames: tuple[str, ...]) -> None:  # fmt: skip
+                 donate_argnums: tuple[int, ...], donate_argnames: tuple[str, ...],
+                 in_shardings: Any = None, out_shardings: Any = None) -> None:  # fmt: skip
         # fun's name, docstring and attributes first, so that none of them can replace ours: a
         # function wrapped around a jitted one carries that one's `fun` and caches in its __dict__.
         functools.update_wrapper(self, fun)
@@ -423,8 +480,12 @@ class Jitted:
         self.static_argnums, self.static_argnames = static_argnums, static_argnames
         self.donate_argnums, self.donate_argnames = donate_argnums, donate_argnames
         self.name = getattr(fun, "__name__", type(fun).__name__)
+        self.in_shardings, self.out_shardings = in_shardings, out_shardings
+        shardings = tuple((tuple(leaves), tree) for leaves, tree in
+                          (tree_flatten(s, _is_sharding_leaf) for s in (in_shardings, out_shardings)))
         # signature of the arguments -> the staged function; the fast path's: types -> executable
-        self._cache, self._ready = _caches_of(fun, (static_argnums, static_argnames, donate_argnums, donate_argnames))
+        options = (static_argnums, static_argnames, donate_argnums, donate_argnames, shardings)
+        self._cache, self._ready = _caches_of(fun, options)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # The fast path, for a call like the last ones: positional Arrays already on the device,
@@ -457,7 +518,7 @@ class Jitted:
                               donated_invars=staged.donated)  # fmt: skip
             return tree_unflatten(staged.out_tree, outs)
         device = xla.default_device()
-        placement = _placement(staged.jaxpr, [*staged.consts, *leaves])
+        placement = _placement(staged.jaxpr, [*staged.consts, *leaves], *self._asked(args, kwargs, staged))
         ready = staged.ready.get((device, placement))
         if ready is None:
             executable = compile_jaxpr(staged.jaxpr, self.name, device, staged.donated, placement)
@@ -468,6 +529,27 @@ class Jitted:
         elif not self.static_argnums and not self.static_argnames:  # next time, the fast path
             self._remember(args, kwargs, ready)
         return tree_unflatten(staged.out_tree, outs)
+
+    def _asked(self, args: tuple, kwargs: dict, staged: _Staged) -> tuple[list[Any], list[Any]]:
+        """jit's in_shardings and out_shardings, one per input (constants first) and output."""
+        asked_in: list[Any] = [None] * len(staged.consts)
+        if self.in_shardings is not None:
+            _, dyn_args, dyn_kwargs = self._split(args, kwargs)
+            if tree_leaves(dyn_kwargs):
+                raise ValueError("jit does not support kwargs when in_shardings is specified.")
+            asked = self.in_shardings
+            if isinstance(asked, (tuple, list)) and len(asked) != len(dyn_args):
+                raise ValueError(
+                    "jit in_shardings specification must be a tree prefix of the positional arguments tuple. "
+                    "In particular, jit in_shardings must either be a Sharding, a PartitionSpec, or a tuple of "
+                    "length equal to the number of positional arguments. But jit in_shardings is the wrong "
+                    f"length: got a tuple or list of length {len(asked)} for an args tuple of length {len(dyn_args)}.")
+            asked = tuple(asked) if isinstance(asked, (tuple, list)) else (asked,) * len(dyn_args)
+            asked_in += _flat_shardings(asked, dyn_args, "in_shardings")
+        if self.out_shardings is None:
+            return asked_in, []
+        outs = tree_unflatten(staged.out_tree, [0] * len(staged.jaxpr.out_avals))
+        return asked_in, _flat_shardings(self.out_shardings, outs, "out_shardings")
 
     def _remember(self, args: tuple, kwargs: dict, ready: _Ready) -> None:
         """Store ``ready`` under the fast path's key for these arguments, if they have one."""
@@ -595,6 +677,32 @@ def _caches_of(fun: Callable[..., Any], options: tuple) -> tuple[dict[Any, _Stag
     except TypeError:  # a callable that cannot be hashed or weakly referenced: caches of its own
         return {}, {}
     return per_options.setdefault(options, ({}, {}))
+
+
+def _is_sharding_leaf(x: Any) -> bool:
+    return x is None or isinstance(x, (Sharding, PartitionSpec))
+
+
+def _flat_shardings(asked: Any, tree: Any, what: str) -> list[NamedSharding | None]:
+    """``asked`` (a tree prefix of ``tree``, of shardings, specs and Nones) spread over ``tree``'s
+    leaves; a PartitionSpec is of the mesh set_mesh set, as in JAX."""
+    try:
+        spread = tree_leaves(tree_broadcast(asked, tree, _is_sharding_leaf), _is_sharding_leaf)
+    except ValueError as e:
+        raise ValueError(f"jit {what} must be a tree prefix of the {'outputs' if what[0] == 'o' else 'arguments'}: {e}") from None
+    flat = []
+    for s in spread:
+        if isinstance(s, PartitionSpec):
+            if not get_mesh().axis_names:
+                raise RuntimeError(
+                    f"jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to {what}. You "
+                    f"can define a context mesh via `jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to "
+                    f"{what} and then the mesh context manager is not required.")
+            s = NamedSharding(get_mesh(), s)
+        elif s is not None and not isinstance(s, NamedSharding):
+            raise NotImplementedError(f"jit's {what} takes NamedShardings and PartitionSpecs in didax, not {s!r}")
+        flat.append(s)
+    return flat
 
 
 class _NotFast(Exception):
@@ -760,6 +868,8 @@ class Traced:
 def jit(
     fun: Callable[..., Any] | None = None,
     *,
+    in_shardings: Any = None,
+    out_shardings: Any = None,
     static_argnums: int | Sequence[int] | None = None,
     static_argnames: str | Sequence[str] | None = None,
     donate_argnums: int | Sequence[int] | None = None,
@@ -771,7 +881,8 @@ def jit(
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
-                                 keep_unused=keep_unused)  # fmt: skip
+                                 keep_unused=keep_unused, in_shardings=in_shardings,
+                                 out_shardings=out_shardings)  # fmt: skip
     # keep_unused is JAX's, and accepted: didax never drops an unused argument from an executable.
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
@@ -779,7 +890,7 @@ def jit(
     donate, donate_names = _static_args(fun, _as_tuple(donate_argnums), _as_tuple(donate_argnames), "donate")
     if set(donate) & set(nums):
         raise ValueError(f"static_argnums {nums} and donate_argnums {donate} cannot overlap")
-    return Jitted(fun, nums, names, donate, donate_names)
+    return Jitted(fun, nums, names, donate, donate_names, in_shardings, out_shardings)
 
 
 def _as_tuple(x: Any) -> tuple:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .core import Tracer, is_staging
-from .devices import _put_sharded, devices as all_devices
+from .devices import _put_sharded, devices as all_devices, process_count
 from .array import to_array
 from .jit import _Static, jit
 from .lax.structural import expand_dims, squeeze
@@ -75,6 +75,9 @@ def pmap(fun: Callable[..., Any], axis_name: Hashable | None = None, *, in_axes:
         size = _mapped_size(leaves, axes)
         if axis_size is not None and axis_size != size:
             raise ValueError(f"Specified axis_size {axis_size} doesn't match received axis_size {size}.")
+        if process_count(backend) > 1:  # (JAX stitches each process's slices into one global array)
+            raise NotImplementedError("didax's pmap runs within one process; across processes, use shard_map "
+                                      "over a mesh of every process's devices")
         mesh = Mesh(np.array((devices or tuple(all_devices(backend)))[:size], dtype=object), (name,))
         flags = tuple(i in donated for i, a in enumerate(dyn_args) for _ in tree_leaves(a))
         flags += (False,) * (len(leaves) - len(flags))  # keyword arguments are never donated

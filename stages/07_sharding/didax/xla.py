@@ -109,7 +109,14 @@ def _client(platform: str) -> Any:
         # jaxlib reads XLA_FLAGS=--xla_force_host_platform_device_count=N by itself; the flag, if
         # set, overrides it, as in JAX.
         count = config.jax_num_cpu_devices
-        return xc.make_cpu_client(num_devices=count) if count is not None and count > 0 else xc.make_cpu_client()
+        options: dict[str, Any] = {"num_devices": count} if count is not None and count > 0 else {}
+        if _cluster.client is not None:
+            # One of several processes (didax.distributed): the client learns the others' devices
+            # through the coordinator, and runs collectives across processes over TCP (gloo).
+            options.update(distributed_client=_cluster.client, node_id=_cluster.process_id,
+                           num_nodes=_cluster.num_processes,
+                           collectives=_jax.make_gloo_tcp_collectives(distributed_client=_cluster.client))  # fmt: skip
+        return xc.make_cpu_client(**options)
     if platform in ("gpu", "cuda"):
         return _cuda_client()
     raise RuntimeError(f"Unknown backend {platform!r}: didax knows 'cpu' and 'cuda' ('gpu').")
@@ -146,6 +153,61 @@ def _find_module(name: str) -> Any:
         return importlib.util.find_spec(name)
     except ModuleNotFoundError:
         return None
+
+
+# ----------------------------------------------------------------------------------------------
+# Several processes (stage 07): the coordinator's runtime, which didax.distributed starts before
+# the CPU client exists.
+
+
+class _Cluster:
+    """This process's place among several: the coordination service (process 0 only), this
+    process's client of it, and the numbers the CPU client is made with."""
+
+    service: Any = None
+    client: Any = None
+    process_id = 0
+    num_processes = 1
+
+
+_cluster = _Cluster()
+
+
+def join_cluster(coordinator: str, bind_address: str, num_processes: int, process_id: int, *,
+                 init_timeout: int, heartbeat_timeout: int, shutdown_timeout: int) -> None:  # fmt: skip
+    """Start the coordination service if this is process 0, then connect to it; returns once every
+    process has connected (XlaRuntimeError after ``init_timeout`` seconds otherwise). A process that
+    stops sending heartbeats for ``heartbeat_timeout`` seconds is declared dead, and the service then
+    aborts the others."""
+    service = None
+    if process_id == 0:
+        service = _jax.get_distributed_runtime_service(bind_address, num_processes, heartbeat_timeout=heartbeat_timeout,
+                                                       shutdown_timeout=shutdown_timeout)  # fmt: skip
+    client = _jax.get_distributed_runtime_client(coordinator, process_id, init_timeout=init_timeout,
+                                                 heartbeat_timeout=heartbeat_timeout,
+                                                 shutdown_timeout=shutdown_timeout, use_compression=True)  # fmt: skip
+    try:
+        client.connect()
+    except _jax.JaxRuntimeError as e:
+        if service is not None:
+            service.shutdown()
+        raise XlaRuntimeError(f"could not join the processes' coordinator at {coordinator}: {e}") from None
+    _cluster.service, _cluster.client = service, client
+    _cluster.process_id, _cluster.num_processes = process_id, num_processes
+
+
+def in_cluster() -> bool:
+    return _cluster.client is not None
+
+
+def leave_cluster() -> None:
+    """Disconnect (waiting, up to the shutdown timeout, for the other processes to disconnect too),
+    then stop the service if this process runs it."""
+    if _cluster.client is not None:
+        _cluster.client.shutdown()
+    if _cluster.service is not None:
+        _cluster.service.shutdown()
+    _cluster.service = _cluster.client = None
 
 
 def platform() -> str:
@@ -227,12 +289,13 @@ def put_global(blocks: Sequence[np.ndarray], devices: Sequence[Any], shape: tupl
     ``devices[i]``, and ``tile_assignment`` (a sharding's ``_tile_assignment``) says which block of
     the whole each device holds. jaxlib's global array is built from single-device arrays, in the
     order of ``devices`` (its batched put fails on partly replicated shardings)."""
-    pieces = [put(np.asarray(b, order="C"), d) for b, d in zip(blocks, devices)]
-    sharding = xc.GSPMDSharding(tuple(devices), _hlo_sharding(tile_assignment))
+    here = process_index(devices[0].platform)  # (with several processes, each puts its own blocks)
+    pieces = [put(np.asarray(b, order="C"), d) for b, d in zip(blocks, devices) if d.process_index == here]
+    sharding = xc.GSPMDSharding(tuple(devices), hlo_sharding(tile_assignment))
     return _jax.ArrayImpl(_Aval(shape, blocks[0].dtype), sharding, pieces, True, True)  # committed, no checks
 
 
-def _hlo_sharding(tile_assignment: np.ndarray) -> Any:
+def hlo_sharding(tile_assignment: np.ndarray) -> Any:
     """XLA's sharding of a tile assignment: blocks per array axis, then copies, last."""
     *tiles, copies = tile_assignment.shape
     if all(n == 1 for n in tiles):
@@ -312,18 +375,18 @@ _UNCHECKED = {"_skip_checks": True} if jaxlib.__version__ == "0.10.2" else {}
 
 class Executable:
     """A compiled program on its devices (one, or the devices of a mesh in its order), with the
-    result handlers that wrap its outputs: on one device each, or spread over the devices as
-    ``out_tiles`` (each output's tile assignment, see ``put_global``) say."""
+    result handlers that wrap its outputs: on one device each, or spread over the devices as XLA
+    put them (``out_shardings``: as main's results were pinned, or as XLA chose)."""
 
-    __slots__ = ("loaded", "devices", "out_avals", "_handlers")
+    __slots__ = ("loaded", "devices", "out_avals", "out_shardings", "_handlers")
 
-    def __init__(self, loaded: Any, devices: Sequence[Any], out_avals: Sequence[Any],
-                 out_tiles: Sequence[np.ndarray] = ()) -> None:  # fmt: skip
+    def __init__(self, loaded: Any, devices: Sequence[Any], out_avals: Sequence[Any]) -> None:
         self.loaded, self.devices, self.out_avals = loaded, tuple(devices), list(out_avals)
         if len(self.devices) == 1:
             shardings = [_sharding(self.devices[0])] * len(self.out_avals)
         else:
-            shardings = [xc.GSPMDSharding(self.devices, _hlo_sharding(t)) for t in out_tiles]
+            self.out_shardings = [xc.HloSharding.from_proto(o) for o in loaded.get_output_shardings()]
+            shardings = [xc.GSPMDSharding(self.devices, h) for h in self.out_shardings]
         self._handlers = [_jax.array_result_handler(_Aval(a.shape, a.dtype), s, True, **_UNCHECKED)
                           for a, s in zip(self.out_avals, shardings)]  # fmt: skip
 
@@ -346,14 +409,13 @@ class Executable:
 
 
 def compile(module_text: str, device: Any, out_avals: Sequence[Any],  # noqa: A001
-            host_callbacks: Sequence[Any] = (), out_tiles: Sequence[np.ndarray] = ()) -> Executable:  # fmt: skip
+            host_callbacks: Sequence[Any] = ()) -> Executable:
     """Compile StableHLO text for ``device``, with the Python functions its custom calls into
     Python call (by index). XLA's errors come back as XlaRuntimeError.
 
     ``device`` may also be a list of devices (stage 07): the program is then one SPMD program,
     which XLA's partitioner (Shardy) copies once per device, partition k running on
-    ``device[k]``, from the shardings the module's text gives main's arguments and results;
-    ``out_tiles`` says how each output is spread over the devices."""
+    ``device[k]``, from the shardings the module's text gives main's arguments and results."""
     devices = list(device) if isinstance(device, (list, tuple)) else [device]
     module = parse(module_text)
     client = _client(platform_of(devices[0]))
@@ -368,7 +430,7 @@ def compile(module_text: str, device: Any, out_avals: Sequence[Any],  # noqa: A0
         loaded = client.compile_and_load(module, _jax.DeviceList(tuple(devices)), options, **extra)
     except _jax.JaxRuntimeError as e:
         raise XlaRuntimeError(str(e)) from None
-    return Executable(loaded, devices, out_avals, out_tiles)
+    return Executable(loaded, devices, out_avals)
 
 
 def platform_of(device: Any) -> str:

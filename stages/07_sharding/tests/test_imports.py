@@ -158,7 +158,8 @@ def test_every_module_imports_in_any_order():
 def test_only_jit_and_devices_load_xla():
     """array.py does not import xla.py (jit.py gives it the module): of the package's modules, only
     jit.py and devices.py load it, and so jaxlib, and shard_map.py through jit (an eager shard_map
-    is jit of it), and pmap.py, jit of a shard_map."""
+    is jit of it), pmap.py, jit of a shard_map, and distributed.py, which starts jaxlib's
+    coordination service through xla.py."""
     graph = _graph()
 
     def loads(module: str) -> set[str]:
@@ -170,7 +171,7 @@ def test_only_jit_and_devices_load_xla():
         return seen
 
     assert {m for m in graph if "didax.xla" in loads(m)} == {"didax", "didax.jit", "didax.devices", "didax.shard_map",
-                                                                  "didax.pmap"}
+                                                                  "didax.pmap", "didax.distributed"}
 
 
 def test_eager_math_and_transformations_run_without_jaxlib():

@@ -317,3 +317,94 @@ def test_xla_is_told_the_placement_jax_tells_it(spec):
     theirs = js.NamedSharding(jm, js.PartitionSpec(*spec))
     assert x._buffer._sharding._hlo_sharding == theirs._to_xla_hlo_sharding(2)
     assert [d.id for d in x._buffer._sharding._device_assignment] == [d.id for d in theirs._device_assignment]
+
+
+# ----------------------------------------------------------------------------------------------
+# jit's in_shardings and out_shardings, and where XLA puts the outputs nobody placed.
+
+
+def both_jit(fun, **shardings):
+    """``jit(fun, **shardings)`` in didax and in JAX, each sharding made in each one's classes
+    from (mesh_shape, spec) pairs, nested as given."""
+    dm, jm = meshes()
+
+    def make(tree, mesh, module):
+        if isinstance(tree, tuple) and tree and isinstance(tree[0], tuple):
+            return tuple(make(t, mesh, module) for t in tree)
+        return module.NamedSharding(mesh, module.PartitionSpec(*tree))
+
+    return (didax.jit(fun, **{k: make(v, dm, ds) for k, v in shardings.items()}),
+            jax.jit(fun, **{k: make(v, jm, js) for k, v in shardings.items()}))  # fmt: skip
+
+
+def same_placement(x, y):
+    """Equal values, each device's block the same, and equivalent shardings."""
+    np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-6)
+    assert indices_by_id(x.sharding, x.shape) == indices_by_id(y.sharding, y.shape)
+    assert x.sharding.spec == y.sharding.spec or x.sharding.is_equivalent_to(
+        ds.NamedSharding(x.sharding.mesh, ds.P(*y.sharding.spec)), x.ndim)
+
+
+@pytest.mark.parametrize("fun", [lambda x: x * 2 + 1, lambda x: x.T, lambda x: x.sum(0), lambda x: x @ x.T,
+                                 lambda x: (x, jjnp.sin(x) if isinstance(x, jax.Array) else didax.numpy.sin(x))],
+                         ids=["elementwise", "transpose", "sum", "matmul", "pair"])  # fmt: skip
+@pytest.mark.parametrize("spec", [("a",), ("a", "b"), (None, "b"), ()])
+def test_jit_in_shardings_place_inputs_and_xla_places_outputs_as_in_jax(fun, spec):
+    value = np.arange(32.0, dtype=np.float32).reshape(4, 8)
+    mine, theirs = both_jit(fun, in_shardings=spec)
+    for x, y in zip(didax.tree_util.tree_leaves(mine(value)), jax.tree_util.tree_leaves(theirs(value))):
+        same_placement(x, y)
+
+
+def test_jit_out_shardings_and_a_tree_of_in_shardings_as_in_jax():
+    value = np.arange(32.0, dtype=np.float32).reshape(4, 8)
+    fun = lambda x, y: (x + y, (x * y).sum())  # noqa: E731
+    mine, theirs = both_jit(fun, in_shardings=(("a",), ("b",)), out_shardings=((None, "a"), ()))
+    for x, y in zip(mine(value, value), theirs(value, value)):
+        same_placement(x, y)
+    dm = meshes()[0]
+    arg = didax.device_put(value, ds.NamedSharding(dm, ds.P("a")))
+    f = didax.jit(lambda x: x + 1, in_shardings=ds.NamedSharding(dm, ds.P("a")))
+    for _ in range(2):  # a sharded Array as jit asks for it: the fast path takes it as it is
+        assert np.array_equal(f(arg), value + 1)
+    with didax.set_mesh(dm):  # a PartitionSpec is of the mesh set_mesh set
+        out = didax.jit(lambda x: x, in_shardings=ds.P("b"), out_shardings=ds.P(None, "a"))(value)
+    assert out.sharding == ds.NamedSharding(dm, ds.P(None, "a")) and np.array_equal(out, value)
+
+
+def test_jit_sharding_errors_as_in_jax():
+    value = np.ones((4, 8), np.float32)
+    cases = [
+        lambda lib, s: lib.jit(lambda x, y: x, in_shardings=(s("a"),))(value, value),  # wrong length
+        lambda lib, s: lib.jit(lambda x: x, in_shardings=s("a"))(lib.device_put(value, s("a", "b"))),
+        lambda lib, s: lib.jit(lambda x: x, in_shardings=s("b"))(np.ones(7)),  # indivisible
+        lambda lib, s: lib.jit(lambda x: x, in_shardings=lib.sharding.PartitionSpec("a"))(value),  # no mesh set
+        lambda lib, s: lib.jit(lambda x, y: x, in_shardings=s("a"))(value, y=value),  # keyword arguments
+        lambda lib, s: lib.jit(lambda x: x, out_shardings=(s(),) * 2)(value),  # not a prefix of the outputs
+    ]
+    for case in cases:
+        (dm, jm) = meshes()
+        mine = error_of(lambda: case(didax, lambda *spec: ds.NamedSharding(dm, ds.P(*spec))))
+        theirs = error_of(lambda: case(jax, lambda *spec: js.NamedSharding(jm, js.PartitionSpec(*spec))))
+        assert mine[0] == theirs[0], (mine, theirs)
+        if "pytree structure" not in theirs[1]:  # (JAX prints the pytrees in detail there; and says pjit)
+            assert mine[1] == theirs[1].replace("pjit", "jit"), (mine, theirs)
+
+
+@pytest.mark.parametrize("spec, shape", [(("a", "b"), (8, 8)), (("a",), (8, 8)), ((None, "b"), (8, 4)), ((), (4, 4)),
+                                         (("a",), (8,)), ((("b", "a"),), (16,)), (("b", "a"), (8, 8))])  # fmt: skip
+def test_visualize_array_sharding_draws_where_jax_puts_each_block(spec, shape, capsys):
+    """Each box names the devices that hold its block in JAX, rows along axis 0, columns along
+    axis 1. (JAX draws with the rich library, in colour and to scale; the boxes' contents agree.)"""
+    dm, jm = meshes()
+    didax.debug.visualize_array_sharding(didax.device_put(np.zeros(shape), ds.NamedSharding(dm, ds.P(*spec))))
+    drawn = [[cell.strip() for cell in line.strip("│").split("│")] for line in capsys.readouterr().out.splitlines()
+             if line.startswith("│")]  # fmt: skip
+    blocks: dict = {}
+    for device, index in js.NamedSharding(jm, js.PartitionSpec(*spec)).devices_indices_map(shape).items():
+        starts = tuple(s.start or 0 for s in index)
+        blocks.setdefault(starts if len(shape) == 2 else (0, *starts), []).append(device.id)
+    rows, cols = sorted({r for r, _ in blocks}), sorted({c for _, c in blocks})
+    assert drawn == [[f"CPU {','.join(map(str, sorted(blocks[r, c])))}" for c in cols] for r in rows]
+    with pytest.raises(ValueError, match="1 and 2 dimensions"):
+        didax.debug.visualize_array_sharding(didax.numpy.ones((2, 2, 2)))

@@ -437,7 +437,7 @@ def lower_module(name: str, closed: ClosedJaxpr, donated: Sequence[bool] = (), p
         module.use_mesh(next(iter([*in_shardings, *out_shardings])).mesh)
         pins = [sharding_attr(s, a.ndim) for s, a in zip(in_shardings, closed.in_avals)]
         arg_attrs = [_merged(a, p) for a, p in zip([*arg_attrs, *[None] * len(pins)], pins)]
-        out_attrs = [sharding_attr(s, a.ndim) for s, a in zip(out_shardings, closed.out_avals)]
+        out_attrs = [s and sharding_attr(s, a.ndim) for s, a in zip(out_shardings, closed.out_avals)]
     module.add_function("main", closed, public=True, arg_attrs=arg_attrs,
                         result_attrs=out_attrs if out_shardings else ())  # fmt: skip
     if host_callbacks is not None:
