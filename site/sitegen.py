@@ -40,7 +40,8 @@ COURSE: list[tuple[str, str, str]] = [
 # The modules whose public names the API reference lists, for every stage.
 API_MODULES = ["didax", "didax.numpy", "didax.lax", "didax.tree_util", "didax.tree", "didax.random", "didax.nn", "didax.nn.initializers", "didax.scipy.special", "didax.dtypes"]
 # Modules a later stage adds to its API reference, with the stage that adds them.
-LATER_API_MODULES = {"didax.extend.core": "04_jaxpr", "didax.ad_checkpoint": "06_vjp", "didax.sharding": "07_sharding"}
+LATER_API_MODULES = {"didax.extend.core": "04_jaxpr", "didax.ad_checkpoint": "06_vjp", "didax.sharding": "07_sharding",
+                     "didax.distributed": "07_sharding"}
 
 
 def api_modules(stage: str) -> list[str]:
