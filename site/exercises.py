@@ -640,6 +640,70 @@ EXERCISES: dict[str, list[ExerciseSet]] = {
             },
         ),
     ],
+    "07_sharding": [
+        ExerciseSet(
+            "layout",
+            "where each block lives: a device's place in the mesh gives its block and its copy",
+            ("didax/sharding.py:NamedSharding._layout", "didax/sharding.py:Sharding.devices_indices_map"),
+            ("tests/test_sharding.py",),
+            {
+                "_layout": "spec._axes(ndim) gives, per array axis, the tuple of mesh axis names that cut it; the "
+                           "unused mesh axes are those no entry names, in the mesh's order. For every position of "
+                           "mesh.devices (np.ndindex, row-major), with `at` mapping each mesh axis name to its "
+                           "coordinate: the block's position along each array axis is the mixed-radix number of "
+                           "that axis's names (first name major: value = value * size + coordinate), and the "
+                           "replica id is the same number over the unused axes. Return [(device, tuple of "
+                           "positions, replica id)] in that order.",
+                "devices_indices_map": "block = self.shard_shape(global_shape) (it raises JAX's IndivisibleError "
+                                       "for an axis that does not divide); tiles = self._tiles(len(block)). For "
+                                       "each (device, where, _) of self._layout(len(block)): per axis, slice(c * b, "
+                                       "(c + 1) * b) for block position c and block size b where that axis is cut "
+                                       "(tiles > 1), slice(None) where it is not. Return {device: tuple of slices}.",
+            },
+        ),
+        ExerciseSet(
+            "vmap-collectives",
+            "collectives as batch operations: a collective over the vmap's own axis, with ordinary operations",
+            ("didax/batching.py:_all_gather_rule", "didax/batching.py:_ppermute_rule"),
+            ("tests/test_collectives.py",),
+            {
+                "_all_gather_rule": "When axis.name is not in params[\"axis_name\"], return _other_axis(all_gather_p, "
+                                    "x, bdim, {\"all_gather_dimension\": all_gather_dimension}, **params). Otherwise "
+                                    "_check_vmap_collective(all_gather_p, axis, params); every example gets the whole "
+                                    "batch: bdim_to(x, bdim, all_gather_dimension, axis.size) (an unbatched x is "
+                                    "broadcast); when params[\"tiled\"], merge that axis into the next one "
+                                    "(lax.collapse(x, d, d + 2)). The result is unbatched: return (it, not_mapped).",
+                "_ppermute_rule": "When axis.name is not in axis_name, return _other_axis(ppermute_p, x, bdim, {}, "
+                                  "axis_name=axis_name, perm=perm). Otherwise _check_vmap_collective(ppermute_p, axis, "
+                                  "{\"axis_name\": axis_name}); an index outside range(axis.size) raises "
+                                  "ValueError(f\"ppermute's permutation {perm} names an index outside axis "
+                                  "{axis.name!r} of size {n}\"), n being axis.size. An unbatched x under a full permutation is "
+                                  "returned as it is (not_mapped). Otherwise move the batch axis to 0 (bdim_to(x, "
+                                  "bdim, 0, n)) and build the result row by row: row j is row src of x for the pair "
+                                  "(src, j) of perm, or zeros (lax.full_like(x, 0, shape=(1, *rest))) when no pair "
+                                  "sends to j; concatenate on axis 0 and return (it, 0).",
+            },
+        ),
+        ExerciseSet(
+            "transposes",
+            "transposes in pairs: all_gather and psum_scatter, all_to_all and itself, ppermute and its inverse",
+            ("didax/transpose.py:_all_gather_transpose", "didax/transpose.py:_reduce_scatter_transpose",
+             "didax/transpose.py:_all_to_all_transpose", "didax/transpose.py:_ppermute_transpose"),
+            ("tests/test_parallel_ad.py",),
+            {
+                "_all_gather_transpose": "Bind lax.reduce_scatter_p on ct with scatter_dimension=all_gather_dimension "
+                                         "and the other params as they are; return it in a list.",
+                "_reduce_scatter_transpose": "Bind lax.all_gather_p on ct with all_gather_dimension=scatter_dimension "
+                                             "and the other params as they are; return it in a list.",
+                "_all_to_all_transpose": "Bind lax.all_to_all_p on ct with split_axis and concat_axis swapped "
+                                         "(split_axis=concat_axis, concat_axis=split_axis) and the other params; "
+                                         "return it in a list.",
+                "_ppermute_transpose": "Bind lax.ppermute_p on ct with the same axis_name and the inverse "
+                                       "permutation, each (src, dst) pair as (dst, src), as a tuple; return it in "
+                                       "a list.",
+            },
+        ),
+    ],
 }
 
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis", ".pytest_cache", "*.egg-info")

@@ -1027,6 +1027,111 @@ def _draw_linearize(data: dict[str, Any], rankdir: str) -> Any:
 def _draw_linearize_transpose(data: dict[str, Any]) -> Any:
     return _draw_linearize(data, "LR")
 
+# ----------------------------------------------------------------------------------------------
+# Sharding: a mesh of devices, and where the blocks of one array go under several specs
+
+
+SHARDING_MESH = ((2, 4), ("a", "b"))  # make_mesh's shape and axis names, on 8 CPU devices
+SHARDING_SHAPE = (4, 8)  # the array spread over it
+SHARDING_SPECS = [("a", "b"), ("a",), (None, "b"), ()]  # the P(...) of each panel
+# One fill per block of the array, the same block the same colour in every panel.
+BLOCK_FILLS = ["#dbeafe", "#fde68a", "#bbf7d0", "#fecaca", "#e9d5ff", "#fed7aa", "#a5f3fc", "#f5d0fe"]
+
+
+def _slice_text(index: list[list[Any]]) -> str:
+    """[[0, 2], [None, None]] as 0:2, : (each axis's slice, as numpy writes it)."""
+    return ", ".join(":" if a is None and b is None else f"{a}:{b}" for a, b in index)
+
+
+@probe("sharding-mesh")
+def _probe_sharding_mesh() -> dict[str, Any]:
+    """Put an array of SHARDING_SHAPE on a mesh of SHARDING_MESH under each spec of SHARDING_SPECS
+    and read back, from the Array's own addressable_shards, which block each device holds."""
+    import numpy as np
+
+    import didax
+    from didax.sharding import NamedSharding, PartitionSpec as P
+
+    didax.config.update("jax_num_cpu_devices", 8)
+    mesh = didax.make_mesh(*SHARDING_MESH)
+    x = np.arange(math.prod(SHARDING_SHAPE), dtype=np.float32).reshape(SHARDING_SHAPE)
+    position = {d.id: [int(i) for i in at] for at, d in np.ndenumerate(mesh.devices)}
+    panels = []
+    for spec in SHARDING_SPECS:
+        sharding = NamedSharding(mesh, P(*spec))
+        arr = didax.device_put(x, sharding)
+        shards = [{"device": s.device.id, "at": position[s.device.id], "replica": int(s.replica_id),
+                   "index": [[sl.start, sl.stop] for sl in s.index], "shape": list(s.data.shape)}
+                  for s in arr.addressable_shards]
+        panels.append({"spec": repr(P(*spec)), "shard_shape": list(sharding.shard_shape(SHARDING_SHAPE)),
+                       "replicated": bool(sharding.is_fully_replicated), "shards": shards})
+    return {"axis_names": list(mesh.axis_names), "axis_sizes": list(mesh.axis_sizes),
+            "device_ids": [[d.id for d in row] for row in mesh.devices],
+            "shape": list(SHARDING_SHAPE), "panels": panels}
+
+
+def _mesh_panel(data: dict[str, Any], panel: dict[str, Any]) -> str:
+    """One spec: the mesh's grid of devices, each cell the block of x that device holds, coloured
+    by block (so cells of one colour hold copies of one block)."""
+    (na, nb), (a, b) = data["axis_sizes"], data["axis_names"]
+    blocks: dict[str, int] = {}
+    cells: dict[tuple[int, int], str] = {}
+    for s in panel["shards"]:
+        where = _slice_text(s["index"])
+        colour = BLOCK_FILLS[blocks.setdefault(where, len(blocks)) % len(BLOCK_FILLS)]
+        cells[tuple(s["at"])] = (f'<td bgcolor="{colour}" border="1" cellpadding="4">device {s["device"]}<br/>'
+                                 f'x[{html.escape(where)}]<br/><font color="{MUTED}">replica {s["replica"]}</font></td>')
+    shape = "[" + ",".join(map(str, panel["shard_shape"])) + "]"
+    head = (f'<tr><td colspan="{nb + 1}" align="left"><font face="{FONT}" color="{ACCENT}"><b>'
+            f'NamedSharding(mesh, {html.escape(panel["spec"])})</b></font></td></tr>'
+            f'<tr><td colspan="{nb + 1}" align="left"><font face="{FONT}" color="{MUTED}">'
+            f'{len(blocks)} block{"s" if len(blocks) > 1 else ""} of shape {shape}, '
+            f'{len(panel["shards"]) // len(blocks)} cop{"ies" if len(panel["shards"]) > len(blocks) else "y"} '
+            "of each</font></td></tr>")
+    top = "".join(f'<td><font face="{FONT}" color="{MUTED}">{b}={j}</font></td>' for j in range(nb))
+    rows = [f"<tr><td></td>{top}</tr>"]
+    for i in range(na):
+        rows.append(f'<tr><td><font face="{FONT}" color="{MUTED}">{a}={i}</font></td>'
+                    + "".join(cells[(i, j)] for j in range(nb)) + "</tr>")
+    return f'<<table border="0" cellspacing="2" cellpadding="2">{head}{"".join(rows)}</table>>'
+
+
+def _draw_sharding(data: dict[str, Any], per_row: int) -> Any:
+    g = _digraph("sharding_mesh", rankdir="TB", nodesep="0.4", ranksep="0.3")
+    g.attr("node", shape="box", style="rounded", color=MUTED, fontname=MONO, fontsize="10", margin="0.1,0.06")
+    sizes = ", ".join(f"'{n}': {s}" for n, s in zip(data["axis_names"], data["axis_sizes"]))
+    shape = "[" + ",".join(map(str, data["shape"])) + "]"
+    g.node("mesh", f"mesh = make_mesh({tuple(data['axis_sizes'])}, {tuple(data['axis_names'])}): Mesh({sizes})\n"
+                   f"x = arange({math.prod(data['shape'])}.0).reshape{tuple(data['shape'])}: f32{shape}, "
+                   "put on the mesh under each spec", color=ACCENT, margin="0.25,0.08")
+    names = [f"spec{k}" for k in range(len(data["panels"]))]
+    for name, panel in zip(names, data["panels"]):
+        g.node(name, _mesh_panel(data, panel))
+    for start in range(0, len(names), per_row):
+        row = names[start:start + per_row]
+        with g.subgraph() as same:
+            same.attr(rank="same")
+            for name in row:
+                same.node(name)
+        if start == 0:
+            for name in row:
+                g.edge("mesh", name, style="invis")
+        else:
+            for above, name in zip(names[start - per_row:start], row):
+                g.edge(above, name, style="invis")
+    return g
+
+
+@drawing("sharding-mesh", "A mesh of 8 CPU devices with axes 'a' (2) and 'b' (4), and where the blocks of one "
+         "f32[4,8] array live under four specs, read from the Arrays' addressable_shards when this page was built: "
+         "each cell is a device at its place in the mesh, with the block of x it holds; cells of one colour hold "
+         "copies of one block (replica is the shard's replica_id). An array axis is cut along the mesh axis its spec names; a mesh axis the spec "
+         "leaves out holds copies (P('a'): the 4 devices of a row hold the same rows of x)",
+         narrow=lambda data: _draw_sharding(data, 1))
+def _draw_sharding_mesh(data: dict[str, Any]) -> Any:
+    return _draw_sharding(data, 2)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "probe":
         json.dump(PROBES[sys.argv[2]](), sys.stdout)

@@ -40,7 +40,8 @@ COURSE: list[tuple[str, str, str]] = [
 # The modules whose public names the API reference lists, for every stage.
 API_MODULES = ["didax", "didax.numpy", "didax.lax", "didax.tree_util", "didax.tree", "didax.random", "didax.nn", "didax.nn.initializers", "didax.scipy.special", "didax.dtypes"]
 # Modules a later stage adds to its API reference, with the stage that adds them.
-LATER_API_MODULES = {"didax.extend.core": "04_jaxpr", "didax.ad_checkpoint": "06_vjp"}
+LATER_API_MODULES = {"didax.extend.core": "04_jaxpr", "didax.ad_checkpoint": "06_vjp", "didax.sharding": "07_sharding",
+                     "didax.distributed": "07_sharding"}
 
 
 def api_modules(stage: str) -> list[str]:
@@ -647,6 +648,8 @@ def describe_module(module: Any) -> list[dict[str, str]]:
             continue  # a submodule the package is made of, not an API name
         if isinstance(obj, types.ModuleType) and not obj.__name__.startswith("didax"):
             continue  # a library the module imports (numpy, functools), not an API name
+        if isinstance(obj, types.ModuleType) and obj.__name__ not in [*API_MODULES, *LATER_API_MODULES]:
+            continue  # a module of didax it only holds (sharding.py holds didax.xla), not an API name
         if isinstance(obj, (types.UnionType, types.GenericAlias)) or owner in _SKIP_MODULES:
             continue
         if type(obj).__module__ in _SKIP_MODULES:
@@ -1492,6 +1495,8 @@ RULE_TABLES: dict[str, tuple[str, str]] = {
     "lowering.core.lowering_rules": ("05_jit", "Lowering"),
     "partial_eval.partial_eval_jaxpr_rules": ("06_vjp", "Partial eval"),
     "transpose.transpose_rules": ("06_vjp", "Transpose"),
+    "batching.collective_rules": ("07_sharding", "Collective batching"),  # vmap's rules for named axes
+    "jit.output_shardings": ("07_sharding", "Output sharding"),  # where jit on a mesh puts each output
 }
 # Tables whose interpreter has a rule for every primitive the table lacks: the cell says so
 # instead of "no rule" (partial evaluation evaluates an equation whose inputs are all known and

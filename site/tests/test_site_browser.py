@@ -88,7 +88,7 @@ def test_the_checks_can_fail(tmp_path: Path):
 # ----------------------------------------------------------------------------------------------
 # Layout at a desktop width and a phone's, with screenshots kept in build/screenshots/ to look at
 
-LAYOUT_PAGES = ["", "stages/01_eval/", "stages/02_jvp/", "stages/03_vmap/", "stages/04_jaxpr/", "stages/05_jit/", "stages/06_vjp/",
+LAYOUT_PAGES = ["", "stages/01_eval/", "stages/02_jvp/", "stages/03_vmap/", "stages/04_jaxpr/", "stages/05_jit/", "stages/06_vjp/", "stages/07_sharding/",
                 "reference/01_eval/",
                 "reference/04_jaxpr/", "code/01_eval/didax/core.py/", "course/", "conformance/", "performance/"]
 WIDTHS = (1400, 400)
@@ -151,7 +151,8 @@ def test_the_screenshots_are_rendered_pages(layouts):
 
 FIGURE_PAGES = {"stages/01_eval/": ["figure-trace-stack", "figure-lattice", "figure-pytree", "figure-lattice-strict"],
                 "stages/02_jvp/": ["figure-jvp-pairs"], "stages/03_vmap/": ["figure-vmap-axes"],
-                "stages/04_jaxpr/": ["figure-jaxpr-graph"], "stages/05_jit/": ["figure-jit-pipeline"]}
+                "stages/04_jaxpr/": ["figure-jaxpr-graph"], "stages/05_jit/": ["figure-jit-pipeline"],
+                "stages/07_sharding/": ["figure-sharding-mesh"]}
 
 
 @pytest.mark.parametrize("width", WIDTHS)

@@ -166,6 +166,31 @@ def test_the_vjp_chapter_has_its_generated_parts(built_site: Path):
     assert "didax:source" not in chapter and "didax:change" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
 
 
+
+def test_the_sharding_chapter_has_its_generated_parts(built_site: Path):
+    chapter = (built_site / "stages/07_sharding/index.html").read_text()
+    text = re.sub(r"<[^>]+>", "", chapter)
+    assert "recorded in stages/07_sharding/LESSON.diff" in text and "Lesson size:" in text
+    for definition in ["class Mesh:", "class NamedSharding(Sharding):", "def put_global(", "def extend_axis_env(",
+                       "def psum(", "def _all_gather_rule(", "def _bind(", "def _lowering(", "def _varying(",
+                       "def _compiled_map(", "def _ppermute_transpose(", "def _transpose("]:
+        assert re.search(rf"^\d*\s*{re.escape(definition)}", text, re.M), definition
+    # The figure: a panel per spec, each device's block read from the stage's Arrays.
+    assert 'id="figure-sharding-mesh"' in chapter
+    for spec in ["P('a', 'b')", "P(None, 'b')", "P()"]:
+        assert f"NamedSharding(mesh, {spec})" in html.unescape(chapter), spec
+    assert "Collective batching, from batching.collective_rules" in text
+    assert "Output sharding, from jit.output_shardings" in text
+    # both columns are read from the stage: the sentences under the table count the rules there are
+    data = sitegen.stage_primitives("07_sharding")
+    for table in ["batching.collective_rules", "jit.output_shardings"]:
+        counted = re.search(rf"(\d+) of the (\d+) primitives have a rule in {re.escape(table)}", text)
+        assert counted and (int(counted[1]), int(counted[2])) == (len(data["tables"][table]), len(data["primitives"]))
+    assert chapter.count('class="note didax-exercise"') == len(EXERCISES["07_sharding"])
+    assert "didax:source" not in chapter and "didax:change" not in chapter and "didax:figure" not in chapter and "--8&lt;--" not in text
+    api = (built_site / "reference/07_sharding/index.html").read_text()
+    assert "<code>shard_map</code>" in api and "<code>pmap</code>" in api and "<code>NamedSharding</code>" in api
+
 class _Links(html.parser.HTMLParser):
     def __init__(self) -> None:
         super().__init__()
@@ -273,7 +298,7 @@ def test_each_later_chapter_shows_what_its_stage_changes_in_place(built_site: Pa
     """The measure of a chapter's code: lines of definitions shown whole (a listing titled with its
     lines) against lines shown in place (the diffs of what the stage changes), read from the page;
     the diffs are the ones the chapter asks for, line for line."""
-    for stage in ["02_jvp", "03_vmap", "04_jaxpr", "05_jit"]:
+    for stage in ["02_jvp", "03_vmap", "04_jaxpr", "05_jit", "07_sharding"]:
         chapter = (built_site / f"stages/{stage}/index.html").read_text()
         whole = sum(int(b) - int(a) + 1 for a, b in re.findall(
             r'<span class="filename">[^<]*\.py — [^<]* \(lines (\d+)–(\d+)\)</span>', chapter))
