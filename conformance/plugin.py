@@ -100,6 +100,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run only tests of this area (numpy, lax, promotion, pytrees, errors, random, nn, jvp, vmap, jaxpr, jit, vjp), or "
         "with a leading '-' every area but this one (--area=-numpy); repeatable",
     )
+    group.addoption(
+        "--inherited-examples",
+        type=int,
+        default=None,
+        metavar="N",
+        help="at most N hypothesis examples per test that does not need the implementation's newest "
+        "capability (a stage's inherited tests, already explored on the stage that added them)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -161,17 +169,32 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     _deselect_other_areas(config, items)
     impl = impl_under_test(config)
     recorder = config.stash[_RECORDER]
+    inherited = config.getoption("--inherited-examples")
+    newest = max(impl.capabilities, key=ALL_CAPABILITIES.index, default=None)
     for item in filter(is_conformance_test, items):
         area = item.get_closest_marker("area")
         if area is None:
             raise pytest.UsageError(f"{item.nodeid} has no pytest.mark.area(...)")
         recorder.expect(item.nodeid, area.args[0])
+        if inherited is not None and newest not in required(item):
+            _limit_examples(item, inherited)
         lacking = required(item) - impl.capabilities
         if lacking:
             needs, has = ", ".join(sorted(lacking)), ", ".join(sorted(impl.capabilities)) or "nothing"
             item.add_marker(
                 pytest.mark.skip(reason=f"{NOT_APPLICABLE} needs {needs}; {impl.name} declares {has}")
             )
+
+
+def _limit_examples(item: pytest.Item, most: int) -> None:
+    """At most ``most`` examples for a hypothesis test (its own settings otherwise unchanged): the
+    same derandomized draws, fewer of them, as on real JAX in CI. A later stage that broke what
+    an inherited test checks still fails it (a broken rule fails nearly every example); one that
+    did not pays for a few examples, not for the exploration its first stage already did."""
+    test = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+    current = getattr(test, "_hypothesis_internal_use_settings", None)
+    if current is not None and hasattr(test, "hypothesis") and current.max_examples > most:
+        test._hypothesis_internal_use_settings = settings(current, max_examples=most)
 
 
 def required(item: pytest.Item) -> set[str]:
