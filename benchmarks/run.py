@@ -34,7 +34,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as `python benchmarks/run.py`: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import eager, jaxpr, jit, jvp, pytrees, report, vjp, vmap  # noqa: E402
+from benchmarks import eager, jaxpr, jit, jvp, pytrees, report, sharding, vjp, vmap  # noqa: E402
 from benchmarks.cases import IMPLS, Case, Libs  # noqa: E402
 from benchmarks.timing import FULL, QUICK, Settings, Timing, measure_side_by_side  # noqa: E402
 from conformance.impl import STAGES_DIR, load, newest_stage  # noqa: E402  (loads a stage under its own name)
@@ -45,7 +45,7 @@ DEFAULT_OUT = ROOT / "benchmarks" / "results"
 
 # Each module: SUITE, TITLE, cases(libs); CAPABILITY if a stage needs one; tables(cases) for tables of
 # its own, from the cases' JSON entries; CLOCK if not wall-clock time (time.perf_counter).
-SUITES = (eager, pytrees, jvp, vmap, jaxpr, jit, vjp)
+SUITES = (eager, pytrees, jvp, vmap, jaxpr, jit, vjp, sharding)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
         if not suites:
             print(f"stage {args.stage} has no suite {', '.join(args.suite)}", file=sys.stderr)
             return 2
+    if sharding in suites:  # several CPU devices, asked for before either library starts its backend
+        for lib in (libs.didax, libs.jax):
+            lib.config.update("jax_num_cpu_devices", sharding.DEVICES)
     chosen = [(suite, [c for c in suite.cases(libs) if selected(c, args.filter)]) for suite in suites]
     if not any(cases for _, cases in chosen):
         names = ", ".join(c.name for suite in suites for c in suite.cases(libs))

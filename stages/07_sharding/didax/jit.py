@@ -256,7 +256,8 @@ def _compile(name: str, jaxpr: ClosedJaxpr, donated: tuple[bool, ...], devices: 
              **shardings: Any) -> xla.Executable:  # fmt: skip
     text = lower_module(name, jaxpr, donated, xla.platform_of(devices[0]), callbacks, **shardings)
     try:
-        return xla.compile(text, devices, [physical(a) for a in jaxpr.out_avals], callbacks)
+        where = devices if shardings else devices[0]  # a mesh's devices (even one), or one device
+        return xla.compile(text, where, [physical(a) for a in jaxpr.out_avals], callbacks)
     except xla.XlaRuntimeError as e:  # XLA names the operation by its loc: jit_f/primitive
         raise xla.XlaRuntimeError(f"XLA could not compile jit({name}): {e}") from None
 

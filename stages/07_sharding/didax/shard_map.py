@@ -110,7 +110,14 @@ def _alone(in_avals: tuple[ShapedArray, ...], params: tuple) -> ClosedJaxpr:
 def _lowering(ctx: Any, *args: str, jaxpr: ClosedJaxpr, mesh: Mesh, in_specs: tuple, out_specs: tuple,
               check_vma: bool, manual_axes: frozenset) -> list[str]:  # fmt: skip
     """A ``sdy.manual_computation``: its operands and results are whole arrays, spread as the specs
-    say, and its region, the body, works on each device's blocks."""
+    say, and its region, the body, works on each device's blocks. (On a mesh of one device the
+    block is the whole array: the body is written in place, as JAX writes it.)"""
+    if mesh.size == 1:
+        outer, ctx.fb.axis_context = ctx.fb.axis_context, AxisContext(mesh, manual_axes)
+        try:
+            return lower_jaxpr(ctx.fb, jaxpr.jaxpr, [], list(args))
+        finally:
+            ctx.fb.axis_context = outer
     ctx.module.use_mesh(mesh)
     region = ctx.fb.region([tensor_type(a) for a in jaxpr.in_avals])
     region.builder.axis_context = AxisContext(mesh, manual_axes)

@@ -280,7 +280,10 @@ def fetch(buffer: Any, dtype: np.dtype) -> np.ndarray:
 
 
 def device_of(buffer: Any) -> Any:
-    return buffer._sharding._device
+    try:
+        return buffer._sharding._device
+    except AttributeError:  # a mesh's program of one device gives a "global" array of one piece
+        return buffer._sharding._device_assignment[0]
 
 
 def put_global(blocks: Sequence[np.ndarray], devices: Sequence[Any], shape: tuple[int, ...],
@@ -378,14 +381,16 @@ class Executable:
     result handlers that wrap its outputs: on one device each, or spread over the devices as XLA
     put them (``out_shardings``: as main's results were pinned, or as XLA chose)."""
 
-    __slots__ = ("loaded", "devices", "out_avals", "out_shardings", "_handlers")
+    __slots__ = ("loaded", "devices", "out_avals", "out_shardings", "spmd", "_handlers")
 
-    def __init__(self, loaded: Any, devices: Sequence[Any], out_avals: Sequence[Any]) -> None:
-        self.loaded, self.devices, self.out_avals = loaded, tuple(devices), list(out_avals)
-        if len(self.devices) == 1:
+    def __init__(self, loaded: Any, devices: Sequence[Any], out_avals: Sequence[Any], spmd: bool = False) -> None:
+        self.loaded, self.devices, self.out_avals, self.spmd = loaded, tuple(devices), list(out_avals), spmd
+        if not spmd:
             shardings = [_sharding(self.devices[0])] * len(self.out_avals)
         else:
-            self.out_shardings = [xc.HloSharding.from_proto(o) for o in loaded.get_output_shardings()]
+            chosen = loaded.get_output_shardings()  # (None for a mesh of one device: all whole)
+            self.out_shardings = [xc.HloSharding.from_proto(o) for o in chosen] if chosen is not None else \
+                [xc.HloSharding.replicate()] * len(self.out_avals)  # fmt: skip
             shardings = [xc.GSPMDSharding(self.devices, h) for h in self.out_shardings]
         self._handlers = [_jax.array_result_handler(_Aval(a.shape, a.dtype), s, True, **_UNCHECKED)
                           for a, s in zip(self.out_avals, shardings)]  # fmt: skip
@@ -399,7 +404,7 @@ class Executable:
                 raise ValueError(f"{str(e).rstrip('.')}. An argument's buffer was deleted (or donated to an earlier call): "
                                  "pass a live Array.") from None  # fmt: skip
             raise XlaRuntimeError(str(e)) from None
-        if len(self.devices) > 1:
+        if self.spmd:
             # One program over several CPU devices runs a thread per device, and its collectives
             # wait for all of them; two such programs in flight at once can each hold some of the
             # threads and wait forever for the rest (seen here, on 2 cores: JAX 0.10.2 and didax
@@ -421,15 +426,16 @@ def compile(module_text: str, device: Any, out_avals: Sequence[Any],  # noqa: A0
     """Compile StableHLO text for ``device``, with the Python functions its custom calls into
     Python call (by index). XLA's errors come back as XlaRuntimeError.
 
-    ``device`` may also be a list of devices (stage 07): the program is then one SPMD program,
+    ``device`` may also be a list of devices (stage 07), a mesh's, even of one: the program is then one SPMD program,
     which XLA's partitioner (Shardy) copies once per device, partition k running on
     ``device[k]``, from the shardings the module's text gives main's arguments and results."""
-    devices = list(device) if isinstance(device, (list, tuple)) else [device]
+    spmd = isinstance(device, (list, tuple))
+    devices = list(device) if spmd else [device]
     module = parse(module_text)
     client = _client(platform_of(devices[0]))
     extra = {"host_callbacks": list(host_callbacks)} if host_callbacks else {}
     options = xc.CompileOptions()
-    if len(devices) > 1:
+    if spmd:
         options.num_replicas, options.num_partitions = 1, len(devices)
         build = options.executable_build_options
         build.use_spmd_partitioning = build.use_shardy_partitioner = True
@@ -438,7 +444,7 @@ def compile(module_text: str, device: Any, out_avals: Sequence[Any],  # noqa: A0
         loaded = client.compile_and_load(module, _jax.DeviceList(tuple(devices)), options, **extra)
     except _jax.JaxRuntimeError as e:
         raise XlaRuntimeError(str(e)) from None
-    return Executable(loaded, devices, out_avals)
+    return Executable(loaded, devices, out_avals, spmd)
 
 
 def platform_of(device: Any) -> str:

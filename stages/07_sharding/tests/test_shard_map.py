@@ -376,3 +376,23 @@ def test_the_tutorial_s_collective_matrix_multiplies(body, in_specs):
     out = f(LHS, RHS)
     np.testing.assert_allclose(np.asarray(out), LHS @ RHS, rtol=1e-5, atol=1e-5)
     assert out.sharding.spec == ds.P("i", None) and out.addressable_shards[3].data.shape == (2, 8)
+
+
+def test_a_mesh_of_one_device_runs_the_body_on_the_whole_array_as_jax_does():
+    """JAX writes the body in place when the mesh has one device (no manual computation, which
+    XLA's partitioner would not lower for a single partition); the collectives are identities."""
+    dm, jm = (m.Mesh(np.array(devs[3:4], dtype=object), ("i",), axis_types=(m.AxisType.Auto,))
+              for m, devs in ((ds, DEVICES), (js, JAX_DEVICES)))  # fmt: skip
+    value = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+
+    def body(lax):
+        return lambda x: (lax.psum(x * 2, "i"), lax.all_gather(x, "i", tiled=True), lax.axis_index("i"))
+
+    P, JP = ds.PartitionSpec, js.PartitionSpec
+    specs = dict(in_specs=P("i"), out_specs=(P(), P(), P()), check_vma=False)  # (an all_gather is not
+    jspecs = dict(in_specs=JP("i"), out_specs=(JP(), JP(), JP()), check_vma=False)  # provably whole: JAX says so too)
+    mine = didax.jit(didax.shard_map(body(dlax), mesh=dm, **specs))(value)
+    theirs = jax.jit(jax.shard_map(body(jlax), mesh=jm, **jspecs))(value)
+    for x, y in zip(mine, theirs):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    assert [d.id for d in mine[0].devices()] == [3]
