@@ -103,6 +103,10 @@ TARGETS = (
     Target("06_vjp", "vjp", "`linearize` of chains of 100 to 5,000 operations", "flat", ("linearize chain ×",), FLAT),
     Target("06_vjp", "vjp", "the backward pass of chains of 100 to 5,000 operations", "flat", ("transpose chain ×",),
            FLAT),
+    Target("07_sharding", "sharding", "`psum` on 8 CPU devices under `pmap` and under `shard_map`", "ratio",
+           ("psum pmap 8", "psum shard_map 8"), 1.2),
+    Target("07_sharding", "sharding", "a data-parallel training step of the MLP 784-512-512-10 on 8 devices", "ratio",
+           ("data-parallel step 8",), 1.2),
 )
 
 

@@ -90,6 +90,16 @@ def test_a_stage_with_vjp_gets_the_vjp_suite_and_its_growth_table(tmp_path):
     assert not (tmp_path / "06_vjp-jit.json").exists()  # --suite vjp ran no other suite
 
 
+def test_a_stage_with_sharding_gets_the_sharding_suite_on_eight_devices(tmp_path):
+    done = run_benchmarks("-m", "benchmarks.run", "--quick", "--stage", "07_sharding", "--suite", "sharding", "--out",
+                          str(tmp_path), "--filter", "psum", "--filter", "step 1")
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "07_sharding-sharding.json").read_text(encoding="utf-8"))
+    assert [c["case"] for c in data["cases"]] == ["psum pmap 8", "psum shard_map 8", "data-parallel step 1"]
+    assert all(c["numpy"] is None and c["didax"]["min_us"] > 0 and c["jax"]["min_us"] > 0 for c in data["cases"])
+    assert data["meta"]["suite"] == "sharding"
+
+
 def test_a_stage_with_vmap_gets_the_vmap_suite_and_its_loop_table(tmp_path):
     done = run_benchmarks("-m", "benchmarks.run", "--quick", "--stage", "03_vmap", "--suite", "vmap",
                           "--out", str(tmp_path), "--filter", "tanh(w @ x)")

@@ -71,14 +71,16 @@ def pmap(fun: Callable[..., Any], axis_name: Hashable | None = None, *, in_axes:
         leaves, tree = tree_flatten((dyn_args, kwargs))
         dyn_in_axes = tuple(in_axes[i] for i in range(len(args)) if i not in statics) \
             if statics and isinstance(in_axes, tuple) else in_axes  # fmt: skip
-        axes = _flat_in_axes(dyn_in_axes, dyn_args, kwargs)
+        axes = _axes_of.get((options, tree))
+        if axes is None:  # (a new structure of arguments: worked out once)
+            axes = _axes_of[options, tree] = _flat_in_axes(dyn_in_axes, dyn_args, kwargs)
         size = _mapped_size(leaves, axes)
         if axis_size is not None and axis_size != size:
             raise ValueError(f"Specified axis_size {axis_size} doesn't match received axis_size {size}.")
         if process_count(backend) > 1:  # (JAX stitches each process's slices into one global array)
             raise NotImplementedError("didax's pmap runs within one process; across processes, use shard_map "
                                       "over a mesh of every process's devices")
-        mesh = Mesh(np.array((devices or tuple(all_devices(backend)))[:size], dtype=object), (name,))
+        mesh = _mesh(devices or tuple(all_devices(backend)), size, name)
         flags = tuple(i in donated for i, a in enumerate(dyn_args) for _ in tree_leaves(a))
         flags += (False,) * (len(leaves) - len(flags))  # keyword arguments are never donated
         key = (options, tree, axes, mesh, static_args, flags)
@@ -89,7 +91,7 @@ def pmap(fun: Callable[..., Any], axis_name: Hashable | None = None, *, in_axes:
         if not is_staging() and not any(isinstance(x, Tracer) for x in leaves):
             # Each argument goes to the devices in slices, as the specs say (JAX's jit does so
             # with in_shardings): a mapped axis longer than the mesh fails here, as in JAX.
-            leaves = [_put_sharded(to_array(x), NamedSharding(mesh, _spec(name, a))) for x, a in zip(leaves, axes)]
+            leaves = [_put_sharded(to_array(x), _named(mesh, _spec(name, a))) for x, a in zip(leaves, axes)]
         return run(*leaves)
 
     return mapped
@@ -120,6 +122,19 @@ def _compiled_map(fun: Callable[..., Any], name: Hashable, mesh: Mesh, tree: Any
     return jit(spread, donate_argnums=tuple(i for i, d in enumerate(donated) if d))
 
 
+_axes_of: dict[Any, tuple[int | None, ...]] = {}  # (pmap's options, the arguments' tree) -> each leaf's axis
+
+
+@functools.lru_cache(maxsize=64)
+def _mesh(devices: tuple[Any, ...], size: int, name: Hashable) -> Mesh:
+    """The one-axis mesh of the first ``size`` devices (made once: pmap asks on every call)."""
+    return Mesh(np.array(devices[:size], dtype=object), (name,))
+
+
+_named = functools.lru_cache(maxsize=256)(NamedSharding)  # (pmap asks for the same few on every call)
+
+
+@functools.lru_cache(maxsize=256)
 def _spec(name: Hashable, axis: int | None) -> PartitionSpec:
     """The spec of an argument mapped at ``axis``: the mesh's one axis splits that array axis."""
     return PartitionSpec() if axis is None else PartitionSpec(*[None] * axis, name)
