@@ -1532,8 +1532,8 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "random.random_gamma.log_space_ignored", DISTRIBUTIONS,
-        "lax.reshape(lax.slice(flat, (i,), (i + 1,)), ()), log_space)",
-        "lax.reshape(lax.slice(flat, (i,), (i + 1,)), ()), False)", RANDOM,
+        "_gamma_all(keys, lax.reshape(a, (size,)), log_space)",
+        "_gamma_all(keys, lax.reshape(a, (size,)), False)", RANDOM,
         "random_gamma's evaluation ignores its log_space parameter: loggamma gives gamma's samples, not their logs",
         keyword="gamma",
     ),

@@ -20,7 +20,7 @@ from .. import batching, dtypes, lax
 from .. import numpy as jnp
 from ..core import Primitive, ShapedArray, get_aval, to_concrete_value
 from ..numpy.util import promote_dtypes_inexact
-from ..prng import UINT_DTYPES, as_shape, check_key, random_bits, random_split_p, split
+from ..prng import UINT_DTYPES, as_shape, check_key, random_bits, random_split_p
 
 # ----------------------------------------------------------------------------------------------
 # Helpers.
@@ -61,10 +61,12 @@ def const(value: float | int, dtype: np.dtype) -> Any:
     return lax.convert_element_type(value, dtype)
 
 
-def first_keys(key: Any, num: int) -> list[Any]:
-    """``split(key, num)`` of a typed key, as a list of single keys."""
-    keys = split(key, num)
-    return [lax.index_in_dim(keys, i, keepdims=False) for i in range(num)]
+def first_keys(keys: Any, num: int) -> list[Any]:
+    """Each key of a typed key array (one key, or one per element as in gamma) split ``num`` ways:
+    a list of ``num`` key arrays of the keys' shape."""
+    parts = random_split_p.bind(keys, shape=(num,))  # shape (*keys.shape, num)
+    axis = get_aval(keys).ndim
+    return [lax.index_in_dim(parts, i, axis, keepdims=False) for i in range(num)]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -83,6 +85,8 @@ def uniform_bits_to_float(bits: Any, dtype: np.dtype, rng_bits: int) -> Any:
 
 
 def _uniform(key: Any, shape: tuple[int, ...], dtype: np.dtype, minval: Any, maxval: Any) -> Any:
+    """uniform on a typed key; on an array of keys (with scalar bounds) one draw of ``shape`` per key,
+    each as that key alone would give it (random_bits draws for every key at once)."""
     check_shape("uniform", shape, np.shape(minval), np.shape(maxval))
     minval = to_rank(lax.convert_element_type(minval, dtype), len(shape))
     maxval = to_rank(lax.convert_element_type(maxval, dtype), len(shape))
@@ -103,9 +107,14 @@ def normal(key: Any, shape: Any = (), dtype: Any = None) -> Any:
     """Standard normal floats, by the inverse CDF: sqrt(2) * erf_inv(uniform on (-1, 1))."""
     key = check_key("normal", key)
     dtype = float_dtype("normal", dtype)
+    return _normal(key, as_shape("normal", shape), dtype)
+
+
+def _normal(key: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+    """normal on a typed key, or on an array of keys as ``_uniform``."""
     # erf_inv(-1) would be -inf; the bound is a constant, computed now as JAX computes it
     low = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
-    u = _uniform(key, as_shape("normal", shape), dtype, low, np.array(1.0, dtype))
+    u = _uniform(key, shape, dtype, low, np.array(1.0, dtype))
     return lax.mul(const(math.sqrt(2), dtype), lax.erf_inv(u))
 
 
@@ -131,7 +140,12 @@ def truncated_normal(key: Any, lower: Any, upper: Any, shape: Any = None, dtype:
 def exponential(key: Any, shape: Any = (), dtype: Any = None) -> Any:
     """Exponential floats with rate 1: -log(1 - u)."""
     key = check_key("exponential", key)
-    u = _uniform(key, as_shape("exponential", shape), float_dtype("exponential", dtype), 0.0, 1.0)
+    return _exponential(key, as_shape("exponential", shape), float_dtype("exponential", dtype))
+
+
+def _exponential(key: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+    """exponential on a typed key, or on an array of keys as ``_uniform``."""
+    u = _uniform(key, shape, dtype, 0.0, 1.0)
     return lax.neg(lax.log1p(lax.neg(u)))
 
 
@@ -468,46 +482,53 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Any = None, replac
 # Gamma and the distributions made from it.
 
 
-def _gamma_one(key: Any, alpha: Any, log_space: bool) -> Any:
-    """One Gamma(alpha) sample by Marsaglia and Tsang's rejection method (ACM TOMS 2000).
+def _gamma_all(keys: Any, alpha: Any, log_space: bool) -> Any:
+    """A Gamma(alpha[i]) sample under keys[i] for every i, by Marsaglia and Tsang's rejection method
+    (ACM TOMS 2000), all elements at once.
 
-    JAX runs the two loops as lax.while_loop; stage 01 has no while_loop yet, so they are Python
-    loops that read each condition with ``bool``: the function needs known values, and where a
-    value is not known (under vmap, each example has its own) ``bool`` raises. Stage 04 stages them.
+    JAX samples each element by itself, with its own key; here each element draws from its key
+    exactly as it would alone, so the numbers are the same. A loop runs while any element still
+    draws; an element that is done keeps its values (``select``), and what is drawn for it
+    meanwhile, from keys it never reads again, is thrown away. JAX's loops are lax.while_loop;
+    stage 01 has no while_loop yet, so they are Python loops that read their condition with
+    ``bool``: they need known values (under vmap ``bool`` raises). Stage 04 stages them.
     """
     dtype = get_aval(alpha).dtype
     zero, one = const(0, dtype), const(1, dtype)
     third = const(1.0 / 3.0, dtype)
     # For alpha < 1, sample Gamma(alpha + 1) and scale by u ** (1 / alpha).
-    boost = bool(lax.ge(alpha, one))
+    boost = lax.ge(alpha, one)
     alpha_orig = alpha
-    alpha = alpha if boost else lax.add(alpha, one)
+    alpha = lax.select(boost, alpha, lax.add(alpha, one))
     d = lax.sub(alpha, third)
     c = lax.div(third, lax.sqrt(d))
 
-    key, subkey = first_keys(key, 2)
-    X, V, U = zero, one, const(2, dtype)
-    while _rejected(X, V, U, d, dtype):
+    key, subkey = first_keys(keys, 2)
+    X, V, U = (lax.full_like(alpha, value) for value in (0, 1, 2))
+    rejected = _rejected(X, V, U, d, dtype)  # (0, 1, 2) is rejected unless d is NaN
+    while bool(jnp.any(rejected)):
         key, x_key, u_key = first_keys(key, 3)
-        x, v = zero, const(-1, dtype)
-        while bool(lax.le(v, zero)):  # v = (1 + c x)^3 must be positive
+        x, drawing = lax.full_like(alpha, 0), rejected
+        while bool(jnp.any(drawing)):  # v = (1 + c x)^3 must be positive; runs at least once
             x_key, normal_key = first_keys(x_key, 2)
-            x = normal(normal_key, (), dtype)
+            x = lax.select(drawing, _normal(normal_key, (), dtype), x)
             v = lax.add(one, lax.mul(x, c))
-        X = lax.mul(x, x)
-        V = lax.mul(lax.mul(v, v), v)
-        U = uniform(u_key, (), dtype)
+            drawing = lax.bitwise_and(drawing, lax.le(v, zero))
+        X = lax.select(rejected, lax.mul(x, x), X)
+        V = lax.select(rejected, lax.mul(lax.mul(v, v), v), V)
+        U = lax.select(rejected, _uniform(u_key, (), dtype, 0.0, 1.0), U)
+        rejected = _rejected(X, V, U, d, dtype)  # an accepted element's values did not change
     if log_space:
-        log_samples = lax.neg(exponential(subkey, (), dtype))
-        keep = boost or bool(lax.eq(log_samples, zero))
-        log_boost = zero if keep else lax.mul(log_samples, lax.div(one, alpha_orig))
+        log_samples = lax.neg(_exponential(subkey, (), dtype))
+        keep = lax.bitwise_or(boost, lax.eq(log_samples, zero))
+        log_boost = lax.select(keep, lax.full_like(alpha, 0), lax.mul(log_samples, lax.div(one, alpha_orig)))
         return lax.add(lax.add(lax.log(d), lax.log(V)), log_boost)
-    samples = lax.sub(one, uniform(subkey, (), dtype))
-    scale = one if boost else lax.pow(samples, lax.div(one, alpha_orig))
+    samples = lax.sub(one, _uniform(subkey, (), dtype, 0.0, 1.0))
+    scale = lax.select(boost, lax.full_like(alpha, 1), lax.pow(samples, lax.div(one, alpha_orig)))
     return lax.mul(lax.mul(d, V), scale)
 
 
-def _rejected(X: Any, V: Any, U: Any, d: Any, dtype: np.dtype) -> bool:
+def _rejected(X: Any, V: Any, U: Any, d: Any, dtype: np.dtype) -> Any:
     """Marsaglia-Tsang's test: reject unless u < 1 - 0.0331 x^4 or log u < x^2/2 + d (1 - v + log v)."""
     one = const(1, dtype)
     squeeze = lax.ge(U, lax.sub(one, lax.mul(const(0.0331, dtype), lax.mul(X, X))))
@@ -515,7 +536,7 @@ def _rejected(X: Any, V: Any, U: Any, d: Any, dtype: np.dtype) -> bool:
         lax.log(U),
         lax.add(lax.mul(X, const(0.5, dtype)), lax.mul(d, lax.add(lax.sub(one, V), lax.log(V)))),
     )
-    return bool(lax.bitwise_and(squeeze, exact))
+    return lax.bitwise_and(squeeze, exact)
 
 
 def _gamma_impl(keys: Any, a: Any, *, log_space: bool) -> Any:
@@ -527,12 +548,7 @@ def _gamma_impl(keys: Any, a: Any, *, log_space: bool) -> Any:
         return jnp.zeros(a_shape, get_aval(a).dtype)
     split_count = math.prod(a_shape[get_aval(keys).ndim :])
     keys = lax.reshape(random_split_p.bind(keys, shape=(split_count,)), (size,))
-    flat = lax.reshape(a, (size,))
-    samples = [
-        _gamma_one(lax.index_in_dim(keys, i, keepdims=False), lax.reshape(lax.slice(flat, (i,), (i + 1,)), ()), log_space)
-        for i in range(size)
-    ]  # fmt: skip
-    return lax.reshape(lax.concatenate([lax.reshape(s, (1,)) for s in samples], 0), a_shape)
+    return lax.reshape(_gamma_all(keys, lax.reshape(a, (size,)), log_space), a_shape)
 
 
 def _random_gamma_abstract_eval(keys: ShapedArray, a: ShapedArray, *, log_space: bool) -> ShapedArray:
