@@ -21,7 +21,7 @@ from .. import batching, dtypes, lax
 from .. import numpy as jnp
 from ..core import Primitive, ShapedArray, get_aval, to_concrete_value
 from ..numpy.util import promote_dtypes_inexact
-from ..prng import UINT_DTYPES, as_shape, check_key, random_bits, random_split_p, split
+from ..prng import UINT_DTYPES, as_shape, check_key, random_bits, random_split_p
 
 # ----------------------------------------------------------------------------------------------
 # Helpers.
@@ -62,10 +62,12 @@ def const(value: float | int, dtype: np.dtype) -> Any:
     return lax.convert_element_type(value, dtype)
 
 
-def first_keys(key: Any, num: int) -> list[Any]:
-    """``split(key, num)`` of a typed key, as a list of single keys."""
-    keys = split(key, num)
-    return [lax.index_in_dim(keys, i, keepdims=False) for i in range(num)]
+def first_keys(keys: Any, num: int) -> list[Any]:
+    """Each key of a typed key array (one key, or one per element as in gamma) split ``num`` ways:
+    a list of ``num`` key arrays of the keys' shape."""
+    parts = random_split_p.bind(keys, shape=(num,))  # shape (*keys.shape, num)
+    axis = get_aval(keys).ndim
+    return [lax.index_in_dim(parts, i, axis, keepdims=False) for i in range(num)]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -84,6 +86,8 @@ def uniform_bits_to_float(bits: Any, dtype: np.dtype, rng_bits: int) -> Any:
 
 
 def _uniform(key: Any, shape: tuple[int, ...], dtype: np.dtype, minval: Any, maxval: Any) -> Any:
+    """uniform on a typed key; on an array of keys (with scalar bounds) one draw of ``shape`` per key,
+    each as that key alone would give it (random_bits draws for every key at once)."""
     check_shape("uniform", shape, np.shape(minval), np.shape(maxval))
     minval = to_rank(lax.convert_element_type(minval, dtype), len(shape))
     maxval = to_rank(lax.convert_element_type(maxval, dtype), len(shape))
@@ -104,9 +108,14 @@ def normal(key: Any, shape: Any = (), dtype: Any = None) -> Any:
     """Standard normal floats, by the inverse CDF: sqrt(2) * erf_inv(uniform on (-1, 1))."""
     key = check_key("normal", key)
     dtype = float_dtype("normal", dtype)
+    return _normal(key, as_shape("normal", shape), dtype)
+
+
+def _normal(key: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+    """normal on a typed key, or on an array of keys as ``_uniform``."""
     # erf_inv(-1) would be -inf; the bound is a constant, computed now as JAX computes it
     low = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
-    u = _uniform(key, as_shape("normal", shape), dtype, low, np.array(1.0, dtype))
+    u = _uniform(key, shape, dtype, low, np.array(1.0, dtype))
     return lax.mul(const(math.sqrt(2), dtype), lax.erf_inv(u))
 
 
@@ -132,7 +141,12 @@ def truncated_normal(key: Any, lower: Any, upper: Any, shape: Any = None, dtype:
 def exponential(key: Any, shape: Any = (), dtype: Any = None) -> Any:
     """Exponential floats with rate 1: -log(1 - u)."""
     key = check_key("exponential", key)
-    u = _uniform(key, as_shape("exponential", shape), float_dtype("exponential", dtype), 0.0, 1.0)
+    return _exponential(key, as_shape("exponential", shape), float_dtype("exponential", dtype))
+
+
+def _exponential(key: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+    """exponential on a typed key, or on an array of keys as ``_uniform``."""
+    u = _uniform(key, shape, dtype, 0.0, 1.0)
     return lax.neg(lax.log1p(lax.neg(u)))
 
 
