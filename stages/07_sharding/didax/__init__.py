@@ -46,7 +46,7 @@ from .shard_map import shard_map
 from .staging import ShapeDtypeStruct, eval_shape, make_jaxpr
 
 __version__ = "0.1.0"
-__capabilities__ = ("eval", "jvp", "vmap", "jaxpr", "jit", "vjp")
+__capabilities__ = ("eval", "jvp", "vmap", "jaxpr", "jit", "vjp", "sharding")
 
 __all__ = [
     "Array",
