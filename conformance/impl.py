@@ -39,6 +39,10 @@ SUITE_FLAGS: dict[str, object] = {"jax_enable_x64": False, "jax_numpy_dtype_prom
 # JAX 0.10.2 (its default) and didax (always) make random bits the "partitionable" way; older JAX
 # releases only with this flag on (False by default in 0.4.38), so they are compared like with like.
 RANDOM_FLAGS: dict[str, object] = {"jax_threefry_partitionable": True}
+# The sharding area maps over 8 CPU devices. JAX (and didax, as JAX) fixes how many CPU devices there
+# are when its backend starts, at the first operation, and refuses to change it later: the plugin
+# sets this as soon as it has loaded an implementation that declares "sharding", before any test runs.
+DEVICE_FLAGS: dict[str, object] = {"jax_num_cpu_devices": 8}
 
 # The kinds of implementation; the site's matrix shows stages, jax and the suite's reference adapters.
 KINDS = ("stage", "jax", "reference", "folder", "module")
@@ -300,6 +304,21 @@ def set_suite_flags(impl: Impl) -> None:
             impl.config.update(name, value)
         except Missing:
             return
+
+
+def set_device_flags(impl: Impl) -> None:
+    """Ask an implementation that declares "sharding" for the devices of DEVICE_FLAGS (where it has
+    the flag); the others keep their one device. Where its backend has started already (another tool
+    in this process ran an operation first), the devices stay as they are and the sharding area's
+    tests say how many they found."""
+    if "sharding" not in impl.capabilities:
+        return
+    for name, value in DEVICE_FLAGS.items():
+        if has_flag(impl, name):
+            try:
+                impl.config.update(name, value)
+            except RuntimeError:  # JAX's "should be updated before backends are initialized"
+                pass
 
 
 @contextmanager

@@ -32,6 +32,7 @@ from conformance.impl import (
     load,
     newest_stage,
     restored_flags,
+    set_device_flags,
     set_suite_flags,
 )
 from conformance.missing import LOOKUPS, MissingStop, missing_names
@@ -97,7 +98,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--area",
         action="append",
         default=[],
-        help="run only tests of this area (numpy, lax, promotion, pytrees, errors, random, nn, jvp, vmap, jaxpr, jit, vjp), or "
+        help="run only tests of this area (numpy, lax, promotion, pytrees, errors, random, nn, jvp, vmap, jaxpr, jit, vjp, sharding), or "
         "with a leading '-' every area but this one (--area=-numpy); repeatable",
     )
     group.addoption(
@@ -148,6 +149,9 @@ def impl_under_test(config: pytest.Config) -> Impl:
             raise pytest.UsageError(str(err)) from None
         except Exception as err:  # the implementation's own import failed
             raise pytest.UsageError(f"--impl={spec}: loading it raised {type(err).__name__}: {err}") from None
+        # First: the device count can only be set before the implementation's backend starts (see
+        # impl.DEVICE_FLAGS), and nothing has run on it yet.
+        set_device_flags(impl)
         set_suite_flags(impl)
         reproduce.use(impl)
         config.stash[_IMPL] = impl

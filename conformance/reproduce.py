@@ -42,7 +42,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from conformance.impl import RANDOM_FLAGS, SUITE_FLAGS, Impl, has_flag, path_entry_of, read_flag
+from conformance.impl import DEVICE_FLAGS, RANDOM_FLAGS, SUITE_FLAGS, Impl, has_flag, path_entry_of, read_flag
+from conformance.missing import unwrap
 
 # The names a program may use for the implementation's modules, and where they come from.
 ALIASES = {"jnp": "jax.numpy", "lax": "jax.lax", "tree_util": "jax.tree_util", "tu": "jax.tree_util"}
@@ -269,6 +270,10 @@ def _flag_lines() -> list[str]:
     if _impl is None:
         return []
     lines = []
+    if "sharding" in _impl.capabilities:  # first: it only works before the first operation
+        for name in DEVICE_FLAGS:
+            if has_flag(_impl, name) and (value := getattr(unwrap(_impl.config), name)) != -1:
+                lines.append(f"jax.config.update({name!r}, {value!r})")
     for name, default in SUITE_FLAGS.items():
         value = read_flag(_impl, name)
         if name == "jax_enable_x64" or value != default:  # x64 always: it changes every dtype

@@ -58,7 +58,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 STAGES_DIR = REPO_ROOT / "stages"
 BUILD_DIR = REPO_ROOT / "build" / "mutation"
 PUBLISHED_DIR = Path(__file__).resolve().parent / "results"
-AREAS = ("numpy", "lax", "promotion", "pytrees", "errors", "random", "nn", "jvp", "vmap", "jaxpr", "jit", "vjp")
+AREAS = ("numpy", "lax", "promotion", "pytrees", "errors", "random", "nn", "jvp", "vmap", "jaxpr", "jit", "vjp", "sharding")
 DEFAULT_TIMEOUT_S = 300
 
 KILLED, SURVIVED, EQUIVALENT, STALE, ERROR = "killed", "survived", "equivalent", "stale", "error"

@@ -1,0 +1,531 @@
+"""Parallelism over named axes: ``pmap``, ``shard_map`` and the collectives of ``jax.lax`` on 8 CPU
+devices (the plugin asks for them; see impl.DEVICE_FLAGS). Every collective (psum, pmean, pmax,
+pmin, all_gather, psum_scatter, ppermute, all_to_all, axis_index) under ``pmap``, ``vmap(...,
+axis_name=)`` and their compositions, against its meaning computed with NumPy, one row per device;
+``shard_map`` on 1-D and 2-D meshes against the same program run on the whole array; reverse mode of
+``pmap`` and ``shard_map`` against ``jvp`` and central finite differences (derivatives.py); and the
+errors JAX raises for shapes that do not divide, replication that cannot be proved and unknown axis
+names, by exception class.
+
+Values are multiples of 0.5, so that sums and means over up to 8 devices are exact in float32 in
+any order: collectives are compared exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance.checks import assert_dtype, assert_values, show_call
+from conformance.derivatives import check_reverse
+from conformance.impl import Impl
+from conformance.missing import Namespace
+from conformance.test_jit import namespace
+
+pytestmark = [pytest.mark.area("sharding"), pytest.mark.requires("sharding")]
+
+F32, I32, F64 = np.dtype("float32"), np.dtype("int32"), np.dtype("float64")
+DEVICES = 8  # impl.DEVICE_FLAGS
+Shape = tuple[int, ...]
+
+# Each example compiles a program for several devices: a few examples per test (5 in the ci
+# profile, 3 for the compositions and the derivatives).
+SETTINGS = settings(max_examples=max(3, settings().max_examples // 5))
+FEW = settings(max_examples=max(2, settings().max_examples // 8))
+
+
+def scope(impl: Impl) -> dict[str, Any]:
+    """What the suite's program text sees: jax, jnp, lax, np, and P (``jax.sharding.PartitionSpec``)."""
+    names = namespace(impl)
+    sharding = Namespace(getattr(impl.module, "sharding", None), "jax.sharding")
+    return {**names, "P": sharding.PartitionSpec, "Mesh": sharding.Mesh, "devices": devices(impl)}
+
+
+def devices(impl: Impl) -> list[Any]:
+    found = list(namespace(impl)["jax"].devices())
+    assert len(found) >= DEVICES, (
+        f"the sharding area needs {DEVICES} devices, found {len(found)}: the plugin sets jax_num_cpu_devices "
+        "to 8 when it loads the implementation, which works only before its first operation"
+    )
+    return found
+
+
+def run(impl: Impl, source: str, **values: Any) -> Any:
+    """Execute ``source`` (the suite's own text; it assigns ``out``) with ``values`` bound; noted as
+    the reproducing program."""
+    show_call(source + "\nout", **values)
+    env = {**scope(impl), **values}
+    exec(compile(source, "<sharding case>", "exec"), env)
+    return env["out"]
+
+
+def grid(dt: np.dtype, shape: Shape) -> st.SearchStrategy[np.ndarray]:
+    """Multiples of 0.5 in [-4, 4] (integers in [-8, 8] for int32): sums of 8 are exact."""
+    scale = 0.5 if dt.kind == "f" else 1
+    return st.lists(st.integers(-8, 8), min_size=math.prod(shape), max_size=math.prod(shape)).map(
+        lambda v: (np.array(v, np.float64) * scale).astype(dt).reshape(shape)
+    )
+
+
+# --- the collectives, with their meaning in NumPy ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Call:
+    """One collective call on one device's value ``v`` (``source``, over axis 'i'), and what it gives
+    every device: ``reference(x)`` maps the stacked values ``x`` (device k's is ``x[k]``) to the
+    stacked results."""
+
+    source: str
+    shape: Shape  # one device's value
+    dtype: np.dtype
+    reference: Callable[[np.ndarray], np.ndarray]
+
+
+def _every(n: int, value: np.ndarray) -> np.ndarray:
+    return np.stack([value] * n)
+
+
+def _psum(draw: st.DrawFn, n: int, dt: np.dtype, full: bool) -> Call:
+    shape = draw(st.sampled_from([(), (3,), (2, 3)]), label="shape")
+    return Call("lax.psum(v, 'i')", shape, dt, lambda x: _every(n, x.sum(0).astype(dt)))
+
+
+def _pmean(draw: st.DrawFn, n: int, dt: np.dtype, full: bool) -> Call:
+    shape = draw(st.sampled_from([(), (3,), (2, 3)]), label="shape")
+    return Call("lax.pmean(v, 'i')", shape, dt, lambda x: _every(n, x.astype(F64).mean(0).astype(F32)))
+
+
+def _pmax(draw: st.DrawFn, n: int, dt: np.dtype, full: bool) -> Call:
+    shape = draw(st.sampled_from([(), (3,), (2, 3)]), label="shape")
+    return Call("lax.pmax(v, 'i')", shape, dt, lambda x: _every(n, x.max(0)))
+
+
+def _pmin(draw: st.DrawFn, n: int, dt: np.dtype, full: bool) -> Call:
+    shape = draw(st.sampled_from([(), (3,), (2, 3)]), label="shape")
+    return Call("lax.pmin(v, 'i')", shape, dt, lambda x: _every(n, x.min(0)))
+
+
+def _all_gather(draw: st.DrawFn, n: int, dt: np.dtype, full: bool) -> Call:
+    shape = draw(st.sampled_from([(3,), (2, 3)]), label="shape")
+    tiled = draw(st.booleans(), label="tiled")
+    rank = len(shape) + (not tiled)  # where the gathered axis may go (counted from either end)
+    axis = draw(st.integers(-rank, rank - 1), label="axis")
+
+    def reference(x: np.ndarray) -> np.ndarray:
+        rows = list(x)
+        return _every(n, np.concatenate(rows, axis) if tiled else np.stack(rows, axis))
+
+    return Call(f"lax.all_gather(v, 'i', axis={axis}, tiled={tiled})", shape, dt, reference)
+
+
+def _psum_scatter(draw: st.DrawFn, n: int, dt: np.dtype, full: bool) -> Call:
+    tiled = draw(st.booleans(), label="tiled")
+    d = draw(st.integers(0, 1), label="scatter_dimension")
+    other = draw(st.integers(1, 3), label="other size")
+    size = n * draw(st.integers(1, 2), label="blocks") if tiled else n
+    shape = (size, other) if d == 0 else (other, size)
+
+    def reference(x: np.ndarray) -> np.ndarray:
+        total = x.sum(0).astype(dt)
+        parts = np.split(total, n, axis=d)
+        return np.stack([p if tiled else np.squeeze(p, d) for p in parts])
+
+    return Call(f"lax.psum_scatter(v, 'i', scatter_dimension={d}, tiled={tiled})", shape, dt, reference)
+
+
+def _ppermute(draw: st.DrawFn, n: int, dt: np.dtype, full: bool) -> Call:
+    """A permutation of the devices, or (not under vmap, which needs a full one) of some of them:
+    those that receive nothing get zeros."""
+    shape = draw(st.sampled_from([(), (3,)]), label="shape")
+    targets = draw(st.permutations(range(n)), label="targets")
+    count = n if full else draw(st.integers(1, n), label="pairs")
+    perm = [(src, int(dst)) for src, dst in enumerate(targets)][:count]
+
+    def reference(x: np.ndarray) -> np.ndarray:
+        out = np.zeros_like(x)
+        for src, dst in perm:
+            out[dst] = x[src]
+        return out
+
+    return Call(f"lax.ppermute(v, 'i', {perm})", shape, dt, reference)
+
+
+def _all_to_all(draw: st.DrawFn, n: int, dt: np.dtype, full: bool) -> Call:
+    """Device k receives chunk k of every device's value along split_axis and joins them along
+    concat_axis (untiled: the chunks are single elements, stacked at concat_axis)."""
+    tiled = draw(st.booleans(), label="tiled")
+    split, concat = draw(st.integers(0, 1), label="split_axis"), draw(st.integers(0, 1), label="concat_axis")
+    other = draw(st.integers(1, 3), label="other size")
+    size = n * draw(st.integers(1, 2), label="chunks") if tiled else n
+    shape = (size, other) if split == 0 else (other, size)
+
+    def reference(x: np.ndarray) -> np.ndarray:
+        if tiled:
+            return np.stack([np.concatenate([np.split(x[j], n, split)[k] for j in range(n)], concat)
+                             for k in range(n)])  # fmt: skip
+        return np.stack([np.stack([x[j].take(k, split) for j in range(n)], concat) for k in range(n)])
+
+    return Call(f"lax.all_to_all(v, 'i', {split}, {concat}, tiled={tiled})", shape, dt, reference)
+
+
+def _axis_index(draw: st.DrawFn, n: int, dt: np.dtype, full: bool) -> Call:
+    """The device's index, used with its value so that a mapped input exists."""
+    shape = draw(st.sampled_from([(), (3,)]), label="shape")
+    return Call("v * lax.axis_index('i').astype(v.dtype)", shape, dt,
+                lambda x: x * np.arange(n).reshape((n,) + (1,) * (x.ndim - 1)).astype(dt))  # fmt: skip
+
+
+COLLECTIVES = {"psum": _psum, "pmean": _pmean, "pmax": _pmax, "pmin": _pmin, "all_gather": _all_gather,
+               "psum_scatter": _psum_scatter, "ppermute": _ppermute, "all_to_all": _all_to_all,
+               "axis_index": _axis_index}  # fmt: skip
+
+
+@st.composite
+def calls(draw: st.DrawFn, name: str, n: int, full: bool) -> Call:
+    dt = F32 if name == "pmean" else draw(st.sampled_from([F32, I32]), label="dtype")
+    return COLLECTIVES[name](draw, n, dt, full)
+
+
+# How each mapper runs ``f`` (one device's computation) on ``x``, and what it gives by the reference.
+# Under pmap and vmap the axis 'i' is x's axis 0. Composed, an unnamed vmap adds a batch axis of 2:
+# inside pmap (axis 1 of x; the collectives' batching rules shift their axes past it) or outside it
+# (axis 0 of x; shard_map's batching rule).
+MAPPERS = {
+    "pmap": "out = jax.pmap(f, axis_name='i')(x)",
+    "vmap": "out = jax.vmap(f, axis_name='i')(x)",
+    "pmap_of_vmap": "out = jax.pmap(jax.vmap(f), axis_name='i')(x)",
+    "vmap_of_pmap": "out = jax.vmap(jax.pmap(f, axis_name='i'))(x)",
+}
+BATCH = 2
+
+
+def _mapped_input(mapper: str, n: int, shape: Shape) -> Shape:
+    return {"pmap_of_vmap": (n, BATCH, *shape), "vmap_of_pmap": (BATCH, n, *shape)}.get(mapper, (n, *shape))
+
+
+def _expected(mapper: str, call: Call, x: np.ndarray) -> np.ndarray:
+    if mapper == "pmap_of_vmap":
+        return np.stack([call.reference(x[:, b]) for b in range(BATCH)], 1)
+    if mapper == "vmap_of_pmap":
+        return np.stack([call.reference(x[b]) for b in range(BATCH)])
+    return call.reference(x)
+
+
+def check_collective(impl: Impl, data: st.DataObject, name: str, mapper: str) -> None:
+    n = data.draw(st.sampled_from([2, 4, 8]), label="devices")
+    call = data.draw(calls(name, n, full=mapper != "pmap"), label="call")
+    x = data.draw(grid(call.dtype, _mapped_input(mapper, n, call.shape)), label="x")
+    got = run(impl, f"f = lambda v: {call.source}\n{MAPPERS[mapper]}", x=x)
+    want = _expected(mapper, call, x)
+    # JAX 0.10.2's vmap of ppermute and all_to_all on NumPy inputs returns a NumPy array, which has
+    # no weak type to check.
+    assert_dtype(got, want.dtype, weak=None if mapper == "vmap" else False)
+    assert_values(got, want, want.dtype)
+
+
+@pytest.mark.parametrize("name", COLLECTIVES)
+@SETTINGS
+@given(data=st.data())
+def test_collective_under_pmap(impl: Impl, name: str, data: st.DataObject) -> None:
+    """On 2, 4 or 8 devices, partial permutations for ppermute."""
+    check_collective(impl, data, name, "pmap")
+
+
+@pytest.mark.parametrize("name", COLLECTIVES)
+@SETTINGS
+@given(data=st.data())
+def test_collective_under_vmap_with_an_axis_name(impl: Impl, name: str, data: st.DataObject) -> None:
+    """vmap(f, axis_name='i') gives what pmap gives (both are checked against the same reference)."""
+    check_collective(impl, data, name, "vmap")
+
+
+@pytest.mark.parametrize("mapper", ["pmap_of_vmap", "vmap_of_pmap"])
+@pytest.mark.parametrize("name", COLLECTIVES)
+@FEW
+@given(data=st.data())
+def test_collective_batched_by_an_unnamed_vmap(impl: Impl, name: str, mapper: str, data: st.DataObject) -> None:
+    check_collective(impl, data, name, mapper)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_pmap_equals_vmap_with_the_same_axis_name(impl: Impl, data: st.DataObject) -> None:
+    """A chain of two collectives and elementwise operations, pmap against vmap: one program."""
+    n = data.draw(st.sampled_from([2, 4, 8]), label="devices")
+    first = data.draw(calls(data.draw(st.sampled_from(["psum", "pmax", "ppermute", "axis_index"]), label="first"),
+                            n, full=True))  # fmt: skip
+    second = data.draw(st.sampled_from(["lax.pmean(w, 'i')", "lax.all_gather(w, 'i')",
+                                        "lax.all_gather(w, 'i', tiled=True)", "lax.psum(w * w, 'i') - w"]))  # fmt: skip
+    x = data.draw(grid(F32, (n, *first.shape)), label="x")
+    source = (f"def f(v):\n    w = jnp.sin(v) + {first.source.replace('v.dtype', 'jnp.float32')}\n"
+              f"    return {second}\n")  # fmt: skip
+    by_pmap = run(impl, source + MAPPERS["pmap"], x=x.astype(F32))
+    by_vmap = run(impl, source + MAPPERS["vmap"], x=x.astype(F32))
+    assert_dtype(by_pmap, np.dtype(by_vmap.dtype), weak=False)
+    assert_values(by_pmap, np.asarray(by_vmap), F32)
+
+
+# --- shard_map: the same program on blocks as on the whole array ------------------------------------------------
+
+MESHES = {"line": ((4,), ("i",)), "grid": ((2, 4), ("i", "j")), "square": ((2, 2), ("a", "b"))}
+UNARY = ["jnp.sin(v)", "v * v", "jnp.tanh(v) * 2.0", "v + 1.5", "jnp.exp(-v * v)", "jnp.cos(v) * v"]
+
+
+@dataclass(frozen=True)
+class Program:
+    """A shard_map over a mesh of the first devices: its text (``f``, a function of the whole x),
+    the spec of x (entries: None, a name or a tuple of names), and its result on the whole x."""
+
+    source: str
+    spec: tuple
+    shape: Shape
+    whole: Callable[[np.ndarray], tuple[np.ndarray, float]]
+
+
+def _names(entry: Any) -> tuple[str, ...]:
+    return () if entry is None else entry if isinstance(entry, tuple) else (entry,)
+
+
+def _spec_text(spec: tuple) -> str:
+    return "P(" + ", ".join(repr(e) for e in spec) + ")"
+
+
+def _unary_numpy(op: str) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda v: eval(op, {"jnp": np, "v": v})  # the suite's own text, on NumPy
+
+
+@st.composite
+def programs(draw: st.DrawFn, mesh: str, derivatives: bool = False) -> Program:
+    """x of rank 2 split by a drawn spec (each mesh axis on dimension 0, 1, or neither: replicated),
+    an elementwise chain ``g``, then one finish: the blocks as they are (out_specs = in_specs), the
+    total (psum over every mesh axis: replicas count once each), the maximum (pmax), the mean of the
+    rows (pmean over the axes that split them), or the rows gathered back (all_gather, tiled)."""
+    sizes, names = MESHES[mesh]
+    size = dict(zip(names, sizes))
+    where = [draw(st.sampled_from([0, 1, None]), label=f"dimension of {a}") for a in names]
+    order = draw(st.permutations(names), label="order in a tuple")
+    spec = []
+    for d in (0, 1):
+        on = tuple(a for a in order if where[names.index(a)] == d)
+        spec.append(None if not on else on[0] if len(on) == 1 and draw(st.booleans(), label="bare") else on)
+    spec = tuple(spec)
+    shape = tuple(math.prod(size[a] for a in _names(spec[d])) * draw(st.integers(1, 2), label="block")
+                  for d in (0, 1))  # fmt: skip
+    ops = draw(st.lists(st.sampled_from(UNARY), min_size=1, max_size=2), label="ops")
+    g = "v"
+    for op in ops:
+        g = op.replace("v", f"({g})")
+    finishes = ["blocks", "total", "mean_rows"] + ([] if derivatives else ["max", "gather"])
+    finish = draw(st.sampled_from(finishes), label="finish")
+    rows, cols = _names(spec[0]), _names(spec[1])
+    mentioned = rows + cols
+    replicas = math.prod(size[a] for a in names if a not in mentioned)
+    check = draw(st.booleans(), label="check_vma") if finish != "gather" else False
+    out_spec, body = spec, g
+    if finish == "total":
+        out_spec, body = (), f"lax.psum(jnp.sum({g}), {names!r})"
+    elif finish == "max":
+        out_spec, body = (), f"lax.pmax(jnp.max({g}), {names!r})"
+    elif finish == "mean_rows":
+        mean = f"jnp.mean({g}, axis=0)"
+        out_spec, body = (spec[1],), f"lax.pmean({mean}, {rows!r})" if rows else mean
+    elif finish == "gather" and rows:
+        out_spec, body = (None, spec[1]), f"lax.all_gather({g}, {rows!r}, axis=0, tiled=True)"
+
+    def whole(x: np.ndarray) -> tuple[np.ndarray, float]:
+        """The result, and the size of the terms summed into it (what rounding errors scale with)."""
+        value = x
+        for op in ops:
+            value = _unary_numpy(op)(value)
+        result = {"total": lambda: value.sum() * replicas, "max": lambda: value.max(),
+                  "mean_rows": lambda: value.mean(0)}.get(finish, lambda: value)()  # fmt: skip
+        return result, float(np.abs(value).sum() * replicas)
+
+    mesh_text = f"Mesh(np.array(devices[:{math.prod(sizes)}]).reshape({sizes}), {names!r})"
+    source = (f"mesh = {mesh_text}\n"
+              f"f = jax.shard_map(lambda v: {body}, mesh=mesh, in_specs={_spec_text(spec)}, "
+              f"out_specs={_spec_text(out_spec)}, check_vma={check})\n")  # fmt: skip
+    return Program(source, spec, shape, whole)
+
+
+@pytest.mark.parametrize("mesh", MESHES)
+@SETTINGS
+@given(data=st.data())
+def test_shard_map_equals_the_program_on_the_whole_array(impl: Impl, mesh: str, data: st.DataObject) -> None:
+    program = data.draw(programs(mesh), label="program")
+    x = data.draw(grid(F32, program.shape), label="x")
+    got = run(impl, program.source + "out = f(x)", x=x)
+    want, magnitude = program.whole(x.astype(F64))
+    assert_dtype(got, F32, weak=False)
+    assert_values(got, want, F32, atol=1e-6 * magnitude)
+
+
+@pytest.mark.parametrize("mesh", MESHES)
+@SETTINGS
+@given(data=st.data())
+def test_jit_of_shard_map_equals_shard_map(impl: Impl, mesh: str, data: st.DataObject) -> None:
+    program = data.draw(programs(mesh), label="program")
+    x = data.draw(grid(F32, program.shape), label="x")
+    eager = run(impl, program.source + "out = f(x)", x=x)
+    jitted = run(impl, program.source + "out = jax.jit(f)(x)", x=x)
+    assert_dtype(jitted, F32, weak=False)
+    assert_values(jitted, np.asarray(eager), F32, atol=1e-6 * program.whole(x.astype(F64))[1])
+
+
+# --- reverse mode: pmap and shard_map against jvp and finite differences ---------------------------------------
+
+# One device's computation on its value v (a vector of 4) and a value w every device shares; each
+# linear collective and a nonlinear function around it (pmax and pmin have no derivative in JAX).
+BODIES = {
+    "psum": "jnp.sin(v) * lax.psum(v * w, 'i')",
+    "pmean": "lax.pmean(jnp.tanh(v * w), 'i') * v",
+    "all_gather": "jnp.sum(lax.all_gather(jnp.sin(v), 'i', axis=1) * w, axis=0) * v",
+    "all_gather_tiled": "lax.all_gather(jnp.sin(v) * w, 'i', tiled=True)[::4] * v",
+    "psum_scatter": "lax.psum_scatter(jnp.cos(v) * w, 'i', tiled=True) * v[:1]",
+    "ppermute": "lax.ppermute(jnp.sin(v) * w, 'i', [(0, 2), (1, 0), (2, 3), (3, 1)]) * v",
+    "all_to_all": "lax.all_to_all(jnp.outer(v, w), 'i', 0, 1, tiled=True) ** 2",
+    "axis_index": "jnp.sin(v * w) * (lax.axis_index('i') + 1)",
+}
+# How each wraps the body: pmap maps the rows of x (4 devices) and shares w; shard_map gives each
+# device a block of one row (its v is row 0 of the block) and w whole, under either replication check.
+WRAPPERS = {
+    "pmap": "f = jax.pmap(body, axis_name='i', in_axes=(0, None))",
+    "shard_map_checked": "f = jax.shard_map(lambda v, w: body(v[0], w)[None], mesh=Mesh(np.array(devices[:4]), "
+                         "('i',)), in_specs=(P('i'), P()), out_specs=P('i'), check_vma=True)",
+    "shard_map_unchecked": "f = jax.shard_map(lambda v, w: body(v[0], w)[None], mesh=Mesh(np.array(devices[:4]), "
+                           "('i',)), in_specs=(P('i'), P()), out_specs=P('i'), check_vma=False)",
+}  # fmt: skip
+
+
+def _compiled(impl: Impl, source: str) -> Callable[..., Any]:
+    env = scope(impl)
+    exec(compile(source, "<sharding case>", "exec"), env)
+    return env["f"]
+
+
+@pytest.mark.parametrize("wrapper", WRAPPERS)
+@pytest.mark.parametrize("body", BODIES)
+@FEW
+@given(data=st.data())
+def test_reverse_mode_through_collectives(impl: Impl, flags, body: str, wrapper: str, data: st.DataObject) -> None:
+    flags("jax_enable_x64", True)
+    x = data.draw(grid(F64, (4, 4)), label="x") / 2
+    w = data.draw(grid(F64, (4,)), label="w") / 4
+    # jit: finite differences call f a dozen times, and an eager shard_map is traced at every call.
+    source = f"body = lambda v, w: {BODIES[body]}\n{WRAPPERS[wrapper]}\nf = jax.jit(f)"
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="direction seed"))
+    check_reverse(namespace(impl)["jax"], _compiled(impl, source), (x, w), rng, source=source,
+                  values={"x": x, "w": w}, order=1)  # fmt: skip
+
+
+@pytest.mark.parametrize("mesh", MESHES)
+@FEW
+@given(data=st.data())
+def test_reverse_mode_of_drawn_shard_maps(impl: Impl, flags, mesh: str, data: st.DataObject) -> None:
+    """The programs of test_shard_map_equals_the_program_on_the_whole_array (not their pmax and
+    all_gather finishes), differentiated in float64."""
+    flags("jax_enable_x64", True)
+    program = data.draw(programs(mesh, derivatives=True), label="program")
+    x = data.draw(grid(F64, program.shape), label="x") / 4
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="direction seed"))
+    source = program.source + "f = jax.jit(f)"
+    check_reverse(namespace(impl)["jax"], _compiled(impl, source), (x,), rng, source=source, values={"x": x},
+                  order=1)  # fmt: skip
+
+
+def test_the_gradient_with_psum_depends_on_where_it_is_taken(impl: Impl) -> None:
+    """Inside pmap, each device's output has its own cotangent, so psum's transpose sums 4 ones:
+    2·4·x. Outside a checked shard_map whose output is replicated, the one output counts once: 2x."""
+    x = np.array([1, 2, 3, 4], F32)
+    inside = run(impl, "out = jax.pmap(jax.grad(lambda v: lax.psum(v ** 2, 'i')), axis_name='i')(x)", x=x)
+    assert_values(inside, 8 * x, F32)
+    outside = run(impl, "mesh = Mesh(np.array(devices[:4]), ('i',))\n"
+                        "f = jax.shard_map(lambda v: lax.psum(v ** 2, 'i'), mesh=mesh, in_specs=P('i'), out_specs=P())\n"
+                        "out = jax.grad(lambda v: f(v).sum())(x)", x=x)  # fmt: skip
+    assert_values(outside, 2 * x, F32)
+
+
+# --- errors -------------------------------------------------------------------------------------------------
+
+X8 = np.arange(8, dtype=F32)
+ERRORS = {
+    # shapes that do not divide
+    "pmap_more_rows_than_devices": (ValueError, "out = jax.pmap(lambda v: v + 1)(np.zeros((9, 2), np.float32))"),
+    "shard_map_indivisible": (ValueError, "f = jax.shard_map(lambda v: v, mesh=Mesh(np.array(devices[:4]), ('i',)), "
+                                          "in_specs=P('i'), out_specs=P('i'))\nout = f(np.zeros(10, np.float32))"),
+    "psum_scatter_tiled_indivisible": (ValueError, "out = jax.pmap(lambda v: lax.psum_scatter(v, 'i', tiled=True), "
+                                                   "axis_name='i')(np.zeros((4, 6), np.float32))"),
+    "psum_scatter_size_not_the_axis_size": (ValueError, "out = jax.pmap(lambda v: lax.psum_scatter(v, 'i'), "
+                                                        "axis_name='i')(np.zeros((4, 8), np.float32))"),
+    "all_to_all_size_not_the_axis_size": (ValueError, "out = jax.pmap(lambda v: lax.all_to_all(v, 'i', 0, 0), "
+                                                      "axis_name='i')(np.zeros((4, 6), np.float32))"),
+    "all_to_all_tiled_indivisible": (ValueError, "out = jax.pmap(lambda v: lax.all_to_all(v, 'i', 0, 0, tiled=True), "
+                                                 "axis_name='i')(np.zeros((4, 6), np.float32))"),
+    "spec_longer_than_the_rank": (ValueError, "f = jax.shard_map(lambda v: v, mesh=Mesh(np.array(devices[:4]), ('i',)), "
+                                              "in_specs=P('i', None), out_specs=P('i'))\nout = f(np.zeros(8, np.float32))"),
+    # replication that cannot be proved
+    "replicated_out_spec_of_a_varying_value": (
+        ValueError, "f = jax.shard_map(lambda v: v * 2, mesh=Mesh(np.array(devices[:4]), ('i',)), in_specs=P('i'), "
+                    "out_specs=P())\nout = f(x)"),
+    "replicated_out_spec_of_a_gathered_value": (
+        ValueError, "f = jax.shard_map(lambda v: lax.all_gather(v, 'i', tiled=True), mesh=Mesh(np.array(devices[:4]), "
+                    "('i',)), in_specs=P('i'), out_specs=P())\nout = f(x)"),
+    "replicated_out_spec_of_the_axis_index": (
+        ValueError, "f = jax.shard_map(lambda v: v + lax.axis_index('i'), mesh=Mesh(np.array(devices[:4]), ('i',)), "
+                    "in_specs=P(), out_specs=P())\nout = f(x)"),
+    "replicated_over_one_axis_of_two": (
+        ValueError, "f = jax.shard_map(lambda v: lax.psum(v, 'i'), mesh=Mesh(np.array(devices[:8]).reshape(2, 4), "
+                    "('i', 'j')), in_specs=P(('i', 'j')), out_specs=P())\nout = f(x)"),
+    # unknown axis names
+    "psum_over_an_unbound_name_in_pmap": (NameError, "out = jax.pmap(lambda v: lax.psum(v, 'k'), axis_name='i')(x)"),
+    "psum_over_an_unbound_name_in_vmap": (NameError, "out = jax.vmap(lambda v: lax.psum(v, 'k'), axis_name='i')(x)"),
+    "all_gather_outside_any_map": (NameError, "out = lax.all_gather(x, 'i')"),
+    "axis_index_outside_any_map": (NameError, "out = jax.jit(lambda: lax.axis_index('i'))()"),
+    "spec_naming_an_axis_not_in_the_mesh": (
+        ValueError, "f = jax.shard_map(lambda v: v, mesh=Mesh(np.array(devices[:4]), ('i',)), in_specs=P('z'), "
+                    "out_specs=P('i'))\nout = f(x)"),
+    # a permutation that is not one
+    "ppermute_with_a_repeated_destination": (
+        ValueError, "out = jax.pmap(lambda v: lax.ppermute(v, 'i', [(0, 1), (2, 1)]), axis_name='i')(x[:4])"),
+}  # fmt: skip
+# What JAX accepts and an implementation might refuse: the same calls made right.
+ACCEPTED = {
+    "replicated_out_spec_of_a_sum": "f = jax.shard_map(lambda v: lax.psum(v, 'i'), mesh=Mesh(np.array(devices[:4]), "
+                                    "('i',)), in_specs=P('i'), out_specs=P())\nout = f(x)",
+    "replicated_out_spec_unchecked": "f = jax.shard_map(lambda v: v * 2, mesh=Mesh(np.array(devices[:4]), ('i',)), "
+                                     "in_specs=P('i'), out_specs=P(), check_vma=False)\nout = f(x)",
+    "replicated_over_both_axes": "f = jax.shard_map(lambda v: lax.psum(v, ('i', 'j')), mesh=Mesh(np.array(devices[:8])"
+                                 ".reshape(2, 4), ('i', 'j')), in_specs=P(('i', 'j')), out_specs=P())\nout = f(x)",
+    "replicated_input_to_a_varying_output": "f = jax.shard_map(lambda v: v + lax.axis_index('i'), mesh=Mesh(np.array("
+                                            "devices[:4]), ('i',)), in_specs=P(), out_specs=P('i'))\nout = f(x)",
+}  # fmt: skip
+ACCEPTED_VALUES = {
+    "replicated_out_spec_of_a_sum": X8.reshape(4, 2).sum(0),
+    "replicated_out_spec_unchecked": X8[:2] * 2,
+    "replicated_over_both_axes": np.array([X8.sum()]),
+    "replicated_input_to_a_varying_output": np.concatenate([X8 + k for k in range(4)]),
+}
+
+
+@pytest.mark.parametrize("case", ERRORS)
+def test_misuse_raises_jaxs_exception_class(impl: Impl, case: str) -> None:
+    error, source = ERRORS[case]
+    with pytest.raises(error):
+        run(impl, source, x=X8)
+    after = run(impl, "out = jax.pmap(lambda v: lax.psum(v, 'i'), axis_name='i')(x)", x=X8)
+    assert_values(after, np.full(8, X8.sum()), F32)  # a call after the misuse still works
+
+
+@pytest.mark.parametrize("case", ACCEPTED)
+def test_what_jax_accepts(impl: Impl, case: str) -> None:
+    got = run(impl, ACCEPTED[case], x=X8)
+    assert_dtype(got, F32, weak=False)
+    assert_values(got, ACCEPTED_VALUES[case], F32)
