@@ -119,7 +119,9 @@ def test_runs(profile: str) -> list[Run]:
     reference = ["--hypothesis-profile=ci-reference"] if profile == "ci" else []
     runs = [
         Run("conformance-jax-numpy", ["conformance", "--impl=jax", "--area=numpy", *reference]),
-        Run("conformance-jax-rest", ["conformance", "--impl=jax", "--area=-numpy", *reference]),
+        Run("conformance-jax-rest", ["conformance", "--impl=jax", "--area=-numpy", "--area=-sharding", *reference]),
+        # On 8 CPU devices, which the sharding area needs and which slow the other areas down.
+        Run("conformance-jax-sharding", ["conformance", "--impl=jax", "--area=sharding", *reference]),
         Run("project", ["tests"]),
     ]
     for stage in stages():
