@@ -203,6 +203,10 @@ MAPPERS = {
     "vmap": "out = jax.vmap(f, axis_name='i')(x)",
     "pmap_of_vmap": "out = jax.pmap(jax.vmap(f), axis_name='i')(x)",
     "vmap_of_pmap": "out = jax.vmap(jax.pmap(f, axis_name='i'))(x)",
+    # every example computes with the same value, x[0] (a traced one: jit's), which vmap leaves
+    # unbatched: the collectives' rules for a value that does not vary along their axis
+    "vmap_of_an_unmapped_value": "out = jax.jit(lambda x: jax.vmap(lambda k: f(x[0]), axis_name='i')"
+                                 "(jnp.zeros(x.shape[0])))(x)",
 }
 BATCH = 2
 
@@ -216,6 +220,8 @@ def _expected(mapper: str, call: Call, x: np.ndarray) -> np.ndarray:
         return np.stack([call.reference(x[:, b]) for b in range(BATCH)], 1)
     if mapper == "vmap_of_pmap":
         return np.stack([call.reference(x[b]) for b in range(BATCH)])
+    if mapper == "vmap_of_an_unmapped_value":
+        return call.reference(np.stack([x[0]] * len(x)))
     return call.reference(x)
 
 
@@ -247,8 +253,13 @@ def test_collective_under_vmap_with_an_axis_name(impl: Impl, name: str, data: st
     check_collective(impl, data, name, "vmap")
 
 
-@pytest.mark.parametrize("mapper", ["pmap_of_vmap", "vmap_of_pmap"])
-@pytest.mark.parametrize("name", COLLECTIVES)
+# JAX 0.10.2's vmap of all_to_all over a value that does not vary along the axis gives a result of
+# the wrong shape (an axis of the axis size too many): not asked of an implementation.
+COMPOSED = [(n, m) for m in ("pmap_of_vmap", "vmap_of_pmap", "vmap_of_an_unmapped_value") for n in COLLECTIVES
+            if (n, m) != ("all_to_all", "vmap_of_an_unmapped_value")]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "mapper"), COMPOSED, ids=[f"{n}-{m}" for n, m in COMPOSED])
 @FEW
 @given(data=st.data())
 def test_collective_batched_by_an_unnamed_vmap(impl: Impl, name: str, mapper: str, data: st.DataObject) -> None:
@@ -271,6 +282,25 @@ def test_pmap_equals_vmap_with_the_same_axis_name(impl: Impl, data: st.DataObjec
     by_vmap = run(impl, source + MAPPERS["vmap"], x=x.astype(F32))
     assert_dtype(by_pmap, np.dtype(by_vmap.dtype), weak=False)
     assert_values(by_pmap, np.asarray(by_vmap), F32)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_pmap_in_axes_and_out_axes(impl: Impl, data: st.DataObject) -> None:
+    """a mapped along its axis 0 or 1, b along 0, 1 or not at all (every device gets all of it), the
+    result stacked along out_axes 0 or 1."""
+    n = data.draw(st.sampled_from([2, 4]), label="devices")
+    a_axis, b_axis = data.draw(st.sampled_from([0, 1]), label="a's axis"), data.draw(st.sampled_from([0, 1, None]))
+    out_axis = data.draw(st.sampled_from([0, 1]), label="out_axes")
+    a = data.draw(grid(F32, (n, 3) if a_axis == 0 else (3, n)), label="a")
+    b = data.draw(grid(F32, (3,) if b_axis is None else (n, 3) if b_axis == 0 else (3, n)), label="b")
+    got = run(impl, f"out = jax.pmap(lambda u, w: jnp.sin(u) * 2.0 + lax.psum(w, 'i'), axis_name='i', "
+                    f"in_axes=({a_axis}, {b_axis}), out_axes={out_axis})(a, b)", a=a, b=b)  # fmt: skip
+    rows_a = np.moveaxis(a.astype(F64), a_axis, 0)
+    total = n * b.astype(F64) if b_axis is None else np.moveaxis(b.astype(F64), b_axis, 0).sum(0)
+    want = np.moveaxis(np.sin(rows_a) * 2.0 + total, 0, out_axis)
+    assert_dtype(got, F32, weak=False)
+    assert_values(got, want, F32, atol=1e-6)
 
 
 # --- shard_map: the same program on blocks as on the whole array ------------------------------------------------
@@ -478,6 +508,9 @@ ERRORS = {
     "replicated_out_spec_of_a_gathered_value": (
         ValueError, "f = jax.shard_map(lambda v: lax.all_gather(v, 'i', tiled=True), mesh=Mesh(np.array(devices[:4]), "
                     "('i',)), in_specs=P('i'), out_specs=P())\nout = f(x)"),
+    "replicated_out_spec_of_a_replicated_value_gathered": (
+        ValueError, "f = jax.shard_map(lambda v: lax.all_gather(v, 'i', tiled=True), mesh=Mesh(np.array(devices[:4]), "
+                    "('i',)), in_specs=P(), out_specs=P())\nout = f(x)"),
     "replicated_out_spec_of_the_axis_index": (
         ValueError, "f = jax.shard_map(lambda v: v + lax.axis_index('i'), mesh=Mesh(np.array(devices[:4]), ('i',)), "
                     "in_specs=P(), out_specs=P())\nout = f(x)"),
@@ -506,12 +539,18 @@ ACCEPTED = {
                                  ".reshape(2, 4), ('i', 'j')), in_specs=P(('i', 'j')), out_specs=P())\nout = f(x)",
     "replicated_input_to_a_varying_output": "f = jax.shard_map(lambda v: v + lax.axis_index('i'), mesh=Mesh(np.array("
                                             "devices[:4]), ('i',)), in_specs=P(), out_specs=P('i'))\nout = f(x)",
+    "psum_of_a_constant": "out = jax.pmap(lambda v: v + lax.psum(2.5, 'i'), axis_name='i')(x[:4])",
+    "axis_index_on_a_grid": "f = jax.shard_map(lambda v: v + lax.axis_index('i') * 10 + lax.axis_index('j'), "
+                            "mesh=Mesh(np.array(devices[:8]).reshape(2, 4), ('i', 'j')), in_specs=P(), "
+                            "out_specs=P(('i', 'j')))\nout = f(x)",
 }  # fmt: skip
 ACCEPTED_VALUES = {
     "replicated_out_spec_of_a_sum": X8.reshape(4, 2).sum(0),
     "replicated_out_spec_unchecked": X8[:2] * 2,
     "replicated_over_both_axes": np.array([X8.sum()]),
     "replicated_input_to_a_varying_output": np.concatenate([X8 + k for k in range(4)]),
+    "psum_of_a_constant": X8[:4] + 10,
+    "axis_index_on_a_grid": np.concatenate([X8 + 10 * i + j for i in range(2) for j in range(4)]),
 }
 
 
