@@ -73,7 +73,6 @@ def test_random_gamma_refuses_keys_that_a_does_not_start_with():
         random_gamma_p.abstract_eval(random.split(random.key(0), 2).aval, Array(np.ones(3, np.float32)).aval, log_space=False)
 
 
-
 def test_gamma_samples_all_elements_at_once_as_jax_samples_each_alone() -> None:
     """gamma's loops run over all elements together, each element drawing from its own key: with
     key(0) and these 1,000 elements, 23 are rejected once and one twice, and 3 draw x again (v <= 0)
