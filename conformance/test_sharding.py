@@ -67,10 +67,12 @@ def run(impl: Impl, source: str, **values: Any) -> Any:
 
 
 def grid(dt: np.dtype, shape: Shape) -> st.SearchStrategy[np.ndarray]:
-    """Multiples of 0.5 in [-4, 4] (integers in [-8, 8] for int32): sums of 8 are exact."""
-    scale = 0.5 if dt.kind == "f" else 1
-    return st.lists(st.integers(-8, 8), min_size=math.prod(shape), max_size=math.prod(shape)).map(
-        lambda v: (np.array(v, np.float64) * scale).astype(dt).reshape(shape)
+    """Distinct multiples of 0.5 around 0 (integers for int32), in an order drawn: sums of 8 are exact,
+    and no two elements are equal, so a collective that moves the wrong element cannot hide (hypothesis
+    readily draws arrays of zeros, on which a permuted result equals the right one)."""
+    size, scale = math.prod(shape), 0.5 if dt.kind == "f" else 1
+    return st.permutations(range(size)).map(
+        lambda v: ((np.array(v, np.float64) - size // 2) * scale).astype(dt).reshape(shape)
     )
 
 
@@ -420,6 +422,8 @@ BODIES = {
     "all_gather": "jnp.sum(lax.all_gather(jnp.sin(v), 'i', axis=1) * w, axis=0) * v",
     "all_gather_tiled": "lax.all_gather(jnp.sin(v) * w, 'i', tiled=True)[::4] * v",
     "psum_scatter": "lax.psum_scatter(jnp.cos(v) * w, 'i', tiled=True) * v[:1]",
+    "psum_scatter_dimension_1": "lax.psum_scatter(jnp.outer(jnp.cos(v), w), 'i', scatter_dimension=1, tiled=True) "
+                                "* v[:, None]",
     "ppermute": "lax.ppermute(jnp.sin(v) * w, 'i', [(0, 2), (1, 0), (2, 3), (3, 1)]) * v",
     "all_to_all": "lax.all_to_all(jnp.outer(v, w), 'i', 0, 1, tiled=True) ** 2",
     "axis_index": "jnp.sin(v * w) * (lax.axis_index('i') + 1)",
@@ -481,6 +485,22 @@ def test_the_gradient_with_psum_depends_on_where_it_is_taken(impl: Impl) -> None
                         "f = jax.shard_map(lambda v: lax.psum(v ** 2, 'i'), mesh=mesh, in_specs=P('i'), out_specs=P())\n"
                         "out = jax.grad(lambda v: f(v).sum())(x)", x=x)  # fmt: skip
     assert_values(outside, 2 * x, F32)
+
+
+@pytest.mark.parametrize("order", [("i", "j"), ("j", "i")], ids=["mesh_order", "reversed"])
+def test_collectives_over_two_axes_count_in_the_order_named(impl: Impl, order: tuple[str, str]) -> None:
+    """On a 2x4 mesh, x's rows split over both axes in ``order`` (the first name major), then gathered
+    back over the same names in the same order: x again; and the index over those names of the
+    device holding row r is r. (A collective over several axes that followed the mesh's order
+    instead would shuffle the rows when the order is reversed.)"""
+    x = np.arange(8 * 3, dtype=F32).reshape(8, 3)
+    gathered, index = run(impl, "mesh = Mesh(np.array(devices[:8]).reshape(2, 4), ('i', 'j'))\n"
+                                f"f = lambda v: (lax.all_gather(v, {order!r}, axis=0, tiled=True), "
+                                f"lax.axis_index({order!r})[None])\n"
+                                f"out = jax.shard_map(f, mesh=mesh, in_specs=P({order!r}), "
+                                f"out_specs=(P(), P({order!r})), check_vma=False)(x)", x=x)  # fmt: skip
+    assert_values(gathered, x, F32)
+    assert_values(index, np.arange(8, dtype=np.int32), np.dtype(np.int32))
 
 
 # --- errors -------------------------------------------------------------------------------------------------

@@ -76,7 +76,13 @@ def _jit_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, name: str, donat
 
 @jit_p.def_impl
 def _jit_impl(*args: Any, jaxpr: ClosedJaxpr, name: str, donated_invars: tuple) -> list[Any]:
-    """Evaluating a jit equation: compile its jaxpr (once) and run it."""
+    """Evaluating a jit equation: compile its jaxpr (once) and run it, on operands of the shapes it
+    was compiled for (XLA, handed a buffer of another shape, says less clearly what went wrong, and
+    on several devices jaxlib 0.10.2 crashes)."""
+    if any(np.shape(x) != a.shape for x, a in zip(args, jaxpr.in_avals)):
+        got, want = [str(np.shape(x)) for x in args], [str(a.shape) for a in jaxpr.in_avals]
+        raise xla.XlaRuntimeError(f"INVALID_ARGUMENT: jit({name}) was compiled for operands of shapes {want}, "
+                                  f"got {got}")  # JAX's class: its XLA says so when it runs
     placement = _placement(jaxpr, args)
     outs = _compile_remembered(jaxpr, name, xla.default_device(), donated_invars, placement).call(args)
     if config.jax_debug_nans:

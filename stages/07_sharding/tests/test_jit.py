@@ -524,3 +524,16 @@ def test_jit_of_a_wrapper_around_a_jitted_function_runs_the_wrapper():
     assert didax.jit(outer).fun is outer
     np.testing.assert_allclose(didax.jit(outer)(2.0), outer(2.0))
     np.testing.assert_allclose(didax.jit(outer)(2.0), 7.0)
+
+
+def test_a_jit_equation_run_on_operands_of_other_shapes_is_refused() -> None:
+    """eval_jaxpr of a jaxpr holding a jit, on a value of another shape than the one traced: an
+    XlaRuntimeError (JAX's class, raised by its XLA) naming both shapes, before XLA sees the buffer
+    (on a mesh, jaxlib 0.10.2 crashes on one of the wrong size)."""
+    from didax.core import eval_jaxpr
+
+    closed = didax.make_jaxpr(didax.jit(lambda x: x * 2.0))(np.ones(3, np.float32))
+    assert eval_jaxpr(closed.jaxpr, closed.consts, np.arange(3, dtype=np.float32))[0].tolist() == [0.0, 2.0, 4.0]
+    shapes = r"jit\(<lambda>\) was compiled for operands of shapes \['\(3,\)'\], got \['\(4,\)'\]"
+    with pytest.raises(xla.XlaRuntimeError, match=shapes):
+        eval_jaxpr(closed.jaxpr, closed.consts, np.ones(4, np.float32))
