@@ -338,8 +338,9 @@ def _unary_numpy(op: str) -> Callable[[np.ndarray], np.ndarray]:
 def programs(draw: st.DrawFn, mesh: str, derivatives: bool = False) -> Program:
     """x of rank 2 split by a drawn spec (each mesh axis on dimension 0, 1, or neither: replicated),
     an elementwise chain ``g``, then one finish: the blocks as they are (out_specs = in_specs), the
-    total (psum over every mesh axis: replicas count once each), the maximum (pmax), the mean of the
-    rows (pmean over the axes that split them), or the rows gathered back (all_gather, tiled)."""
+    total (psum: over every mesh axis unchecked, where each replica counts; checked, over the axes
+    that split x), the maximum (pmax), the mean of the rows (pmean over the axes that split them),
+    or the rows gathered back (all_gather, tiled)."""
     sizes, names = MESHES[mesh]
     size = dict(zip(names, sizes))
     where = [draw(st.sampled_from([0, 1, None]), label=f"dimension of {a}") for a in names]
@@ -361,11 +362,15 @@ def programs(draw: st.DrawFn, mesh: str, derivatives: bool = False) -> Program:
     mentioned = rows + cols
     replicas = math.prod(size[a] for a in names if a not in mentioned)
     check = draw(st.booleans(), label="check_vma") if finish != "gather" else False
+    # Checked, a reduction names only the axes the value varies along (JAX refuses the others: the
+    # total counts each replica once); unchecked, every axis (the total counts every replica).
+    over = tuple(a for a in names if a in mentioned) if check else names
+    copies = 1 if check else replicas
     out_spec, body = spec, g
     if finish == "total":
-        out_spec, body = (), f"lax.psum(jnp.sum({g}), {names!r})"
+        out_spec, body = (), f"lax.psum(jnp.sum({g}), {over!r})" if over else f"jnp.sum({g})"
     elif finish == "max":
-        out_spec, body = (), f"lax.pmax(jnp.max({g}), {names!r})"
+        out_spec, body = (), f"lax.pmax(jnp.max({g}), {over!r})" if over else f"jnp.max({g})"
     elif finish == "mean_rows":
         mean = f"jnp.mean({g}, axis=0)"
         out_spec, body = (spec[1],), f"lax.pmean({mean}, {rows!r})" if rows else mean
@@ -377,9 +382,9 @@ def programs(draw: st.DrawFn, mesh: str, derivatives: bool = False) -> Program:
         value = x
         for op in ops:
             value = _unary_numpy(op)(value)
-        result = {"total": lambda: value.sum() * replicas, "max": lambda: value.max(),
+        result = {"total": lambda: value.sum() * copies, "max": lambda: value.max(),
                   "mean_rows": lambda: value.mean(0)}.get(finish, lambda: value)()  # fmt: skip
-        return result, float(np.abs(value).sum() * replicas)
+        return result, float(np.abs(value).sum() * copies)
 
     mesh_text = f"Mesh(np.array(devices[:{math.prod(sizes)}]).reshape({sizes}), {names!r})"
     source = (f"mesh = {mesh_text}\n"
@@ -537,6 +542,9 @@ ERRORS = {
     "replicated_over_one_axis_of_two": (
         ValueError, "f = jax.shard_map(lambda v: lax.psum(v, 'i'), mesh=Mesh(np.array(devices[:8]).reshape(2, 4), "
                     "('i', 'j')), in_specs=P(('i', 'j')), out_specs=P())\nout = f(x)"),
+    "psum_over_varying_and_invariant_axes_at_once": (
+        ValueError, "f = jax.shard_map(lambda v: lax.psum(v, ('i', 'j')), mesh=Mesh(np.array(devices[:8]).reshape(2, 4), "
+                    "('i', 'j')), in_specs=P('i'), out_specs=P())\nout = f(x)"),
     # unknown axis names
     "psum_over_an_unbound_name_in_pmap": (NameError, "out = jax.pmap(lambda v: lax.psum(v, 'k'), axis_name='i')(x)"),
     "psum_over_an_unbound_name_in_vmap": (NameError, "out = jax.vmap(lambda v: lax.psum(v, 'k'), axis_name='i')(x)"),
@@ -563,6 +571,9 @@ ACCEPTED = {
     "axis_index_on_a_grid": "f = jax.shard_map(lambda v: v + lax.axis_index('i') * 10 + lax.axis_index('j'), "
                             "mesh=Mesh(np.array(devices[:8]).reshape(2, 4), ('i', 'j')), in_specs=P(), "
                             "out_specs=P(('i', 'j')))\nout = f(x)",
+    "psum_over_an_axis_the_value_is_the_same_along": "f = jax.shard_map(lambda v: lax.psum(v, 'j'), mesh=Mesh("
+                                                     "np.array(devices[:8]).reshape(2, 4), ('i', 'j')), "
+                                                     "in_specs=P('i'), out_specs=P('i'))\nout = f(x)",
 }  # fmt: skip
 ACCEPTED_VALUES = {
     "replicated_out_spec_of_a_sum": X8.reshape(4, 2).sum(0),
@@ -571,6 +582,7 @@ ACCEPTED_VALUES = {
     "replicated_input_to_a_varying_output": np.concatenate([X8 + k for k in range(4)]),
     "psum_of_a_constant": X8[:4] + 10,
     "axis_index_on_a_grid": np.concatenate([X8 + 10 * i + j for i in range(2) for j in range(4)]),
+    "psum_over_an_axis_the_value_is_the_same_along": X8 * 4,  # the 4 copies along j
 }
 
 

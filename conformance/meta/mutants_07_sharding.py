@@ -132,7 +132,7 @@ SHARDING_MUTANTS: list[Mutant] = [
     rule("lowering.groups.names_sorted", LOWERING_CORE, "    axes = [mesh.axis_names.index(n) for n in names]",
          "    axes = sorted(mesh.axis_names.index(n) for n in names)",
          "a collective over several axes orders each group by the mesh's axis order, not the order named",
-         PROGRAMS),
+         "two_axes"),
     rule("lowering.groups.transposed", LOWERING_CORE, "    return ids.transpose(*others, *axes).reshape(",
          "    return ids.transpose(*axes, *others).reshape(",
          "the device groups of a collective on a mesh of several axes mix devices of different groups", PROGRAMS),
@@ -155,6 +155,14 @@ SHARDING_MUTANTS: list[Mutant] = [
     rule("shard_map.replication.axis_index_replicated", SHARD_MAP,
          "            outs = [frozenset(parallel.axis_names(eqn.params))]", "            outs = [frozenset()]",
          "the replication check takes axis_index as the same on every device", ERRORS),
+    rule("shard_map.replication.psum_over_mixed_axes_accepted", SHARD_MAP,
+         "                _check_psum_axes(eqn, ins[0])", "                pass",
+         "a checked shard_map lets psum sum over axes its operand varies along and axes it does not at once",
+         ERRORS),
+    rule("shard_map.replication.psum_over_invariant_axes_refused", SHARD_MAP,
+         "    if 0 < len(varying & set(axes)) < len(axes):", "    if len(varying & set(axes)) < len(axes):",
+         "a checked shard_map refuses psum over axes its operand is the same along (counting the copies)",
+         ERRORS),
     rule("shard_map.spec_tuples_read_as_their_first_axis", SHARD_MAP,
          "    return {a for axes in spec._axes(0) for a in axes}", "    return {axes[0] for axes in spec._axes(0) if axes}",
          "a spec entry naming several mesh axes counts as naming its first only (the replication check, the "
@@ -175,10 +183,16 @@ SHARDING_MUTANTS: list[Mutant] = [
          "    whole = lambda s, b: PartitionSpec(*s, None) if b else s  # noqa: E731",
          "vmap of shard_map puts the unsplit batch axis after the spec's axes, not before",
          f"{BATCHED} and vmap_of_pmap"),
-    rule("shard_map.residual_slots_along_the_first_axis", SHARD_MAP,
-         "    return PartitionSpec(mesh.axis_names if len(mesh.axis_names) > 1 else mesh.axis_names[0])",
-         "    return PartitionSpec(mesh.axis_names[0])",
-         "reverse mode spreads the residuals of a 2-D mesh's devices along its first axis only", REVERSE),
+    Mutant("shard_map.residual_slots_along_the_first_axis", SHARD_MAP,
+           "    return PartitionSpec(mesh.axis_names if len(mesh.axis_names) > 1 else mesh.axis_names[0])",
+           "    return PartitionSpec(mesh.axis_names[0])", AREA,
+           "reverse mode spreads the residuals of a 2-D mesh's devices along its first axis only", keyword=REVERSE,
+           equivalent="the residuals never leave their devices: an output the spec calls replicated along an "
+           "axis keeps each device's own block in XLA's buffers (nothing copies it from device 0), and the "
+           "staged shard_map takes those buffers as they are, so each device reads its own residual back; "
+           "grad of jit(shard_map) and jit(grad(jit(shard_map))) on a 2x4 mesh under P('j'), P(None, 'j'), "
+           "P('i', 'j') and P(('i', 'j')), checked or not, gave the same gradients with and without it "
+           "(only the residual's global shape, which no API shows, differs)"),
 ]  # fmt: skip
 
 

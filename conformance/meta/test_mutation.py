@@ -235,6 +235,22 @@ def test_stage_06s_catalogue_is_stage_05s_and_its_own_and_applies_cleanly() -> N
         compile(source, mutant.file, "exec")
 
 
+def test_stage_07s_catalogue_is_stage_06s_and_its_own_and_applies_cleanly() -> None:
+    """Stage 07 is stage 06 plus pmap, shard_map and the collectives: every stage-06 mutant applies
+    to it too, then its own, each for the sharding area."""
+    from conformance.meta.mutants_07_sharding import SHARDING_MUTANTS
+
+    catalogue = load_catalogue("07_sharding")
+    stage_dir = STAGES_DIR / "07_sharding"
+    assert [m.id for m in catalogue] == [m.id for m in load_catalogue("06_vjp")] + [m.id for m in SHARDING_MUTANTS]
+    assert len(SHARDING_MUTANTS) >= 30 and {m.areas for m in SHARDING_MUTANTS} == {("sharding",)}
+    stale = {m.id: reason for m in catalogue if (reason := staleness(m, stage_dir)) is not None}
+    assert not stale, stale
+    for mutant in SHARDING_MUTANTS:
+        source = (stage_dir / mutant.file).read_text().replace(mutant.find, mutant.replace, 1)
+        compile(source, mutant.file, "exec")
+
+
 # Stage 06: a transpose rule, and partial evaluation of control flow.
 CI_SAMPLE_06 = ["transpose.dot_general.contracting_pairs_unsorted", "partial_eval.cond.outputs_unknown_only_if_in_every_branch"]
 
@@ -243,6 +259,17 @@ CI_SAMPLE_06 = ["transpose.dot_general.contracting_pairs_unsorted", "partial_eva
 def test_the_vjp_area_kills_the_stage_06_sample(mutant_id: str) -> None:
     mutant = {m.id: m for m in load_catalogue("06_vjp")}[mutant_id]
     outcome = run_mutant(mutant, STAGES_DIR / "06_vjp", timeout_s=120, quick=True)
+    assert outcome.status == KILLED, f"{outcome.status}: {outcome.detail}\n{' '.join(outcome.command)}"
+
+
+# Stage 07: pmean's front end, and the device groups of a collective over two mesh axes.
+CI_SAMPLE_07 = ["pmean.divides_by_the_array_axes_only", "lowering.groups.names_sorted"]
+
+
+@pytest.mark.parametrize("mutant_id", CI_SAMPLE_07)
+def test_the_sharding_area_kills_the_stage_07_sample(mutant_id: str) -> None:
+    mutant = {m.id: m for m in load_catalogue("07_sharding")}[mutant_id]
+    outcome = run_mutant(mutant, STAGES_DIR / "07_sharding", timeout_s=180, quick=True)
     assert outcome.status == KILLED, f"{outcome.status}: {outcome.detail}\n{' '.join(outcome.command)}"
 
 

@@ -571,6 +571,21 @@ def _check_replication(f: Callable[..., Any], mesh: Mesh, paths: list[Any], spec
         )
 
 
+def _check_psum_axes(eqn: JaxprEqn, varying: frozenset) -> None:
+    """JAX's rule for a checked body: psum sums a value over axes it varies along, or over axes it
+    is the same along (then it counts the copies), never over some of each at once."""
+    axes = eqn.params["axes"]
+    if 0 < len(varying & set(axes)) < len(axes):
+        aval = eqn.invars[0].aval
+        raise ValueError(
+            "jax.lax.psum can only accept axis_name which corresponds to one of varying, unreduced, reduced or "
+            f"invarying state of the input. Got input type: {aval.str_short()}{{V:{','.join(sorted(varying))}}}, "
+            f"axes: {axes} and input state: {{'varying', 'invarying'}}. Sum over the axes the value varies along "
+            f"({', '.join(a for a in axes if a in varying)}), or pass check_vma=False to shard_map to count the "
+            "copies along the others."
+        )
+
+
 _REDUCTIONS = (parallel.psum_p, parallel.pmax_p, parallel.pmin_p)
 _SPREADING = (parallel.all_gather_p, parallel.reduce_scatter_p, parallel.all_to_all_p, parallel.ppermute_p)
 
@@ -590,6 +605,8 @@ def _varying(jaxpr: Jaxpr, in_vary: list[frozenset]) -> list[frozenset]:
         every = frozenset().union(*ins)
         p, inner = eqn.primitive, eqn.params.get("jaxpr")
         if p in _REDUCTIONS:
+            if p is parallel.psum_p:
+                _check_psum_axes(eqn, ins[0])
             outs = [every - set(eqn.params["axes"])]
         elif p in _SPREADING:
             outs = [every | set(parallel.axis_names(eqn.params))]

@@ -284,6 +284,20 @@ def test_a_replicated_result_that_is_checked_passes_and_check_vma_false_trusts_t
     assert_same(*both(lambda lax, v: v * 2, IJ, REPLICATED, (X,), mesh_pair=GRID, check_vma=False))
 
 
+def test_psum_over_axes_some_varying_some_not_is_refused_as_in_jax():
+    """Checked, psum sums over axes its operand varies along, or over axes it is the same along
+    (counting the copies), not over both kinds at once: JAX's ValueError, with the way out."""
+    ours, theirs = [error_of(lambda: sm(lambda v: lax.psum(v, ("i", "j")), mesh=m, in_specs=P("i"),
+                                        out_specs=P())(X))  # fmt: skip
+                    for lax, P, sm, m in [(dlax, ds.P, didax.shard_map, GRID[0]),
+                                          (jlax, js.PartitionSpec, jax.shard_map, GRID[1])]]  # fmt: skip
+    assert ours[0] == theirs[0] == "ValueError"
+    assert ours[1].split(". Sum over")[0] == theirs[1].split("\n")[0]
+    assert "Sum over the axes the value varies along (i), or pass check_vma=False" in ours[1]
+    assert_same(*both(lambda lax, v: lax.psum(v, ("i", "j")), ALONG_I, REPLICATED, (X,), mesh_pair=GRID,
+                      check_vma=False))  # fmt: skip
+
+
 def test_collective_errors_inside_shard_map():
     dm, jm = LINE
     for lax, P, sm, mesh in [(dlax, ds.P, didax.shard_map, dm)]:
