@@ -56,7 +56,7 @@ SHARDING_MUTANTS: list[Mutant] = [
     rule("all_gather.negative_axis_wrapped_as_untiled", PARALLEL,
          "d = axis % (get_aval(_checked(v)).ndim + (not tiled))", "d = axis % (get_aval(_checked(v)).ndim + 1)",
          "a negative all_gather axis is counted from the end of a rank one larger, tiled too",
-         under(PMAP_TESTS, "all_gather")),
+         f"{under(PMAP_TESTS, 'all_gather')} or every_axis_counted"),
     rule("psum_scatter.untiled_accepts_multiples", PARALLEL, "        if shape[d] != axis_size:",
          "        if shape[d] % axis_size:",
          "untiled psum_scatter accepts a scattered dimension that is a multiple of the axis size", ERRORS),
