@@ -155,7 +155,8 @@ CASES = [
     case("select_n_3_cases", "lax.select_n(w, x, y, z)", w=(M, Domain(0, 2), I32), x=(M,), y=(M,), z=(M,)),
     case("select_n_a_constant_case", "lax.select_n(w, x, np.zeros((2, 3)))", w=(M, Domain(0, 1), np.dtype(bool)),
          x=(M,)),  # fmt: skip
-    unary("real", dtype=C128), unary("imag", dtype=C128),
+    unary("real", dtype=C128), unary("imag", dtype=C128), unary("conj", dtype=C128),
+    case("conj_of_a_real", "lax.conj(x)", x=(M,)), case("complex", "lax.complex(x, y)", x=(M,), y=(M,)),
     case("abs_complex", "lax.abs(x)", x=(M, AWAY_FROM_0, C128)),
     case("mul_complex", "lax.mul(x, y)", x=(M, S.DEFAULT, C128), y=(M, S.DEFAULT, C128)),
     case("div_complex", "lax.div(x, y)", x=(M, S.DEFAULT, C128), y=(M, AWAY_FROM_0, C128)),

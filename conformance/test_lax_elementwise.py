@@ -267,6 +267,56 @@ def test_convert_element_type(impl: Impl, flags, data: st.DataObject) -> None:
     assert_values(got, x.astype(dr.canonicalize(source, x64)).astype(want_dtype), want_dtype)
 
 
+# --- complex numbers made of their parts: conj and complex ------------------------------------------------
+
+PARTS = (np.dtype("float32"), np.dtype("float64"))  # XLA's complex numbers have no smaller parts
+
+
+def complex_of(re: np.ndarray, im: np.ndarray) -> np.ndarray:
+    """re + i im, part by part (re + 1j * im would make an infinite im's real part NaN)."""
+    re, im = np.broadcast_arrays(re, im)
+    out = np.empty(re.shape, np.result_type(re.dtype, np.complex64))
+    out.real, out.imag = re, im
+    return out
+
+
+@given(data=st.data())
+def test_conj(impl: Impl, flags, data: st.DataObject) -> None:
+    """The conjugate of a complex x; a float32 or float64 x becomes complex, x + 0i (a +0 imaginary
+    part, as XLA's complex(x, 0), not the -0 a negation would give)."""
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(data.draw(S.dtypes(S.COMPLEX, PARTS), label="dtype"), x64)
+    x = data.draw(S.arrays(dt, S.shapes(min_side=0)), label="x")
+    show_call("lax.conj(x)", x=x)
+    got = impl.lax.conj(x)
+    want = np.conj(x) if dt.kind == "c" else complex_of(x, np.zeros_like(x))
+    assert_dtype(got, want.dtype, weak=dr.weak_result("elementwise", x, x64=True))
+    assert_values(got, want, want.dtype)
+    assert_zero_signs(to_numpy(got).imag, want.imag)
+
+
+@given(data=st.data())
+def test_complex(impl: Impl, flags, data: st.DataObject) -> None:
+    """complex(x, y) = x + iy for two float32 or two float64 arrays (a rank-0 one broadcasts)."""
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(data.draw(S.dtypes(PARTS), label="dtype"), x64)
+    shape = data.draw(S.shapes(min_side=0), label="shape")
+    x = data.draw(S.arrays(dt, shape), label="x")
+    y = data.draw(S.arrays(dt, data.draw(st.sampled_from([shape, ()]), label="y's shape")), label="y")
+    show_call("lax.complex(x, y)", x=x, y=y)
+    got = impl.lax.complex(x, y)
+    want = complex_of(x, y)
+    assert_dtype(got, want.dtype, weak=dr.weak_result("elementwise", x, y, x64=True))
+    assert_values(got, want, want.dtype)
+
+
+def test_complex_keeps_infinite_parts(impl: Impl) -> None:
+    re, im = np.array([1, np.inf, -np.inf], np.float32), np.array([np.inf, 2, np.nan], np.float32)
+    got = to_numpy(impl.lax.complex(re, im))
+    np.testing.assert_array_equal(got.real, re)
+    np.testing.assert_array_equal(got.imag, im)
+
+
 # --- bits: shifts, bit counts and bitcasts, against Python ints ---------------------------------------
 
 FULL = Domain(-(2**64), 2**64)  # every value of an integer dtype (elements() clips to its range)

@@ -128,7 +128,8 @@ CASES = [
     unary("bessel_i0e"), unary("bessel_i1e"),
     unary("bitwise_not", INTS, "lax.bitwise_not(x)", I32), unary("not_bool", Domain(0, 1), "lax.bitwise_not(x)", BOOL),
     unary("population_count", INTS, dtype=I32), unary("clz", INTS, dtype=I32),
-    unary("real", dtype=C64), unary("abs_complex", body="lax.abs(x)", dtype=C64),
+    unary("real", dtype=C64), unary("abs_complex", body="lax.abs(x)", dtype=C64), unary("conj", dtype=C64),
+    unary("conj_of_a_real", body="lax.conj(x)"), binary("complex"),
     # --- elementwise: binary, and operands of rank 0 that lax broadcasts --------------------------------
     binary("add"), binary("sub"), binary("mul"), binary("div", dy=AWAY_FROM_0),
     binary("div_int", INTS, Domain(-7, 7, min_abs=1), I32, "lax.div(x, y)"),

@@ -489,6 +489,16 @@ MUTANTS: list[Mutant] = [
         keyword="select or where",
     ),
     Mutant(
+        "lax.conj.real_input_negative_zero", ELEMENTWISE,
+        'return np.conj(x) if x.dtype.kind == "c" else x.astype(_complex_of(x.dtype))',
+        "return np.conj(x.astype(_complex_of(x.dtype)))", LAX,
+        "conj of a real x negates the zero imaginary part of x + 0i (-0, where XLA keeps +0)", keyword="conj",
+    ),
+    Mutant(
+        "lax.complex.parts_swapped", ELEMENTWISE, "out.real, out.imag = x, y", "out.real, out.imag = y, x", LAX,
+        "complex(x, y) is y + ix", keyword="complex",
+    ),
+    Mutant(
         "lax.integer_pow.zero_exponent_refused", ELEMENTWISE,
         'if y < 0 and x.dtype.kind in "iu":', 'if y <= 0 and x.dtype.kind in "iu":', LAX,
         "integer_pow refuses x ** 0 for integers",

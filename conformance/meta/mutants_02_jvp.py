@@ -42,6 +42,10 @@ JVP_MUTANTS: list[Mutant] = [
         JVP, "d(x - y) = dx + dy", keyword="sub",
     ),
     Mutant(
+        "jvp.complex.treated_as_constant", AD, "deflinear(lax.complex_p)", "defzero(lax.complex_p)", JVP,
+        "complex(x, y) gets a zero tangent, as if it did not depend on x and y", keyword="complex",
+    ),
+    Mutant(
         "jvp.broadcast.size_1_axes_as_a_scalar", AD,
         "    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - len(x_shape), len(shape))))\n",
         "    return lax.broadcast_in_dim(x, shape, ())\n",

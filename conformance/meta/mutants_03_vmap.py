@@ -41,6 +41,11 @@ VMAP_MUTANTS: list[Mutant] = [
         VMAP, "igamma is left out of the elementwise primitives: vmap of it has no rule", keyword="igamma",
     ),
     Mutant(
+        "vmap.conj.no_rule", BATCHING, "lax.conj_p, lax.complex_p, lax.convert_element_type_p",
+        "lax.complex_p, lax.convert_element_type_p", VMAP,
+        "conj is left out of the elementwise primitives: vmap of it has no rule", keyword="conj",
+    ),
+    Mutant(
         "vmap.random_gamma_grad_da.no_rule", BATCHING,
         "lax.incomplete_gamma.random_gamma_grad_p, lax.incomplete_gamma.random_gamma_grad_da_p,",
         "lax.incomplete_gamma.random_gamma_grad_p,",

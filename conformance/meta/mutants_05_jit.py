@@ -506,6 +506,13 @@ JIT_MUTANTS: list[Mutant] = [
         AREA, "sin is lowered as cosine", keyword=PROGRAMS,
     ),
     Mutant(
+        "lower.conj.imaginary_part_not_negated", ELEMENTWISE,
+        'return fb.op1("stablehlo.complex", [re, fb.op1("stablehlo.negate", [im], part)], ctx.out_type())',
+        'return fb.op1("stablehlo.complex", [re, im], ctx.out_type())', AREA,
+        "conj compiles to the identity on complex numbers: the imaginary part keeps its sign",
+        keyword=f"{PRIMITIVES} and conj",
+    ),
+    Mutant(
         "lower.compare.unsigned_as_signed", ELEMENTWISE,
         '"i": "SIGNED", "u": "UNSIGNED"', '"i": "SIGNED", "u": "SIGNED"',
         AREA, "unsigned integers are compared as signed: 200 < 100 for uint8", keyword=PRIMITIVES + " or unsigned",
