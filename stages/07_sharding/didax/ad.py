@@ -464,6 +464,8 @@ def _abs_jvp(t: Any, ans: Any, x: Any) -> Any:
 defjvp(lax.abs_p, _abs_jvp)
 deflinear(lax.real_p)
 deflinear(lax.imag_p)
+deflinear(lax.conj_p)
+deflinear(lax.complex_p)
 
 
 def _clamp_jvp_min(t: Any, ans: Any, lo: Any, x: Any, hi: Any) -> Any:

@@ -250,8 +250,16 @@ def _imag_transpose(ct: Any, x: Any) -> list[Any]:
     return [lax.mul(as_complex, Array(np.array(-1j, dtype)))]
 
 
+def _conj_transpose(ct: Any, x: Any, *, input_dtype: Any) -> list[Any]:
+    # conj is its own transpose; of a real x (conj(x) = x + 0i) it is real's transpose's: Re ct.
+    return [lax.conj(ct) if np.dtype(input_dtype).kind == "c" else lax.real(ct)]
+
+
 transpose_rules[lax.real_p] = _real_transpose
 transpose_rules[lax.imag_p] = _imag_transpose
+transpose_rules[lax.conj_p] = _conj_transpose
+# complex(x, y) = x + iy: x gets Re ct, y gets Re(i ct) = -Im ct (the pairing is bilinear, no conjugate).
+transpose_rules[lax.complex_p] = _linear_terms(lax.real, lambda ct: lax.neg(lax.imag(ct)))
 
 # --- structure -------------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import dtypes, tree_util
 from ..array import Array
-from ..core import Primitive, ShapedArray, Tracer
+from ..core import Primitive, ShapedArray, Tracer, get_aval
 from .standard import (
     ANY,
     BOOL_OR_INT,
@@ -160,6 +160,41 @@ abs_p = standard_primitive("abs", _abs, lambda x: x.shape, _abs_dtype)
 
 real_p = standard_primitive("real", np.real, lambda x: x.shape, _real_dtype)
 imag_p = standard_primitive("imag", np.imag, lambda x: x.shape, _real_dtype)
+
+
+# conj and complex make complex numbers of float32 and float64 parts only (XLA has no complex32).
+# conj takes a real x too, giving x + 0j; its parameter input_dtype says which it had, for the
+# transpose (stage 06), which must give a real x a real cotangent.
+def _complex_of(dtype: np.dtype) -> np.dtype:
+    return np.dtype(np.complex128 if dtype in (np.float64, np.complex128) else np.complex64)
+
+
+def _conj(x: np.ndarray, *, input_dtype: np.dtype) -> np.ndarray:
+    # (a real x's imaginary part is +0, as XLA's complex(x, 0); np.conj would negate it to -0)
+    return np.conj(x) if x.dtype.kind == "c" else x.astype(_complex_of(x.dtype))
+
+
+def _conj_dtype(x: ShapedArray, *, input_dtype: np.dtype) -> np.dtype:
+    check_dtype("conj", x, ("float32", COMPLEX, "float64"))  # JAX's order, in its message
+    return _complex_of(x.dtype)
+
+
+def _complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x + iy, part by part: x + 1j * y would turn an infinite y into a NaN real part."""
+    x, y = np.broadcast_arrays(x, y)
+    out = np.empty(x.shape, _complex_of(x.dtype))
+    out.real, out.imag = x, y
+    return out
+
+
+def _complex_dtype(x: ShapedArray, y: ShapedArray) -> np.dtype:
+    check_dtype("complex", x, ("float32", "float64"), position=0)
+    check_dtype("complex", y, ("float32", "float64"), position=1)
+    return _complex_of(check_same_dtypes("complex", [x, y]))
+
+
+conj_p = standard_primitive("conj", _conj, lambda x, **_: x.shape, _conj_dtype)
+complex_p = standard_primitive("complex", _complex, partial(broadcasting_shape, "complex"), _complex_dtype)
 
 
 def _integer_pow_dtype(x: ShapedArray, *, y: int) -> np.dtype:
@@ -419,6 +454,16 @@ def real(x: Any) -> Any:
 def imag(x: Any) -> Any:
     """The imaginary part of a complex x, in the matching real dtype."""
     return imag_p.bind(x)
+
+
+def conj(x: Any) -> Any:
+    """The complex conjugate of x; a real x (float32 or float64) becomes complex, x + 0j."""
+    return conj_p.bind(x, input_dtype=get_aval(x).dtype)
+
+
+def complex(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
+    """x + iy, of two float32 or two float64 arrays: complex64 or complex128."""
+    return complex_p.bind(x, y)
 
 
 def exp(x: Any) -> Any:

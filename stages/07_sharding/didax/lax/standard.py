@@ -195,6 +195,8 @@ _CATEGORY_TYPES = {
     COMPLEX: np.complexfloating,
     "signedinteger": np.signedinteger,
     "number": np.number,
+    "float32": np.float32,  # the parts of a complex number (XLA has no complex32)
+    "float64": np.float64,
 }
 NUMBER = (INTEGER, FLOATING, COMPLEX)
 INEXACT = (FLOATING, COMPLEX)

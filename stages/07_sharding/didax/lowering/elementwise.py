@@ -54,7 +54,7 @@ _SIMPLE = {
     lax.logistic_p: "stablehlo.logistic", lax.sqrt_p: "stablehlo.sqrt", lax.rsqrt_p: "stablehlo.rsqrt",
     lax.cbrt_p: "stablehlo.cbrt", lax.floor_p: "stablehlo.floor", lax.ceil_p: "stablehlo.ceil",
     lax.abs_p: "stablehlo.abs", lax.is_finite_p: "stablehlo.is_finite", lax.real_p: "stablehlo.real",
-    lax.imag_p: "stablehlo.imag", lax.not_p: "stablehlo.not", lax.and_p: "stablehlo.and",
+    lax.imag_p: "stablehlo.imag", lax.complex_p: "stablehlo.complex", lax.not_p: "stablehlo.not", lax.and_p: "stablehlo.and",
     lax.or_p: "stablehlo.or", lax.xor_p: "stablehlo.xor", lax.shift_left_p: "stablehlo.shift_left",
     lax.shift_right_logical_p: "stablehlo.shift_right_logical",
     lax.shift_right_arithmetic_p: "stablehlo.shift_right_arithmetic",
@@ -100,6 +100,16 @@ def _integer_pow(ctx: LoweringContext, x: str, *, y: int) -> str:
         one = constant(fb, np.ones(ctx.avals_in[0].shape, ctx.avals_in[0].dtype))
         acc = fb.op1("stablehlo.divide", [one, acc], typ)
     return acc  # type: ignore[return-value]
+
+
+def _conj(ctx: LoweringContext, x: str, *, input_dtype: Any) -> str:
+    """complex(real(x), -imag(x)); a real x: complex(x, 0). (StableHLO has no conjugate.)"""
+    fb, aval = ctx.fb, ctx.avals_in[0]
+    if aval.dtype.kind != "c":
+        return fb.op1("stablehlo.complex", [x, constant(fb, np.zeros(aval.shape, aval.dtype))], ctx.out_type())
+    part = tensor_type(ShapedArray(aval.shape, np.empty((), aval.dtype).real.dtype))
+    re, im = fb.op1("stablehlo.real", [x], part), fb.op1("stablehlo.imag", [x], part)
+    return fb.op1("stablehlo.complex", [re, fb.op1("stablehlo.negate", [im], part)], ctx.out_type())
 
 
 def _round(ctx: LoweringContext, x: str, *, rounding_method: Any) -> str:
@@ -227,6 +237,6 @@ def _integer_division(op_name: str) -> Any:
 lowering_rules.update({
     lax.pow_p: _pow, lax.div_p: _integer_division("stablehlo.divide"), lax.rem_p: _integer_division("stablehlo.remainder"),
     lax.stop_gradient_p: _stop_gradient, lax.square_p: _square, lax.exp2_p: _exp2,
-    lax.integer_pow_p: _integer_pow, lax.round_p: _round, lax.select_n_p: _select_n, lax.clamp_p: _clamp,
+    lax.integer_pow_p: _integer_pow, lax.conj_p: _conj, lax.round_p: _round, lax.select_n_p: _select_n, lax.clamp_p: _clamp,
     lax.convert_element_type_p: _convert, lax.bitcast_convert_type_p: _bitcast_convert,
 })  # fmt: skip

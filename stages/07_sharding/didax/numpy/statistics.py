@@ -419,7 +419,7 @@ def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, dtyp
     if dt.kind != "c":
         return re
     im = ufuncs.clip(ufuncs.imag(c), -1, 1)
-    return lax.add(convert(re, dt), lax.mul(convert(im, dt), convert(1j, dt)))
+    return lax.complex(re, im)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -498,7 +498,6 @@ def _complex_logaddexp(x1: ArrayLike, x2: ArrayLike, exp: Any, scale: float) -> 
     larger operand (real parts first) plus scale * log1p(exp(other - larger)), its imaginary part
     then brought into [-pi, pi) * scale, the principal branch (the sum may have turned past it).
     Its constants are JAX's: weak only for weak scalars."""
-    dtype = get_aval(x1).dtype
     big = lax.max(x1, x2)
     other = lax.sub(lax.add(x1, x2), lax.mul(big, _jax_constant(big, 2)))  # the smaller one, minus big
     out = lax.add(big, lax.mul(_jax_constant(big, scale), lax.log1p(exp(other))))
@@ -506,8 +505,7 @@ def _complex_logaddexp(x1: ArrayLike, x2: ArrayLike, exp: Any, scale: float) -> 
     half_turn, turn = _jax_constant(im, np.pi * scale), _jax_constant(im, 2 * np.pi * scale)
     im = lax.rem(lax.add(im, half_turn), turn)  # in (-turn, turn): rem keeps the sign of its dividend
     im = lax.sub(lax.select_n(lax.lt(im, _jax_constant(im, 0)), im, lax.add(im, turn)), half_turn)
-    weak = get_aval(out).weak_type
-    return lax.add(convert(re, dtype, weak), lax.mul(convert(im, dtype, weak), _jax_constant(out, 1j)))
+    return lax.complex(re, im)
 
 
 def _logaddexp2(x1: ArrayLike, x2: ArrayLike) -> ArrayLike:
@@ -569,9 +567,7 @@ def rint(x: ArrayLike, /) -> ArrayLike:
 
 
 def _complex_rint(x: ArrayLike) -> ArrayLike:
-    re, im = rint(lax.real(x)), rint(lax.imag(x))
-    dtype = get_aval(x).dtype
-    return lax.add(convert(re, dtype), lax.mul(convert(im, dtype), convert(1j, dtype)))
+    return lax.complex(rint(lax.real(x)), rint(lax.imag(x)))
 
 
 def round(a: ArrayLike, decimals: int = 0, out: None = None) -> ArrayLike:  # noqa: A001 - NumPy's name
@@ -588,8 +584,7 @@ def round(a: ArrayLike, decimals: int = 0, out: None = None) -> ArrayLike:  # no
             raise NotImplementedError("integer round is not implemented for decimals < 0")
         return a
     if aval.dtype.kind == "c":
-        re, im = round(lax.real(a), decimals), round(lax.imag(a), decimals)
-        return lax.add(convert(re, aval.dtype), lax.mul(convert(im, aval.dtype), convert(1j, aval.dtype)))
+        return lax.complex(round(lax.real(a), decimals), round(lax.imag(a), decimals))
     if decimals == 0:
         return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
     factor = convert(10.0**decimals, aval.dtype, aval.weak_type)
@@ -926,7 +921,7 @@ def nan_to_num(x: ArrayLike, copy: bool = True, nan: ArrayLike = 0.0, posinf: Ar
     if aval.dtype.kind == "c":
         re = nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf)
         im = nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf)
-        return lax.add(convert(re, aval.dtype), lax.mul(convert(im, aval.dtype), convert(1j, aval.dtype)))
+        return lax.complex(re, im)
     info = dtypes.finfo(aval.dtype)
     posinf = float(info.max) if posinf is None else posinf
     neginf = float(info.min) if neginf is None else neginf
@@ -969,12 +964,7 @@ def conjugate(x: ArrayLike, /) -> ArrayLike:
     """The complex conjugate of x (x itself for real dtypes)."""
     check_arraylike("conjugate", x)
     x = as_array(x)
-    aval = get_aval(x)
-    if aval.dtype.kind != "c":
-        return x
-    return lax.sub(
-        x, lax.mul(convert(2j, aval.dtype, aval.weak_type), convert(lax.imag(x), aval.dtype, aval.weak_type))
-    )
+    return lax.conj(x) if get_aval(x).dtype.kind == "c" else x
 
 
 conj = conjugate
