@@ -521,6 +521,21 @@ def test_collectives_over_two_axes_count_in_the_order_named(impl: Impl, order: t
     assert_values(index, np.arange(8, dtype=np.int32), np.dtype(np.int32))
 
 
+@pytest.mark.parametrize("op", ["x * 2.0", "jnp.sin(x) + x"])
+def test_an_eager_elementwise_operation_keeps_its_operands_sharding(impl: Impl, op: str) -> None:
+    """Outside jit, an elementwise operation on an Array split over 4 devices is split the same
+    way (JAX compiles eager operations for their operands' devices); a sum of it is whole, on
+    those 4 devices."""
+    x = np.arange(8, dtype=F32)
+    out, total = run(impl, "mesh = Mesh(np.array(devices[:4]), ('i',))\n"
+                           "x = jax.device_put(x, jax.sharding.NamedSharding(mesh, P('i')))\n"
+                           f"out = ({op}, x.sum())", x=x)  # fmt: skip
+    assert_values(out, eval(op, {"x": x.astype(F64), "jnp": np}), F32, atol=1e-6)
+    assert tuple(out.sharding.spec) == ("i",) and len(out.sharding.device_set) == 4
+    assert_values(total, np.float64(x.sum()), F32)
+    assert tuple(total.sharding.spec) == () and len(total.sharding.device_set) == 4
+
+
 # --- errors -------------------------------------------------------------------------------------------------
 
 X8 = np.arange(8, dtype=F32)

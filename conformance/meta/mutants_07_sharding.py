@@ -136,6 +136,10 @@ SHARDING_MUTANTS: list[Mutant] = [
     rule("lowering.groups.transposed", LOWERING_CORE, "    return ids.transpose(*others, *axes).reshape(",
          "    return ids.transpose(*axes, *others).reshape(",
          "the device groups of a collective on a mesh of several axes mix devices of different groups", PROGRAMS),
+    rule("jit.eager_operations_leave_the_mesh", "didax/jit.py",
+         "    if prim is jit_p or not any(type(getattr(x, \"_type\", None)) is ShardedType for x in args):",
+         "    if True:", "an eager operation on a sharded Array runs in NumPy and gives an Array on one device",
+         "eager_elementwise"),
     # --- pmap (pmap.py) -------------------------------------------------------------------------------------
     rule("pmap.in_axes_ignored_in_the_spec", PMAP, "    return PartitionSpec() if axis is None else PartitionSpec(*[None] * axis, name)",
          "    return PartitionSpec() if axis is None else PartitionSpec(name)",

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from . import core
 from .core import ConcreteArray, ShapedArray, canonicalize_value
 from .dtypes import KeyTy, PRNGImpl
 from .sharding import Sharding, SingleDeviceSharding
@@ -56,6 +57,7 @@ class ShardedType(ShapedArray):
     def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool, sharding: Sharding) -> None:
         super().__init__(shape, dtype, weak_type)
         self.sharding = sharding
+        core.mesh_in_use = True  # from now on, eager operations look for spread operands
         self._hash = hash((self._hash, sharding))
 
     def __eq__(self, other: object) -> bool:

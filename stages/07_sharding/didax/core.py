@@ -504,6 +504,13 @@ def full_lower(val: Any) -> Any:
 # It has no tracers of its own: its values are plain Arrays, NumPy values and Python scalars.
 
 
+# Stage 07: an operation on an Array spread over a mesh runs as JAX runs it, compiled for the mesh,
+# so that its result stays spread (jit.py's eager_on_mesh). Until the first such Array is made
+# (ShardedType sets mesh_in_use), eager code pays one global read for it.
+mesh_in_use = False
+eager_on_mesh: Callable[[Primitive, Sequence[Any], dict], Any] | None = None
+
+
 class EvalTrace(Trace):
     def pure(self, val: Any) -> Any:
         return val
@@ -511,6 +518,10 @@ class EvalTrace(Trace):
     lift = pure
 
     def process_primitive(self, primitive: Primitive, tracers: list[Any], params: dict) -> Any:
+        if mesh_in_use:
+            out = eager_on_mesh(primitive, tracers, params)
+            if out is not NotImplemented:
+                return out
         return primitive.impl(*tracers, **params)
 
 

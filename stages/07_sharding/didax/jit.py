@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import ad, array, batching, dtypes, partial_eval, transpose, xla
+from . import ad, array, batching, core, dtypes, partial_eval, transpose, xla
 from .array import Array, PRNGKeyArray, ShardedType, buffer_of, to_array
 from .config import config, disable_jit
 from .core import Primitive, ShapedArray, Tracer, is_staging, trace_state
@@ -308,6 +308,35 @@ def _named_like(hlo: Any, mesh: Mesh, ndim: int) -> NamedSharding | None:
 # last few jaxprs, remembered by the jaxpr object itself. (A jitted function keeps the executables
 # of its own signatures in its caches, which die with the function.)
 _compile_remembered = functools.lru_cache(maxsize=64)(compile_jaxpr)
+
+
+# Eager operations on Arrays spread over a mesh. JAX compiles every eager operation, so one on a
+# spread Array runs on its mesh and XLA places the result (x * 2 stays split as x is); didax's
+# eager operations run in NumPy on one device, so one that meets a spread operand is jitted.
+
+
+def eager_on_mesh(prim: Primitive, args: Sequence[Any], params: dict) -> Any:
+    """``prim`` on ``args`` compiled for their mesh if one of them is spread over one, else
+    NotImplemented (then it is evaluated as usual)."""
+    if prim is jit_p or not any(type(getattr(x, "_type", None)) is ShardedType for x in args):
+        return NotImplemented
+    try:
+        apply = _one_primitive(prim, tuple(sorted(params.items())))
+    except TypeError:  # a parameter that cannot be a cache key
+        return NotImplemented
+    return apply(*args)
+
+
+@functools.lru_cache(maxsize=256)
+def _one_primitive(prim: Primitive, params: tuple) -> Callable[..., Any]:
+    def apply(*args: Any) -> Any:
+        return prim.bind(*args, **dict(params))
+
+    apply.__name__ = prim.name
+    return jit(apply)
+
+
+core.eager_on_mesh = eager_on_mesh
 
 
 def _device_buffer(x: Any, device: Any) -> Any:

@@ -294,6 +294,23 @@ def test_jit_takes_a_sharded_array_and_a_single_device_one_alike():
     assert len(f(value).devices()) == 1 and len(f(x).devices()) == 8
 
 
+@pytest.mark.parametrize("name", ["mul", "sin", "sum", "add", "reshape", "matmul"])
+def test_eager_operations_on_a_sharded_array_keep_it_where_jax_does(name):
+    """Outside jit, an operation on a sharded Array runs compiled for its mesh, as JAX's do: the
+    same values, and the result spread where XLA put JAX's (x * 2 stays split, a sum is whole).
+    (Not a slice along a split axis: JAX's x[1:3] there is whole, didax's as XLA leaves it.)"""
+    value = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    ops = {"mul": lambda np_, x: x * 2, "sin": lambda np_, x: np_.sin(x), "sum": lambda np_, x: x.sum(),
+           "add": lambda np_, x: x + x, "reshape": lambda np_, x: x.reshape(4, 8),
+           "matmul": lambda np_, x: x @ x.T}  # fmt: skip
+    results = []
+    for lib, numpy, sharding, mesh in [(didax, didax.numpy, ds, meshes()[0]), (jax, jjnp, js, meshes()[1])]:
+        x = lib.device_put(value, sharding.NamedSharding(mesh, sharding.PartitionSpec("a", "b")))
+        out = ops[name](numpy, x)
+        results.append((np.asarray(out).tolist(), tuple(out.sharding.spec), ids(out.sharding.device_set)))
+    assert results[0] == results[1]
+
+
 def test_moving_between_shardings_and_deleting():
     dm = meshes()[0]
     value = np.arange(32.0).reshape(4, 8)
