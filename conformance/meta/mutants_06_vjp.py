@@ -33,6 +33,7 @@ REVERSE = "didax/reverse.py"
 JIT = "didax/jit.py"
 JACOBIANS = "didax/jacobians.py"
 CHECKPOINT = "didax/checkpoint.py"
+CUSTOM = "didax/custom_derivatives.py"
 AREA = ("vjp",)
 # the vjp area's tests, for -k
 TABLE = "primitive_vjp"
@@ -71,6 +72,24 @@ VJP_MUTANTS: list[Mutant] = [
     rule("transpose.conj.real_input_gets_the_conjugate",
          'return [lax.conj(ct) if np.dtype(input_dtype).kind == "c" else lax.real(ct)]', "return [lax.conj(ct)]",
          "conj of a real x transposes to conj, giving x a complex cotangent", table("conj")),
+    # --- custom rules (custom_derivatives.py) ---------------------------------------------------------------
+    rule("custom_vjp.symbolic_zeros.never_reach_bwd",
+         "    if symbolic_zeros:\n        cts = [SymbolicZero(ct.aval)", "    if False:\n        cts = [SymbolicZero(ct.aval)",
+         "a custom_vjp bwd defined with symbolic_zeros=True gets zeros, never a SymbolicZero",
+         "symbolic_zeros", CUSTOM),
+    rule("custom_vjp.symbolic_zeros.every_argument_perturbed",
+         "fwd(*(map(CustomVJPPrimal, args, nonzero) if symbolic_zeros else args))",
+         "fwd(*(map(CustomVJPPrimal, args, [True] * len(args)) if symbolic_zeros else args))",
+         "a custom_vjp fwd sees every argument as perturbed, differentiated or not", "symbolic_zeros", CUSTOM),
+    rule("custom_jvp.symbolic_zeros.never_reach_the_rule",
+         "        given = [SymbolicZero(t.aval) if type(t) is Zero else t for t in arg_tangents]",
+         "        given = [instantiate(t) for t in arg_tangents]",
+         "a custom_jvp rule defined with symbolic_zeros=True gets zeros, never a SymbolicZero",
+         "symbolic_zeros", CUSTOM),
+    rule("custom_vjp.vmap.shared_argument_takes_one_example",
+         "    return lax.reduce_sum(ct, (0,))", "    return ct[0]",
+         "under vmap, the cotangent of an argument every example shares is the first example's, not their sum",
+         "symbolic_zeros_under_vmap", CUSTOM),
     rule("transpose.neg.sign_lost", "transpose_rules[lax.neg_p] = lambda ct, x: [lax.neg(ct)]",
          "transpose_rules[lax.neg_p] = lambda ct, x: [ct]", "neg transposes to the identity", table("neg", "sub")),
     rule("transpose.unbroadcast.stretched_axes_not_summed",

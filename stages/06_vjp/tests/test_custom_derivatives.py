@@ -215,3 +215,41 @@ def test_custom_rules_inside_control_flow():
     eps = 1e-3
     fd = (f(0.3 + eps) - f(0.3 - eps)) / (2 * eps)
     np.testing.assert_allclose(didax.grad(f)(0.3), fd, rtol=1e-3)
+
+
+def test_custom_vjp_symbolic_zeros_as_jax_shows_them():
+    """defvjp(fwd, bwd, symbolic_zeros=True): fwd gets CustomVJPPrimal arguments (value, and
+    whether it is differentiated), bwd a SymbolicZero for an unused output's cotangent, and may
+    return one; what each saw, eagerly, under jit and through vmap both ways, is what JAX's saw."""
+    import jax
+
+    def build(lib):
+        cd, seen = lib.custom_derivatives, []
+
+        @lib.custom_vjp
+        def f(x, y):
+            return x * y, x + y
+
+        def fwd(x, y):
+            seen.append(("fwd", type(x).__name__, x.perturbed, y.perturbed, repr(x)[:15]))
+            return f(x.value, y.value), (x.value, y.value)
+
+        def bwd(res, cts):
+            (x, y), (a, b) = res, cts
+            seen.append(("bwd", repr(a) if isinstance(a, cd.SymbolicZero) else "-",
+                         repr(b) if isinstance(b, cd.SymbolicZero) else "-"))  # fmt: skip
+            a = 0.0 if isinstance(a, cd.SymbolicZero) else a
+            b = 0.0 if isinstance(b, cd.SymbolicZero) else b
+            return a * y + b, cd.SymbolicZero(b.aval) if isinstance(b, cd.SymbolicZero) else a * x + b
+
+        f.defvjp(fwd, bwd, symbolic_zeros=True)
+        xs = np.arange(3.0, dtype=np.float32)
+        outs = [lib.grad(lambda x: f(x, np.float32(3.0))[0])(np.float32(2.0)),
+                lib.grad(lambda x, y: f(x, y)[1], (0, 1))(np.float32(2.0), np.float32(3.0)),
+                lib.jit(lib.grad(lambda x: f(x, np.float32(3.0))[0]))(np.float32(2.0)),
+                lib.vmap(lib.grad(lambda x: f(x, np.float32(3.0))[0]))(xs),
+                lib.grad(lambda v: lib.vmap(lambda x: f(x, x)[1])(v).sum())(xs)]  # fmt: skip
+        return [np.asarray(o).tolist() for o in lib.tree_util.tree_leaves(outs)], seen
+
+    ours, theirs = build(didax), build(jax)
+    assert ours == theirs

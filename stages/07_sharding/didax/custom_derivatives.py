@@ -46,7 +46,18 @@ class SymbolicZero:
     dtype = property(lambda self: self.aval.dtype)
 
     def __repr__(self) -> str:
-        return f"SymbolicZero({self.aval.str_short()})"
+        return "SymbolicZero"  # as JAX prints it: its type is in .aval
+
+
+class CustomVJPPrimal:
+    """An argument as a custom_vjp's fwd defined with ``symbolic_zeros=True`` sees it: its value,
+    and whether it is perturbed (its tangent is not a symbolic zero: it is being differentiated)."""
+
+    def __init__(self, value: Any, perturbed: bool) -> None:
+        self.value, self.perturbed = value, perturbed
+
+    def __repr__(self) -> str:
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
 
 
 class _Rule:
@@ -276,6 +287,8 @@ class custom_vjp:  # noqa: N801 - JAX's name
     ``fwd(*args)`` returns ``(output, residuals)``; ``bwd(residuals, output_cotangent)`` returns a
     tuple with a cotangent per argument (None for a zero one). Arguments at ``nondiff_argnums``
     are not differentiated: ``bwd(*nondiff, residuals, output_cotangent)`` covers the others.
+    With ``defvjp(..., symbolic_zeros=True)``, fwd gets each argument as a CustomVJPPrimal (its
+    value, and whether it is perturbed), and bwd a SymbolicZero for a cotangent known to be zero.
     """
 
     def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
@@ -284,12 +297,11 @@ class custom_vjp:  # noqa: N801 - JAX's name
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd: Callable[..., Any] | None = None
         self.bwd: Callable[..., Any] | None = None
+        self.symbolic_zeros = False
 
     def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any], symbolic_zeros: bool = False,
                optimize_remat: bool = False) -> None:  # fmt: skip
-        if symbolic_zeros:
-            raise NotImplementedError("custom_vjp with symbolic_zeros=True is not implemented in didax")
-        self.fwd, self.bwd = fwd, bwd
+        self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.fwd is None or self.bwd is None:
@@ -305,14 +317,14 @@ class custom_vjp:  # noqa: N801 - JAX's name
             rules = _VJPRules(self, fixed, in_tree, None, [shaped_abstractify(p) for p in primals])
             outs = _custom_vjp_call_jvp(primals, tangents, name=_name(self.fun), call_jaxpr=None,
                                         fwd=_Rule(rules.fwd, _name(self.fwd)), bwd=_Rule(rules.bwd, _name(self.bwd)),
-                                        num_consts=0, symbolic_zeros=False)  # fmt: skip
+                                        num_consts=0, symbolic_zeros=self.symbolic_zeros)  # fmt: skip
             return tree_unflatten(rules.out_tree, [ad.JVPTracer(top, p, t) for p, t in zip(*outs)])
         call_jaxpr, consts, out_tree = _stage(self.fun, self.nondiff_argnums, fixed, in_tree, leaves)
         in_avals = [shaped_abstractify(x) for x in leaves]
         rules = _VJPRules(self, fixed, in_tree, out_tree, in_avals)
         outs = custom_vjp_call_p.bind(*consts, *leaves, name=_name(self.fun), call_jaxpr=call_jaxpr,
                                       fwd=_Rule(rules.fwd, _name(self.fwd)), bwd=_Rule(rules.bwd, _name(self.bwd)),
-                                      num_consts=len(consts), symbolic_zeros=False)  # fmt: skip
+                                      num_consts=len(consts), symbolic_zeros=self.symbolic_zeros)  # fmt: skip
         return tree_unflatten(out_tree, outs)
 
 
@@ -367,7 +379,7 @@ class _VJPRules:
             flat.extend([None] * n if ct is None else tree_flatten(ct)[0])
         results = []
         for ct, aval in zip(flat, self.in_avals):
-            if ct is None or tangent_aval(aval).dtype == dtypes.float0:
+            if ct is None or isinstance(ct, SymbolicZero) or tangent_aval(aval).dtype == dtypes.float0:
                 results.append(Zero(tangent_aval(aval)))
                 continue
             got = shaped_abstractify(ct)
@@ -392,11 +404,12 @@ def _custom_vjp_call_jvp(primals: list[Any], tangents: list[Any], *, name: str, 
     """Run the forward pass now; the tangents that are not symbolic zeros go into ``custom_lin``,
     which only linearize can use: transposed, it runs the backward pass on the residuals."""
     args, arg_tangents = primals[num_consts:], tangents[num_consts:]
-    res, primals_out = fwd(*args)
-    out_avals = [tangent_aval(shaped_abstractify(p)) for p in primals_out]
     nonzero = tuple(type(t) is not Zero for t in arg_tangents)
+    res, primals_out = fwd(*(map(CustomVJPPrimal, args, nonzero) if symbolic_zeros else args))
+    out_avals = [tangent_aval(shaped_abstractify(p)) for p in primals_out]
     tangents_out = custom_lin_p.bind(*res, *(t for t in arg_tangents if type(t) is not Zero), num_res=len(res),
-                                     bwd=bwd, out_avals=tuple(out_avals), nonzero=nonzero)  # fmt: skip
+                                     bwd=bwd, out_avals=tuple(out_avals), nonzero=nonzero,
+                                     symbolic_zeros=symbolic_zeros)  # fmt: skip
     return primals_out, tangents_out
 
 
@@ -408,14 +421,30 @@ def _custom_vjp_call_batch(vals: list[Any], dims: list[Any], *, name: str, call_
     vals = [batching.moveaxis(x, d, 0) if b else x for x, d, b in zip(vals, dims, in_batched)]
     batched_jaxpr, _ = batching.batch_jaxpr(call_jaxpr, size, in_batched, True)
     axes = [0 if b else None for b in in_batched[num_consts:]]
-    batched_fwd = lambda *args: batching.vmap(fwd, in_axes=axes, out_axes=0, axis_size=size)(*args)  # noqa: E731
+
+    def batched_fwd(*args: Any) -> Any:
+        if not symbolic_zeros:
+            return batching.vmap(fwd, in_axes=axes, out_axes=0, axis_size=size)(*args)
+        perturbed = [a.perturbed for a in args]  # the same for every example: vmap maps the values
+        one = lambda *values: fwd(*map(CustomVJPPrimal, values, perturbed))  # noqa: E731
+        return batching.vmap(one, in_axes=axes, out_axes=0, axis_size=size)(*(a.value for a in args))
 
     def batched_bwd(res: list[Any], cts: list[Any]) -> list[Any]:
-        cts_in = batching.vmap(lambda r, c: [instantiate(x) for x in bwd(r, c)], out_axes=0, axis_size=size)(res, cts)
+        # A SymbolicZero stays one (of one example's type); the other cotangents are mapped.
+        zero = [isinstance(c, SymbolicZero) for c in cts]
+
+        def one(r: list[Any], live: list[Any]) -> list[Any]:
+            it = iter(live)
+            each = [SymbolicZero(ShapedArray(c.shape[1:], c.dtype)) if z else next(it) for c, z in zip(cts, zero)]
+            return [instantiate(x) for x in bwd(r, each)]
+
+        live = [c for c, z in zip(cts, zero) if not z]
+        cts_in = batching.vmap(one, out_axes=0, axis_size=size)(res, live)
         return [ct if ax == 0 else _unbatched_sum(ct) for ct, ax in zip(cts_in, axes)]
 
     outs = custom_vjp_call_p.bind(*vals, name=name, call_jaxpr=batched_jaxpr, fwd=_Rule(batched_fwd, fwd.name),
-                                  bwd=_Rule(batched_bwd, bwd.name), num_consts=num_consts, symbolic_zeros=False)  # fmt: skip
+                                  bwd=_Rule(batched_bwd, bwd.name), num_consts=num_consts,
+                                  symbolic_zeros=symbolic_zeros)  # fmt: skip
     return outs, [0] * len(outs)
 
 
@@ -446,9 +475,12 @@ lowering_rules[custom_lin_p] = _forward_mode_error
 
 
 def _custom_lin_transpose(cts: list[Any], *args: Any, num_res: int, bwd: _Rule, out_avals: tuple,
-                          nonzero: tuple[bool, ...]) -> list[Any]:  # fmt: skip
-    """The user's bwd, on the residuals; the cotangents of the tangents that were given."""
-    cts_in = bwd(list(args[:num_res]), [instantiate(ct) for ct in cts])
+                          nonzero: tuple[bool, ...], symbolic_zeros: bool) -> list[Any]:  # fmt: skip
+    """The user's bwd, on the residuals; the cotangents of the tangents that were given. A
+    cotangent known to be zero is zeros, or a SymbolicZero if the rule asked for those."""
+    if symbolic_zeros:
+        cts = [SymbolicZero(ct.aval) if type(ct) is Zero else ct for ct in cts]
+    cts_in = bwd(list(args[:num_res]), [ct if isinstance(ct, SymbolicZero) else instantiate(ct) for ct in cts])
     return [None] * num_res + [None if type(ct) is Zero else ct for ct, nz in zip(cts_in, nonzero) if nz]
 
 
