@@ -202,16 +202,13 @@ def test_stage_04s_catalogue_is_stage_03s_and_its_own_and_applies_cleanly() -> N
         compile(source, mutant.file, "exec")
 
 
-def test_stage_05s_catalogue_is_stage_04s_and_its_own_and_applies_cleanly() -> None:
-    """Stage 05 is stage 04 plus jit: every stage-04 mutant applies to it too, then its own (the
-    lowering rules', jit's), each for the jit area."""
-    from conformance.meta.mutants_05_jit import JIT_MUTANTS, LOWERING_MUTANTS
-
-    own = [*LOWERING_MUTANTS, *JIT_MUTANTS]
-    catalogue = load_catalogue("05_jit")
-    stage_dir = STAGES_DIR / "05_jit"
-    assert [m.id for m in catalogue] == [m.id for m in load_catalogue("04_jaxpr")] + [m.id for m in own]
-    assert {m.areas for m in own} == {("jit",)}
+def check_catalogue(stage: str, before: str, own: list[Mutant], area: str) -> None:
+    """``stage``'s catalogue is ``before``'s (whose mutants all apply to it too) followed by its own,
+    each for ``area``; no snippet is stale in the stage, and every own mutant still compiles."""
+    catalogue = load_catalogue(stage)
+    stage_dir = STAGES_DIR / stage
+    assert [m.id for m in catalogue] == [m.id for m in load_catalogue(before)] + [m.id for m in own]
+    assert {m.areas for m in own} == {(area,)}
     stale = {m.id: reason for m in catalogue if (reason := staleness(m, stage_dir)) is not None}
     assert not stale, stale
     for mutant in own:
@@ -219,36 +216,28 @@ def test_stage_05s_catalogue_is_stage_04s_and_its_own_and_applies_cleanly() -> N
         compile(source, mutant.file, "exec")
 
 
+def test_stage_05s_catalogue_is_stage_04s_and_its_own_and_applies_cleanly() -> None:
+    """Stage 05 is stage 04 plus jit: its own mutants are the lowering rules' and jit's."""
+    from conformance.meta.mutants_05_jit import JIT_MUTANTS, LOWERING_MUTANTS
+
+    check_catalogue("05_jit", "04_jaxpr", [*LOWERING_MUTANTS, *JIT_MUTANTS], "jit")
+
+
 def test_stage_06s_catalogue_is_stage_05s_and_its_own_and_applies_cleanly() -> None:
-    """Stage 06 is stage 05 plus reverse mode: every stage-05 mutant applies to it too, then its own
-    (transpose rules, the backward pass, partial evaluation, the API), each for the vjp area."""
+    """Stage 06 is stage 05 plus reverse mode: its own mutants are the transpose rules', the backward
+    pass's, partial evaluation's, the custom rules' and the API's."""
     from conformance.meta.mutants_06_vjp import VJP_MUTANTS
 
-    catalogue = load_catalogue("06_vjp")
-    stage_dir = STAGES_DIR / "06_vjp"
-    assert [m.id for m in catalogue] == [m.id for m in load_catalogue("05_jit")] + [m.id for m in VJP_MUTANTS]
-    assert len(VJP_MUTANTS) >= 40 and {m.areas for m in VJP_MUTANTS} == {("vjp",)}
-    stale = {m.id: reason for m in catalogue if (reason := staleness(m, stage_dir)) is not None}
-    assert not stale, stale
-    for mutant in VJP_MUTANTS:
-        source = (stage_dir / mutant.file).read_text().replace(mutant.find, mutant.replace, 1)
-        compile(source, mutant.file, "exec")
+    assert len(VJP_MUTANTS) >= 40
+    check_catalogue("06_vjp", "05_jit", VJP_MUTANTS, "vjp")
 
 
 def test_stage_07s_catalogue_is_stage_06s_and_its_own_and_applies_cleanly() -> None:
-    """Stage 07 is stage 06 plus pmap, shard_map and the collectives: every stage-06 mutant applies
-    to it too, then its own, each for the sharding area."""
+    """Stage 07 is stage 06 plus pmap, shard_map and the collectives."""
     from conformance.meta.mutants_07_sharding import SHARDING_MUTANTS
 
-    catalogue = load_catalogue("07_sharding")
-    stage_dir = STAGES_DIR / "07_sharding"
-    assert [m.id for m in catalogue] == [m.id for m in load_catalogue("06_vjp")] + [m.id for m in SHARDING_MUTANTS]
-    assert len(SHARDING_MUTANTS) >= 30 and {m.areas for m in SHARDING_MUTANTS} == {("sharding",)}
-    stale = {m.id: reason for m in catalogue if (reason := staleness(m, stage_dir)) is not None}
-    assert not stale, stale
-    for mutant in SHARDING_MUTANTS:
-        source = (stage_dir / mutant.file).read_text().replace(mutant.find, mutant.replace, 1)
-        compile(source, mutant.file, "exec")
+    assert len(SHARDING_MUTANTS) >= 30
+    check_catalogue("07_sharding", "06_vjp", SHARDING_MUTANTS, "sharding")
 
 
 # Stage 06: a transpose rule, and partial evaluation of control flow.
