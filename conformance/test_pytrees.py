@@ -268,6 +268,8 @@ REGRESSIONS = [
     {"aa": 0, "a": 1},
     OrderedDict([("b", [1, None]), ("a", (2,))]),
     [[(1,)], [[2]]],  # a node of height 2 met before the node of height 1 that its sibling holds
+    # Sixteen pairs but for a 1-tuple and a triple: one after the other, 32 leaves, not 16 pairs.
+    [(1, 2)] * 7 + [(3,), (4, 5, 6)] + [(7, 8)] * 7,
 ]
 
 
@@ -329,6 +331,38 @@ def test_a_treedef_rebuilds_its_tree_every_time_it_is_used(tu: Any, tree: Any) -
         assert_same_leaves(got_leaves, tags)
     if isinstance(rebuilt[0], (list, dict)):
         assert rebuilt[2] is not rebuilt[3], "each rebuild makes new containers"
+
+
+@given(
+    template=TREES,
+    count=st.integers(16, 40),
+    odd=st.one_of(st.none(), st.tuples(st.integers(0, 39), TREES)),
+    outer=st.sampled_from(["list", "tuple", "dict"]),
+)
+@example(template=(0, 0), count=16, odd=None, outer="list")  # a network's (w, b) pairs
+@example(template=[0, (0, 0)], count=34, odd=None, outer="dict")  # the dict of 102 leaves
+@example(template=(0, None), count=20, odd=(5, (0, 0, 0)), outer="list")  # one longer sibling
+@example(template=(0, 0), count=20, odd=(19, (0,)), outer="list")  # one shorter, last
+@example(template=[0, (0, 0)], count=16, odd=(3, [0, 0]), outer="tuple")  # a leaf where pairs are
+@example(template=Point(0, OrderedDict(a=0)), count=17, odd=(2, Point(0, OrderedDict(b=0))), outer="list")
+def test_many_siblings_built_alike(tu: Any, template: Any, count: int, odd: Any, outer: str) -> None:
+    # A network's parameters are many siblings of one shape (a list of (w, b) pairs, a dict of
+    # layers), which an implementation may take apart all at once (didax does, column by column):
+    # leaves, structure and rebuilds must still be the walk's, when all are alike and when one is not.
+    size = len(reference_flatten(template)[0])
+    siblings = [reference_rebuild(template, iter([Tag(i, j) for j in range(size)])) for i in range(count)]
+    if odd is not None:
+        siblings[odd[0] % count] = odd[1]
+    tree = {"list": siblings, "tuple": tuple(siblings), "dict": {f"k{i:02d}": s for i, s in enumerate(siblings)}}[outer]
+    show_call("tree_util.tree_flatten(tree)", tree=tree)
+    want_leaves, want_structure = reference_flatten(tree)
+    leaves, treedef = tu.tree_flatten(tree)
+    assert_same_leaves(leaves, want_leaves)
+    assert str(treedef) == f"PyTreeDef({want_structure})"
+    for _ in range(3):  # the first rebuild, then those of a kept treedef
+        got_leaves, got_structure = reference_flatten(tu.tree_unflatten(treedef, leaves))
+        assert got_structure == want_structure
+        assert_same_leaves(got_leaves, want_leaves)
 
 
 @given(tree=TREES)
@@ -884,6 +918,26 @@ def test_register_dataclass_as_a_decorator(tu: Any, tree: Any) -> None:
     assert tu.tree_unflatten(treedef, [4, 5, 6]) == Op(4, [5, 6], "add")
     assert [tu.keystr(p) for p, _ in tu.tree_leaves_with_path(Op(1, 2))] == [".x", ".y"]
     assert tu.tree_structure(Op(1, 2)) != tu.tree_structure(Op(1, 2, "mul"))
+
+
+def test_many_dataclasses_keep_their_own_static_fields(tu: Any, tree: Any) -> None:
+    @tu.register_dataclass
+    @dataclasses.dataclass
+    class Layer:
+        w: Any
+        b: Any
+        name: str = tree.static(default="dense")
+
+    for odd in (False, True):  # all of one shape; one of them holding a pair
+        layers = [Layer(Tag(i, "w"), (Tag(i, "b"), None) if odd and i == 7 else Tag(i, "b"), f"l{i % 3}")
+                  for i in range(20)]  # fmt: skip
+        leaves, treedef = tu.tree_flatten(layers)
+        assert_same_leaves(leaves, [leaf for layer in layers for leaf in tu.tree_leaves((layer.w, layer.b))])
+        shapes = ["[*, (*, None)]" if odd and i == 7 else "[*, *]" for i in range(20)]
+        nodes = [f"CustomNode(Layer[('l{i % 3}',)], {shape})" for i, shape in enumerate(shapes)]
+        assert str(treedef) == f"PyTreeDef([{', '.join(nodes)}])"
+        for _ in range(3):  # the first rebuild, then those of a kept treedef
+            assert tu.tree_unflatten(treedef, leaves) == layers
 
 
 def test_register_dataclass_with_explicit_fields(tu: Any) -> None:
