@@ -170,11 +170,13 @@ def _node_entry(node_type: type) -> NodeType | None:
 # Registering a type empties them, with _node_entry's cache.
 _leaf_types: set[type] = set()
 _all_leaf_types = _leaf_types.issuperset  # bound once: the set is only ever emptied, never replaced
+
 _splitters: dict[type, Callable[[Any], tuple[Sequence[Any], Any]]] = {}
 _joiners: dict[type, Callable[[Any, list[Any]], Any]] = {}
 # Flatten functions of this module's own (register_dataclass makes one per class): each returns a
 # tuple or list of children, so the walk calls them without checking what they return.
-_OWN_FLATTENS: set[Callable[[Any], Any]] = set()
+# A dataclass's maps to its two getters (data fields, meta fields), which flatten many at once.
+_OWN_FLATTENS: dict[Callable[[Any], Any], tuple[Callable[[Any], Any], Callable[[Any], Any]] | None] = {}
 
 
 def _forget_types() -> None:
@@ -276,7 +278,7 @@ def register_dataclass(
         return nodetype(**dict(zip(names, aux_data + children)))
 
     register_pytree_node(nodetype, flatten, unflatten, flatten_with_keys)
-    _OWN_FLATTENS.add(flatten)  # it gives a tuple of children: the walk need not check
+    _OWN_FLATTENS[flatten] = (get_data, get_meta)  # it gives a tuple of children: the walk need not check
     return nodetype
 
 
@@ -419,7 +421,7 @@ register_pytree_node(
 # Their flatten functions return a list or tuple of children, so the fast walk calls them unchecked;
 # so do those of OrderedDict, defaultdict and the classes register_dataclass registers.
 _OWN_CONTAINERS = frozenset({type(None), tuple, list, dict})
-_OWN_FLATTENS.update({_flatten_ordered_dict, _flatten_defaultdict})
+_OWN_FLATTENS.update({_flatten_ordered_dict: None, _flatten_defaultdict: None})
 
 # Namedtuples are recognised by shape (a tuple subclass with _fields), not registered one by
 # one; the aux data is the class itself, so unflatten can rebuild it.
@@ -687,15 +689,28 @@ _MAX_DEPTH = 50  # one frame per level: well inside Python's recursion limit of 
 def tree_flatten(tree: PyTree, is_leaf: IsLeaf = None) -> tuple[list[Leaf], PyTreeDef]:
     """The leaves of ``tree`` left to right, and its structure. A subtree for which
     ``is_leaf`` returns True is kept whole as a leaf."""
-    leaves: list[Leaf] = []
-    if is_leaf is None:  # the fast walk, with tree as the one child of a pretend node
-        spec = _node_spec(_ROOT, None, (tree,), leaves, 0)[2]
-    else:
+    if is_leaf is not None:
+        leaves: list[Leaf] = []
         spec = _flatten_into(tree, is_leaf, leaves)
+        return leaves, PyTreeDef._of(spec, len(leaves))
+    # The root is taken apart here as _node_spec takes apart each child: a tree that is a leaf, or
+    # a container of leaves (the commonest trees), costs no more.
+    tree_type = type(tree)
+    if tree_type is tuple or tree_type is list:
+        children, aux_data = tree, None
+    elif tree_type in _leaf_types or (split := _splitters.get(tree_type) or _splitter(tree_type)) is None:
+        return [tree], _LEAF
+    else:
+        children, aux_data = split(tree)
+    if _all_leaf_types(map(type, children)):
+        if (tree_type is tuple or tree_type is list) and len(children) < _SHORT:
+            return list(children), PyTreeDef._of(_SEQUENCE_OF_LEAVES[tree_type][len(children)], len(children))
+        return list(children), PyTreeDef._of((tree_type, aux_data) + (None,) * len(children), len(children))
+    leaves = []
+    spec = _node_spec(tree_type, aux_data, children, leaves, 1)
     return leaves, PyTreeDef._of(spec, len(leaves))
 
 
-_ROOT = object()  # the pretend node's type
 # The specs of short tuples and lists of leaves, the commonest nodes, made once and shared.
 _SHORT = 16
 _SEQUENCE_OF_LEAVES = {kind: [(kind, None) + (None,) * n for n in range(_SHORT)] for kind in (tuple, list)}
@@ -709,6 +724,8 @@ def _node_spec(node_type: Any, aux_data: Any, children: Sequence[Any], leaves: l
     dict of arrays: the commonest nodes), so that neither costs a call; only a child holding nodes
     is a call, one level down.
     """
+    if len(children) >= _UNIFORM_MIN and (uniform := _uniform_spec(node_type, aux_data, children, leaves)):
+        return uniform
     spec = [node_type, aux_data]
     for child in children:
         child_type = type(child)
@@ -742,6 +759,102 @@ def _node_spec(node_type: Any, aux_data: Any, children: Sequence[Any], leaves: l
         else:
             spec.append(_node_spec(child_type, child_aux, grandchildren, leaves, depth + 1))
     return tuple(spec)
+
+
+# --- Siblings of one shape, taken apart in C -------------------------------------------------------
+# A network's parameters are a list of (w, b) pairs, or a dict of layers of one shape: many siblings
+# built alike. Such siblings are flattened column by column: the first children of all of them, then
+# the second children, and so on, each column by a few passes in C (``map``, ``zip``, ``set``) instead
+# of a Python loop over the siblings; a column of containers is taken apart the same way, one level
+# down. Their leaves are then woven back into the order of a walk, sibling by sibling, also in C.
+
+_UNIFORM_MIN = 16  # fewer children than this: the loop is as quick as the passes
+_CHILDREN_AND_AUX = (operator.itemgetter(0), operator.itemgetter(1))
+
+
+def _uniform_spec(node_type: Any, aux_data: Any, children: Sequence[Any], leaves: list[Leaf]) -> Any:
+    """The spec of a node whose children are built alike, or None for any other node."""
+    columns = _columns(children, 0)
+    if columns is None:
+        return None
+    specs, alike, column_leaves, _ = columns
+    leaves += column_leaves
+    return (node_type, aux_data) + (specs * len(children) if alike else specs)
+
+
+# What _columns finds out about some siblings: their specs (one, if ``alike``, else one per sibling),
+# their leaves in walk order, and how many leaves each sibling has.
+_Columns = tuple[tuple[Any, ...], bool, list[Leaf], int]
+
+
+def _columns(siblings: Sequence[Any], depth: int) -> _Columns | None:
+    """What ``siblings`` are made of, if they are all leaves, all None, or all containers of one type
+    and length whose children, column by column, are alike in the same way; None if they are not."""
+    types = set(map(type, siblings))
+    if _all_leaf_types(types) or _all_leaf_types_learnt(types):
+        return (None,), True, list(siblings), 1
+    if len(types) != 1 or depth == _MAX_DEPTH:
+        return None
+    kind = types.pop()
+    if kind is type(None):
+        return (_NONE_SPEC,), True, [], 0
+    heads: Any  # the start of each sibling's spec: one for all, or an iterator of one per sibling
+    if kind is tuple or kind is list:
+        parts, heads = siblings, (kind, None)
+    elif (entry := _node_entry(kind)) is _NAMEDTUPLE:
+        parts, heads = siblings, (kind, kind)
+    elif entry is not None and entry.flatten in _OWN_FLATTENS:  # pure: called again if this fails
+        getters = _OWN_FLATTENS[entry.flatten]  # a dataclass's: data fields, meta fields, read in C
+        if getters is None:  # an OrderedDict's or a defaultdict's: (children, aux data) pairs
+            siblings, getters = list(map(entry.flatten, siblings)), _CHILDREN_AND_AUX
+        parts = list(map(getters[0], siblings))
+        heads = zip(itertools.repeat(kind), map(getters[1], siblings))
+    else:
+        return None
+    sizes = set(map(len, parts))
+    if len(sizes) != 1:
+        return None
+    grandchildren = list(itertools.chain.from_iterable(parts))
+    if _all_leaf_types(map(type, grandchildren)):  # the commonest: containers of leaves only
+        nones = (None,) * sizes.pop()
+        if type(heads) is tuple:
+            return (heads + nones,), True, grandchildren, len(nones)
+        return tuple(map(tuple.__add__, heads, itertools.repeat(nones))), False, grandchildren, len(nones)
+    columns = []
+    for column in zip(*parts):
+        got = _columns(column, depth + 1)
+        if got is None:
+            return None
+        columns.append(got)
+    specs, alike = _specs_of(heads, columns)
+    return specs, alike, _woven(columns), sum(c[3] for c in columns)
+
+
+def _all_leaf_types_learnt(types: set[type]) -> bool:
+    """Whether ``types`` are all leaf types, asking about each type not seen before (as the loop
+    does, which learns them), so that a first flatten takes the same path as the next ones."""
+    return all(_splitters.get(t) is None and _splitter(t) is None for t in types)
+
+
+def _specs_of(heads: Any, columns: list[_Columns]) -> tuple[tuple[Any, ...], bool]:
+    """The siblings' specs: each one's head, then its children's specs read across the columns."""
+    if type(heads) is tuple and all(alike for _, alike, _, _ in columns):
+        return (heads + tuple(specs[0] for specs, _, _, _ in columns),), True
+    if type(heads) is tuple:
+        heads = itertools.repeat(heads)
+    rows = zip(*[itertools.repeat(specs[0]) if alike else specs for specs, alike, _, _ in columns])
+    return tuple(map(tuple.__add__, heads, rows if columns else itertools.repeat(()))), False
+
+
+def _woven(columns: list[_Columns]) -> list[Leaf]:
+    """The siblings' leaves in walk order, from each column's leaves."""
+    columns = [c for c in columns if c[3]]  # the columns holding leaves
+    if len(columns) == 1:
+        return columns[0][2]
+    if all(per == 1 for _, _, _, per in columns):
+        return list(itertools.chain.from_iterable(zip(*[leaves for _, _, leaves, _ in columns])))
+    groups = [zip(leaves) if per == 1 else zip(*[iter(leaves)] * per) for _, _, leaves, per in columns]
+    return list(itertools.chain.from_iterable(itertools.chain.from_iterable(zip(*groups))))
 
 
 def _build(spec: Any, leaves: Iterator[Leaf], depth: int) -> PyTree:
@@ -855,10 +968,10 @@ _PLAN_NEXT_TIME = object()  # in a treedef's _plan: rebuilt once already, so mak
 
 
 class _Step(NamedTuple):
-    """The nodes of one height and one type: each node's children are ``pick(values)``."""
+    """The nodes of one height and one type: ``children(values)`` gives each one's children."""
 
     make: Callable[[Iterator[tuple[Any, ...]], list[Any]], Iterable[Any]]  # (children, aux data) -> nodes
-    picks: list[Callable[[list[Any]], tuple[Any, ...]]]
+    children: Callable[[list[Any]], Iterator[tuple[Any, ...]]]
     aux_data: list[Any]
 
 
@@ -868,6 +981,8 @@ class _TooDeep(Exception):
 
 def _make_plan(spec: Any, num_leaves: int) -> Callable[[list[Any]], PyTree]:
     """What rebuilds ``spec``'s tree from the list of its leaves followed by None."""
+    if spec is not None and spec[0] in (tuple, list, dict) and not any(spec[2:]):  # leaves in a container
+        return functools.partial(_CONTAINER_OF_LEAVES[spec[0]], spec[1])
     nodes: dict[tuple[int, Any], list[tuple[Any, list[Any]]]] = {}  # (height, type): (aux, child places)
     next_leaf = itertools.count()
 
@@ -890,6 +1005,8 @@ def _make_plan(spec: Any, num_leaves: int) -> Callable[[list[Any]], PyTree]:
         root = visit(spec, 0)[1]
     except _TooDeep:
         return functools.partial(_rebuild_by_walking, spec)
+    if 2 * len(nodes) > sum(map(len, nodes.values())):  # few nodes of each kind: walking is quicker
+        return functools.partial(_rebuild_by_walking, spec)
     first: dict[tuple[int, Any], int] = {}  # each group's first place, lowest height first
     place = num_leaves + 1
     for key in sorted(nodes, key=operator.itemgetter(0)):
@@ -902,16 +1019,43 @@ def _make_plan(spec: Any, num_leaves: int) -> Callable[[list[Any]], PyTree]:
     steps = []
     for key in first:
         group = nodes[key]
-        picks = [_picker([number(p) for p in places]) for _, places in group]
-        steps.append(_Step(_maker(key[1]), picks, [aux for aux, _ in group]))
+        places = [[number(p) for p in places] for _, places in group]
+        steps.append(_Step(_maker(key[1]), _children_getter(places), [aux for aux, _ in group]))
     return functools.partial(_run_plan, steps, number(root))
+
+
+def _children_getter(places: list[list[int]]) -> Callable[[list[Any]], Iterator[tuple[Any, ...]]]:
+    """What gives the children of a step's nodes, each node's from its ``places`` in the values."""
+    size, start = len(places[0]), places[0][0] if places[0] else 0
+    stop = start + size * len(places)
+    if (size and len(places) >= _UNIFORM_MIN and set(map(len, places)) == {size}
+            and list(itertools.chain.from_iterable(places)) == list(range(start, stop))):
+        # Children one after the other, n to a node (a list's (w, b) pairs): cut by zip, in C.
+        return functools.partial(_chunks, start, stop, size)
+    return functools.partial(_picked, [_picker(p) for p in places])
+
+
+def _chunks(start: int, stop: int, size: int, values: list[Any]) -> Iterator[tuple[Any, ...]]:
+    return zip(*[iter(values[start:stop])] * size)
+
+
+def _picked(picks: list[Callable[[list[Any]], tuple[Any, ...]]], values: list[Any]) -> Iterator[Any]:
+    return map(operator.call, picks, itertools.repeat(values))
+
+
+# The plans of a tuple, a list or a dict of leaves, given (aux data, the leaves followed by None).
+_CONTAINER_OF_LEAVES = {
+    tuple: lambda _aux, values: tuple(values[:-1]),
+    list: lambda _aux, values: values[:-1],
+    dict: lambda keys, values: dict(zip(keys, values)),  # zip stops before the None
+}
 
 
 def _run_plan(steps: list[_Step], root: int, values: list[Any]) -> PyTree:
     """Follow a plan: ``values`` holds the leaves and None, and gets every node, root last."""
-    for make, picks, aux_data in steps:
-        # The picks read only values that earlier steps made, so values grows while they read it.
-        values += make(map(operator.call, picks, itertools.repeat(values)), aux_data)
+    for make, children, aux_data in steps:
+        # Children are read only from values that earlier steps made, so values grows meanwhile.
+        values += make(children(values), aux_data)
     return values[root]
 
 
