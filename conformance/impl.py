@@ -13,6 +13,7 @@ import ast
 import hashlib
 import importlib
 import importlib.util
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -319,6 +320,10 @@ def set_device_flags(impl: Impl) -> None:
                 impl.config.update(name, value)
             except RuntimeError:  # JAX's "should be updated before backends are initialized"
                 pass
+        elif name == "jax_num_cpu_devices":  # older JAX (0.4.30) has no flag: XLA's, read at backend start
+            flags = os.environ.get("XLA_FLAGS", "")
+            if "xla_force_host_platform_device_count" not in flags:
+                os.environ["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={value}".strip()
 
 
 @contextmanager

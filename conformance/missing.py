@@ -113,7 +113,10 @@ def _asked_by_a_test(frame: FrameType) -> bool:
     """Whether a lookup comes from the suite's code or a test file (not from a library probing)."""
     while frame.f_back is not None and frame.f_code.co_filename == _RECORDER_FILE:
         frame = frame.f_back
-    path = Path(frame.f_code.co_filename)
+    filename = frame.f_code.co_filename
+    if filename.startswith("<") and filename.endswith(" case>"):  # a table's program, compiled by a test
+        return True
+    path = Path(filename)
     return path.name.startswith(("test_", "conftest")) or path.resolve().parent == SUITE_DIR
 
 

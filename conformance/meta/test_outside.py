@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from conformance import reproduce
-from conformance.impl import ImplLoadError, load, wrap
+from conformance.impl import ImplLoadError, load, set_device_flags, wrap
 from conformance.missing import Missing, missing_name
 from conformance.results import Recorder, functions_of
 
@@ -70,6 +70,19 @@ def test_a_package_that_fails_to_import_is_a_usage_error_not_an_internal_error(t
     assert "no backend" in done.stderr
 
 
+def test_an_implementation_without_the_device_count_flag_gets_xlas(monkeypatch: pytest.MonkeyPatch) -> None:
+    # JAX 0.4.30 has no jax_num_cpu_devices: its sharding area asks XLA for the devices instead,
+    # through XLA_FLAGS, which its CPU backend reads when it starts.
+    module = types.ModuleType("old")
+    module.__capabilities__ = ("eval", "sharding")  # type: ignore[attr-defined]
+    module.config = types.SimpleNamespace(update=lambda *_: None)  # type: ignore[attr-defined]
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_use_thunk_runtime=false")
+    set_device_flags(wrap(module, "old"))
+    assert os.environ["XLA_FLAGS"] == "--xla_cpu_use_thunk_runtime=false --xla_force_host_platform_device_count=8"
+    set_device_flags(wrap(module, "old"))  # asked again: not twice
+    assert os.environ["XLA_FLAGS"].count("device_count") == 1
+
+
 # --- missing names ---------------------------------------------------------------------------------
 
 
@@ -93,6 +106,20 @@ def test_attribute_errors_are_missing_only_when_the_suite_asked() -> None:
     assert missing_name(info.value, "impl") is None
     err = ModuleNotFoundError("No module named 'impl.tree'", name="impl.tree")
     assert missing_name(err, "impl") == "jax.tree"
+
+
+def test_a_table_program_lacking_a_name_reports_it_missing() -> None:
+    # The jvp, vjp, vmap, jit, jaxpr and sharding tables compile their programs from text (named
+    # "<jvp case>" and so on): a name those programs look up is the suite's asking, as in a test file.
+    empty = wrap(types.ModuleType("empty"), "empty")
+    scope = {"lax": empty.lax}
+    exec(compile("f = lambda x: lax.reduce_sum(x, (1,))", "<jvp case>", "exec"), scope)
+    with pytest.raises(Missing, match="missing: lax.reduce_sum"):
+        scope["f"](np.ones((2, 3)))
+    exec(compile("f = lambda x: lax.reduce_sum(x, (1,))", "<string>", "exec"), scope)  # not a table's
+    with pytest.raises(AttributeError) as info:
+        scope["f"](np.ones((2, 3)))
+    assert not isinstance(info.value, Missing)
 
 
 def test_missing_functions_are_their_own_outcome_and_the_rest_runs(tmp_path: Path) -> None:
