@@ -814,12 +814,12 @@ def _columns(siblings: Sequence[Any], depth: int) -> _Columns | None:
     sizes = set(map(len, parts))
     if len(sizes) != 1:
         return None
-    grandchildren = list(itertools.chain.from_iterable(parts))
-    if _all_leaf_types(map(type, grandchildren)):  # the commonest: containers of leaves only
+    below = list(itertools.chain.from_iterable(parts))  # all the siblings' children
+    if _all_leaf_types(map(type, below)):  # the commonest: containers of leaves only
         nones = (None,) * sizes.pop()
         if type(heads) is tuple:
-            return (heads + nones,), True, grandchildren, len(nones)
-        return tuple(map(tuple.__add__, heads, itertools.repeat(nones))), False, grandchildren, len(nones)
+            return (heads + nones,), True, below, len(nones)
+        return tuple(map(tuple.__add__, heads, itertools.repeat(nones))), False, below, len(nones)
     columns = []
     for column in zip(*parts):
         got = _columns(column, depth + 1)
