@@ -968,10 +968,11 @@ _PLAN_NEXT_TIME = object()  # in a treedef's _plan: rebuilt once already, so mak
 
 
 class _Step(NamedTuple):
-    """The nodes of one height and one type: ``children(values)`` gives each one's children."""
+    """The nodes of one height and one type: each node's children are ``pick(values)``, or, for a
+    run of equal nodes, ``picks(values)`` gives them all."""
 
     make: Callable[[Iterator[tuple[Any, ...]], list[Any]], Iterable[Any]]  # (children, aux data) -> nodes
-    children: Callable[[list[Any]], Iterator[tuple[Any, ...]]]
+    picks: list[Callable[[list[Any]], tuple[Any, ...]]] | Callable[[list[Any]], Iterator[tuple[Any, ...]]]
     aux_data: list[Any]
 
 
@@ -1024,23 +1025,20 @@ def _make_plan(spec: Any, num_leaves: int) -> Callable[[list[Any]], PyTree]:
     return functools.partial(_run_plan, steps, number(root))
 
 
-def _children_getter(places: list[list[int]]) -> Callable[[list[Any]], Iterator[tuple[Any, ...]]]:
-    """What gives the children of a step's nodes, each node's from its ``places`` in the values."""
+def _children_getter(places: list[list[int]]) -> Any:
+    """How a step's nodes find their children, each node's at its ``places`` in the values: one
+    picker per node, or one function for a run of equal nodes."""
     size, start = len(places[0]), places[0][0] if places[0] else 0
     stop = start + size * len(places)
     if (size and len(places) >= _UNIFORM_MIN and set(map(len, places)) == {size}
             and list(itertools.chain.from_iterable(places)) == list(range(start, stop))):
         # Children one after the other, n to a node (a list's (w, b) pairs): cut by zip, in C.
         return functools.partial(_chunks, start, stop, size)
-    return functools.partial(_picked, [_picker(p) for p in places])
+    return [_picker(p) for p in places]
 
 
 def _chunks(start: int, stop: int, size: int, values: list[Any]) -> Iterator[tuple[Any, ...]]:
     return zip(*[iter(values[start:stop])] * size)
-
-
-def _picked(picks: list[Callable[[list[Any]], tuple[Any, ...]]], values: list[Any]) -> Iterator[Any]:
-    return map(operator.call, picks, itertools.repeat(values))
 
 
 # The plans of a tuple, a list or a dict of leaves, given (aux data, the leaves followed by None).
@@ -1053,9 +1051,12 @@ _CONTAINER_OF_LEAVES = {
 
 def _run_plan(steps: list[_Step], root: int, values: list[Any]) -> PyTree:
     """Follow a plan: ``values`` holds the leaves and None, and gets every node, root last."""
-    for make, children, aux_data in steps:
+    for make, picks, aux_data in steps:
         # Children are read only from values that earlier steps made, so values grows meanwhile.
-        values += make(children(values), aux_data)
+        if type(picks) is list:  # one picker per node: called in C, with no frame of ours
+            values += make(map(operator.call, picks, itertools.repeat(values)), aux_data)
+        else:
+            values += make(picks(values), aux_data)
     return values[root]
 
 
