@@ -134,6 +134,26 @@ CASES: list[Case] = [
     Case("ball(3, shape=(16,))", lambda r: r.ball(_key(r), 3, shape=(16,)), rtol=1e-5, atol=1e-6),
     Case("ball(4, p=1, shape=(8,))", lambda r: r.ball(_key(r), 4, p=1, shape=(8,)), rtol=1e-5, atol=1e-6),
     Case("ball(2, p=3.5, shape=(8,))", lambda r: r.ball(_key(r), 2, p=3.5, shape=(8,)), rtol=1e-5, atol=1e-6),
+    # Made from the samplers above, as JAX writes them: through gamma, gamma's tolerance; the others
+    # through exp, log, log1p, sqrt and pow, a few ulps.
+    Case("generalized_normal(3.5, (64,))", lambda r: r.generalized_normal(_key(r), 3.5, (64,)), rtol=1e-5, atol=1e-6),
+    Case("chisquare(3.0, (64,))", lambda r: r.chisquare(_key(r), 3.0, (64,)), rtol=1e-5, atol=1e-6),
+    Case("f(3.0, 5.0, (64,))", lambda r: r.f(_key(r), 3.0, 5.0, (64,)), rtol=1e-5, atol=1e-6),
+    Case("lognormal(shape=(64,))", lambda r: r.lognormal(_key(r), shape=(64,)), rtol=8 * F32_EPS, atol=8 * F32_EPS),
+    Case("lognormal([0.5, 2], (3, 2))", lambda r: r.lognormal(_key(r), np.array([0.5, 2.0], np.float32), (3, 2)), rtol=8 * F32_EPS, atol=8 * F32_EPS),
+    Case("maxwell((64,))", lambda r: r.maxwell(_key(r), (64,)), rtol=8 * F32_EPS, atol=8 * F32_EPS),
+    Case("double_sided_maxwell(1.0, 2.0, (64,))", lambda r: r.double_sided_maxwell(_key(r), 1.0, 2.0, (64,)), rtol=8 * F32_EPS, atol=8 * F32_EPS),
+    # The parameters' shape is appended to the shape asked for: (3, 2).
+    Case("double_sided_maxwell([0, 1], 2.0, (3,))", lambda r: r.double_sided_maxwell(_key(r), np.array([0.0, 1.0], np.float32), 2.0, (3,)), rtol=8 * F32_EPS, atol=8 * F32_EPS),
+    Case("weibull_min(2.0, 1.5, (64,))", lambda r: r.weibull_min(_key(r), 2.0, 1.5, (64,)), rtol=8 * F32_EPS, atol=8 * F32_EPS),
+    Case("pareto(3.0, (64,))", lambda r: r.pareto(_key(r), 3.0, (64,)), rtol=8 * F32_EPS, atol=8 * F32_EPS),
+    Case("rayleigh(2.0, (64,))", lambda r: r.rayleigh(_key(r), 2.0, (64,)), rtol=8 * F32_EPS, atol=8 * F32_EPS),
+    # A difference of nearly equal terms: the ulps of its square root grow.
+    Case("wald(1.5, (64,))", lambda r: r.wald(_key(r), 1.5, (64,)), rtol=1e-5, atol=1e-6),
+    Case("triangular(-1.0, 0.5, 2.0, (64,))", lambda r: r.triangular(_key(r), -1.0, 0.5, 2.0, (64,)), rtol=8 * F32_EPS, atol=8 * F32_EPS),
+    Case("geometric(0.3, (64,))", lambda r: r.geometric(_key(r), 0.3, (64,))),
+    Case("geometric([0.1, 0.9], (5, 2))", lambda r: r.geometric(_key(r), np.array([0.1, 0.9], np.float32), (5, 2))),
+    Case("bits(clone(k), (4,))", lambda r: r.bits(r.clone(_key(r)), (4,))),
     # Knuth's loop below lam = 10, Hormann's rejection from there on (lam = 0 gives 0): JAX's integers.
     Case("poisson(3.0, (256,))", lambda r: r.poisson(_key(r), 3.0, (256,))),
     Case("poisson(50.0, (256,))", lambda r: r.poisson(_key(r), 50.0, (256,))),

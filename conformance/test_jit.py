@@ -252,6 +252,7 @@ JITTED_RANDOM_NAMES = (
     "gamma([0.5, 1, 2.5, 10], (3, 4))", "uniform(wrap_key_data(WORDS)[1], (8,))",
     "cauchy((256,))", "laplace((256,))", "logistic((256,))", "rademacher((16,), uint8)", "t(3.0, (64,))",
     "ball(4, p=1, shape=(8,))", "poisson(LAMS, (64, 7))", "poisson(3.0, (32,)) x64",
+    "lognormal([0.5, 2], (3, 2))", "weibull_min(2.0, 1.5, (64,))", "wald(1.5, (64,))", "geometric(0.3, (64,))",
 )
 JITTED_RANDOM = [c for c in RANDOM_CASES if c.name in JITTED_RANDOM_NAMES]
 assert len(JITTED_RANDOM) == len(JITTED_RANDOM_NAMES), "a name above is no case of random_cases.py"

@@ -484,6 +484,21 @@ SHAPES_AND_DTYPES: dict[str, tuple[Callable[[Any, Any], Any], tuple[int, ...], s
     "ball batch": (lambda r, k: r.ball(k, 2, 1.5, (4, 5)), (4, 5, 2), "float32"),
     "poisson lam's shape": (lambda r, k: r.poisson(k, np.ones((3, 2), np.float32)), (3, 2), "int32"),
     "poisson broadcast lam": (lambda r, k: r.poisson(k, np.ones(2, np.float32), (3, 2), "int16"), (3, 2), "int16"),
+    "generalized_normal": (lambda r, k: r.generalized_normal(k, 1.5, (2, 3)), (2, 3), "float32"),
+    "lognormal sigma's shape": (lambda r, k: r.lognormal(k, np.ones((2, 1), np.float32)), (2, 1), "float32"),
+    "maxwell float16": (lambda r, k: r.maxwell(k, (4,), "float16"), (4,), "float16"),
+    # The parameters' shape is appended to the shape asked for, and is the shape asked for when it is ().
+    "double_sided_maxwell": (lambda r, k: r.double_sided_maxwell(k, np.zeros(2, np.float32), 1.0, (3,)), (3, 2), "float32"),
+    "double_sided_maxwell no shape": (lambda r, k: r.double_sided_maxwell(k, np.zeros(2, np.float32), 1.0), (2, 2), "float32"),
+    "weibull_min": (lambda r, k: r.weibull_min(k, 1.0, 2.0, (5,)), (5,), "float32"),
+    "pareto b's shape": (lambda r, k: r.pareto(k, np.ones(3, np.float32)), (3,), "float32"),
+    "rayleigh": (lambda r, k: r.rayleigh(k, 1.0, (2, 2)), (2, 2), "float32"),
+    "wald mean's shape": (lambda r, k: r.wald(k, np.ones(4, np.float32)), (4,), "float32"),
+    "triangular": (lambda r, k: r.triangular(k, 0.0, np.ones(3, np.float32), 2.0), (3,), "float32"),
+    "chisquare": (lambda r, k: r.chisquare(k, 2.0, (3,)), (3,), "float32"),
+    "f": (lambda r, k: r.f(k, 2.0, np.full(2, 3.0, np.float32)), (2,), "float32"),
+    "geometric": (lambda r, k: r.geometric(k, 0.5, (6,)), (6,), "int32"),
+    "geometric int8": (lambda r, k: r.geometric(k, np.full(2, 0.5, np.float32), None, "int8"), (2,), "int8"),
 }
 
 
@@ -505,6 +520,29 @@ def test_float_samplers_refuse_an_integer_dtype(name: str, random: Any) -> None:
     key = random.PRNGKey(0)
     with pytest.raises(ValueError, match=f"dtype argument to `{name}` must be a float dtype"):
         random.t(key, 3.0, (2,), np.int32) if name == "t" else getattr(random, name)(key, (2,), np.int32)
+
+
+# name: a call with an integer dtype (geometric: a float one). JAX's message goes on "float dtype",
+# "float or complex dtype" (lognormal) or "an int dtype" (geometric).
+WRONG_DTYPES: dict[str, Callable[[Any, Any], Any]] = {
+    "maxwell": lambda r, k: r.maxwell(k, (2,), np.int32),
+    "lognormal": lambda r, k: r.lognormal(k, shape=(2,), dtype=np.int32),
+    "pareto": lambda r, k: r.pareto(k, 2.0, (2,), np.int32),
+    "wald": lambda r, k: r.wald(k, 2.0, (2,), np.int32),
+    "chisquare": lambda r, k: r.chisquare(k, 2.0, (2,), np.int32),
+    "geometric": lambda r, k: r.geometric(k, 0.5, (2,), np.float32),
+}
+
+
+@pytest.mark.parametrize("name", list(WRONG_DTYPES))
+def test_more_samplers_refuse_the_wrong_kind_of_dtype(name: str, random: Any) -> None:
+    with pytest.raises(ValueError, match=f"dtype argument to `{name}` must be a"):
+        WRONG_DTYPES[name](random, random.PRNGKey(0))
+
+
+def test_generalized_normal_leaves_the_dtype_to_gamma(random: Any) -> None:
+    with pytest.raises(ValueError, match="dtype argument to `gamma` must be a float dtype"):
+        random.generalized_normal(random.PRNGKey(0), 2.0, (2,), np.int32)
 
 
 def test_t_refuses_a_df_that_does_not_fit_its_dtype(random: Any) -> None:
