@@ -128,9 +128,9 @@ LOWERING_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "lower.random_gamma.log_space_ignored", RANDOM,
-        "distributions.random_gamma_p: lower_fun(distributions._gamma_impl),",
+        'distributions.random_gamma_p: lower_fun(distributions._gamma_impl, function="gamma"),',
         "distributions.random_gamma_p: lower_fun(lambda k, a, *, log_space: distributions._gamma_impl(k, a, "
-        "log_space=False)),",
+        'log_space=False), function="gamma"),',
         AREA, "compiled loggamma draws gamma's samples, not their logs", keyword="gamma",
     ),
     # --- special functions -------------------------------------------------------------------------------------
