@@ -308,9 +308,12 @@ def lower_jaxpr(fb: FunctionBuilder, jaxpr: Jaxpr, consts: Sequence[str], args: 
     return [read(v) for v in jaxpr.outvars]
 
 
-def lower_fun(fun: Callable[..., Any], multiple_results: bool = False, physical_inputs: bool = False) -> Any:
+def lower_fun(
+    fun: Callable[..., Any], multiple_results: bool = False, physical_inputs: bool = False, function: str = ""
+) -> Any:
     """A lowering rule that stages ``fun`` (a function of the operands, with the primitive's
-    params as keywords) on the equation's input types and lowers the jaxpr it makes in place.
+    params as keywords) on the equation's input types and lowers the jaxpr it makes in place,
+    or, given a ``function`` name, as a private function that the rule calls.
 
     For primitives XLA has no operation for, but didax can write with other primitives: a
     special function, the Threefry hash, a sampler. With ``physical_inputs``, key arrays come in
@@ -324,6 +327,9 @@ def lower_fun(fun: Callable[..., Any], multiple_results: bool = False, physical_
             return list(out) if multiple_results else [out]
 
         closed, _ = trace_to_jaxpr(flat, [ShapedArray(a.shape, a.dtype, a.weak_type) for a in in_avals])
+        if function:
+            outs = ctx.module.call(ctx.fb, function, closed, args)
+            return outs if multiple_results else outs[0]
         consts = [constant(ctx.fb, np.asarray(c)) for c in closed.consts]
         outs = lower_jaxpr(ctx.fb, closed.jaxpr, consts, args)
         return outs if multiple_results else outs[0]

@@ -28,6 +28,9 @@ lowering_rules.update({
     prng.random_bits_p: lower_fun(prng.threefry_random_bits, physical_inputs=True),
     prng.random_wrap_p: _same_words,
     prng.random_unwrap_p: _same_words,
-    # The sampler's own staged loops, on typed keys (its splits lower through the rules above).
-    distributions.random_gamma_p: lower_fun(distributions._gamma_impl),
+    # The sampler's own staged loops, on typed keys (its splits lower through the rules above), as a
+    # function of its own, as in JAX (whose gamma is a jitted function): MLIR folds constants only
+    # within a function, and a constant ``a`` folded into the sampler before XLA sees it would give
+    # samples a few ulp from JAX's.
+    distributions.random_gamma_p: lower_fun(distributions._gamma_impl, function="gamma"),
 })  # fmt: skip
