@@ -416,6 +416,12 @@ def as_shape(name: str, shape: Any) -> tuple[int, ...]:
     return dims
 
 
+def clone(key: Any) -> Any:
+    """``key`` unchanged. JAX's ``clone`` tells its key-reuse checker that the key is used again
+    on purpose; didax has no such checker, so there is nothing else to do."""
+    return key
+
+
 def split(key: Any, num: int | Sequence[int] = 2) -> Any:
     """New keys, independent of each other and of ``key``: shape (num,) (or num), raw if ``key`` is."""
     typed, wrapped = _check_prng_key("split", key)

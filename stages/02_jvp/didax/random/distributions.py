@@ -694,6 +694,148 @@ def ball(key: Any, d: int, p: float = 2, shape: Any = (), dtype: Any = None) -> 
 
 
 # ----------------------------------------------------------------------------------------------
+# Distributions made from the ones above, each as JAX writes it, so each gives JAX's numbers. JAX
+# passes their parameters to a jitted function: here they become arrays (a Python float a weak one).
+
+
+def generalized_normal(key: Any, p: float, shape: Any = (), dtype: Any = None) -> Any:
+    """Floats with density proportional to exp(-|x|^p)."""
+    shape = as_shape("generalized_normal", shape)
+    key = check_key("generalized_normal", key)
+    # As JAX's, the dtype is checked by gamma, which names itself in the error.
+    dtype = dtypes.default_dtype("f") if dtype is None else dtypes.check_user_dtype(dtype, "generalized_normal")
+    return _generalized_normal(key, jnp.asarray(p), shape, dtype)
+
+
+def lognormal(key: Any, sigma: Any = np.float32(1), shape: Any = None, dtype: Any = None) -> Any:
+    """exp(sigma z) for standard normal z."""
+    key = check_key("lognormal", key)
+    dtype = dtypes.default_dtype("f") if dtype is None else dtypes.check_user_dtype(dtype, "lognormal")
+    if not dtypes.is_inexact(dtype):  # JAX's words: its normal also draws complex numbers, didax's not yet
+        raise ValueError(f"dtype argument to `lognormal` must be a float or complex dtype, got {dtype}")
+    shape = _check_broadcast_shapes("lognormal", shape, sigma)
+    _check_safe_to_cast("lognormal", dtype, sigma)
+    return jnp.exp(jnp.multiply(normal(key, shape, dtype), lax.convert_element_type(sigma, dtype)))
+
+
+def maxwell(key: Any, shape: Any = (), dtype: Any = None) -> Any:
+    """The length of a 3-D standard normal vector."""
+    key = check_key("maxwell", key)
+    dtype = float_dtype("maxwell", dtype)
+    shape = as_shape("maxwell", shape)
+    return jnp.linalg.norm(normal(key, (*shape, 3), dtype), axis=-1)
+
+
+def double_sided_maxwell(key: Any, loc: Any, scale: Any, shape: Any = (), dtype: Any = None) -> Any:
+    """loc + scale * (a Maxwell sample with a random sign). As in JAX, the parameters' shape is
+    appended to ``shape`` (which defaults to it when empty)."""
+    key = check_key("double_sided_maxwell", key)
+    dtype = float_dtype("double_sided_maxwell", dtype)
+    param_shape = tuple(np.broadcast_shapes(np.shape(loc), np.shape(scale)))
+    shape = as_shape("double_sided_maxwell", shape) or param_shape
+    shape = (*shape, *param_shape)
+    maxwell_key, sign_key = first_keys(key, 2)
+    magnitude = maxwell(maxwell_key, shape, dtype)
+    sign = rademacher(sign_key, shape, dtype)
+    return jnp.add(jnp.multiply(jnp.multiply(sign, magnitude), jnp.asarray(scale)), jnp.asarray(loc))
+
+
+def weibull_min(key: Any, scale: Any, concentration: Any, shape: Any = (), dtype: Any = None) -> Any:
+    """Weibull floats, by the inverse CDF: scale * (-log(1 - u))^(1/concentration)."""
+    key = check_key("weibull_min", key)
+    dtype = float_dtype("weibull_min", dtype)
+    u = uniform(key, as_shape("weibull_min", shape), dtype, 0, 1)
+    inv_c = jnp.divide(1.0, jnp.asarray(concentration))
+    return jnp.multiply(_unknown_power(jnp.negative(jnp.log1p(jnp.negative(u))), inv_c), jnp.asarray(scale))
+
+
+def pareto(key: Any, b: Any, shape: Any = None, dtype: Any = None) -> Any:
+    """Pareto floats on [1, inf): exp(e / b) for a standard exponential e."""
+    key = check_key("pareto", key)
+    dtype = float_dtype("pareto", dtype)
+    shape = _check_broadcast_shapes("pareto", shape, b)
+    _check_safe_to_cast("pareto", dtype, b)
+    return lax.exp(jnp.divide(exponential(key, shape, dtype), lax.convert_element_type(b, dtype)))
+
+
+def rayleigh(key: Any, scale: Any, shape: Any = None, dtype: Any = None) -> Any:
+    """Rayleigh floats: scale * sqrt(-2 log u)."""
+    key = check_key("rayleigh", key)
+    dtype = float_dtype("rayleigh", dtype)
+    shape = _check_broadcast_shapes("rayleigh", shape, scale)
+    _check_safe_to_cast("rayleigh", dtype, scale)
+    scale = jnp.broadcast_to(jnp.astype(jnp.asarray(scale), dtype), shape)
+    u = uniform(key, shape, dtype)
+    return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), const(-2, dtype))))
+
+
+def wald(key: Any, mean: Any, shape: Any = None, dtype: Any = None) -> Any:
+    """Wald (inverse Gaussian) floats with scale 1, by Michael, Schucany and Haas's transformation."""
+    key = check_key("wald", key)
+    dtype = float_dtype("wald", dtype)
+    shape = _check_broadcast_shapes("wald", shape, mean)
+    _check_safe_to_cast("wald", dtype, mean)
+    normal_key, uniform_key = first_keys(key, 2)
+    mean = jnp.broadcast_to(jnp.astype(jnp.asarray(mean), dtype), shape)
+    y = lax.integer_pow(normal(normal_key, shape, dtype), 2)
+    z = uniform(uniform_key, shape, dtype)
+    mean_sq = lax.integer_pow(mean, 2)
+    root = lax.sqrt(4 * mean * y + mean_sq * lax.integer_pow(y, 2))
+    x = mean + mean_sq * y / 2 - mean / 2 * root
+    return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
+
+
+def triangular(key: Any, left: Any, mode: Any, right: Any, shape: Any = None, dtype: Any = None) -> Any:
+    """Floats with a triangular density on [left, right] peaking at mode, by the inverse CDF."""
+    key = check_key("triangular", key)
+    dtype = float_dtype("triangular", dtype)
+    shape = _check_broadcast_shapes("triangular", shape, left, mode, right)
+    _check_safe_to_cast("triangular", dtype, left, mode, right)
+    left, mode, right = (jnp.broadcast_to(lax.convert_element_type(v, dtype), shape) for v in (left, mode, right))
+    u = uniform(key, shape, dtype)
+    rising = left + lax.sqrt(u * (right - left) * (mode - left))
+    falling = right - lax.sqrt((1 - u) * (right - left) * (right - mode))
+    return lax.select(u < (mode - left) / (right - left), rising, falling)
+
+
+def chisquare(key: Any, df: Any, shape: Any = None, dtype: Any = None) -> Any:
+    """Chi-squared floats with ``df`` degrees of freedom: 2 Gamma(df / 2), drawn in log space."""
+    key = check_key("chisquare", key)
+    dtype = float_dtype("chisquare", dtype)
+    shape = _check_broadcast_shapes("chisquare", shape, df)
+    _check_safe_to_cast("chisquare", dtype, df)
+    two = const(2, dtype)
+    log_g = loggamma(key, lax.div(lax.convert_element_type(df, dtype), two), shape, dtype)
+    return lax.mul(jnp.exp(log_g), two)
+
+
+def f(key: Any, dfnum: Any, dfden: Any, shape: Any = None, dtype: Any = None) -> Any:
+    """F floats: (chi2(dfnum) / dfnum) / (chi2(dfden) / dfden)."""
+    key = check_key("f", key)
+    dtype = float_dtype("f", dtype)
+    shape = _check_broadcast_shapes("f", shape, dfnum, dfden)
+    _check_safe_to_cast("f", dtype, dfnum, dfden)
+    dfnum, dfden = lax.convert_element_type(dfnum, dtype), lax.convert_element_type(dfden, dtype)
+    den_key, num_key = first_keys(key, 2)
+    num = lax.div(chisquare(num_key, dfnum, shape, dtype), dfnum)
+    return lax.div(num, lax.div(chisquare(den_key, dfden, shape, dtype), dfden))
+
+
+def geometric(key: Any, p: Any, shape: Any = None, dtype: Any = None) -> Any:
+    """The number of Bernoulli(p) trials up to the first success (1, 2, ...), in ``dtype`` (an int)."""
+    key = check_key("geometric", key)
+    dtype = dtypes.default_dtype("i") if dtype is None else dtypes.check_user_dtype(dtype, "geometric")
+    if dtype.kind not in "iu":
+        raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dtype}")
+    shape = _check_broadcast_shapes("geometric", shape, p)
+    (p,) = promote_dtypes_inexact(jnp.asarray(p))
+    u = uniform(key, shape, get_aval(p).dtype)
+    log_u = lax.log(jnp.where(u == 0, 1, u))
+    log_q = jnp.broadcast_to(lax.log1p(jnp.negative(p)), shape)
+    return jnp.astype(lax.floor(lax.div(log_u, log_q)) + 1, dtype)
+
+
+# ----------------------------------------------------------------------------------------------
 # Poisson.
 
 
