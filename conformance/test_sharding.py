@@ -536,6 +536,23 @@ def test_an_eager_elementwise_operation_keeps_its_operands_sharding(impl: Impl, 
     assert tuple(total.sharding.spec) == () and len(total.sharding.device_set) == 4
 
 
+def test_device_put_takes_a_tree_of_shardings_prefix_of_its_values(impl: Impl) -> None:
+    """``device_put(x, shardings)`` with a tree of shardings, a prefix of ``x``'s tree: each subtree
+    goes where the sharding at its place says (JAX's tutorial on sharded computation puts a pair
+    this way)."""
+    x = np.arange(8, dtype=F32)
+    (a, b), c = run(impl, "mesh = Mesh(np.array(devices[:4]), ('i',))\n"
+                          "split, whole = (jax.sharding.NamedSharding(mesh, P(*s)) for s in (('i',), ()))\n"
+                          "out = jax.device_put(((x, 2 * x), x), ((split, whole), split))", x=x)  # fmt: skip
+    for got, want, spec in ((a, x, ("i",)), (b, 2 * x, ()), (c, x, ("i",))):
+        assert_values(got, want.astype(F64), F32)
+        assert tuple(got.sharding.spec) == spec and len(got.sharding.device_set) == 4
+
+
+def test_named_sharding_is_at_the_top_level_too(impl: Impl) -> None:
+    assert run(impl, "out = jax.NamedSharding is jax.sharding.NamedSharding")
+
+
 # --- errors -------------------------------------------------------------------------------------------------
 
 X8 = np.arange(8, dtype=F32)

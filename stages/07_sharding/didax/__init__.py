@@ -40,7 +40,7 @@ from .custom_derivatives import custom_jvp, custom_vjp
 from .reverse import grad, linear_transpose, linearize, value_and_grad, vjp
 from .devices import block_until_ready, default_backend, device_get, device_put, devices, local_devices
 from .devices import device_count, local_device_count, make_mesh, process_count, process_index
-from .sharding import P, set_mesh
+from .sharding import NamedSharding, P, set_mesh
 from .pmap import pmap
 from .shard_map import shard_map
 from .staging import ShapeDtypeStruct, eval_shape, make_jaxpr
@@ -62,6 +62,7 @@ __all__ = [
     "local_device_count",
     "local_devices",
     "make_mesh",
+    "NamedSharding",
     "P",
     "pmap",
     "process_count",

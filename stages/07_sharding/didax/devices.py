@@ -16,7 +16,7 @@ from . import sharding as sh
 from .array import Array, PRNGKeyArray, ShardedType, buffer_of, to_array
 from .core import Tracer
 from .staging import shaped_abstractify
-from .tree_util import tree_leaves, tree_map
+from .tree_util import tree_broadcast, tree_leaves, tree_map
 
 sh.xla = xla  # (see there)
 
@@ -79,7 +79,11 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
     """Every array leaf of ``x`` as a didax Array on ``device``: a device (default: the default
     device), a sharding, or a PartitionSpec of the mesh ``set_mesh`` set. NumPy arrays are copied,
     so that writing to them later changes nothing here. (``src``, ``donate`` and ``may_alias`` are
-    accepted and change nothing: every put copies.)"""
+    accepted and change nothing: every put copies.) ``device`` may also be a tree whose leaves are
+    such targets, a prefix of ``x``'s: each subtree of ``x`` goes to the target at its place."""
+    if _is_target_tree(device):
+        targets = tree_broadcast(device, x, is_leaf=lambda t: not _is_target_tree(t))
+        return tree_map(lambda leaf, t: device_put(leaf, t), x, targets)
     target = _target(device)
 
     def put(leaf: Any) -> Any:
@@ -98,6 +102,11 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
         return Array.from_buffer(xla.put(array._value, target), aval)
 
     return tree_map(put, x)
+
+
+def _is_target_tree(device: Any) -> bool:
+    """Whether ``device`` is a container of targets (a PartitionSpec is a tuple, but one target)."""
+    return isinstance(device, (tuple, list, dict)) and not isinstance(device, sh.PartitionSpec)
 
 
 def _target(device: Any) -> Any:
