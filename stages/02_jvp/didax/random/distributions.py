@@ -645,13 +645,20 @@ def _check_safe_to_cast(name: str, dtype: np.dtype, *params: Any) -> None:
             )
 
 
+def _checked(name: str, key: Any, dtype: Any, shape: Any, *params: Any) -> tuple[Any, np.dtype, tuple[int, ...]]:
+    """A float sampler's key, dtype and result shape, checked as JAX checks them, in its order;
+    the parameters must convert to the dtype without loss."""
+    key = check_key(name, key)
+    dtype = float_dtype(name, dtype)
+    shape = _check_broadcast_shapes(name, shape, *params)
+    _check_safe_to_cast(name, dtype, *params)
+    return key, dtype, shape
+
+
 def t(key: Any, df: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Student's t floats with ``df`` degrees of freedom: a normal over the root of a
     Gamma(df/2) / (df/2) sample."""
-    key = check_key("t", key)
-    dtype = float_dtype("t", dtype)
-    shape = _check_broadcast_shapes("t", shape, df)
-    _check_safe_to_cast("t", dtype, df)
+    key, dtype, shape = _checked("t", key, dtype, shape, df)
     df = lax.convert_element_type(df, dtype)
     key_n, key_g = first_keys(key, 2)
     n = normal(key_n, shape, dtype)
@@ -751,19 +758,13 @@ def weibull_min(key: Any, scale: Any, concentration: Any, shape: Any = (), dtype
 
 def pareto(key: Any, b: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Pareto floats on [1, inf): exp(e / b) for a standard exponential e."""
-    key = check_key("pareto", key)
-    dtype = float_dtype("pareto", dtype)
-    shape = _check_broadcast_shapes("pareto", shape, b)
-    _check_safe_to_cast("pareto", dtype, b)
+    key, dtype, shape = _checked("pareto", key, dtype, shape, b)
     return lax.exp(jnp.divide(exponential(key, shape, dtype), lax.convert_element_type(b, dtype)))
 
 
 def rayleigh(key: Any, scale: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Rayleigh floats: scale * sqrt(-2 log u)."""
-    key = check_key("rayleigh", key)
-    dtype = float_dtype("rayleigh", dtype)
-    shape = _check_broadcast_shapes("rayleigh", shape, scale)
-    _check_safe_to_cast("rayleigh", dtype, scale)
+    key, dtype, shape = _checked("rayleigh", key, dtype, shape, scale)
     scale = jnp.broadcast_to(jnp.astype(jnp.asarray(scale), dtype), shape)
     u = uniform(key, shape, dtype)
     return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), const(-2, dtype))))
@@ -771,10 +772,7 @@ def rayleigh(key: Any, scale: Any, shape: Any = None, dtype: Any = None) -> Any:
 
 def wald(key: Any, mean: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Wald (inverse Gaussian) floats with scale 1, by Michael, Schucany and Haas's transformation."""
-    key = check_key("wald", key)
-    dtype = float_dtype("wald", dtype)
-    shape = _check_broadcast_shapes("wald", shape, mean)
-    _check_safe_to_cast("wald", dtype, mean)
+    key, dtype, shape = _checked("wald", key, dtype, shape, mean)
     normal_key, uniform_key = first_keys(key, 2)
     mean = jnp.broadcast_to(jnp.astype(jnp.asarray(mean), dtype), shape)
     y = lax.integer_pow(normal(normal_key, shape, dtype), 2)
@@ -787,10 +785,7 @@ def wald(key: Any, mean: Any, shape: Any = None, dtype: Any = None) -> Any:
 
 def triangular(key: Any, left: Any, mode: Any, right: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Floats with a triangular density on [left, right] peaking at mode, by the inverse CDF."""
-    key = check_key("triangular", key)
-    dtype = float_dtype("triangular", dtype)
-    shape = _check_broadcast_shapes("triangular", shape, left, mode, right)
-    _check_safe_to_cast("triangular", dtype, left, mode, right)
+    key, dtype, shape = _checked("triangular", key, dtype, shape, left, mode, right)
     left, mode, right = (jnp.broadcast_to(lax.convert_element_type(v, dtype), shape) for v in (left, mode, right))
     u = uniform(key, shape, dtype)
     rising = left + lax.sqrt(u * (right - left) * (mode - left))
@@ -800,10 +795,7 @@ def triangular(key: Any, left: Any, mode: Any, right: Any, shape: Any = None, dt
 
 def chisquare(key: Any, df: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Chi-squared floats with ``df`` degrees of freedom: 2 Gamma(df / 2), drawn in log space."""
-    key = check_key("chisquare", key)
-    dtype = float_dtype("chisquare", dtype)
-    shape = _check_broadcast_shapes("chisquare", shape, df)
-    _check_safe_to_cast("chisquare", dtype, df)
+    key, dtype, shape = _checked("chisquare", key, dtype, shape, df)
     two = const(2, dtype)
     log_g = loggamma(key, lax.div(lax.convert_element_type(df, dtype), two), shape, dtype)
     return lax.mul(jnp.exp(log_g), two)
@@ -811,10 +803,7 @@ def chisquare(key: Any, df: Any, shape: Any = None, dtype: Any = None) -> Any:
 
 def f(key: Any, dfnum: Any, dfden: Any, shape: Any = None, dtype: Any = None) -> Any:
     """F floats: (chi2(dfnum) / dfnum) / (chi2(dfden) / dfden)."""
-    key = check_key("f", key)
-    dtype = float_dtype("f", dtype)
-    shape = _check_broadcast_shapes("f", shape, dfnum, dfden)
-    _check_safe_to_cast("f", dtype, dfnum, dfden)
+    key, dtype, shape = _checked("f", key, dtype, shape, dfnum, dfden)
     dfnum, dfden = lax.convert_element_type(dfnum, dtype), lax.convert_element_type(dfden, dtype)
     den_key, num_key = first_keys(key, 2)
     num = lax.div(chisquare(num_key, dfnum, shape, dtype), dfnum)
