@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conformance.checks import assert_values
+from conformance.checks import assert_values, show_call
 from conformance.impl import Impl, _submodule
 from conformance.missing import Namespace
 from conformance.test_jit import namespace
@@ -80,6 +80,25 @@ def test_the_rule_is_the_derivative(impl: Impl, kind: str, route: str) -> None:
     got = ROUTES[route](env["jax"], env["f"])(X)
     assert_values(got, 3.0 * np.cos(X.astype(np.float64)), F32)
     assert_values(env["f"](X), np.sin(X.astype(np.float64)), F32)  # the function itself is fun
+
+
+# f(x, y) = x - 2 y, with its rule (not used here: nothing differentiates) or under checkpoint.
+TWO_ARGUMENTS = {
+    "custom_jvp": "f = jax.custom_jvp(lambda x, y: x - 2.0 * y)\n"
+                  "f.defjvps(lambda t, ans, x, y: t, lambda t, ans, x, y: -2.0 * t)",
+    "custom_vjp": "f = jax.custom_vjp(lambda x, y: x - 2.0 * y)\n"
+                  "f.defvjp(lambda x, y: (f(x, y), None), lambda r, g: (g, -2.0 * g))",
+    "checkpoint": "f = jax.checkpoint(lambda x, y: x - 2.0 * y)",
+}
+
+
+@pytest.mark.parametrize("kind", TWO_ARGUMENTS)
+def test_jit_of_the_function_itself_computes_it(impl: Impl, kind: str) -> None:
+    """Compiled without being differentiated, the function is its primal computation, each argument
+    in its place."""
+    env = define(impl, TWO_ARGUMENTS[kind])
+    show_call(TWO_ARGUMENTS[kind] + "\njax.jit(f)(x, y)", x=X, y=Y)
+    assert_values(env["jax"].jit(env["f"])(X, Y), X.astype(np.float64) - 2 * Y, F32)
 
 
 def test_custom_jvp_under_jvp_and_jit_of_jvp(impl: Impl) -> None:

@@ -505,6 +505,41 @@ def test_the_gradient_with_psum_depends_on_where_it_is_taken(impl: Impl) -> None
     assert_values(outside, 2 * x, F32)
 
 
+# A collective inside a function that jit, checkpoint, custom_jvp, custom_vjp or cond holds: the
+# named axis must reach it when the call is compiled (not only when it is traced), and the
+# replication check must see that the psum inside makes the output the same on every device.
+CALLS = {
+    "jit": "h = jax.jit(g)",
+    "checkpoint": "h = jax.checkpoint(g)",
+    "custom_jvp": "h = jax.custom_jvp(g)\n"
+                  "h.defjvp(lambda p, t: (g(*p), lax.psum(jnp.cos(p[0]) * t[0], 'i')))",
+    "custom_vjp": "h = jax.custom_vjp(g)\n"
+                  "h.defvjp(lambda v: (g(v), v), lambda v, c: (jnp.cos(v) * c,))",
+    "cond": "h = lambda v: lax.cond(lax.psum(v.sum(), 'i') > -100.0, g, lambda u: lax.psum(u * 2.0, 'i'), v)",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("check", [True, False], ids=["checked", "unchecked"])
+@pytest.mark.parametrize("call", CALLS)
+def test_a_collective_inside_a_function_call(impl: Impl, call: str, check: bool) -> None:
+    """psum(sin(v)) over 4 devices, inside ``call``, with a replicated out_spec: eager, under jit,
+    and its gradient (each device's cos, the one output counted once). A custom_vjp's bwd, which
+    does not psum, sees what the check decides: without it, pmap's cotangent (the output's, divided
+    among its 4 copies); with it, JAX's types (not asked here: stage 07 refuses, having none)."""
+    x = np.arange(8, dtype=F32) / 4
+    source = (f"g = lambda v: lax.psum(jnp.sin(v), 'i')\n{CALLS[call]}\n"
+              "f = jax.shard_map(h, mesh=Mesh(np.array(devices[:4]), ('i',)), in_specs=P('i'), out_specs=P(), "
+              f"check_vma={check})\nout = (f(x), jax.jit(f)(x))")  # fmt: skip
+    eager, jitted = run(impl, source, x=x)
+    expected = np.sin(x.astype(F64)).reshape(4, 2).sum(0)
+    assert_values(eager, expected, F32, atol=1e-6)
+    assert_values(jitted, expected, F32, atol=1e-6)
+    if call == "custom_vjp" and check:
+        return
+    grad = run(impl, source.replace("out = (f(x), jax.jit(f)(x))", "out = jax.grad(lambda x: f(x).sum())(x)"), x=x)
+    assert_values(grad, np.cos(x.astype(F64)) / (4 if call == "custom_vjp" else 1), F32, atol=1e-6)
+
+
 @pytest.mark.parametrize("order", [("i", "j"), ("j", "i")], ids=["mesh_order", "reversed"])
 def test_collectives_over_two_axes_count_in_the_order_named(impl: Impl, order: tuple[str, str]) -> None:
     """On a 2x4 mesh, x's rows split over both axes in ``order`` (the first name major), then gathered

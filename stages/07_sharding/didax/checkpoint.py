@@ -29,7 +29,8 @@ from . import ad, batching, partial_eval, transpose
 from .core import Primitive, ShapedArray
 from .jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, PrintContext, Var, _pp_eqn, eval_jaxpr, new_eqn,
                     pp_eqn_rules, short_aval)  # fmt: skip
-from .lowering.core import lower_fun, lowering_rules
+from .lowering.control_flow import lower_closed
+from .lowering.core import lowering_rules
 from .reverse import vjp
 from .staging import dce_jaxpr, hoist_consts, make_jaxpr, shaped, shaped_abstractify, trace_flat
 from .tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_leaves, tree_map, tree_unflatten
@@ -317,8 +318,7 @@ ad.jvp_rules[remat_p] = _remat_jvp
 batching.batching_rules[remat_p] = _remat_batch
 partial_eval.partial_eval_jaxpr_rules[remat_p] = _remat_partial_eval
 transpose.transpose_rules[remat_p] = _remat_transpose
-lowering_rules[remat_p] = lower_fun(lambda *args, jaxpr, **_: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args),
-                                    multiple_results=True)  # fmt: skip
+lowering_rules[remat_p] = lambda ctx, *args, jaxpr, **_: lower_closed(ctx.fb, jaxpr, args)  # written in place
 pp_eqn_rules["remat2"] = _pp_remat
 
 

@@ -30,7 +30,8 @@ from . import ad, batching, dtypes, lax, transpose
 from .ad import Zero, instantiate, tangent_aval
 from .core import Primitive, ShapedArray, find_top_trace, full_raise, trace_state
 from .jaxpr import ClosedJaxpr, PrintContext, _pp_eqn, eval_jaxpr, pp_eqn_rules
-from .lowering.core import lower_fun, lowering_rules
+from .lowering.control_flow import lower_closed
+from .lowering.core import lowering_rules
 from .staging import hoist_consts, shaped_abstractify, trace_to_jaxpr
 from .tree_util import tree_flatten, tree_map, tree_unflatten
 
@@ -272,9 +273,9 @@ def _transpose_inline(call_jaxpr: ClosedJaxpr, args: Sequence[Any], cts: list[An
 ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
 batching.batching_rules[custom_jvp_call_p] = _custom_jvp_call_batch
 transpose.transpose_rules[custom_jvp_call_p] = lambda cts, *args, call_jaxpr, **_: _transpose_inline(call_jaxpr, args, cts)
-lowering_rules[custom_jvp_call_p] = lower_fun(
-    lambda *args, call_jaxpr, **_: eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *args), multiple_results=True
-)
+# Compiled, the function is just its primal computation, written in place. (Not traced again from
+# the jaxpr: tracing would lose the named axes a shard_map around it binds for its collectives.)
+lowering_rules[custom_jvp_call_p] = lambda ctx, *args, call_jaxpr, **_: lower_closed(ctx.fb, call_jaxpr, args)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -22,9 +22,10 @@ How it is built:
   and transposition (pmap's rule: see ``_transposed_body``).
 
 Not yet: axes left to XLA (``axis_names`` a proper subset of the mesh's), and the replication
-types (vma) that JAX tracks with ``check_vma=True``. Without them the values are JAX's, with one
-exception that raises NotImplementedError instead: reverse mode *inside* a checked body, where
-JAX's types decide whether psum's cotangent is summed again. The replication check JAX makes
+types (vma) that JAX tracks with ``check_vma=True``. Without them the values are JAX's, with two
+exceptions that raise NotImplementedError instead, where JAX's types decide what a cotangent is:
+reverse mode *inside* a checked body (is psum's cotangent summed again?), and reverse mode of a
+checked body that calls a custom_vjp function (what does its bwd get?). The replication check JAX makes
 with them is made here on the finished jaxpr (``_varying``), where it may be stricter than JAX's:
 see ``_varying``.
 """
@@ -41,9 +42,10 @@ from typing import Any
 from . import ad, batching, partial_eval, transpose
 from .config import config
 from .core import Primitive, ShapedArray, Tracer, extend_axis_env, is_staging, trace_state
-from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr, new_eqn
+from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr, new_eqn, subjaxprs
 from .jit import _split as _split_jit_jaxpr, jit, jit_p, output_shardings
 from .lax import parallel
+from .lax.conditionals import cond_p
 from .lax.structural import expand_dims, squeeze
 from .lowering.core import AxisContext, dims_sharding, lower_jaxpr, lowering_rules, tensor_type
 from .sharding import AxisType, Mesh, NamedSharding, PartitionSpec, get_mesh
@@ -225,7 +227,8 @@ def _split_body(jaxpr: ClosedJaxpr, unks_in: tuple[bool, ...], mesh: Mesh) -> tu
     """jit's split of the body into a known and an unknown part, where each residual the known
     part computes leaves it with a new leading axis of size 1 (the device's slot; a scalar
     residual could not be spread otherwise), which the unknown part takes off again."""
-    known, unknown, out_unknowns, forwarded = _split_jit_jaxpr(jaxpr, unks_in)
+    with _in_mesh(mesh):  # splitting a cond stages its branches again, collectives and all
+        known, unknown, out_unknowns, forwarded = _split_jit_jaxpr(jaxpr, unks_in)
     n_made = sum(i is None for i, _ in forwarded)
     n_out = len(known.out_avals) - n_made
 
@@ -300,7 +303,14 @@ def _transpose(cts: list[Any], *args: Any, jaxpr: ClosedJaxpr, mesh: Mesh, in_sp
 
     JAX does this with ``check_vma=False`` (pmap always). With ``check_vma=True`` it needs no
     division or sum, its types having put them into the body (pvary, psum's transpose); for a
-    body that passed the replication check both give the same values, so this rule serves both."""
+    body that passed the replication check both give the same values, so this rule serves both,
+    unless a custom_vjp function's bwd, the user's code, is handed those cotangents."""
+    if params["check_vma"] and _calls_a_bwd(jaxpr.jaxpr):
+        raise NotImplementedError(
+            "reverse-mode differentiation of a custom_vjp function inside a shard_map with check_vma=True is not "
+            "implemented in didax: JAX gives its bwd the cotangents its replication types (vma) make, which didax "
+            "does not track. Pass check_vma=False to shard_map (the bwd then gets pmap's cotangents)."
+        )
     linear = tuple(transpose.is_undefined_primal(x) for x in args)
     body, consts = _transposed_body(jaxpr, linear, mesh, in_specs, out_specs)
     res = [x for x in args if not transpose.is_undefined_primal(x)]
@@ -309,6 +319,12 @@ def _transpose(cts: list[Any], *args: Any, jaxpr: ClosedJaxpr, mesh: Mesh, in_sp
                                  in_specs=(*[PartitionSpec()] * len(consts), *res_specs, *out_specs),
                                  out_specs=tuple(s for s, lin in zip(in_specs, linear) if lin), **params))  # fmt: skip
     return [next(outs) if lin else None for lin in linear]
+
+
+def _calls_a_bwd(jaxpr: Jaxpr) -> bool:
+    """Whether ``jaxpr`` holds a custom_vjp function's bwd (a ``custom_lin`` equation), at any depth."""
+    return any(eqn.primitive.name == "custom_lin" or any(map(_calls_a_bwd, subjaxprs(eqn.params)))
+               for eqn in jaxpr.eqns)  # fmt: skip
 
 
 ad.jvp_rules[shard_map_p] = _jvp
@@ -594,16 +610,17 @@ def _varying(jaxpr: Jaxpr, in_vary: list[frozenset]) -> list[frozenset]:
     """The mesh axes each output of ``jaxpr`` may vary over, given its inputs': a value computed
     from others varies where any of them does; psum, pmax and pmin make it the same along the axes
     they reduce over; axis_index and the collectives that move blocks (all_gather, ppermute...)
-    make it vary along theirs. A jit inside is looked into. Other primitives holding jaxprs (cond,
-    while_loop, scan) are not: each of their outputs may vary wherever any operand does, which is
-    coarser than JAX's types (a cond whose branches psum a varying operand is rejected here, and
-    accepted by JAX). Also coarser: all_gather(to='invarying') counts as varying."""
+    make it vary along theirs. A function call inside (jit, checkpoint, custom_jvp and custom_vjp
+    functions) is looked into, and so are cond's branches: an output varies where it does in any
+    branch (not where the branch index does: JAX's types leave the index out too). Loops (while_loop, scan) are not: each of their outputs
+    may vary wherever any operand does, which is coarser than JAX's types (a loop whose body psums
+    its carry is rejected here). Also coarser: all_gather(to='invarying') counts as varying."""
     env = dict(zip(jaxpr.invars, in_vary))
     read = lambda v: frozenset() if isinstance(v, Literal) else env.get(v, frozenset())  # noqa: E731
     for eqn in jaxpr.eqns:
         ins = [read(v) for v in eqn.invars]
         every = frozenset().union(*ins)
-        p, inner = eqn.primitive, eqn.params.get("jaxpr")
+        p, inner = eqn.primitive, eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
         if p in _REDUCTIONS:
             if p is parallel.psum_p:
                 _check_psum_axes(eqn, ins[0])
@@ -614,6 +631,9 @@ def _varying(jaxpr: Jaxpr, in_vary: list[frozenset]) -> list[frozenset]:
             outs = [frozenset(parallel.axis_names(eqn.params))]
         elif isinstance(inner, ClosedJaxpr) and len(inner.jaxpr.invars) == len(ins) and not inner.jaxpr.constvars:
             outs = _varying(inner.jaxpr, ins)
+        elif p is cond_p:
+            per_branch = [_varying(branch.jaxpr, ins[1:]) for branch in eqn.params["branches"]]
+            outs = [frozenset().union(*vary) for vary in zip(*per_branch)]
         else:
             outs = [every] * len(eqn.outvars)
         env.update(zip(eqn.outvars, outs))

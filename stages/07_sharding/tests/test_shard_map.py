@@ -316,6 +316,14 @@ def test_what_didax_does_not_do_yet_says_so():
         didax.shard_map(lambda v: v, mesh=explicit, out_specs=ds.P("i"))(X)
     with pytest.raises(NotImplementedError, match="every axis is manual"):
         didax.shard_map(lambda v: v, mesh=GRID[0], in_specs=ds.P("i"), out_specs=ds.P("i"), axis_names={"i"})(X)
+    # A custom_vjp's bwd inside a checked body gets the cotangents JAX's types make (here JAX's
+    # gradient is cos(x); unchecked, both give cos(x) / 8, pmap's share of the replicated output).
+    g = didax.custom_vjp(lambda v: dlax.psum(didax.numpy.sin(v), "i"))
+    g.defvjp(lambda v: (g(v), v), lambda v, c: (didax.numpy.cos(v) * c,))
+    f = didax.shard_map(g, mesh=LINE[0], in_specs=ds.P("i"), out_specs=ds.P(), check_vma=True)
+    np.testing.assert_allclose(f(X), np.sin(X).reshape(8, 2, 4).sum(0), rtol=1e-5)  # its values are not refused
+    with pytest.raises(NotImplementedError, match="custom_vjp function inside a shard_map with check_vma=True"):
+        didax.grad(lambda x: f(x).sum())(X)
 
 
 # ----------------------------------------------------------------------------------------------
