@@ -445,6 +445,7 @@ BODIES = {
     "ppermute": "lax.ppermute(jnp.sin(v) * w, 'i', [(0, 2), (1, 0), (2, 3), (3, 1)]) * v",
     "all_to_all": "lax.all_to_all(jnp.outer(v, w), 'i', 0, 1, tiled=True) ** 2",
     "axis_index": "jnp.sin(v * w) * (lax.axis_index('i') + 1)",
+    "pcast": "lax.pcast(w, 'i', to='varying') * jnp.sin(v)",
 }
 # How each wraps the body: pmap maps the rows of x (4 devices) and shares w; shard_map gives each
 # device a block of one row (its v is row 0 of the block) and w whole, under either replication check.
@@ -625,6 +626,23 @@ ERRORS = {
     "psum_over_varying_and_invariant_axes_at_once": (
         ValueError, "f = jax.shard_map(lambda v: lax.psum(v, ('i', 'j')), mesh=Mesh(np.array(devices[:8]).reshape(2, 4), "
                     "('i', 'j')), in_specs=P('i'), out_specs=P())\nout = f(x)"),
+    # a loop's carry must leave the body varying over the axes it entered with (JAX's TypeError)
+    "scan_carry_entering_the_same_and_leaving_varying": (
+        TypeError, "f = jax.shard_map(lambda v: lax.scan(lambda c, r: (c + r, None), 0.0, v)[0][None], "
+                   "mesh=Mesh(np.array(devices[:4]), ('i',)), in_specs=P('i'), out_specs=P('i'))\nout = f(x)"),
+    "scan_carry_entering_varying_and_leaving_summed": (
+        TypeError, "f = jax.shard_map(lambda v: lax.scan(lambda c, r: (lax.psum(c, 'i'), None), v, None, length=2)[0], "
+                   "mesh=Mesh(np.array(devices[:4]), ('i',)), in_specs=P('i'), out_specs=P())\nout = f(x)"),
+    "while_loop_carry_made_varying": (
+        TypeError, "f = jax.shard_map(lambda v: lax.while_loop(lambda c: c[1] < 3, lambda c: (c[0] + v, c[1] + 1), "
+                   "(jnp.zeros(2), 0))[0], mesh=Mesh(np.array(devices[:4]), ('i',)), in_specs=P('i'), "
+                   "out_specs=P('i'))\nout = f(x)"),
+    "pcast_of_a_value_already_varying": (
+        ValueError, "f = jax.shard_map(lambda v: lax.pcast(v, 'i', to='varying'), mesh=Mesh(np.array(devices[:4]), "
+                    "('i',)), in_specs=P('i'), out_specs=P('i'))\nout = f(x)"),
+    "pcast_to_an_unknown_type": (
+        ValueError, "f = jax.shard_map(lambda v: lax.pcast(v, 'i', to='variable'), mesh=Mesh(np.array(devices[:4]), "
+                    "('i',)), in_specs=P(), out_specs=P())\nout = f(x)"),
     # unknown axis names
     "psum_over_an_unbound_name_in_pmap": (NameError, "out = jax.pmap(lambda v: lax.psum(v, 'k'), axis_name='i')(x)"),
     "psum_over_an_unbound_name_in_vmap": (NameError, "out = jax.vmap(lambda v: lax.psum(v, 'k'), axis_name='i')(x)"),
@@ -654,6 +672,18 @@ ACCEPTED = {
     "psum_over_an_axis_the_value_is_the_same_along": "f = jax.shard_map(lambda v: lax.psum(v, 'j'), mesh=Mesh("
                                                      "np.array(devices[:8]).reshape(2, 4), ('i', 'j')), "
                                                      "in_specs=P('i'), out_specs=P('i'))\nout = f(x)",
+    "scan_carry_made_varying_by_pcast": "f = jax.shard_map(lambda v: lax.scan(lambda c, r: (c + r, None), lax.pcast("
+                                        "0.0, 'i', to='varying'), v)[0][None], mesh=Mesh(np.array(devices[:4]), "
+                                        "('i',)), in_specs=P('i'), out_specs=P('i'))\nout = f(x)",
+    "scan_carry_adding_a_psum": "f = jax.shard_map(lambda v: lax.scan(lambda c, r: (c + lax.psum(r, 'i'), None), 0.0, "
+                                "v)[0][None], mesh=Mesh(np.array(devices[:4]), ('i',)), in_specs=P('i'), "
+                                "out_specs=P())\nout = f(x)",
+    "while_loop_carry_adding_a_psum": "f = jax.shard_map(lambda v: lax.while_loop(lambda c: c[1] < 3, lambda c: (c[0] "
+                                      "+ lax.psum(v, 'i'), c[1] + 1), (jnp.zeros(2), 0))[0], mesh=Mesh(np.array("
+                                      "devices[:4]), ('i',)), in_specs=P('i'), out_specs=P())\nout = f(x)",
+    "vmap_of_a_shard_map_with_pcast": "f = jax.shard_map(lambda v: v * lax.pcast(lax.psum(v.sum(), 'i'), 'i', "
+                                      "to='varying'), mesh=Mesh(np.array(devices[:4]), ('i',)), in_specs=P('i'), "
+                                      "out_specs=P('i'))\nout = jax.vmap(f)(x.reshape(2, 4))",
 }  # fmt: skip
 ACCEPTED_VALUES = {
     "replicated_out_spec_of_a_sum": X8.reshape(4, 2).sum(0),
@@ -663,6 +693,10 @@ ACCEPTED_VALUES = {
     "psum_of_a_constant": X8[:4] + 10,
     "axis_index_on_a_grid": np.concatenate([X8 + 10 * i + j for i in range(2) for j in range(4)]),
     "psum_over_an_axis_the_value_is_the_same_along": X8 * 4,  # the 4 copies along j
+    "scan_carry_made_varying_by_pcast": X8.reshape(4, 2).sum(1),
+    "scan_carry_adding_a_psum": np.array([X8.sum()]),
+    "while_loop_carry_adding_a_psum": 3 * X8.reshape(4, 2).sum(0),
+    "vmap_of_a_shard_map_with_pcast": X8.reshape(2, 4) * X8.reshape(2, 4).sum(1, keepdims=True),
 }
 
 

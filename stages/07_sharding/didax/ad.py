@@ -665,7 +665,7 @@ for _prim in (
     lax.concatenate_p, lax.pad_p, lax.reduce_sum_p, lax.cumsum_p,
     # the collectives that move or add values across examples (stage 07); pmax and pmin have no
     # rule, as in JAX: differentiating them raises NotImplementedError
-    lax.psum_p, lax.all_gather_p, lax.reduce_scatter_p, lax.all_to_all_p, lax.ppermute_p,
+    lax.psum_p, lax.all_gather_p, lax.reduce_scatter_p, lax.all_to_all_p, lax.ppermute_p, lax.pvary_p,
 ):  # fmt: skip
     deflinear(_prim)
 

@@ -1120,3 +1120,12 @@ collective_rules[lax.reduce_scatter_p] = _reduce_scatter_rule
 collective_rules[lax.all_to_all_p] = _all_to_all_rule
 collective_rules[lax.ppermute_p] = _ppermute_rule
 collective_rules[lax.axis_index_p] = _axis_index_rule
+
+
+def _pvary_rule(axis: AxisData, vals: list[Any], dims: list[int | None], *, axes: tuple) -> tuple[Any, Any]:
+    """pvary changes no value: over this vmap's axis it is gone, over the others it stays."""
+    rest = tuple(a for a in axes if a != axis.name)
+    return (lax.pvary_p.bind(vals[0], axes=rest) if rest else vals[0]), dims[0]
+
+
+collective_rules[lax.pvary_p] = _pvary_rule

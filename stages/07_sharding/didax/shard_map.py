@@ -46,6 +46,7 @@ from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr, new_e
 from .jit import _split as _split_jit_jaxpr, jit, jit_p, output_shardings
 from .lax import parallel
 from .lax.conditionals import cond_p
+from .lax.loops import scan_p, while_p
 from .lax.structural import expand_dims, squeeze
 from .lowering.core import AxisContext, dims_sharding, lower_jaxpr, lowering_rules, tensor_type
 from .sharding import AxisType, Mesh, NamedSharding, PartitionSpec, get_mesh
@@ -603,7 +604,27 @@ def _check_psum_axes(eqn: JaxprEqn, varying: frozenset) -> None:
 
 
 _REDUCTIONS = (parallel.psum_p, parallel.pmax_p, parallel.pmin_p)
-_SPREADING = (parallel.all_gather_p, parallel.reduce_scatter_p, parallel.all_to_all_p, parallel.ppermute_p)
+_SPREADING = (parallel.all_gather_p, parallel.reduce_scatter_p, parallel.all_to_all_p, parallel.ppermute_p,
+              parallel.pvary_p)  # fmt: skip
+
+
+def _check_carry(loop: str, carry: Sequence[Any], vary_in: list[frozenset], vary_out: list[frozenset]) -> None:
+    """JAX's rule for a loop in a checked body: each carry leaves the body varying over the same
+    axes it entered with (so one pass of the body gives the loop's types). A carry the body makes
+    vary must enter varying: ``pcast(init, axes, to='varying')``."""
+    typed = lambda v, vary: v.aval.str_short() + (f"{{V:{','.join(sorted(vary))}}}" if vary else "")  # noqa: E731
+    lines = [f"the input carry component {k} has type {typed(v, i)} but the corresponding output carry component "
+             f"has type {typed(v, o)}, so the manual axis types do not match"
+             for k, (v, i, o) in enumerate(zip(carry, vary_in, vary_out)) if i != o]  # fmt: skip
+    if not lines:
+        return
+    grown = [k for k, (i, o) in enumerate(zip(vary_in, vary_out)) if o - i]
+    hint = "".join(f"\n\nThis might be fixed by applying `jax.lax.pcast(..., {tuple(sorted(vary_out[k] - vary_in[k]))}, "
+                   f"to='varying')` to the initial carry value of component {k}." for k in grown[:1])  # fmt: skip
+    found = lines[0][0].upper() + lines[0][1:] + "." if len(lines) == 1 else ";\n".join(f"  * {x}" for x in lines) + "."
+    raise TypeError(f"{loop} body function carry input and carry output must have equal types, but they differ:\n\n"
+                    f"{found}{hint}\n\nRevise the function so that all output types match the corresponding input "
+                    "types.")  # fmt: skip
 
 
 def _varying(jaxpr: Jaxpr, in_vary: list[frozenset]) -> list[frozenset]:
@@ -612,9 +633,9 @@ def _varying(jaxpr: Jaxpr, in_vary: list[frozenset]) -> list[frozenset]:
     they reduce over; axis_index and the collectives that move blocks (all_gather, ppermute...)
     make it vary along theirs. A function call inside (jit, checkpoint, custom_jvp and custom_vjp
     functions) is looked into, and so are cond's branches: an output varies where it does in any
-    branch (not where the branch index does: JAX's types leave the index out too). Loops (while_loop, scan) are not: each of their outputs
-    may vary wherever any operand does, which is coarser than JAX's types (a loop whose body psums
-    its carry is rejected here). Also coarser: all_gather(to='invarying') counts as varying."""
+    branch (not where the branch index does: JAX's types leave the index out too). A loop's body
+    (while_loop, scan) is looked into once, and each carry must leave it as it entered
+    (``_check_carry``). Coarser than JAX's types: all_gather(to='invarying') counts as varying."""
     env = dict(zip(jaxpr.invars, in_vary))
     read = lambda v: frozenset() if isinstance(v, Literal) else env.get(v, frozenset())  # noqa: E731
     for eqn in jaxpr.eqns:
@@ -626,9 +647,20 @@ def _varying(jaxpr: Jaxpr, in_vary: list[frozenset]) -> list[frozenset]:
                 _check_psum_axes(eqn, ins[0])
             outs = [every - set(eqn.params["axes"])]
         elif p in _SPREADING:
+            if p is parallel.pvary_p and every & set(eqn.params["axes"]):
+                raise ValueError(f"Unsupported pcast from=varying, to='varying': the value already varies over "
+                                 f"{sorted(every & set(eqn.params['axes']))}")  # fmt: skip
             outs = [every | set(parallel.axis_names(eqn.params))]
         elif p is parallel.axis_index_p:
             outs = [frozenset(parallel.axis_names(eqn.params))]
+        elif p is scan_p:
+            start, n = eqn.params["num_consts"], eqn.params["num_carry"]
+            outs = _varying(inner.jaxpr, ins)
+            _check_carry("scan", eqn.invars[start : start + n], ins[start : start + n], outs[:n])
+        elif p is while_p:
+            start = eqn.params["cond_nconsts"] + eqn.params["body_nconsts"]
+            outs = _varying(eqn.params["body_jaxpr"].jaxpr, ins[eqn.params["cond_nconsts"] :])
+            _check_carry("while_loop", eqn.invars[start:], ins[start:], outs)
         elif isinstance(inner, ClosedJaxpr) and len(inner.jaxpr.invars) == len(ins) and not inner.jaxpr.constvars:
             outs = _varying(inner.jaxpr, ins)
         elif p is cond_p:

@@ -378,6 +378,9 @@ transpose_rules[lax.all_gather_p] = _all_gather_transpose
 transpose_rules[lax.reduce_scatter_p] = _reduce_scatter_transpose
 transpose_rules[lax.all_to_all_p] = _all_to_all_transpose
 transpose_rules[lax.ppermute_p] = _ppermute_transpose
+# JAX transposes pvary to a psum. didax transposes a shard_map body by pmap's rule (shard_map.py),
+# where a value shared by the devices needs no sum until it leaves the body: there, once.
+transpose_rules[lax.pvary_p] = lambda ct, x, **params: [ct]
 
 
 def _select_n_transpose(ct: Any, which: Any, *cases: Any) -> list[Any]:

@@ -418,3 +418,30 @@ def test_a_mesh_of_one_device_runs_the_body_on_the_whole_array_as_jax_does():
     for x, y in zip(mine, theirs):
         np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
     assert [d.id for d in mine[0].devices()] == [3]
+
+
+# ----------------------------------------------------------------------------------------------
+# pcast(to='varying'): a mark for the replication check, bound only in a checked body.
+
+
+def test_pcast_is_pvary_in_a_checked_body_and_nothing_elsewhere():
+    def body(lax, v):  # a running sum that starts the same everywhere and adds each device's block
+        return lax.scan(lambda c, r: (c + r, None), lax.pcast(0.0, "i", to="varying"), v[0])[0][None]
+
+    for check_vma in (True, False):
+        assert_same(*both(body, lambda P: P("i"), lambda P: P("i"), (X,), check_vma=check_vma))
+    jaxprs = []
+    for lib, lax, mesh, P in [(didax, dlax, LINE[0], ds.P), (jax, jlax, LINE[1], js.PartitionSpec)]:
+        f = lib.shard_map(lambda v: body(lax, v), mesh=mesh, in_specs=P("i"), out_specs=P("i"))
+        jaxprs.append(str(lib.make_jaxpr(f)(X)))
+        pmapped = lib.make_jaxpr(lib.pmap(lambda v: lax.pcast(v, "i", to="varying") * 2, axis_name="i"))(X[:8])
+        assert "pvary" not in str(pmapped)  # pmap is unchecked: nothing to mark
+    assert [line.strip() for line in jaxprs[0].splitlines() if "pvary" in line] == [
+        line.strip().replace("{V:i}", "") for line in jaxprs[1].splitlines() if "pvary" in line
+    ]
+    with pytest.raises(NameError, match="unbound axis name: k"):
+        didax.shard_map(lambda v: dlax.pcast(v, "k", to="varying"), mesh=LINE[0], in_specs=ds.P(),
+                        out_specs=ds.P())(X)  # fmt: skip
+    with pytest.raises(NotImplementedError, match="reduced"):
+        didax.shard_map(lambda v: dlax.pcast(v, "i", to="reduced"), mesh=LINE[0], in_specs=ds.P(),
+                        out_specs=ds.P())(X)  # fmt: skip

@@ -162,12 +162,14 @@ from .parallel import (
     pmean,
     pmin,
     pmin_p,
+    pcast,
     ppermute,
     ppermute_p,
     pshuffle,
     psum,
     psum_p,
     psum_scatter,
+    pvary_p,
     reduce_scatter_p,
 )
 from .reductions import (

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from .. import tree_util
-from ..core import Primitive, ShapedArray, Tracer, axis_frame, axis_size as _bound_size, find_top_trace, get_aval
+from ..core import (Primitive, ShapedArray, Tracer, axis_frame, axis_size as _bound_size, find_top_trace, get_aval,
+                    trace_state)
 from .elementwise import convert_element_type, convert_to, mul
 from .reductions import reduce_max, reduce_min, reduce_sum
 from .structural import expand_dims, squeeze
@@ -121,6 +122,13 @@ def _all_to_all_abstract_eval(x: ShapedArray, *, axis_name: Any, split_axis: int
 
 axis_index_p = CollectivePrimitive("axis_index")
 axis_index_p.def_abstract_eval(lambda **_: ShapedArray((), np.int32))
+
+# pvary marks a value that is the same on every device of the axes as one that may vary over them.
+# It changes no number (every rule is the identity); only the replication check of a shard_map
+# body reads it, so that a loop's carry can enter as varying as the body makes it.
+pvary_p = CollectivePrimitive("pvary")
+pvary_p.def_abstract_eval(_same_type)
+pvary_p.def_impl(lambda x, **_: x)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -300,6 +308,27 @@ def axis_index(axis_name: Any) -> Any:
         index = index + axis_index_p.bind(axis_name=name) * stride
         stride *= _bound_size(name)
     return index
+
+
+_PCAST_TO = ("varying", "reduced", "unreduced")
+
+
+def pcast(x: Any, axis_name: Any, *, to: str) -> Any:
+    """``x`` cast to the replication type ``to`` over the named axes. didax has ``to='varying'``
+    only: in the body of a shard_map with check_vma=True, ``x`` then counts as varying over them."""
+    if isinstance(axis_name, (set, frozenset)):
+        raise TypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name}")
+    if not axis_name:
+        return x
+    if to not in _PCAST_TO:
+        raise ValueError(f"Got unexpected `to` value. Allowed `to` values are: {set(_PCAST_TO)}")
+    if to != "varying":
+        raise NotImplementedError(f"pcast(to={to!r}) is not implemented in didax: it has no reduced types")
+    axes = _names(axis_name)
+    _size(axes)  # NameError for an unbound name
+    if not trace_state.check_vma:  # unchecked (pmap, vmap, check_vma=False): nothing to mark
+        return x
+    return tree_util.tree_map(lambda v: pvary_p.bind(_checked(v), axes=axes), x)
 
 
 def axis_size(axis_name: Any) -> int:
