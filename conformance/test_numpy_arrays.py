@@ -23,6 +23,7 @@ from conformance.checks import (
     wide,
 )
 from conformance.impl import Impl
+from conformance.missing import Namespace
 from conformance.strategies import Domain
 from conformance.test_numpy_math import _with_nans as with_nans
 
@@ -69,6 +70,22 @@ def test_atleast_1d_keeps_the_weak_type(impl: Impl) -> None:
     assert_weak(got, True)
     pair = impl.numpy.atleast_2d(1.0, np.arange(3))
     assert [p.shape for p in pair] == [(1, 1), (1, 3)]
+
+
+@pytest.mark.parametrize(("value", "shape", "dtype", "weak"), [
+    ("jnp.ones((2, 3))", (2, 3), "float32", False),
+    ("2.5", (), "float32", True),
+    ("7", (), "int32", True),
+    ("np.arange(4, dtype=np.int8)", (4,), "int8", False),
+    ("jnp.asarray([True, False])", (2,), "bool", False),
+])  # fmt: skip
+def test_typeof_is_the_type_of_a_value(impl: Impl, value: str, shape: tuple, dtype: str, weak: bool) -> None:
+    """``jax.typeof``: shape, dtype and weak type, printed as JAX prints a type (``float32[2,3]``)."""
+    jax = Namespace(impl.module, "jax")
+    show_call(f"jax.typeof({value})")
+    got = jax.typeof(eval(value, {"jnp": impl.numpy, "np": np}))  # the suite's own text
+    assert (got.shape, np.dtype(got.dtype), got.weak_type) == (shape, np.dtype(dtype), weak)
+    assert str(got) == ("~" if weak else "") + f"{dtype}[{','.join(map(str, shape))}]"
 
 
 @pytest.mark.parametrize("name", ["split", "array_split"])

@@ -68,6 +68,12 @@ RANDOM = ("random",)
 NN = ("nn",)
 
 MUTANTS: list[Mutant] = [
+    Mutant(
+        "typeof.drops_the_weak_type", CORE,
+        "    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)\n\n\ndef to_concrete_value",
+        "    return ShapedArray(aval.shape, aval.dtype)\n\n\ndef to_concrete_value", NUMPY,
+        "jax.typeof of a Python scalar says float32, not ~float32: the weak type is lost", keyword="typeof",
+    ),
     # --- type promotion: lattice edges, weak types, strict mode ----------------------------------
     Mutant(
         "promotion.lattice.u32_misses_i64", DTYPES,

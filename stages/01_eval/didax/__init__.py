@@ -11,7 +11,7 @@ shape and dtype rules. How a structural primitive acts on key arrays' words is a
 from . import dtypes, errors, lax, nn, numpy, random, scipy, tree, tree_util
 from .array import Array
 from .config import config, enable_x64, numpy_dtype_promotion
-from .core import ConcreteArray, ShapedArray
+from .core import ConcreteArray, ShapedArray, typeof
 
 __version__ = "0.1.0"
 __capabilities__ = ("eval",)
@@ -32,4 +32,5 @@ __all__ = [
     "scipy",
     "tree",
     "tree_util",
+    "typeof",
 ]
