@@ -16,7 +16,7 @@ from . import ad, dtypes, errors, lax, nn, numpy, random, scipy, tree, tree_util
 from .ad import jvp
 from .array import Array
 from .config import config, enable_x64, numpy_dtype_promotion
-from .core import ConcreteArray, ShapedArray
+from .core import ConcreteArray, ShapedArray, typeof
 
 __version__ = "0.1.0"
 __capabilities__ = ("eval", "jvp")
@@ -38,4 +38,5 @@ __all__ = [
     "scipy",
     "tree",
     "tree_util",
+    "typeof",
 ]

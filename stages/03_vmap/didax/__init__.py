@@ -21,7 +21,7 @@ from .ad import jvp
 from .batching import vmap
 from .array import Array
 from .config import config, enable_x64, numpy_dtype_promotion
-from .core import ConcreteArray, ShapedArray
+from .core import ConcreteArray, ShapedArray, typeof
 from .jacobians import jacfwd
 
 __version__ = "0.1.0"
@@ -45,5 +45,6 @@ __all__ = [
     "scipy",
     "tree",
     "tree_util",
+    "typeof",
     "vmap",
 ]

@@ -25,7 +25,7 @@ from .ad import jvp
 from .batching import vmap
 from .array import Array
 from .config import config, enable_x64, numpy_dtype_promotion
-from .core import ConcreteArray, ShapedArray
+from .core import ConcreteArray, ShapedArray, typeof
 from .jacobians import jacfwd
 from .staging import ShapeDtypeStruct, eval_shape, make_jaxpr
 
@@ -54,5 +54,6 @@ __all__ = [
     "scipy",
     "tree",
     "tree_util",
+    "typeof",
     "vmap",
 ]

@@ -27,7 +27,7 @@ from .ad import jvp
 from .batching import vmap
 from .array import Array
 from .config import config, disable_jit, enable_x64, numpy_dtype_promotion
-from .core import ConcreteArray, ShapedArray
+from .core import ConcreteArray, ShapedArray, typeof
 from .jacobians import jacfwd
 from .jit import jit
 from .devices import block_until_ready, default_backend, device_get, device_put, devices, local_devices
@@ -66,5 +66,6 @@ __all__ = [
     "scipy",
     "tree",
     "tree_util",
+    "typeof",
     "vmap",
 ]

@@ -100,6 +100,12 @@ def get_aval(x: Any) -> ShapedArray:
     return ConcreteArray(value, weak_type)
 
 
+def typeof(x: Any) -> ShapedArray:
+    """``jax.typeof``: the type of ``x``, its shape, dtype and weak type (never its value)."""
+    aval = get_aval(x)
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+
+
 def to_concrete_value(x: Any) -> np.ndarray | None:
     """The value of ``x`` if it is known now, else None.
 

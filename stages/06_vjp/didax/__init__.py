@@ -32,7 +32,7 @@ from .ad import jvp
 from .batching import vmap
 from .array import Array
 from .config import config, disable_jit, enable_x64, numpy_dtype_promotion
-from .core import ConcreteArray, ShapedArray
+from .core import ConcreteArray, ShapedArray, typeof
 from .jacobians import hessian, jacfwd, jacobian, jacrev
 from .jit import jit
 from .checkpoint import checkpoint, checkpoint_policies, remat
@@ -88,5 +88,6 @@ __all__ = [
     "scipy",
     "tree",
     "tree_util",
+    "typeof",
     "vmap",
 ]
