@@ -204,11 +204,13 @@ def cpu_model() -> str:
 
 
 def git_state() -> tuple[str | None, bool]:
-    """The checked-out commit (short) and whether the tree has uncommitted changes; None outside git."""
+    """The checked-out commit (short) and whether the tree has uncommitted changes; None outside git.
+    The results this runner writes (benchmarks/results/) are not changes to what it measures: a run
+    of several suites in a row would otherwise mark every suite after the first."""
     try:
         commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
                                 capture_output=True, text=True, check=True).stdout.strip()
-        status = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"],
+        status = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", ".", ":!benchmarks/results"],
                                 capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None, False
