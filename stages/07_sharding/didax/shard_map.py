@@ -608,23 +608,16 @@ _SPREADING = (parallel.all_gather_p, parallel.reduce_scatter_p, parallel.all_to_
               parallel.pvary_p)  # fmt: skip
 
 
-def _check_carry(loop: str, carry: Sequence[Any], vary_in: list[frozenset], vary_out: list[frozenset]) -> None:
-    """JAX's rule for a loop in a checked body: each carry leaves the body varying over the same
-    axes it entered with (so one pass of the body gives the loop's types). A carry the body makes
-    vary must enter varying: ``pcast(init, axes, to='varying')``."""
-    typed = lambda v, vary: v.aval.str_short() + (f"{{V:{','.join(sorted(vary))}}}" if vary else "")  # noqa: E731
-    lines = [f"the input carry component {k} has type {typed(v, i)} but the corresponding output carry component "
-             f"has type {typed(v, o)}, so the manual axis types do not match"
-             for k, (v, i, o) in enumerate(zip(carry, vary_in, vary_out)) if i != o]  # fmt: skip
-    if not lines:
-        return
-    grown = [k for k, (i, o) in enumerate(zip(vary_in, vary_out)) if o - i]
-    hint = "".join(f"\n\nThis might be fixed by applying `jax.lax.pcast(..., {tuple(sorted(vary_out[k] - vary_in[k]))}, "
-                   f"to='varying')` to the initial carry value of component {k}." for k in grown[:1])  # fmt: skip
-    found = lines[0][0].upper() + lines[0][1:] + "." if len(lines) == 1 else ";\n".join(f"  * {x}" for x in lines) + "."
-    raise TypeError(f"{loop} body function carry input and carry output must have equal types, but they differ:\n\n"
-                    f"{found}{hint}\n\nRevise the function so that all output types match the corresponding input "
-                    "types.")  # fmt: skip
+def _loop_varying(body: Jaxpr, ins: list[frozenset], start: int, n: int) -> list[frozenset]:
+    """The outputs of a loop whose ``n`` carries are ``ins[start:start + n]``: the body's, with
+    each carry grown by what the body makes of it until nothing grows (a carry that becomes
+    varying after one pass stays varying for every pass after it)."""
+    while True:
+        outs = _varying(body, ins)
+        grown = [c | o for c, o in zip(ins[start : start + n], outs[:n])]
+        if grown == ins[start : start + n]:
+            return [*grown, *outs[n:]]
+        ins = [*ins[:start], *grown, *ins[start + n :]]
 
 
 def _varying(jaxpr: Jaxpr, in_vary: list[frozenset]) -> list[frozenset]:
@@ -634,8 +627,12 @@ def _varying(jaxpr: Jaxpr, in_vary: list[frozenset]) -> list[frozenset]:
     make it vary along theirs. A function call inside (jit, checkpoint, custom_jvp and custom_vjp
     functions) is looked into, and so are cond's branches: an output varies where it does in any
     branch (not where the branch index does: JAX's types leave the index out too). A loop's body
-    (while_loop, scan) is looked into once, and each carry must leave it as it entered
-    (``_check_carry``). Coarser than JAX's types: all_gather(to='invarying') counts as varying."""
+    (while_loop, scan) is looked into until its carries hold still. JAX's types are stricter
+    there: a carry must leave the body varying over the axes it entered with (a TypeError, with
+    ``pcast`` as the fix), which this walk cannot ask without types. A tangent of zeros that
+    forward mode adds as a carry is the same everywhere here, where JAX's zeros vary as their
+    primal does; a rule that compared a carry's axes in and out would refuse such a loop.
+    Coarser than JAX's types: all_gather(to='invarying') counts as varying."""
     env = dict(zip(jaxpr.invars, in_vary))
     read = lambda v: frozenset() if isinstance(v, Literal) else env.get(v, frozenset())  # noqa: E731
     for eqn in jaxpr.eqns:
@@ -654,13 +651,11 @@ def _varying(jaxpr: Jaxpr, in_vary: list[frozenset]) -> list[frozenset]:
         elif p is parallel.axis_index_p:
             outs = [frozenset(parallel.axis_names(eqn.params))]
         elif p is scan_p:
-            start, n = eqn.params["num_consts"], eqn.params["num_carry"]
-            outs = _varying(inner.jaxpr, ins)
-            _check_carry("scan", eqn.invars[start : start + n], ins[start : start + n], outs[:n])
+            outs = _loop_varying(inner.jaxpr, ins, eqn.params["num_consts"], eqn.params["num_carry"])
         elif p is while_p:
-            start = eqn.params["cond_nconsts"] + eqn.params["body_nconsts"]
-            outs = _varying(eqn.params["body_jaxpr"].jaxpr, ins[eqn.params["cond_nconsts"] :])
-            _check_carry("while_loop", eqn.invars[start:], ins[start:], outs)
+            body_ins = ins[eqn.params["cond_nconsts"] :]
+            outs = _loop_varying(eqn.params["body_jaxpr"].jaxpr, body_ins, eqn.params["body_nconsts"],
+                                 len(body_ins) - eqn.params["body_nconsts"])  # fmt: skip
         elif isinstance(inner, ClosedJaxpr) and len(inner.jaxpr.invars) == len(ins) and not inner.jaxpr.constvars:
             outs = _varying(inner.jaxpr, ins)
         elif p is cond_p:
