@@ -663,8 +663,9 @@ for _prim in (
 for _prim in (
     lax.broadcast_in_dim_p, lax.reshape_p, lax.transpose_p, lax.squeeze_p, lax.rev_p, lax.slice_p,
     lax.concatenate_p, lax.pad_p, lax.reduce_sum_p, lax.cumsum_p,
-    # the collectives that move or add values across examples (stage 07); pmax and pmin have no
-    # rule, as in JAX: differentiating them raises NotImplementedError
+    # the collectives that move or add values across examples (stage 07), and pvary, which only
+    # marks a value; pmax and pmin have no rule, as in JAX: differentiating them raises
+    # NotImplementedError
     lax.psum_p, lax.all_gather_p, lax.reduce_scatter_p, lax.all_to_all_p, lax.ppermute_p, lax.pvary_p,
 ):  # fmt: skip
     deflinear(_prim)
