@@ -25,9 +25,9 @@ Not yet: axes left to XLA (``axis_names`` a proper subset of the mesh's), and th
 types (vma) that JAX tracks with ``check_vma=True``. Without them the values are JAX's, with two
 exceptions that raise NotImplementedError instead, where JAX's types decide what a cotangent is:
 reverse mode *inside* a checked body (is psum's cotangent summed again?), and reverse mode of a
-checked body that calls a custom_vjp function (what does its bwd get?). The replication check JAX makes
-with them is made here on the finished jaxpr (``_varying``), where it may be stricter than JAX's:
-see ``_varying``.
+checked body that calls a custom_vjp function (what does its bwd get?). The replication check JAX
+makes with them is made here on the finished jaxpr (``_varying``), where it differs from JAX's in
+both directions: see ``_varying``.
 """
 
 from __future__ import annotations

@@ -125,7 +125,8 @@ axis_index_p.def_abstract_eval(lambda **_: ShapedArray((), np.int32))
 
 # pvary marks a value that is the same on every device of the axes as one that may vary over them.
 # It changes no number (every rule is the identity); only the replication check of a shard_map
-# body reads it, so that a loop's carry can enter as varying as the body makes it.
+# body reads it. (JAX's types need it on a loop's initial carry that the body makes vary; didax's
+# check, which walks the loop, does not, and takes it for JAX's programs that have it.)
 pvary_p = CollectivePrimitive("pvary")
 pvary_p.def_abstract_eval(_same_type)
 pvary_p.def_impl(lambda x, **_: x)
