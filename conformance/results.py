@@ -16,6 +16,7 @@ A failure's reason is the program that reproduces it followed by the exception's
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import re
 import time
@@ -214,7 +215,14 @@ def functions_of(nodeid: str, used: list[str], known: set[str], statement: str =
 
 
 def _word_in(word: str, text: str) -> bool:
-    return re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", text) is not None
+    # The substring test first: a not-applicable test is matched against every name the run saw
+    # (about 1,000), and that many distinct patterns overflow `re`'s cache of compiled ones.
+    return word in text and _word_pattern(word).search(text) is not None
+
+
+@functools.lru_cache(maxsize=None)
+def _word_pattern(word: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])")
 
 
 def _read(path: Path) -> dict[str, Any]:
