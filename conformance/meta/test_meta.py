@@ -44,30 +44,32 @@ def run_suite(impl: str, area: str, results_dir: Path, keyword: str | None = Non
 
 BROKEN = "conformance.meta.broken."
 
-# (broken module, area it breaks, -k selection that keeps the run short, a word in a failing test id)
+# (broken module, area it breaks, -k selection that keeps the run short, a word in a failing test id,
+# the test file that holds the selection: quicker to collect than the suite, and no slow test of
+# another file that the keyword happens to match)
 CASES = [
-    ("numpy_add", "numpy", "add", "add"),
-    ("numpy_sum_dtype", "numpy", "sum", "sum"),
-    ("promote_types", "promotion", "promote_types", "bf-f2"),
-    ("lax_sub", "lax", "sub", "sub"),
-    ("tree_order", "pytrees", None, "dict"),
-    ("treedef_repr", "pytrees", None, "documented"),
-    ("numpy_reshape_error", "errors", "reshape", "reshape-wrong-size"),
-    ("nn_softmax", "nn", "softmax_rows", "softmax_rows_sum_to_one_and_match_numpy[0]"),
-    ("numpy_weak", "numpy", "maximum", "maximum"),  # a weak result where the inputs were strong
-    ("numpy_weak", "promotion", "reshape", "reshape"),  # a strong reshape of a weak array
-    ("vmap_out_axes", "vmap", "out_axes_negative or random_under", "out_axes_negative"),
-    ("jaxpr_consts", "jaxpr", "staged_not_baked_in", "ones"),
-    ("jit_weak", "jit", "weak_types_through_jit", "python_float"),
-    ("jit_retrace", "jit", "traces_once_per_signature", "traces_once_per_signature[shape-"),
+    ("numpy_add", "numpy", "binary_function_matches_numpy and add", "add", "test_numpy_elementwise"),
+    ("numpy_sum_dtype", "numpy", "sum", "sum", "test_numpy_reductions"),
+    ("promote_types", "promotion", "promote_types", "bf-f2", "test_promotion"),
+    ("lax_sub", "lax", "elementwise_primitive_matches_numpy and sub", "sub", "test_lax_elementwise"),
+    ("tree_order", "pytrees", None, "dict", "test_pytrees"),
+    ("treedef_repr", "pytrees", None, "documented", "test_pytrees"),
+    ("numpy_reshape_error", "errors", "reshape", "reshape-wrong-size", "test_errors"),
+    ("nn_softmax", "nn", "softmax_rows", "softmax_rows_sum_to_one_and_match_numpy[0]", "test_nn"),
+    ("numpy_weak", "numpy", "maximum", "maximum", "test_numpy_elementwise"),  # a weak result where the inputs were strong
+    ("numpy_weak", "promotion", "reshape", "reshape", "test_promotion"),  # a strong reshape of a weak array
+    ("vmap_out_axes", "vmap", "out_axes_negative or random_under", "out_axes_negative", "test_vmap"),
+    ("jaxpr_consts", "jaxpr", "staged_not_baked_in", "ones", "test_jaxpr"),
+    ("jit_weak", "jit", "weak_types_through_jit", "python_float", "test_jit"),
+    ("jit_retrace", "jit", "traces_once_per_signature", "traces_once_per_signature[shape-", "test_jit_api"),
 ]
 
 
-@pytest.mark.parametrize(("module", "area", "keyword", "culprit"), CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
+@pytest.mark.parametrize(("module", "area", "keyword", "culprit", "file"), CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_the_suite_catches_a_broken_implementation(
-    tmp_path: Path, module: str, area: str, keyword: str | None, culprit: str
+    tmp_path: Path, module: str, area: str, keyword: str | None, culprit: str, file: str
 ) -> None:
-    run = run_suite(BROKEN + module, area, tmp_path, keyword)
+    run = run_suite(BROKEN + module, area, tmp_path, keyword, f"conformance/{file}.py")
     counts = run.counts(area)
     assert run.returncode == 1, run.output[-3000:]
     assert counts.get("failed", 0) > 0, counts
