@@ -250,6 +250,11 @@ def code_pages(stage: str, root: Path = ROOT) -> dict[str, str]:
         pages[uri] = "\n".join([
             "---",
             f"title: stages/{stage}/{path}",
+            # Out of the search index: the 555 file pages would make it 11 MB for every reader's
+            # browser to load (and take most of the build); the chapters and the reference pages,
+            # which show and link these files, are indexed.
+            "search:",
+            "  exclude: true",
             "---",
             "",
             f"# `{path}`",

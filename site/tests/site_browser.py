@@ -88,15 +88,13 @@ CONSOLE = re.compile(r":CONSOLE(?:\(\d+\)|:\d+)\] (.*)$", re.M)
 
 
 def visit(url: str, size: tuple[int, int] = (1280, 900), timeout: float = 60) -> Visit:
-    """Load `url` twice (one run dumps the DOM, one takes a screenshot), JavaScript given 3 s."""
-    common = ["--virtual-time-budget=3000", f"--window-size={size[0]},{size[1]}"]
-    dom_run = _run([*common, "--dump-dom", url], timeout)
+    """Load `url` once, JavaScript given 3 s, dumping the DOM and taking a screenshot."""
     with tempfile.TemporaryDirectory() as tmp:
         png = Path(tmp) / "shot.png"
-        shot_run = _run([*common, f"--screenshot={png}", url], timeout)
+        run = _run(["--virtual-time-budget=3000", f"--window-size={size[0]},{size[1]}", "--dump-dom",
+                    f"--screenshot={png}", url], timeout)
         data = png.read_bytes() if png.exists() else b""
-    logs = dom_run.stderr.decode(errors="replace") + shot_run.stderr.decode(errors="replace")
-    return Visit(dom_run.stdout.decode(errors="replace"), CONSOLE.findall(logs), data)
+    return Visit(run.stdout.decode(errors="replace"), CONSOLE.findall(run.stderr.decode(errors="replace")), data)
 
 
 def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
@@ -189,10 +187,12 @@ window.addEventListener('load', () => setTimeout(() => {
 NARROW = 500
 
 
-def measurable_copy(site: Path, into: Path) -> Path:
-    """A copy of a built site whose pages measure themselves (see MEASURE)."""
+def measurable_copy(site: Path, into: Path, paths: list[str]) -> Path:
+    """A copy of a built site whose pages at `paths` (`stages/01_eval/`) measure themselves (see
+    MEASURE)."""
     shutil.copytree(site, into)
-    for page in into.rglob("*.html"):
+    for path in paths:
+        page = into / path / "index.html"
         text = page.read_text(encoding="utf-8")
         page.write_text(text.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
     return into

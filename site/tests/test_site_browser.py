@@ -97,7 +97,7 @@ SHOTS = ROOT / "build" / "screenshots"
 
 @pytest.fixture(scope="module")
 def layouts(built_site: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], browser.Layout]:
-    folder = browser.measurable_copy(built_site, tmp_path_factory.mktemp("measured") / "site")
+    folder = browser.measurable_copy(built_site, tmp_path_factory.mktemp("measured") / "site", LAYOUT_PAGES)
     SHOTS.mkdir(parents=True, exist_ok=True)
     jobs = [(path, width) for path in LAYOUT_PAGES for width in WIDTHS]
     with browser.serve(folder) as server, ThreadPoolExecutor(max_workers=2) as pool:

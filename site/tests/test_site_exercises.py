@@ -74,7 +74,9 @@ def test_make_refuses_unknown_stages_sets_and_files(tmp_path: Path):
 STAGES = sorted(exercises.EXERCISES)
 
 
-@pytest.mark.parametrize("stage", STAGES)
+# Stages 01-04 are left out: below, a copy with a learner's answers passes every test of each of
+# them (`check` says "every test of the stage passes"), which an untouched copy would only repeat.
+@pytest.mark.parametrize("stage", [s for s in STAGES if s >= "05"])
 def test_the_untouched_copy_passes_the_stage_tests(tmp_path: Path, stage: str):
     # The test files the stage's exercise sets name: those a learner's copy is checked with. (The
     # stage's whole suite already runs on the stage itself; on a copy it would only repeat it.)
