@@ -38,7 +38,7 @@ SETUP_PREFIXES = ("jax.config.",)
 FORMAT = 2  # of the results file: 2 added missing, runs, kind, description, functions
 
 
-@dataclass
+@dataclass(eq=False)  # hashable, as pytest needs its plugins to be (a conftest below the root asks)
 class Recorder:
     """Outcomes of the conformance tests of one session, keyed by test id. Registered as a pytest
     plugin: it receives every test report and writes the file when the session ends."""

@@ -444,3 +444,10 @@ def test_a_self_importing_package_is_refused_when_another_module_has_its_name(tm
             load(str(package))
     finally:
         del sys.modules["mylib"]
+
+
+def test_the_recorder_is_hashable_as_pytest_plugins_must_be(tmp_path: Path) -> None:
+    """The results recorder is a pytest plugin: pytest puts plugins in sets when a conftest.py sits
+    below the root (`pytest conformance tests`), which failed with INTERNALERROR while it was unhashable."""
+    recorder = Recorder(tmp_path)
+    assert recorder in {recorder} and Recorder(tmp_path) not in {recorder}
