@@ -137,7 +137,7 @@ def test_runs(profile: str) -> list[Run]:
     # Each stage explores what it adds: the tests it inherits draw few examples there, since the
     # stage that added their capability explored them with the same derandomized draws, on code
     # that later stages carry. (A broken rule fails nearly every example: see _limit_examples.)
-    inherited = ["--inherited-examples=8"] if profile == "ci" else []
+    inherited = ["--inherited-examples=4"] if profile == "ci" else []
     for stage in stages():
         later = stage.name != stages()[0].name
         runs.append(Run(f"conformance-{stage.name}", ["conformance", f"--impl={stage.name}", *(inherited if later else [])]))
