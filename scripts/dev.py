@@ -112,10 +112,10 @@ class Run:
         return BUILD / "junit" / f"{self.name.replace('/', '_')}.xml"
 
 
-# The runs that take longest, in the order they start (seconds of the last CI run on 2 cores: JAX's
-# other areas 1,180, the site 1,270, the meta-tests 1,310 before they were cut down, JAX's numpy
-# 560, stage 07's tests 430): longest first, so that the two processes end together. Stage 01's
-# conformance run goes first because the meta-tests wait for it. The other runs follow in order.
+# The runs that take longest, in the order they start (seconds on 2 slow cores at afcfab9: JAX's
+# other areas 1,229, the site 1,011, the meta-tests 762, stage 07's tests 376, JAX's numpy 358):
+# longest first, so that the two processes end together. Stage 01's conformance run goes first
+# because the meta-tests wait for it. The other runs follow in order.
 LONGEST_FIRST = ["conformance-01_eval", "conformance-jax-rest", "site", "conformance-meta", "conformance-jax-numpy",
                  "stage-07_sharding", "stage-06_vjp", "stage-05_jit", "conformance-07_sharding"]
 
