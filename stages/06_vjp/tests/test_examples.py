@@ -1,5 +1,6 @@
 """The chapter's example programs run, and print the seeds' values."""
 
+import functools
 import os
 import re
 import subprocess
@@ -12,6 +13,7 @@ import pytest
 STAGE = Path(__file__).resolve().parents[1]
 
 
+@functools.cache  # an example prints the same each run: several tests read one run
 def run_example(name: str) -> str:
     env = {**os.environ, "PYTHONPATH": str(STAGE)}
     result = subprocess.run(
