@@ -31,6 +31,8 @@ from typing import Any
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
+import pygments
+import pymdownx.highlight as highlight_module
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import figures  # noqa: E402
@@ -46,7 +48,26 @@ def on_config(config: Any) -> Any:
     snippets = config["mdx_configs"].setdefault("pymdownx.snippets", {})
     snippets["base_path"] = [str(sitegen.ROOT)]
     snippets["check_paths"] = True
+    _highlight_each_listing_once()
     return config
+
+
+def _highlight_each_listing_once() -> None:
+    """Most stage files are the same in several stages (214 distinct files among 766), and lexing
+    them with Pygments was half of a build: a text already lexed the same way takes its tokens from
+    a memo. (Only the lexing: each listing's anchors and title still come from its own block.)"""
+    if getattr(highlight_module.highlight, "memo", None) is not None:
+        return
+    memo: dict[tuple[Any, ...], list[Any]] = {}
+
+    def highlight(code: str, lexer: Any, formatter: Any) -> str:
+        key = (type(lexer), repr(sorted(lexer.options.items())), code)
+        if key not in memo:
+            memo[key] = list(lexer.get_tokens(code))
+        return pygments.format(memo[key], formatter)
+
+    highlight.memo = memo  # type: ignore[attr-defined]
+    highlight_module.highlight = highlight
 
 
 def on_files(files: Files, config: Any) -> Files:
@@ -67,6 +88,7 @@ def on_files(files: Files, config: Any) -> Files:
 
 def on_pre_build(config: Any) -> None:
     _figures.clear()
+    highlight_module.highlight.memo.clear()
 
 
 def on_post_build(config: Any) -> None:

@@ -677,6 +677,8 @@ def describe_module(module: Any) -> list[dict[str, str]]:
                             "doc": _first_line(inspect.getdoc(obj))})
         else:
             value = repr(obj)
+            if isinstance(obj, (set, frozenset)):  # in a fixed order, so that each build is the same
+                value = f"{type(obj).__name__}({{{', '.join(sorted(map(repr, obj)))}}})"
             if " object at 0x" in value:  # a default repr: say what it is, not where it lives
                 value = f"{type(obj).__name__} instance"
             value = value if len(value) <= 60 else value[:57] + "..."
