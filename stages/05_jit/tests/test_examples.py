@@ -192,6 +192,7 @@ def test_mlp_example_prints_what_real_jax_prints_for_the_same_source():
 
 
 
+@functools.cache
 def run_as_jax(name: str) -> str:
     """The example's source run with real JAX in place of didax (same names, same calls)."""
     source = (STAGE / "examples" / f"{name}.py").read_text()
