@@ -13,13 +13,32 @@ import pytest
 STAGE = Path(__file__).resolve().parents[1]
 
 
+# A finder that refuses jax: the examples run with no jax at all (jaxlib alone drives XLA).
+_NO_JAX = """
+import importlib.abc, runpy, sys
+class NoJax(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "jax" or name.startswith("jax."):
+            raise ImportError(f"jax is blocked in this test: {name}")
+sys.meta_path.insert(0, NoJax())
+runpy.run_module(sys.argv[1], run_name="__main__")
+import didax  # noqa: E402
+stub = sys.modules.get("jax")
+assert stub is None or getattr(stub, "__didax_stub__", False), "a real jax module was imported"
+"""
+
+
 @functools.cache  # an example prints the same each run: several tests read one run
-def run_example(name: str) -> str:
+def example_run(name: str) -> subprocess.CompletedProcess[str]:
+    """`python -m examples.NAME` in a process where importing jax fails."""
     env = {**os.environ, "PYTHONPATH": str(STAGE)}
-    result = subprocess.run(
-        [sys.executable, "-m", f"examples.{name}"], cwd=STAGE, env=env, capture_output=True, text=True, timeout=120
-    )
-    assert result.returncode == 0, result.stderr
+    return subprocess.run([sys.executable, "-c", _NO_JAX, f"examples.{name}"], cwd=STAGE, env=env,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+def run_example(name: str) -> str:
+    result = example_run(name)
+    assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout
 
 
@@ -409,26 +428,10 @@ def test_jit_basics_prints_the_seeds_values_and_the_module():
     assert lines.count("tracing!") == 1
 
 
-# A finder that refuses jax: the examples must run with no jax at all (jaxlib alone drives XLA).
-_NO_JAX = """
-import importlib.abc, runpy, sys
-class NoJax(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name == "jax" or name.startswith("jax."):
-            raise ImportError(f"jax is blocked in this test: {name}")
-sys.meta_path.insert(0, NoJax())
-runpy.run_module(sys.argv[1], run_name="__main__")
-import didax  # noqa: E402
-stub = sys.modules.get("jax")
-assert stub is None or getattr(stub, "__didax_stub__", False), "a real jax module was imported"
-"""
-
-
 @pytest.mark.parametrize("name", sorted(p.stem for p in (STAGE / "examples").glob("*.py")))
 def test_examples_run_without_jax(name):
-    env = {**os.environ, "PYTHONPATH": str(STAGE)}
-    result = subprocess.run([sys.executable, "-c", _NO_JAX, f"examples.{name}"], cwd=STAGE, env=env,
-                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    """Every example, also those no other test reads, ends well with jax unimportable."""
+    result = example_run(name)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Traceback" not in result.stderr
 
