@@ -181,7 +181,7 @@ def _folded_diff(section: Any, shown: set[str]) -> list[str]:
     changed. A new file of the package or the examples is not repeated: it has a page of its own."""
     title = f"`{section.path}`: {section.status}, +{section.added} -{section.removed}"
     if section.status == "new" and section.path in shown:
-        return [f'??? abstract "{title}"', f"    New in this stage; read it whole on its own page, linked from the "
+        return [f'??? abstract "{title}"', "    New in this stage; read it whole on its own page, linked from the "
                 "table above.", ""]
     body = _fence(_without_git_header(section.text), "diff")
     return [f'??? abstract "{title}"', *("    " + line if line else "" for line in body.split("\n")), ""]
