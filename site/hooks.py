@@ -89,6 +89,8 @@ def on_files(files: Files, config: Any) -> Files:
 def on_pre_build(config: Any) -> None:
     _figures.clear()
     highlight_module.highlight.memo.clear()
+    sitegen.stage_api.cache_clear()  # `mkdocs serve` rebuilds after a stage changed
+    sitegen.stage_primitives.cache_clear()
 
 
 def on_post_build(config: Any) -> None:

@@ -219,8 +219,13 @@ def code_page_uri(stage: str, path: str) -> str:
 
 
 def _module_summary(path: Path) -> str:
+    return _summary_of(path.read_text(encoding="utf-8"))
+
+
+@functools.cache  # a file the same in several stages is parsed once
+def _summary_of(source: str) -> str:
     try:
-        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+        doc = ast.get_docstring(ast.parse(source))
     except SyntaxError:
         return ""
     return _first_line(doc).split(". ")[0].rstrip(".") + "." if doc else ""
@@ -1479,6 +1484,7 @@ def _maker(rule: Any) -> str:
     return name.split(".<locals>")[0]
 
 
+@functools.cache  # each chapter's table reads its stage and the one before
 def stage_primitives(stage: str, root: Path = ROOT) -> dict[str, Any]:
     """primitives_json() of one stage, read in a fresh interpreter with only that stage importable."""
     stage_dir = root / "stages" / stage
