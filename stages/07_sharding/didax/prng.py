@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -139,35 +139,39 @@ def counters(shape: tuple[int, ...]) -> tuple[Any, Any]:
     return high, low
 
 
-def hash_counters(words: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
-    """Threefry of every counter in ``shape`` under every key: two uint32 arrays of shape (*K, *shape)."""
+Hash = Callable[[Any, Any, Any, Any], tuple[Any, Any]]
+
+
+def hash_counters(words: Any, shape: tuple[int, ...], hash: Hash = threefry2x32) -> tuple[Any, Any]:
+    """Threefry of every counter in ``shape`` under every key: two uint32 arrays of shape (*K, *shape).
+    (``hash``: compiled code passes the same hash written as a loop, lowering/random.py.)"""
     k0, k1 = key_words(words)
     keys_rank = get_aval(k0).ndim
     out_shape = get_aval(k0).shape + shape
     k0, k1 = (spread(k, out_shape, range(keys_rank)) for k in (k0, k1))
     high, low = (spread(c, out_shape, range(keys_rank, len(out_shape))) for c in counters(shape))
-    return threefry2x32(k0, k1, high, low)
+    return hash(k0, k1, high, low)
 
 
-def threefry_split(words: Any, shape: tuple[int, ...]) -> Any:
+def threefry_split(words: Any, shape: tuple[int, ...], hash: Hash = threefry2x32) -> Any:
     """New keys, ``shape`` of them under each key: independent of each other and of their key."""
-    return stack_words(*hash_counters(words, shape))
+    return stack_words(*hash_counters(words, shape, hash))
 
 
-def threefry_fold_in(words: Any, data: Any) -> Any:
+def threefry_fold_in(words: Any, data: Any, hash: Hash = threefry2x32) -> Any:
     """A new key mixing uint32 ``data`` into each key (same key and data, same result). Keys and
     data broadcast against each other, as lax's elementwise operations do."""
     k0, k1 = key_words(words)
     shape = broadcasting_shape("random_fold_in", get_aval(k0), get_aval(data))
     k0, k1, data = (spread(x, shape, range(len(shape))) for x in (k0, k1, data))
     # The data is hashed as a counter (0, data): a seed made from a 32-bit number.
-    x0, x1 = threefry2x32(k0, k1, u32(0), data)
+    x0, x1 = hash(k0, k1, u32(0), data)
     return stack_words(x0, x1)
 
 
-def threefry_random_bits(words: Any, bit_width: int, shape: tuple[int, ...]) -> Any:
+def threefry_random_bits(words: Any, bit_width: int, shape: tuple[int, ...], hash: Hash = threefry2x32) -> Any:
     """Uniformly random unsigned integers of ``bit_width`` bits, one hash per element."""
-    bits0, bits1 = hash_counters(words, shape)
+    bits0, bits1 = hash_counters(words, shape, hash)
     dtype = UINT_DTYPES[bit_width]
     if bit_width == 64:  # both words, side by side
         high = lax.convert_element_type(bits0, dtype)
