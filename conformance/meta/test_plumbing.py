@@ -28,12 +28,16 @@ STAGE = newest_stage()
 needs_a_stage = pytest.mark.skipif(STAGE is None, reason="no stage with a didax package yet")
 
 
-def pytest_run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "pytest", "conformance", "-q", "-p", "no:cacheprovider", *args]
+def pytest_run(*args: str, env: dict[str, str] | None = None,
+               where: str = "conformance") -> subprocess.CompletedProcess:
+    """pytest on the suite (or on `where`, one file of it: quicker to collect)."""
+    command = [sys.executable, "-m", "pytest", where, "-q", "-p", "no:cacheprovider", *args]
     inherited = {k: v for k, v in os.environ.items() if k != "CONFORMANCE_IMPL"}
     full_env = {**inherited, "HYPOTHESIS_PROFILE": "ci", "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
     return subprocess.run(command, cwd=REPO_ROOT, env=full_env, capture_output=True, text=True, timeout=300)
 
+
+PYTREES = "conformance/test_pytrees.py"  # the file of the runs that check which implementation ran
 
 # --- loading -------------------------------------------------------------------------------------
 
@@ -136,7 +140,7 @@ def test_meta_tests_are_not_collected_with_the_suite() -> None:
 def test_the_option_wins_over_the_environment_variable(tmp_path: Path) -> None:
     pytest_run(
         "--impl=jax", "--area=pytrees", "-k", "documented", f"--results-dir={tmp_path}",
-        env={"CONFORMANCE_IMPL": "conformance.meta.broken.no_capabilities"},
+        env={"CONFORMANCE_IMPL": "conformance.meta.broken.no_capabilities"}, where=PYTREES,
     )  # fmt: skip
     assert [p.name for p in tmp_path.iterdir()] == ["jax.json"]
 
@@ -144,7 +148,7 @@ def test_the_option_wins_over_the_environment_variable(tmp_path: Path) -> None:
 def test_the_environment_variable_picks_the_implementation(tmp_path: Path) -> None:
     pytest_run(
         "--area=pytrees", "-k", "documented", f"--results-dir={tmp_path}",
-        env={"CONFORMANCE_IMPL": "conformance.meta.broken.no_capabilities"},
+        env={"CONFORMANCE_IMPL": "conformance.meta.broken.no_capabilities"}, where=PYTREES,
     )  # fmt: skip
     data = json.loads((tmp_path / "conformance.meta.broken.no_capabilities.json").read_text())
     assert data["areas"]["pytrees"]["not_applicable"] > 0
@@ -152,7 +156,7 @@ def test_the_environment_variable_picks_the_implementation(tmp_path: Path) -> No
 
 @needs_a_stage
 def test_the_default_is_the_newest_stage(tmp_path: Path) -> None:
-    pytest_run("--area=pytrees", "-k", "documented", f"--results-dir={tmp_path}")
+    pytest_run("--area=pytrees", "-k", "documented", f"--results-dir={tmp_path}", where=PYTREES)
     assert [p.name for p in tmp_path.iterdir()] == [f"{STAGE}.json"]
 
 
