@@ -237,8 +237,9 @@ def _flatten(value: object) -> list:
 def test_a_failures_program_reproduces_it_in_a_fresh_process(tmp_path: Path) -> None:
     """The report starts with the program; the same text begins the JSON's reason; run alone, the
     program prints the wrong result, and with real jax swapped in, the right one."""
-    done = run_pytest("conformance", "--impl=conformance.meta.broken.numpy_add", "--area=numpy",
-                      "-k", "test_binary_function_matches_numpy and add", f"--results-dir={tmp_path}")  # fmt: skip
+    done = run_pytest("conformance/test_numpy_elementwise.py", "--impl=conformance.meta.broken.numpy_add",
+                      "--area=numpy", "-k", "test_binary_function_matches_numpy and add",
+                      f"--results-dir={tmp_path}")  # fmt: skip
     assert done.returncode == 1, done.stdout[-3000:]
     assert "# A program that reproduces this failure (paste it into Python):" in done.stdout
     failed = [t for t in json.loads((tmp_path / "conformance.meta.broken.numpy_add.json").read_text())["tests"]
