@@ -10,7 +10,7 @@
 chosen function by `raise NotImplementedError("exercise: ...")`, keeping its signature and its
 docstring, and writes above the stub what the function must do (error messages included). The
 copy's own tests then fail until the learner has written the bodies again. `check` runs the set's
-own tests, then all of the copy's tests, each stopping at the first failure with a short traceback,
+own tests, then the rest of the copy's tests, each stopping at the first failure with a short traceback,
 and ends with a verdict per function: solved, not written yet, or failing with its first failing
 case. Standard library only, so it runs before anything is installed.
 """
@@ -955,7 +955,7 @@ def read_meta(copy: Path) -> dict[str, Any]:
 
 
 def check(copy: Path, extra: list[str], out: Any = None) -> int:
-    """Run the set's own tests, then all of the copy's tests, each stopping at the first failure
+    """Run the set's own tests, then the rest of the copy's tests, each stopping at the first failure
     with a short traceback; end with a verdict per exercise function. 0 when everything passes."""
     out = out or sys.stdout
     if not copy.is_dir():
@@ -967,7 +967,10 @@ def check(copy: Path, extra: list[str], out: Any = None) -> int:
     phases = []
     if meta.get("tests"):
         phases.append((f"the set's own tests ({', '.join(meta['tests'])})", list(meta["tests"])))
-    phases.append(("all of the stage's tests", ["tests"]))
+        # Then the rest: the set's files have just passed, and running them again proves nothing.
+        phases.append(("the rest of the stage's tests", ["tests", *(f"--ignore={t}" for t in meta["tests"])]))
+    else:
+        phases.append(("all of the stage's tests", ["tests"]))
     failed: tuple[list[str], TestRun] | None = None
     for label, targets in phases:
         print(f"exercises: running {label}, stopping at the first failure", file=out, flush=True)
