@@ -36,8 +36,8 @@ DEVICES = 8  # impl.DEVICE_FLAGS
 Shape = tuple[int, ...]
 
 # Each example compiles a program for several devices: a few examples per test (5 in the ci
-# profile, 3 for the compositions and the derivatives).
-SETTINGS = settings(max_examples=max(3, settings().max_examples // 5))
+# profile, 3 for the compositions and the derivatives, 2 in CI's run on JAX).
+SETTINGS = settings(max_examples=max(2, settings().max_examples // 5))
 FEW = settings(max_examples=max(2, settings().max_examples // 8))
 
 

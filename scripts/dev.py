@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The README's two commands: `python3 scripts/dev.py tour` and `python3 scripts/dev.py test`, and
-`python3 scripts/dev.py releases`: the conformance suite on the older JAX releases whose rows are
-committed (0.4.30, 0.4.38), each in its own virtualenv under build/, one after the other (about 15
-minutes each on 2 cores; not part of `test`), their rows published to conformance/results/.
+`python3 scripts/dev.py releases`: the rows of the conformance matrix that `test` does not make,
+published to conformance/results/: the older JAX releases (0.4.30, 0.4.38), each in its own
+virtualenv under build/, one after the other (about 15 minutes each on 2 cores), and the NumPy
+adapter (about a minute; its failures are expected, NumPy not being JAX).
 
 Both make (or reuse) the virtual environment .venv with the pinned packages of
 requirements/lock.txt, so they work on a fresh machine with only Python 3.11 and pip.
@@ -101,9 +102,6 @@ class Run:
     returncode: int | None = None
     seconds: float = 0.0
     counts: tuple[int, int, int] = (0, 0, 0)  # passed, failed (errors included), skipped
-    # An informational run is reported but never makes the test command fail: the conformance
-    # suite on NumPy behind an adapter, whose failures are expected (NumPy is not JAX).
-    informational: bool = False
     env: dict[str, str] = field(default_factory=dict)  # set for this run only
     after: str | None = None  # the run that must have finished before this one starts
 
@@ -141,10 +139,6 @@ def test_runs(profile: str) -> list[Run]:
     for stage in stages():
         later = stage.name != stages()[0].name
         runs.append(Run(f"conformance-{stage.name}", ["conformance", f"--impl={stage.name}", *(inherited if later else [])]))
-    # About 25 s: few examples, no shrinking, no tracebacks (the results file keeps each failure's
-    # reproducing program and message).
-    runs.append(Run("conformance-numpy-adapter", ["conformance", "--impl=conformance.adapters.numpy_adapter",
-                                                  "--hypothesis-profile=quick", "--tb=no"], informational=True))
     # The meta-test of coverage needs the names the suite looks up on stage 01: that stage's run
     # records them (conformance/coverage.py), so the meta-tests need not run the suite again.
     names = str(COVERAGE_NAMES)
@@ -172,12 +166,10 @@ def run_pytest(run: Run, profile: str) -> Run:
     run.seconds = time.perf_counter() - start
     run.counts = _junit_counts(run.junit)
     status = "ok" if run.returncode == 0 else f"FAILED (exit {run.returncode})"
-    if run.informational and run.returncode != 0:
-        status = f"informational (exit {run.returncode}: expected failures, see build/conformance)"
     passed, failed, skipped = run.counts
     print(f"dev: {run.name:28s} {passed:5d} passed {failed:4d} failed {skipped:4d} skipped "
           f"{run.seconds:7.1f}s  {status}", flush=True)
-    if run.returncode != 0 and not run.informational:
+    if run.returncode != 0:
         print(log.read_text()[-6000:], flush=True)
     return run
 
@@ -258,11 +250,10 @@ def test(profile: str, jobs: int, since: str | None = None) -> int:
     if since is None:
         subprocess.run([str(PYTHON), "-m", "conformance.matrix", str(BUILD / "conformance"),
                         "--publish", str(ROOT / "conformance" / "results")], cwd=ROOT, check=False)
-    counted = [r for r in runs if not r.informational]
-    passed = sum(r.counts[0] for r in counted)
-    failed = sum(r.counts[1] for r in counted)
-    skipped = sum(r.counts[2] for r in counted)
-    broken = [r.name for r in runs if r.returncode != 0 and not r.informational]
+    passed = sum(r.counts[0] for r in runs)
+    failed = sum(r.counts[1] for r in runs)
+    skipped = sum(r.counts[2] for r in runs)
+    broken = [r.name for r in runs if r.returncode != 0]
     print(f"dev: all runs took {time.perf_counter() - start:.0f}s; failing runs: {broken or 'none'}")
     print(f"total: {passed} passed, {failed} failed, {skipped} skipped")
     return 1 if broken else 0
@@ -285,11 +276,22 @@ def main() -> int:
 
 
 def releases() -> int:
-    """conformance.other_jax --all: every committed older release, published; 0 once each row is
-    written (their failures are the differences between releases, expected)."""
+    """conformance.other_jax --all: every committed older release, published; then the NumPy
+    adapter's row. 0 once each row is written (their failures are expected: the differences
+    between releases, and NumPy not being JAX)."""
     command = [str(PYTHON), "-m", "conformance.other_jax", "--all", "--publish", "conformance/results"]
     code = subprocess.run(command, cwd=ROOT).returncode
-    return 0 if code == 1 else code  # 1: tests failed, as an older release's do; 3: no row written
+    if code not in (0, 1):  # 1: tests failed, as an older release's do; 3: no row written
+        return code
+    # Few examples, no shrinking, no tracebacks: the results file keeps each failure's program.
+    results = BUILD / "adapter"
+    adapter = [str(PYTHON), "-m", "pytest", "conformance", "--impl=conformance.adapters.numpy_adapter",
+               "--hypothesis-profile=quick", "--tb=no", "-q", "-p", "no:cacheprovider", f"--results-dir={results}"]
+    code = subprocess.run(adapter, cwd=ROOT).returncode
+    if code not in (0, 1):
+        return code
+    published = [str(PYTHON), "-m", "conformance.matrix", str(results), "--publish", "conformance/results"]
+    return subprocess.run(published, cwd=ROOT).returncode
 
 
 if __name__ == "__main__":

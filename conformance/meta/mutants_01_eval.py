@@ -1219,7 +1219,8 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "random.fold_in.data_in_the_high_word", PRNG,
-        "x0, x1 = threefry2x32(k0, k1, u32(0), data)", "x0, x1 = threefry2x32(k0, k1, data, u32(0))", RANDOM,
+        # (the call's end only: from stage 05 the hash is a parameter, `hash(k0, k1, u32(0), data)`)
+        "k1, u32(0), data)", "k1, data, u32(0))", RANDOM,
         "fold_in hashes the counter (data, 0) instead of (0, data)",
         keyword="jaxs_numbers",
     ),

@@ -127,6 +127,17 @@ LOWERING_MUTANTS: list[Mutant] = [
         keyword=SAMPLERS,
     ),
     Mutant(
+        "lower.threefry.rotation_groups_not_alternated", RANDOM,
+        "return x0, x1, kb, kc, ka, those, these", "return x0, x1, kb, kc, ka, these, those",
+        AREA, "the looped hash rotates by the first group's distances in every iteration", keyword=SAMPLERS,
+    ),
+    Mutant(
+        "lower.threefry.group_number_from_zero", RANDOM,
+        "lax.convert_element_type(lax.add(i, 1), np.uint32)", "lax.convert_element_type(i, np.uint32)",
+        AREA, "the looped hash's key injection adds the group's index, not its number (one more)",
+        keyword=SAMPLERS,
+    ),
+    Mutant(
         "lower.random_gamma.log_space_ignored", RANDOM,
         'distributions.random_gamma_p: lower_fun(distributions._gamma_impl, function="gamma"),',
         "distributions.random_gamma_p: lower_fun(lambda k, a, *, log_space: distributions._gamma_impl(k, a, "
