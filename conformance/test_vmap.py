@@ -737,9 +737,9 @@ def test_vmap_of_random_gamma_grads_derivative_in_a(impl: Impl, flags) -> None:
     show_call(f"{source}\njax.vmap(g)(a, x)", a=a, x=x)
     g = _compile(source, impl, "g")
     primal, tangent = _vmap(impl)(g)(a, x)
-    loop = [g(ai, xi) for ai, xi in zip(a, x)]
-    assert_values(primal, np.stack([np.asarray(p) for p, _ in loop]), F64)
-    assert_values(tangent, np.stack([np.asarray(t) for _, t in loop]), F64)
+    each = [g(ai, xi) for ai, xi in zip(a, x)]
+    assert_values(primal, np.stack([np.asarray(p) for p, _ in each]), F64)
+    assert_values(tangent, np.stack([np.asarray(t) for _, t in each]), F64)
 
 
 def assert_jacobian(got: Any, want: Any) -> None:
