@@ -110,8 +110,8 @@ class Run:
         return BUILD / "junit" / f"{self.name.replace('/', '_')}.xml"
 
 
-# The runs that take longest, in the order they start (seconds on 2 slow cores at afcfab9: JAX's
-# other areas 1,229, the site 1,011, the meta-tests 762, stage 07's tests 376, JAX's numpy 358):
+# The runs that take longest, in the order they start (seconds on 2 slow cores at 70c1f24: JAX's
+# other areas 1,224, the site 903, the meta-tests 576, JAX's numpy 352, stage 07's tests 319):
 # longest first, so that the two processes end together. Stage 01's conformance run goes first
 # because the meta-tests wait for it. The other runs follow in order.
 LONGEST_FIRST = ["conformance-01_eval", "conformance-jax-rest", "site", "conformance-meta", "conformance-jax-numpy",
