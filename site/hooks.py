@@ -29,10 +29,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File, Files
 import pygments
 import pymdownx.highlight as highlight_module
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import figures  # noqa: E402
@@ -54,8 +54,8 @@ def on_config(config: Any) -> Any:
 
 def _highlight_each_listing_once() -> None:
     """Most stage files are the same in several stages (214 distinct files among 766), and lexing
-    them with Pygments was half of a build: a text already lexed the same way takes its tokens from
-    a memo. (Only the lexing: each listing's anchors and title still come from its own block.)"""
+    them with Pygments was about a third of a build: a text already lexed the same way takes its
+    tokens from a memo. (Only the lexing: each listing's anchors and title come from its block.)"""
     if getattr(highlight_module.highlight, "memo", None) is not None:
         return
     memo: dict[tuple[Any, ...], list[Any]] = {}
