@@ -73,8 +73,10 @@ def u32(value: int) -> Any:
 # The hash.
 
 
-def rotate_left(x: Any, distance: int) -> Any:
-    """Rotate 32-bit words left: the bits shifted out on the left come back on the right."""
+def rotate_left(x: Any, distance: Any) -> Any:
+    """Rotate 32-bit words left: the bits shifted out on the left come back on the right.
+    (``distance``: an int, or a uint32 scalar read from the carry of the looped hash in
+    lowering/random.py.)"""
     return lax.bitwise_or(lax.shift_left(x, u32(distance)), lax.shift_right_logical(x, u32(32 - distance)))
 
 

@@ -37,9 +37,7 @@ def threefry2x32_rolled(k0: Any, k1: Any, x0: Any, x1: Any) -> tuple[Any, Any]:
         for j in range(4):
             distance = lax.index_in_dim(these, j, keepdims=False)
             x0 = lax.add(x0, x1)
-            rotated = lax.bitwise_or(lax.shift_left(x1, distance),
-                                     lax.shift_right_logical(x1, lax.sub(prng.u32(32), distance)))
-            x1 = lax.bitwise_xor(rotated, x0)
+            x1 = lax.bitwise_xor(prng.rotate_left(x1, distance), x0)
         x0 = lax.add(x0, kb)
         x1 = lax.add(lax.add(x1, kc), lax.convert_element_type(lax.add(i, 1), np.uint32))
         return x0, x1, kb, kc, ka, those, these
