@@ -954,9 +954,10 @@ def read_meta(copy: Path) -> dict[str, Any]:
         return {}
 
 
-def check(copy: Path, extra: list[str], out: Any = None) -> int:
-    """Run the set's own tests, then the rest of the copy's tests, each stopping at the first failure
-    with a short traceback; end with a verdict per exercise function. 0 when everything passes."""
+def check(copy: Path, extra: list[str], out: Any = None, own_tests_only: bool = False) -> int:
+    """Run the set's own tests, then the rest of the copy's tests (unless `own_tests_only`), each
+    stopping at the first failure with a short traceback; end with a verdict per exercise function.
+    0 when everything run passes."""
     out = out or sys.stdout
     if not copy.is_dir():
         raise ExerciseError(f"no folder {copy}; make one with: python3 site/exercises.py make STAGE --set NAME")
@@ -968,7 +969,9 @@ def check(copy: Path, extra: list[str], out: Any = None) -> int:
     if meta.get("tests"):
         phases.append((f"the set's own tests ({', '.join(meta['tests'])})", list(meta["tests"])))
         # Then the rest: the set's files have just passed, and running them again proves nothing.
-        phases.append(("the rest of the stage's tests", ["tests", *(f"--ignore={t}" for t in meta["tests"])]))
+        if not own_tests_only:
+            rest = ["tests", *(f"--ignore={t}" for t in meta["tests"])]
+            phases.append(("the rest of the stage's tests", rest))
     else:
         phases.append(("all of the stage's tests", ["tests"]))
     failed: tuple[list[str], TestRun] | None = None
@@ -997,8 +1000,9 @@ def check(copy: Path, extra: list[str], out: Any = None) -> int:
     solved = sum(v.state == "solved" for v in results)
     if failed is not None and solved == len(results):
         print(f"  every function passes alone, but together they fail: {failed[1].first_failure}", file=out)
-    print(f"exercises: {solved} of {len(results)} solved"
-          + ("; every test of the stage passes" if failed is None else ""), file=out)
+    passes = ("; the set's own tests pass (--own-tests: the rest was not run)" if own_tests_only and meta.get("tests")
+              else "; every test of the stage passes")
+    print(f"exercises: {solved} of {len(results)} solved" + (passes if failed is None else ""), file=out)
     return 0 if failed is None else 1
 
 
@@ -1031,6 +1035,8 @@ def main(argv: list[str] | None = None) -> int:
     p_make.add_argument("--force", action="store_true", help="replace the folder if it exists")
     p_check = sub.add_parser("check", help="run a working copy's tests and say which functions are solved")
     p_check.add_argument("copy", type=Path)
+    p_check.add_argument("--own-tests", action="store_true",
+                         help="run only the test files of the copy's sets, not the rest of the stage's tests")
     p_check.add_argument("pytest_args", nargs=argparse.REMAINDER, help="more pytest arguments")
     args = parser.parse_args(argv)
     try:
@@ -1055,7 +1061,7 @@ def main(argv: list[str] | None = None) -> int:
                                         subsequent_indent="      "))
             print(f"exercises: now run  python3 site/exercises.py check {os.path.relpath(copy)}")
             return 0
-        return check(args.copy.resolve(), args.pytest_args)
+        return check(args.copy.resolve(), args.pytest_args, own_tests_only=args.own_tests)
     except ExerciseError as err:
         print(f"exercises: {err}", file=sys.stderr)
         return 2

@@ -203,6 +203,7 @@ class Layout:
     width: int
     metrics: dict
     screenshot: bytes
+    visit: Visit  # the load itself: its DOM and console
 
 
 def layout(server: Server, folder: Path, path: str, width: int, height: int = 900) -> Layout:
@@ -211,11 +212,12 @@ def layout(server: Server, folder: Path, path: str, width: int, height: int = 90
     if width < NARROW:
         frame = f"frame-{width}-{abs(hash(path))}.html"
         (folder / frame).write_text(
-            '<!doctype html><html><body style="margin:0">'
+            # No icon of its own, or Chromium asks for /favicon.ico, which the site does not have.
+            '<!doctype html><html><head><link rel="icon" href="data:,"></head><body style="margin:0">'
             f'<iframe src="/{path}" width="{width}" height="{height}" style="border:0;display:block"></iframe>'
             "</body></html>")
         url = f"{server.url}/{frame}"
     seen = visit(url, size=(max(width, NARROW), height))
     found = re.search(r'data-didax-layout="([^"]*)"', seen.dom)
     metrics = json.loads(html.unescape(found.group(1))) if found else {}
-    return Layout(width, metrics, seen.screenshot)
+    return Layout(width, metrics, seen.screenshot, seen)

@@ -1,6 +1,7 @@
-"""The built site in a real browser: headless Chromium loads the home page and the chapter,
-the theme's JavaScript runs, nothing fails to load, the console stays silent, and the screenshot
-shows a rendered page. Skipped (and only this) where Chromium is not installed: see
+"""The built site in a real browser: headless Chromium loads the home page, the chapters and the
+other measured pages once at a desktop width and once at a phone's. The theme's JavaScript runs,
+nothing fails to load, the console stays silent, the screenshot shows a rendered page, and the
+layout holds at both widths. Skipped (and only this) where Chromium is not installed: see
 site/install_browser.sh."""
 
 from __future__ import annotations
@@ -25,15 +26,9 @@ PAGES = {
     "stages/03_vmap/": ("03 · Batching - didax", "What this stage adds"),
     "stages/04_jaxpr/": ("04 · Jaxprs - didax", "What this stage adds"),
     "stages/05_jit/": ("05 · Compilation - didax", "What this stage adds"),
+    "stages/06_vjp/": ("06 · Reverse mode - didax", "What this stage adds"),
+    "stages/07_sharding/": ("07 · Sharding - didax", "What this stage adds"),
 }
-
-
-@pytest.fixture(scope="module")
-def visits(built_site: Path) -> tuple[dict[str, browser.Visit], list[tuple[str, int]]]:
-    with browser.serve(built_site) as server:
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            found = dict(zip(PAGES, pool.map(lambda path: browser.visit(f"{server.url}/{path}"), PAGES)))
-        return found, list(server.requests)
 
 
 @pytest.mark.parametrize("path", list(PAGES))
@@ -61,7 +56,7 @@ def test_every_request_succeeded(visits):
 @pytest.mark.parametrize("path", list(PAGES))
 def test_screenshot_shows_a_rendered_page(visits, path: str):
     width, height, rows = browser.decode_png(visits[0][path].screenshot)
-    assert (width, height) == (1280, 900)
+    assert (width, height) == (DESKTOP, 900)
     colours = browser.colour_counts(rows)
     assert len(colours) >= 200, f"only {len(colours)} colours: a blank or unstyled page"
     assert colours.most_common(1)[0][1] < 0.97 * width * height
@@ -91,12 +86,14 @@ def test_the_checks_can_fail(tmp_path: Path):
 LAYOUT_PAGES = ["", "stages/01_eval/", "stages/02_jvp/", "stages/03_vmap/", "stages/04_jaxpr/", "stages/05_jit/", "stages/06_vjp/", "stages/07_sharding/",
                 "reference/01_eval/",
                 "reference/04_jaxpr/", "code/01_eval/didax/core.py/", "course/", "conformance/", "performance/"]
-WIDTHS = (1400, 400)
+DESKTOP = 1400
+WIDTHS = (DESKTOP, 400)
 SHOTS = ROOT / "build" / "screenshots"
 
 
 @pytest.fixture(scope="module")
-def layouts(built_site: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], browser.Layout]:
+def layouts_and_requests(built_site: Path, tmp_path_factory: pytest.TempPathFactory
+                         ) -> tuple[dict[tuple[str, int], browser.Layout], list[tuple[str, int]]]:
     folder = browser.measurable_copy(built_site, tmp_path_factory.mktemp("measured") / "site", LAYOUT_PAGES)
     SHOTS.mkdir(parents=True, exist_ok=True)
     jobs = [(path, width) for path in LAYOUT_PAGES for width in WIDTHS]
@@ -104,7 +101,20 @@ def layouts(built_site: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
         found = dict(zip(jobs, pool.map(lambda job: browser.layout(server, folder, *job), jobs)))
     for (path, width), seen in found.items():
         (SHOTS / f"{path.strip('/').replace('/', '_') or 'home'}-{width}.png").write_bytes(seen.screenshot)
-    return found
+    return found, list(server.requests)
+
+
+@pytest.fixture(scope="module")
+def visits(layouts_and_requests) -> tuple[dict[str, browser.Visit], list[tuple[str, int]]]:
+    """The desktop loads of PAGES, and every request the server answered: the first checks above
+    read the same loads as the layout checks (one Chromium run a page and width)."""
+    found, requests = layouts_and_requests
+    return {path: found[path, DESKTOP].visit for path in PAGES}, requests
+
+
+@pytest.fixture(scope="module")
+def layouts(layouts_and_requests) -> dict[tuple[str, int], browser.Layout]:
+    return layouts_and_requests[0]
 
 
 @pytest.mark.parametrize("width", WIDTHS)
