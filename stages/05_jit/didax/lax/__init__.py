@@ -199,6 +199,7 @@ from .slicing import (
     scatter_sub,
     scatter_sub_p,
 )
+from .fourier import FftType, fft, fft_p
 from .sorting import sort, sort_key_val, sort_p, top_k, top_k_p
 from .special import (
     bessel_i0e,

@@ -387,7 +387,7 @@ from .statistics import (  # noqa: E402
     trapezoid,
     unwrap,
 )
-from . import linalg  # noqa: E402
+from . import fft, linalg  # noqa: E402
 from .vectorize import apply_along_axis, apply_over_axes, vectorize  # noqa: E402
 from .products import (  # noqa: E402
     cross,
