@@ -393,3 +393,18 @@ def test_a_jvp_tracer_prints_its_primal_and_tangent_as_jax_does():
 def test_a_symbolic_zero_prints_its_type():
     assert repr(Zero(didax.ShapedArray((), np.float32, weak_type=True))) == "Zero(~float32[])"  # JAX's
     assert repr(Zero(didax.ShapedArray((2,), didax.dtypes.float0))) == "Zero(float0[2])"
+
+
+def test_jvp_of_the_fourier_transforms_is_the_transform_of_the_tangent_by_finite_differences(x64):
+    # A nonlinear function of them: the jvp must agree with (f(x + h t) - f(x - h t)) / 2h.
+    def f(x):
+        spectrum = jnp.fft.rfft(x * x)
+        return jnp.fft.irfft(spectrum * jnp.conj(spectrum), n=x.shape[0]) + jnp.fft.fft(x).imag
+
+    rng = np.random.default_rng(3)
+    x, t = rng.normal(size=7), rng.normal(size=7)
+    y, dy = didax.jvp(f, (x,), (t,))
+    h = 1e-6
+    np.testing.assert_allclose(dy, (np.asarray(f(x + h * t)) - np.asarray(f(x - h * t))) / (2 * h), rtol=1e-6,
+                               atol=1e-6)
+    assert y.dtype == dy.dtype == np.float64
