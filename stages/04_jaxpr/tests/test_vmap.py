@@ -626,3 +626,17 @@ def test_a_vmap_tracer_prints_one_examples_type_and_the_batchs_as_jax_does():
         "JVPTracer(primal=VmapTracer(aval=float32[], batched=float32[3]), "
         "tangent=VmapTracer(aval=float32[], batched=float32[3]))",
     ]
+
+
+@pytest.mark.parametrize("in_axis", [0, 1, 2])
+def test_vmap_of_the_fourier_transforms_is_a_loop(in_axis):
+    # The batch axis may be among the transformed ones: the rule moves it out of their way.
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(4, 6, 3)).astype(np.float32)
+
+    def f(a):
+        return jnp.fft.irfft2(jnp.fft.rfft2(a) * jnp.fft.fft(a, axis=0)[:, : a.shape[1] // 2 + 1], s=a.shape)
+
+    got = didax.vmap(f, in_axes=in_axis, out_axes=1)(x)
+    want = np.stack([np.asarray(f(np.take(x, i, in_axis))) for i in range(x.shape[in_axis])], axis=1)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -808,6 +808,19 @@ batching_rules[lax.sort_p] = _sort_rule
 batching_rules[lax.top_k_p] = _top_k_rule
 
 
+# --- the Fourier transform --------------------------------------------------------------------
+
+
+def _fft_rule(vals: list[Any], dims: list[int | None], **params: Any) -> tuple[Any, int]:
+    # fft transforms the last axes and leaves the leading ones as a batch: the batch axis goes
+    # first, where it is one more of them (as in JAX, which moves it there too).
+    (x,), (bdim,) = vals, dims
+    return lax.fft_p.bind(moveaxis(x, bdim, 0), **params), 0
+
+
+batching_rules[lax.fft_p] = _fft_rule
+
+
 # --- random numbers ---------------------------------------------------------------------------
 # The random primitives are vectorized over their keys (prng.py): random_bits of keys of
 # shape K draws (*K, *shape), each key its own numbers. A batch of keys is just more keys, so the
