@@ -77,6 +77,7 @@ def test_lax_fft_casts_and_transforms_the_minor_axes():
     (lambda: jnp.fft.fft2(X, axes=(0,)), ValueError, "only supports 2 axes"),
     (lambda: jnp.fft.fftn(X, s=(2, 3), axes=(0,)), ValueError, "Shape and axes have different lengths."),
     (lambda: jnp.fft.fft([1.0, 2.0]), TypeError, "fft"),
+    (lambda: jnp.fft.fft(X, axis=3), ValueError, "axis 3 is out of bounds for array of dimension 3"),
 ])
 def test_errors_are_jaxs(call, error, message):
     with pytest.raises(error) as info:

@@ -20,10 +20,10 @@ from .. import dtypes, lax
 from ..core import get_aval
 from ..lax.fourier import FftType
 from .creation import arange, asarray
-from .manipulation import pad, roll
+from .manipulation import roll
 from .shapes import moveaxis
 from .ufuncs import conjugate
-from .util import ArrayLike, as_array, check_arraylike
+from .util import ArrayLike, as_array, canonicalize_axis, check_arraylike
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2",
            "fftn", "ifftn", "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -46,11 +46,13 @@ def _scale(name: str, norm: str | None, n: int) -> float | None:
 
 def _resized(x: ArrayLike, sizes: list[int]) -> ArrayLike:
     """``x`` cropped, then padded with zeros at the end, to ``sizes`` on every axis."""
-    shape = get_aval(x).shape
-    if tuple(sizes) == shape:
-        return x
-    x = lax.slice(x, (0,) * len(shape), tuple(min(n, d) for n, d in zip(sizes, shape)))
-    return pad(x, [(0, max(n - d, 0)) for n, d in zip(sizes, shape)])
+    aval = get_aval(x)
+    if any(n < d for n, d in zip(sizes, aval.shape)):
+        x = lax.slice(x, (0,) * aval.ndim, tuple(min(n, d) for n, d in zip(sizes, aval.shape)))
+    if any(n > d for n, d in zip(sizes, aval.shape)):
+        zero = np.zeros((), aval.dtype)
+        x = lax.pad(x, zero, [(0, max(n - d, 0), 0) for n, d in zip(sizes, aval.shape)])
+    return x
 
 
 def _blocks(x: ArrayLike, kind: FftType, lengths: tuple[int, ...]) -> ArrayLike:
@@ -86,14 +88,15 @@ def _transform(name: str, kind: FftType, a: ArrayLike, s: Shape | None, axes: Se
             raise ValueError("Shape should be positive.")
         if axes is not None and len(s) != len(axes):
             raise ValueError("Shape and axes have different lengths.")
-    given = axes
     if axes is None:
         axes = tuple(range(ndim - (ndim if s is None else len(s)), ndim))
     axes = tuple(axes)
     if len(set(axes)) != len(axes):
         raise ValueError(f"jax.numpy.fft.{name} does not support repeated axes. Got axes {axes}.")
+    # The transformed axes go last, in their order, and come back after.
+    given = tuple(canonicalize_axis(a, ndim) for a in axes)
     last = tuple(range(ndim - len(axes), ndim))
-    if given is not None:
+    if given != last:
         x = moveaxis(x, given, last)
     shape = list(get_aval(x).shape)
     if s is None:
@@ -110,7 +113,7 @@ def _transform(name: str, kind: FftType, a: ArrayLike, s: Shape | None, axes: Se
     factor = _scale(name, norm, math.prod(lengths))
     if factor is not None:
         out = out * factor
-    return out if given is None else moveaxis(out, last, given)
+    return out if given == last else moveaxis(out, last, given)
 
 
 def fftn(a: ArrayLike, s: Shape | None = None, axes: Sequence[int] | None = None,
