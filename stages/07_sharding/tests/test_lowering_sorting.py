@@ -1,5 +1,5 @@
 """Lowering of sort, top_k, argmax/argmin and the cumulative reductions, compiled by XLA and
-compared with eager evaluation: NaNs, signed zeros, ties, several operands and keys."""
+compared with eager evaluation: NaNs, signed zeros, ties, several operands and keys; and fft."""
 
 import numpy as np
 import pytest
@@ -133,3 +133,15 @@ def test_empty_operands():
                               jnp.sort(e, 1)), e)  # fmt: skip
     x = jnp.arange(6.0).reshape(2, 3)
     check_compiled(lambda x: (*lax.top_k(x, 0), lax.cumsum(x[:, :1], 1, True)), x)
+
+
+def test_fft_is_stablehlos_fft_of_each_kind():
+    """All four kinds, over one to three axes, in both precisions: XLA's transform against eager
+    (NumPy's), which differ by rounding only."""
+    x = rng.normal(size=(3, 4, 6)).astype(np.float32)
+    z = (x + 1j * rng.normal(size=x.shape)).astype(np.complex64)
+    check_compiled(lambda x, z: (jnp.fft.fft(z), jnp.fft.ifft2(z), jnp.fft.rfftn(x), jnp.fft.irfft(z, n=9),
+                                 jnp.fft.irfftn(z, s=(2, 4, 5))), x, z, rtol=0, atol=2e-5)
+    with didax.enable_x64():
+        check_compiled(lambda x: (jnp.fft.rfft2(x), jnp.fft.ifftn(x)), x.astype(np.float64), rtol=0, atol=1e-12)
+    assert "stablehlo.fft %arg0, type = RFFT, length = [4, 6]" in didax.jit(jnp.fft.rfft2).lower(x).as_text()
