@@ -351,6 +351,7 @@ transpose_rules[lax.dynamic_update_slice_p] = _dynamic_update_slice_transpose
 transpose_rules[lax.cumsum_p] = lambda ct, x, *, axis, reverse: [lax.cumsum(ct, axis, reverse=not reverse)]
 
 
+<<<<<<< 07_sharding (this stage)
 # --- collectives (stage 07) -------------------------------------------------------------------
 # psum adds every example's value and gives the sum to each: its transpose does the same to the
 # cotangents. all_gather and psum_scatter are each other's transposes; all_to_all and ppermute
@@ -381,6 +382,40 @@ transpose_rules[lax.ppermute_p] = _ppermute_transpose
 # JAX transposes pvary to a psum. didax transposes a shard_map body by pmap's rule (shard_map.py),
 # where a value shared by the devices needs no sum until it leaves the body: there, once.
 transpose_rules[lax.pvary_p] = lambda ct, x, **params: [ct]
+=======
+# --- the Fourier transform --------------------------------------------------------------------
+# The DFT matrix is symmetric, so FFT and IFFT are their own transposes (transposes, not adjoints:
+# no conjugate). RFFT and IRFFT map between n real points and m = n // 2 + 1 complex bins; every
+# bin but the zero frequency (and n / 2, for even n) stands for itself and its mirror image, so
+# their transposes weigh the bins by 1 or 2 (JAX's rules, which give the same cotangents).
+
+
+def _bin_weights(n: int, m: int, dtype: np.dtype, ndim: int) -> Array:
+    """How often each of the m bins of the last axis counts in the full spectrum of n points,
+    shaped to broadcast against an array of rank ``ndim``."""
+    weights = np.full(m, 2.0)
+    weights[0] = 1.0
+    if n % 2 == 0:
+        weights[-1] = 1.0
+    return Array(weights.astype(dtype).reshape((1,) * (ndim - 1) + (m,)))
+
+
+def _fft_transpose(ct: Any, x: Any, *, fft_type: lax.FftType, fft_lengths: tuple[int, ...]) -> list[Any]:
+    aval, n, points = get_aval(ct), fft_lengths[-1], int(np.prod(fft_lengths))
+    if fft_type == lax.FftType.RFFT:  # complex bins back to real points: an IRFFT, undone of its 1 / n
+        weights = _bin_weights(n, aval.shape[-1], aval.dtype, aval.ndim)
+        real = lax.fft(lax.div(lax.conj(ct), weights), lax.FftType.IRFFT, fft_lengths)
+        return [lax.mul(real, Array(np.asarray(points, get_aval(real).dtype)))]
+    if fft_type == lax.FftType.IRFFT:  # real points to complex bins: an RFFT, with IRFFT's 1 / n
+        bins = lax.fft(ct, lax.FftType.RFFT, fft_lengths)
+        spectrum = get_aval(bins)
+        weights = _bin_weights(n, spectrum.shape[-1], spectrum.dtype, spectrum.ndim)
+        return [lax.conj(lax.mul(bins, lax.div(weights, Array(np.asarray(points, spectrum.dtype)))))]
+    return [lax.fft(ct, fft_type, fft_lengths)]
+
+
+transpose_rules[lax.fft_p] = _fft_transpose
+>>>>>>> 06_vjp with the fix
 
 
 def _select_n_transpose(ct: Any, which: Any, *cases: Any) -> list[Any]:

@@ -384,3 +384,28 @@ def test_a_failed_grad_leaves_no_state_behind():
         didax.grad(lambda x: x * jnp.ones(2))(1.0)
     assert len(trace_state.trace_stack) == depth and not didax.core.is_staging()
     assert float(didax.grad(jnp.sin)(0.0)) == 1.0
+
+
+@pytest.mark.parametrize("name, n", [("rfft", 8), ("rfft", 7), ("irfft", 8), ("irfft", 7), ("fft", 6), ("ifft", 5),
+                                     ("rfft2", 6), ("irfft2", 5)])
+def test_vjp_of_each_fourier_transform_by_finite_differences(x64, name, n):
+    """<ct, J t> = <J^T ct, t> with J t from central differences: the transposes of all four
+    kinds, odd and even lengths (the Nyquist bin's weight), over one and two axes."""
+    rng = np.random.default_rng(n)
+    forward = getattr(jnp.fft, name)
+    inverse = name.startswith("i")
+    shape = (3, n // 2 + 1) if "irfft" in name else (3, n)
+    x = rng.normal(size=shape) + (1j * rng.normal(size=shape) if inverse or name == "fft" else 0)
+    t = rng.normal(size=shape) + (1j * rng.normal(size=shape) if x.dtype.kind == "c" else 0)
+
+    def f(a):
+        return forward(a, n) if "2" not in name else forward(a, s=(3, n))
+
+    y, pullback = didax.vjp(f, x)
+    ct = rng.normal(size=y.shape) + (1j * rng.normal(size=y.shape) if y.dtype.kind == "c" else 0)
+    (ct_x,) = pullback(ct)
+    h = 1e-6
+    jt = (np.asarray(f(x + h * t)) - np.asarray(f(x - h * t))) / (2 * h)
+    # JAX pairs a cotangent with a tangent as Re(sum(ct * t)), conjugating neither.
+    np.testing.assert_allclose(np.real(np.sum(ct * jt)), np.real(np.sum(np.asarray(ct_x) * t)), rtol=1e-7)
+    assert np.asarray(ct_x).dtype == x.dtype
