@@ -351,38 +351,6 @@ transpose_rules[lax.dynamic_update_slice_p] = _dynamic_update_slice_transpose
 transpose_rules[lax.cumsum_p] = lambda ct, x, *, axis, reverse: [lax.cumsum(ct, axis, reverse=not reverse)]
 
 
-<<<<<<< 07_sharding (this stage)
-# --- collectives (stage 07) -------------------------------------------------------------------
-# psum adds every example's value and gives the sum to each: its transpose does the same to the
-# cotangents. all_gather and psum_scatter are each other's transposes; all_to_all and ppermute
-# send the cotangents back the way the values came.
-
-
-def _all_gather_transpose(ct: Any, x: Any, *, all_gather_dimension: int, **params: Any) -> list[Any]:
-    return [lax.reduce_scatter_p.bind(ct, scatter_dimension=all_gather_dimension, **params)]
-
-
-def _reduce_scatter_transpose(ct: Any, x: Any, *, scatter_dimension: int, **params: Any) -> list[Any]:
-    return [lax.all_gather_p.bind(ct, all_gather_dimension=scatter_dimension, **params)]
-
-
-def _all_to_all_transpose(ct: Any, x: Any, *, split_axis: int, concat_axis: int, **params: Any) -> list[Any]:
-    return [lax.all_to_all_p.bind(ct, split_axis=concat_axis, concat_axis=split_axis, **params)]
-
-
-def _ppermute_transpose(ct: Any, x: Any, *, axis_name: tuple, perm: tuple) -> list[Any]:
-    return [lax.ppermute_p.bind(ct, axis_name=axis_name, perm=tuple((dst, src) for src, dst in perm))]
-
-
-transpose_rules[lax.psum_p] = lambda ct, x, **params: [lax.psum_p.bind(ct, **params)]
-transpose_rules[lax.all_gather_p] = _all_gather_transpose
-transpose_rules[lax.reduce_scatter_p] = _reduce_scatter_transpose
-transpose_rules[lax.all_to_all_p] = _all_to_all_transpose
-transpose_rules[lax.ppermute_p] = _ppermute_transpose
-# JAX transposes pvary to a psum. didax transposes a shard_map body by pmap's rule (shard_map.py),
-# where a value shared by the devices needs no sum until it leaves the body: there, once.
-transpose_rules[lax.pvary_p] = lambda ct, x, **params: [ct]
-=======
 # --- the Fourier transform --------------------------------------------------------------------
 # The DFT matrix is symmetric, so FFT and IFFT are their own transposes (transposes, not adjoints:
 # no conjugate). RFFT and IRFFT map between n real points and m = n // 2 + 1 complex bins; every
@@ -415,7 +383,38 @@ def _fft_transpose(ct: Any, x: Any, *, fft_type: lax.FftType, fft_lengths: tuple
 
 
 transpose_rules[lax.fft_p] = _fft_transpose
->>>>>>> 06_vjp with the fix
+
+
+# --- collectives (stage 07) -------------------------------------------------------------------
+# psum adds every example's value and gives the sum to each: its transpose does the same to the
+# cotangents. all_gather and psum_scatter are each other's transposes; all_to_all and ppermute
+# send the cotangents back the way the values came.
+
+
+def _all_gather_transpose(ct: Any, x: Any, *, all_gather_dimension: int, **params: Any) -> list[Any]:
+    return [lax.reduce_scatter_p.bind(ct, scatter_dimension=all_gather_dimension, **params)]
+
+
+def _reduce_scatter_transpose(ct: Any, x: Any, *, scatter_dimension: int, **params: Any) -> list[Any]:
+    return [lax.all_gather_p.bind(ct, all_gather_dimension=scatter_dimension, **params)]
+
+
+def _all_to_all_transpose(ct: Any, x: Any, *, split_axis: int, concat_axis: int, **params: Any) -> list[Any]:
+    return [lax.all_to_all_p.bind(ct, split_axis=concat_axis, concat_axis=split_axis, **params)]
+
+
+def _ppermute_transpose(ct: Any, x: Any, *, axis_name: tuple, perm: tuple) -> list[Any]:
+    return [lax.ppermute_p.bind(ct, axis_name=axis_name, perm=tuple((dst, src) for src, dst in perm))]
+
+
+transpose_rules[lax.psum_p] = lambda ct, x, **params: [lax.psum_p.bind(ct, **params)]
+transpose_rules[lax.all_gather_p] = _all_gather_transpose
+transpose_rules[lax.reduce_scatter_p] = _reduce_scatter_transpose
+transpose_rules[lax.all_to_all_p] = _all_to_all_transpose
+transpose_rules[lax.ppermute_p] = _ppermute_transpose
+# JAX transposes pvary to a psum. didax transposes a shard_map body by pmap's rule (shard_map.py),
+# where a value shared by the devices needs no sum until it leaves the body: there, once.
+transpose_rules[lax.pvary_p] = lambda ct, x, **params: [ct]
 
 
 def _select_n_transpose(ct: Any, which: Any, *cases: Any) -> list[Any]:
