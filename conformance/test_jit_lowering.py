@@ -252,3 +252,12 @@ def test_jit_incomplete_gamma_far_from_the_origin(impl: Impl, dtype: str) -> Non
     a = np.array([200.0, 1000.0, 100.0, 30.0, 0.5, 8.0], dtype)
     x = np.array([190.0, 980.0, 110.0, 29.0, 0.2, 8.5], dtype)
     check(impl, lambda a, x: (lax.igamma(a, x), lax.igammac(a, x)), a, x, exact=False, steps=2)
+
+
+def test_jit_fft_of_each_kind(impl: Impl) -> None:
+    """The four transforms over one to three axes, compiled, against eager evaluation."""
+    x = np.random.default_rng(4).normal(size=(3, 4, 6)).astype(np.float32)
+    z = (x + 1j * x[::-1]).astype(np.complex64)
+    fft = impl.numpy.fft
+    check(impl, lambda x, z: (fft.fft(z), fft.ifft2(z), fft.rfftn(x), fft.irfft(z, n=9), fft.irfftn(z, s=(2, 4, 5))),
+          x, z, exact=False, steps=8)

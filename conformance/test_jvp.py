@@ -222,6 +222,12 @@ CASES = [
     case("sort", "lax.sort(x, dimension=1)", distinct=True, x=(M,)),
     case("sort_keys_and_values", "lax.sort((x, y), dimension=0, num_keys=1)", x=(V,), y=(V,), distinct=True),
     case("top_k", "lax.top_k(x, 2)", distinct=True, x=(M,)),
+    # --- the Fourier transform: linear; the half spectra's transposes weigh their bins by 1 or 2 ------
+    case("fft_fft2", "jnp.fft.fft2(x)", x=(M, S.DEFAULT, C128)),
+    case("fft_ifft_padded", "jnp.fft.ifft(x, n=4, axis=0)", x=(M, S.DEFAULT, C128)),
+    case("fft_rfft_even", "jnp.fft.rfft(x)", x=((2, 4),)), case("fft_rfft2_odd", "jnp.fft.rfft2(x)", x=((3, 3),)),
+    case("fft_irfft_odd", "jnp.fft.irfft(x, n=5)", x=(M, S.DEFAULT, C128)),
+    case("fft_irfft_even", "jnp.fft.irfft(x)", x=(M, S.DEFAULT, C128)),
     # --- gather and scatter -----------------------------------------------------------------------
     case("gather_clip", GATHER.format(mode="CLIP", fill=""), x=OPERAND, i=SOME_OUT),
     case("gather_fill", GATHER.format(mode="FILL_OR_DROP", fill=", fill_value=2.5"), x=OPERAND, i=SOME_OUT),

@@ -703,3 +703,41 @@ def test_bad_arguments_raise_jaxs_error_type(impl: Impl, case: str) -> None:
     x = np.ones((2, 3), np.float32)
     with pytest.raises(error):
         call(impl.lax, x)
+
+
+# --- the Fourier transform ----------------------------------------------------------------------------
+
+
+@given(data=st.data())
+def test_lax_fft_transforms_the_minor_axes(impl: Impl, flags, data: st.DataObject) -> None:
+    """lax.fft (by FftType or by name) and fft_p transform the last len(fft_lengths) axes, the
+    leading ones a batch; the input is cast to the type the transform takes."""
+    x64 = draw_x64(data, flags)
+    kind = data.draw(st.sampled_from(["FFT", "IFFT", "RFFT", "IRFFT"]), label="fft_type")
+    shape = data.draw(S.shapes(min_dims=1, max_dims=3, min_side=1, max_side=5), label="shape")
+    k = data.draw(st.integers(1, len(shape)), label="number of axes")
+    lengths = shape[len(shape) - k:]
+    axes = tuple(range(len(shape) - k, len(shape)))
+    dt = data.draw(S.dtypes(S.INTEGER + (np.dtype("float32"), np.dtype("float64"))), label="dtype")
+    x = data.draw(S.arrays(dt, shape, Domain(-3, 3)), label="x")
+    if kind == "IRFFT":  # from a half spectrum of the last length
+        lengths = lengths[:-1] + (2 * shape[-1] - 1,)
+        x = x.astype(np.complex128 if dr.canonicalize(dt, x64).itemsize == 8 else np.complex64)
+    by_name = data.draw(st.booleans(), label="by name")
+    show_call(f"lax.fft(x, {kind!r} if by_name else lax.FftType.{kind}, {lengths})", x=x, by_name=by_name)
+    got = impl.lax.fft(x, kind.lower() if by_name else getattr(impl.lax.FftType, kind), lengths)
+    wide_x = x.astype(np.complex128) if x.dtype.kind == "c" else x.astype(np.float64)
+    want = {"FFT": lambda: np.fft.fftn(wide_x, axes=axes), "IFFT": lambda: np.fft.ifftn(wide_x, axes=axes),
+            "RFFT": lambda: np.fft.rfftn(wide_x, axes=axes),
+            "IRFFT": lambda: np.fft.irfftn(wide_x, s=lengths, axes=axes)}[kind]()  # fmt: skip
+    canonical = dr.canonicalize(dt if kind != "IRFFT" else x.dtype, x64)
+    wide_type = canonical.itemsize == 8 and canonical.kind != "c" or canonical == np.complex128
+    want_dtype = np.dtype(("float64" if wide_type else "float32") if kind == "IRFFT" else
+                          ("complex128" if wide_type else "complex64"))  # fmt: skip
+    assert_dtype(got, want_dtype, weak=False)
+    scale = max(1.0, float(np.max(np.abs(want))))
+    assert_values(got, want, want_dtype, atol=(1e-12 if wide_type else 2e-6) * scale)
+    if kind == "FFT":  # the primitive itself, bound on the complex input
+        z = x.astype(want_dtype)
+        bound = impl.lax.fft_p.bind(impl.numpy.asarray(z), fft_type=impl.lax.FftType.FFT, fft_lengths=lengths)
+        assert_values(bound, want, want_dtype, atol=(1e-12 if wide_type else 2e-6) * scale)

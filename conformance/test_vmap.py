@@ -211,6 +211,9 @@ CASES = [
     case("dot_general_int", DOT.format("((1,), (0,))", "((), ())"), x=(M, INTS, I32), y=((4, 2), INTS, I32)),
     # --- sorting ----------------------------------------------------------------------------------------
     case("sort", "lax.sort(x, dimension=1)", x=(M, TIES)),
+    # --- the Fourier transform: the batch axis may be among the transformed ones ------------------------
+    case("fft_rfft2", "jnp.fft.rfft2(x)", x=(M,)), case("fft_of_axis_0", "jnp.fft.fft(x, axis=0)", x=(M, ANY, C64)),
+    case("fft_irfft", "lax.fft(x, 'irfft', (6,))", x=(M, ANY, C64)),
     case("sort_rows", "lax.sort(x, dimension=0)", x=(M, TIES)),
     case("sort_keys_and_values", "lax.sort((k, x), dimension=1, num_keys=1)", k=(M, TIES), x=(M,)),
     case("sort_two_keys", "lax.sort((k, l, x), dimension=0, num_keys=2)", k=(M, TIES, I32), l=(M, TIES), x=(M,)),

@@ -1703,4 +1703,33 @@ MUTANTS: list[Mutant] = [
         "str(ShapedArray) drops JAX's ~ for a weak type: ~float32[] prints as float32[], a traced Python float "
         "looks like a float32 one", keyword="prints",
     ),
+    Mutant(
+        "fft.irfft.default_length_odd", "didax/numpy/fft.py",
+        "lengths[-1] = max(0, 2 * (lengths[-1] - 1))", "lengths[-1] = max(0, 2 * lengths[-1] - 1)", NUMPY,
+        "irfft of m bins gives 2m - 1 points by default, not NumPy's 2(m - 1)", keyword="transforms",
+    ),
+    Mutant(
+        "fft.ortho.scale_inverted", "didax/numpy/fft.py",
+        "return math.sqrt(n) if inverse else 1 / math.sqrt(n)", "return 1 / math.sqrt(n) if inverse else math.sqrt(n)",
+        NUMPY, "norm='ortho' multiplies the forward transforms by sqrt(n) and divides the inverse ones",
+        keyword="transforms",
+    ),
+    Mutant(
+        "fft.resize.pads_at_the_front", "didax/numpy/fft.py",
+        "[(0, max(n - d, 0), 0) for n, d", "[(max(n - d, 0), 0, 0) for n, d", NUMPY,
+        "a transform of more points than the input pads the zeros before the values, not after",
+        keyword="transforms",
+    ),
+    Mutant(
+        "fft.blocks.inverse_innermost_first", "didax/numpy/fft.py",
+        "    if kind in (FftType.FFT, FftType.RFFT):\n        x = lax.fft(x, kind, lengths[-inner:])",
+        "    if kind in (FftType.FFT, FftType.RFFT, FftType.IRFFT):\n        x = lax.fft(x, kind, lengths[-inner:])",
+        NUMPY, "irfftn over four axes or more does the real block first, before the complex outer ones",
+        keyword="transforms",
+    ),
+    Mutant(
+        "lax.fft.rfft_keeps_every_bin", "didax/lax/fourier.py",
+        "return batch + fft_lengths[:-1] + (fft_lengths[-1] // 2 + 1,)", "return batch + fft_lengths", LAX,
+        "RFFT's type says n bins where the half spectrum has n // 2 + 1", keyword="fft",
+    ),
 ]

@@ -462,6 +462,12 @@ VMAP_MUTANTS: list[Mutant] = [
         VMAP, "a printed vmap tracer shows one example's type as the batch's: the batch axis is not seen",
         keyword="prints",
     ),
+    Mutant(
+        "vmap.fft.batch_axis_left_in_place", BATCHING,
+        "return lax.fft_p.bind(moveaxis(x, bdim, 0), **params), 0", "return lax.fft_p.bind(x, **params), bdim",
+        VMAP, "fft's batching rule leaves the batch axis where it is, so it may be transformed as a signal axis",
+        keyword="fft",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*JVP_STAGE_MUTANTS, *VMAP_MUTANTS]

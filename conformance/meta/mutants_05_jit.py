@@ -291,6 +291,11 @@ LOWERING_MUTANTS: list[Mutant] = [
         "    return smooth\n",
         AREA, "cumlogsumexp of -inf and -inf is NaN (max + log1p(exp(-|-inf - -inf|))), not -inf", keyword=CUM,
     ),
+    Mutant(
+        "lower.fft.lengths_reversed", "didax/lowering/fourier.py",
+        '"fft_length": i64_array(fft_lengths)', '"fft_length": i64_array(fft_lengths[::-1])',
+        AREA, "stablehlo.fft is given the transformed axes' lengths in reverse order", keyword="fft",
+    ),
 ]  # fmt: skip
 
 JIT = "didax/jit.py"

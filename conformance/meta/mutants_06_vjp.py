@@ -373,6 +373,14 @@ VJP_MUTANTS: list[Mutant] = [
          "        piece = lax.reshape(lax.slice_in_dim(jac, start, start + aval.size, axis=0), (*aval.shape, *x_aval.shape))",
          "        piece = lax.reshape(lax.slice_in_dim(jac, 0, aval.size, axis=0), (*aval.shape, *x_aval.shape))",
          "jacrev gives every output leaf the rows of the first", "jacrev or hessian", file=JACOBIANS),
+    rule("transpose.fft.nyquist_bin_counted_twice",
+         "    if n % 2 == 0:\n        weights[-1] = 1.0\n", "",
+         "the transposes of RFFT and IRFFT weigh the n / 2 bin of an even length twice, as if it had a mirror",
+         table("fft")),
+    rule("transpose.fft.irfft_not_conjugated",
+         "return [lax.conj(lax.mul(bins, lax.div(weights,", "return [(lax.mul(bins, lax.div(weights,",
+         "IRFFT's transpose gives the bins' cotangent unconjugated (an adjoint's convention, not JAX's)",
+         table("fft")),
 ]  # fmt: skip
 
 
