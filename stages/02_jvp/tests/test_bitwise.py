@@ -119,3 +119,26 @@ def test_shifts_promote_before_making_booleans_int32(shift):
     assert shift(jnp.array([3], jnp.int8), jnp.array([True])).dtype == np.int8
     assert shift(jnp.array([True]), jnp.array([True])).dtype == np.int32
     assert values(jnp.left_shift(jnp.array([True, False]), jnp.array([3, 3], jnp.uint8))) == [8, 0]
+
+
+def test_reduce_precision_rounds_as_a_cast_to_the_narrower_type_and_back():
+    """reduce_precision to bfloat16's and float16's formats against ml_dtypes' casts: round to
+    nearest even. Below float16's normal range XLA (and so didax) gives a signed zero where the
+    cast keeps a subnormal; past its largest value, a signed infinity."""
+    import ml_dtypes
+
+    bits = np.random.default_rng(0).integers(0, 2**32, size=20_000, dtype=np.uint64).astype(np.uint32)
+    x = bits.view(np.float32)
+    x = x[~np.isnan(x)]
+    got = np.asarray(lax.reduce_precision(x, 8, 7))
+    np.testing.assert_array_equal(got.view(np.uint32), x.astype(ml_dtypes.bfloat16).astype(np.float32).view(np.uint32))
+    got = np.asarray(lax.reduce_precision(x, 5, 10))
+    with np.errstate(over="ignore"):
+        cast = x.astype(np.float16).astype(np.float32)
+    tiny = np.finfo(np.float16).tiny
+    normal = np.abs(x) >= tiny
+    np.testing.assert_array_equal(got[normal].view(np.uint32), cast[normal].view(np.uint32))
+    np.testing.assert_array_equal(got[~normal].view(np.uint32), (np.signbit(x[~normal]).astype(np.uint32) << 31))
+    assert np.isinf(got[np.abs(x) >= 65520]).all()  # 65520 rounds up past 65504
+    nan = np.array([np.nan, -np.nan], np.float32)
+    np.testing.assert_array_equal(np.asarray(lax.reduce_precision(nan, 2, 0)).view(np.uint32), nan.view(np.uint32))

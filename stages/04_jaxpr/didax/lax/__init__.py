@@ -111,6 +111,8 @@ from .elementwise import (
     pow_p,
     real,
     real_p,
+    reduce_precision,
+    reduce_precision_p,
     rem,
     rem_p,
     round,

@@ -8,6 +8,7 @@ the default dtype of its kind). Shapes must match, except for size-1 and rank-0 
 from __future__ import annotations
 
 import enum
+import operator
 import warnings
 from functools import partial
 from typing import Any
@@ -142,6 +143,52 @@ def _round_dtype(x: ShapedArray, *, rounding_method: RoundingMethod) -> np.dtype
 
 
 round_p = standard_primitive("round", _round, lambda x, **_: x.shape, _round_dtype)
+
+
+def _reduce_precision(x: np.ndarray, *, exponent_bits: int, mantissa_bits: int) -> np.ndarray:
+    """Round ``x`` to the float format with these bit counts, keeping its dtype: the mantissa to
+    nearest, ties to even (a bias added to the bits below the kept ones, then cut off); then an
+    exponent past the format's range becomes a signed infinity, one below its normal range a
+    signed zero. NaNs stay as they are. XLA's algorithm, on the integer view of the bits."""
+    info = dtypes.finfo(x.dtype)
+    width = 8 * x.dtype.itemsize
+    src_mantissa, src_exponent = info.nmant, width - 1 - info.nmant
+    word = np.dtype(f"uint{width}").type
+    bits = x.view(f"uint{width}").copy()
+    one = word(1)
+    if mantissa_bits < src_mantissa:
+        shift = word(src_mantissa - mantissa_bits)
+        last_kept = one << shift
+        bias = ((bits & last_kept) >> shift) + (last_kept >> one) - one  # ties round to the even one
+        bits = (bits + bias) & ~(last_kept - one)
+    if exponent_bits < src_exponent:
+        sign = bits & (one << word(width - 1))
+        exponent_mask = ((one << word(src_exponent)) - one) << word(src_mantissa)
+        bias, reduced_bias = (1 << (src_exponent - 1)) - 1, (1 << (exponent_bits - 1)) - 1
+        exponent = bits & exponent_mask
+        overflows = exponent > (word(bias + reduced_bias) << word(src_mantissa))
+        underflows = exponent <= (word(bias - reduced_bias) << word(src_mantissa))
+        bits = np.where(overflows, sign | exponent_mask, np.where(underflows, sign, bits))
+    out = bits.view(x.dtype)
+    return np.where(np.isnan(x), x, out) if mantissa_bits < src_mantissa else out
+
+
+def _reduce_precision_shape(x: ShapedArray, *, exponent_bits: int, mantissa_bits: int) -> tuple[int, ...]:
+    if exponent_bits < 1:
+        raise ValueError(f"reduce_precision: exponent_bits must be positive; got {exponent_bits}")
+    if mantissa_bits < 0:
+        raise ValueError(f"reduce_precision: mantissa_bits must be non-negative; got {mantissa_bits}")
+    return x.shape
+
+
+def _reduce_precision_dtype(x: ShapedArray, **params: int) -> np.dtype:
+    check_dtype("reduce_precision", x, (FLOATING,))
+    return x.dtype
+
+
+reduce_precision_p = standard_primitive(
+    "reduce_precision", _reduce_precision, _reduce_precision_shape, _reduce_precision_dtype
+)
 
 
 def _real_dtype(x: ShapedArray) -> np.dtype:
@@ -604,6 +651,14 @@ def square(x: Any) -> Any:
 def stop_gradient(x: Any) -> Any:
     """The value of every leaf of the pytree ``x``, as a constant to differentiation."""
     return tree_util.tree_map(stop_gradient_p.bind, x)
+
+
+def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> Any:
+    """``operand`` rounded to a float format with ``exponent_bits`` and ``mantissa_bits`` (bfloat16
+    is 8 and 7, float16 5 and 10), its dtype unchanged: a narrower type simulated in a wider one."""
+    exponent_bits = operator.index(exponent_bits)
+    mantissa_bits = operator.index(mantissa_bits)
+    return reduce_precision_p.bind(operand, exponent_bits=exponent_bits, mantissa_bits=mantissa_bits)
 
 
 def integer_pow(x: Any, y: int) -> Any:
