@@ -407,3 +407,10 @@ def test_jvp_of_the_fourier_transforms_is_the_transform_of_the_tangent_by_finite
     np.testing.assert_allclose(dy, (np.asarray(f(x + h * t)) - np.asarray(f(x - h * t))) / (2 * h), rtol=1e-6,
                                atol=1e-6)
     assert y.dtype == dy.dtype == np.float64
+
+
+def test_jvp_of_reduce_precision_rounds_the_tangent_as_jax_does():
+    # JAX declares it linear: the tangent is the rounded tangent (bfloat16's format: 1 + 2**-9 -> 1).
+    x, t = np.float32(3.0), np.float32(1 + 2**-9)
+    y, dy = didax.jvp(lambda a: lax.reduce_precision(a, 8, 7), (x,), (t,))
+    assert (float(y), float(dy)) == (3.0, 1.0)

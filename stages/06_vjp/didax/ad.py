@@ -664,6 +664,7 @@ for _prim in (
     lax.broadcast_in_dim_p, lax.reshape_p, lax.transpose_p, lax.squeeze_p, lax.rev_p, lax.slice_p,
     lax.concatenate_p, lax.pad_p, lax.reduce_sum_p, lax.cumsum_p,
     lax.fft_p,  # the Fourier transform: a matrix product, so its JVP is the transform of the tangent
+    lax.reduce_precision_p,  # as in JAX: the tangent is rounded to the narrower format too
 ):  # fmt: skip
     deflinear(_prim)
 
