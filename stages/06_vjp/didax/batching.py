@@ -483,8 +483,8 @@ for _prim in (
     lax.rsqrt_p, lax.cbrt_p, lax.sin_p, lax.cos_p, lax.tan_p, lax.tanh_p, lax.sinh_p, lax.cosh_p,
     lax.asin_p, lax.acos_p, lax.atan_p, lax.asinh_p, lax.acosh_p, lax.atanh_p, lax.atan2_p,
     # rounding, parts of complex numbers, types
-    lax.floor_p, lax.ceil_p, lax.round_p, lax.is_finite_p, lax.nextafter_p, lax.real_p, lax.imag_p,
-    lax.conj_p, lax.complex_p, lax.convert_element_type_p, lax.stop_gradient_p,
+    lax.floor_p, lax.ceil_p, lax.round_p, lax.reduce_precision_p, lax.is_finite_p, lax.nextafter_p,
+    lax.real_p, lax.imag_p, lax.conj_p, lax.complex_p, lax.convert_element_type_p, lax.stop_gradient_p,
     # comparisons and logic
     lax.eq_p, lax.ne_p, lax.lt_p, lax.le_p, lax.gt_p, lax.ge_p, lax.and_p, lax.or_p, lax.not_p,
     lax.xor_p, lax.shift_left_p, lax.shift_right_logical_p, lax.shift_right_arithmetic_p,

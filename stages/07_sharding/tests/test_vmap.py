@@ -640,3 +640,10 @@ def test_vmap_of_the_fourier_transforms_is_a_loop(in_axis):
     got = didax.vmap(f, in_axes=in_axis, out_axes=1)(x)
     want = np.stack([np.asarray(f(np.take(x, i, in_axis))) for i in range(x.shape[in_axis])], axis=1)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_vmap_of_reduce_precision_is_a_loop():
+    x = np.random.default_rng(2).normal(size=(3, 5)).astype(np.float32) * 1e3
+    got = didax.vmap(lambda a: lax.reduce_precision(a, 5, 2), in_axes=1)(x)
+    want = np.stack([np.asarray(lax.reduce_precision(x[:, i], 5, 2)) for i in range(5)])
+    np.testing.assert_array_equal(got, want)
