@@ -6,7 +6,7 @@ from lowering_harness import check_compiled, run_compiled
 
 import didax
 import didax.numpy as jnp
-from didax import xla
+from didax import lax, xla
 from didax.lowering import lower_module
 
 rng = np.random.default_rng(0)
@@ -84,3 +84,15 @@ def test_randint_with_a_span_that_wraps_compiles():
     key = didax.random.key(0)
     f = lambda k: didax.random.randint(k, (4,), -200, 300, jnp.int8)  # noqa: E731
     np.testing.assert_array_equal(run_compiled(f, key)[0], np.asarray(f(key)))
+
+
+def test_reduce_precision_is_stablehlos_and_keeps_every_bit():
+    """XLA's operation against eager evaluation, bit for bit, NaNs and both overflows included."""
+    bits = np.random.default_rng(1).integers(0, 2**32, size=4096, dtype=np.uint64).astype(np.uint32)
+    x = jnp.asarray(bits.view(np.float32))
+    for e, m in [(5, 10), (8, 7), (4, 3), (2, 0)]:
+        compiled = didax.jit(lambda a: lax.reduce_precision(a, e, m))(x)
+        np.testing.assert_array_equal(np.asarray(compiled).view(np.uint32),
+                                      np.asarray(lax.reduce_precision(x, e, m)).view(np.uint32))
+    text = didax.jit(lambda a: lax.reduce_precision(a, 5, 10)).lower(x).as_text()
+    assert "stablehlo.reduce_precision %arg0, format = e5m10" in text

@@ -117,6 +117,11 @@ def _round(ctx: LoweringContext, x: str, *, rounding_method: Any) -> str:
     return ctx.fb.op1(op, [x], ctx.out_type())
 
 
+def _reduce_precision(ctx: LoweringContext, x: str, *, exponent_bits: int, mantissa_bits: int) -> str:
+    attrs = {"exponent_bits": f"{exponent_bits} : i32", "mantissa_bits": f"{mantissa_bits} : i32"}
+    return ctx.fb.op1("stablehlo.reduce_precision", [x], ctx.out_type(), attrs)
+
+
 def compare_type(dtype: np.dtype) -> str:
     """How StableHLO compares values of ``dtype``: as floats, signed or unsigned integers."""
     kind = np.dtype(dtype).kind
@@ -239,4 +244,5 @@ lowering_rules.update({
     lax.stop_gradient_p: _stop_gradient, lax.square_p: _square, lax.exp2_p: _exp2,
     lax.integer_pow_p: _integer_pow, lax.conj_p: _conj, lax.round_p: _round, lax.select_n_p: _select_n, lax.clamp_p: _clamp,
     lax.convert_element_type_p: _convert, lax.bitcast_convert_type_p: _bitcast_convert,
+    lax.reduce_precision_p: _reduce_precision,
 })  # fmt: skip
