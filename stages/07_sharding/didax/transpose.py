@@ -349,6 +349,8 @@ transpose_rules[lax.slice_p] = _slice_transpose
 transpose_rules[lax.dynamic_slice_p] = _dynamic_slice_transpose
 transpose_rules[lax.dynamic_update_slice_p] = _dynamic_update_slice_transpose
 transpose_rules[lax.cumsum_p] = lambda ct, x, *, axis, reverse: [lax.cumsum(ct, axis, reverse=not reverse)]
+# JAX declares reduce_precision linear: the cotangent is rounded as the tangent was.
+transpose_rules[lax.reduce_precision_p] = lambda ct, x, **params: [lax.reduce_precision_p.bind(ct, **params)]
 
 
 # --- the Fourier transform --------------------------------------------------------------------

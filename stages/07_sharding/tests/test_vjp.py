@@ -409,3 +409,8 @@ def test_vjp_of_each_fourier_transform_by_finite_differences(x64, name, n):
     # JAX pairs a cotangent with a tangent as Re(sum(ct * t)), conjugating neither.
     np.testing.assert_allclose(np.real(np.sum(ct * jt)), np.real(np.sum(np.asarray(ct_x) * t)), rtol=1e-7)
     assert np.asarray(ct_x).dtype == x.dtype
+
+
+def test_grad_of_reduce_precision_rounds_the_cotangent_as_jax_does():
+    g = didax.grad(lambda a: lax.reduce_precision(a, 8, 7) * np.float32(1 + 2**-9))(np.float32(3.0))
+    assert float(g) == 1.0  # 1 + 2**-9 rounded to bfloat16's 7 mantissa bits
