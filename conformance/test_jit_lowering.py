@@ -261,3 +261,10 @@ def test_jit_fft_of_each_kind(impl: Impl) -> None:
     fft = impl.numpy.fft
     check(impl, lambda x, z: (fft.fft(z), fft.ifft2(z), fft.rfftn(x), fft.irfft(z, n=9), fft.irfftn(z, s=(2, 4, 5))),
           x, z, exact=False, steps=8)
+
+
+def test_jit_reduce_precision_bit_for_bit(impl: Impl) -> None:
+    """Random bit patterns (NaNs, infinities, subnormals among them) to four formats."""
+    x = np.random.default_rng(5).integers(0, 2**32, size=2048, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    for e, m in [(8, 7), (5, 10), (4, 3), (2, 0)]:
+        check(impl, lambda a: impl.lax.reduce_precision(a, e, m), x)

@@ -222,6 +222,8 @@ CASES = [
     case("sort", "lax.sort(x, dimension=1)", distinct=True, x=(M,)),
     case("sort_keys_and_values", "lax.sort((x, y), dimension=0, num_keys=1)", x=(V,), y=(V,), distinct=True),
     case("top_k", "lax.top_k(x, 2)", distinct=True, x=(M,)),
+    # rounding to 40 mantissa bits: linear at the scale of the finite differences
+    case("reduce_precision", "lax.reduce_precision(x, 11, 40)", x=(M,)),
     # --- the Fourier transform: linear; the half spectra's transposes weigh their bins by 1 or 2 ------
     case("fft_fft2", "jnp.fft.fft2(x)", x=(M, S.DEFAULT, C128)),
     case("fft_ifft_padded", "jnp.fft.ifft(x, n=4, axis=0)", x=(M, S.DEFAULT, C128)),
@@ -838,3 +840,11 @@ def test_tangents_are_typed_like_their_primals(impl: Impl, source: str, primal: 
     p, t = _namespace(impl)["jax"].jvp(_compile(source, impl), primals, tangents)
     assert_dtype(p, np.dtype(np.float32), "primal output", weak=weak)
     assert_dtype(t, np.dtype(np.float32), "tangent output", weak=weak)
+
+
+def test_reduce_precision_rounds_its_tangent(impl: Impl) -> None:
+    """JAX declares reduce_precision linear, so its tangent is rounded too: 1 + 2**-9 has no place
+    in bfloat16's 7 mantissa bits and becomes 1 (a rule that passed the tangent through gives it)."""
+    f = lambda a: impl.lax.reduce_precision(a, 8, 7)  # noqa: E731
+    _, tangent = _namespace(impl)["jax"].jvp(f, (np.float32(3.0),), (np.float32(1 + 2**-9),))
+    assert float(tangent) == 1.0

@@ -741,3 +741,56 @@ def test_lax_fft_transforms_the_minor_axes(impl: Impl, flags, data: st.DataObjec
         z = x.astype(want_dtype)
         bound = impl.lax.fft_p.bind(impl.numpy.asarray(z), fft_type=impl.lax.FftType.FFT, fft_lengths=lengths)
         assert_values(bound, want, want_dtype, atol=(1e-12 if wide_type else 2e-6) * scale)
+
+
+# --- reduce_precision ---------------------------------------------------------------------------------
+# XLA rounds the mantissa first, to nearest, ties to even, at the value's own exponent; then a value
+# past the format's largest is a signed infinity, and one below its smallest normal value a signed
+# zero (no subnormals). The oracle does the same with frexp, exactly, in float64.
+FORMATS = [(8, 7), (5, 10), (5, 2), (4, 3), (3, 4), (2, 1)]
+
+
+def _reduce_precision(x: np.ndarray, exponent_bits: int, mantissa_bits: int) -> np.ndarray:
+    mantissa, exponent = np.frexp(x.astype(np.float64))  # |mantissa| in [0.5, 1)
+    scale = 2.0 ** (mantissa_bits + 1)
+    rounded = np.ldexp(np.round(mantissa * scale) / scale, exponent)  # np.round: ties to even
+    bias = 2 ** (exponent_bits - 1) - 1
+    tiny, top = 2.0 ** (1 - bias), (2 - 2.0**-mantissa_bits) * 2.0**bias
+    out = np.where(np.abs(rounded) > top, np.copysign(np.inf, x), rounded)
+    return np.where(np.abs(rounded) < tiny, np.copysign(0.0, x), out)
+
+
+@given(data=st.data())
+def test_reduce_precision_rounds_the_mantissa_then_bounds_the_exponent(impl: Impl, flags,
+                                                                       data: st.DataObject) -> None:  # fmt: skip
+    x64 = draw_x64(data, flags)
+    dt = data.draw(S.dtypes((np.dtype("float32"), np.dtype("float64"))), label="dtype")
+    want_dtype = dr.canonicalize(dt, x64)
+    # Formats with fewer exponent bits than the input's (with as many, XLA keeps its subnormals).
+    narrower = [f for f in FORMATS if f[0] < (8 if want_dtype == np.float32 else 11)]
+    e, m = data.draw(st.sampled_from(narrower), label="exponent and mantissa bits")
+    x = data.draw(S.arrays(dt, S.shapes(min_dims=1), Domain(-1e4, 1e4)), label="x")
+    # The edges a draw rarely hits: around the smallest normal value, the largest, and ties.
+    bias, ulp = 2 ** (e - 1) - 1, 2.0**-m
+    tiny, top = 2.0 ** (1 - bias), (2 - ulp) * 2.0**bias
+    edges = [tiny, tiny * 0.75, tiny / 2, -tiny * (1 - ulp / 4), -tiny * (1 - ulp / 2), -tiny * (1 - ulp / 3),
+             top, -top * (1 + ulp / 8), top * (1 + ulp / 2), 1 + ulp / 2, 1 + 3 * ulp / 2, -(1 + ulp / 2)]
+    x = np.concatenate([x.ravel(), np.array(edges).astype(dt)])
+    show_call(f"lax.reduce_precision(x, {e}, {m})", x=x)
+    got = impl.lax.reduce_precision(x, e, m)
+    want = _reduce_precision(x.astype(want_dtype), e, m)
+    assert_dtype(got, want_dtype, weak=False)
+    np.testing.assert_array_equal(np.asarray(got), want.astype(want_dtype))
+    assert np.array_equal(np.signbit(np.asarray(got)), np.signbit(want))
+
+
+def test_reduce_precision_errors_are_jaxs(impl: Impl) -> None:
+    lax = impl.lax
+    with pytest.raises(TypeError):
+        lax.reduce_precision(np.ones(2, np.int32), 5, 10)
+    with pytest.raises(ValueError, match="exponent_bits must be positive"):
+        lax.reduce_precision(np.ones(2, np.float32), 0, 10)
+    with pytest.raises(ValueError, match="mantissa_bits must be non-negative"):
+        lax.reduce_precision(np.ones(2, np.float32), 5, -1)
+    # A weakly typed input stays weak, as for every elementwise operation.
+    assert_dtype(lax.reduce_precision(2.0, 5, 2), np.dtype("float32"), weak=True)

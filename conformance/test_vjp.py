@@ -737,3 +737,11 @@ def test_golden_values_of_jaxs_documentation(impl: Impl) -> None:
     got = jax.grad(lambda x: jnp.sum(1.0 / (1.0 + jnp.exp(-x))))(jnp.arange(3.0))
     assert_dtype(got, F32, weak=None)
     np.testing.assert_allclose(np.asarray(got), [0.25, 0.19661197, 0.10499357], rtol=1e-6)
+
+
+def test_reduce_precision_rounds_its_cotangent(impl: Impl) -> None:
+    """JAX declares reduce_precision linear: its transpose rounds the cotangent, 1 + 2**-9 to 1 in
+    bfloat16's format."""
+    f = lambda a: impl.lax.reduce_precision(a, 8, 7) * np.float32(1 + 2**-9)  # noqa: E731
+    assert float(Namespace(impl.module, "jax").grad(f)(np.float32(3.0))) == 1.0
+

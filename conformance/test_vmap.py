@@ -211,6 +211,7 @@ CASES = [
     case("dot_general_int", DOT.format("((1,), (0,))", "((), ())"), x=(M, INTS, I32), y=((4, 2), INTS, I32)),
     # --- sorting ----------------------------------------------------------------------------------------
     case("sort", "lax.sort(x, dimension=1)", x=(M, TIES)),
+    case("reduce_precision", "lax.reduce_precision(x, 5, 2)", exact=True, x=(M, Domain(-1e4, 1e4))),
     # --- the Fourier transform: the batch axis may be among the transformed ones ------------------------
     case("fft_rfft2", "jnp.fft.rfft2(x)", x=(M,)), case("fft_of_axis_0", "jnp.fft.fft(x, axis=0)", x=(M, ANY, C64)),
     case("fft_irfft", "lax.fft(x, 'irfft', (6,))", x=(M, ANY, C64)),

@@ -1732,4 +1732,14 @@ MUTANTS: list[Mutant] = [
         "return batch + fft_lengths[:-1] + (fft_lengths[-1] // 2 + 1,)", "return batch + fft_lengths", LAX,
         "RFFT's type says n bins where the half spectrum has n // 2 + 1", keyword="fft",
     ),
+    Mutant(
+        "lax.reduce_precision.ties_round_up", ELEMENTWISE,
+        "bias = ((bits & last_kept) >> shift) + (last_kept >> one) - one", "bias = last_kept >> one", LAX,
+        "reduce_precision rounds ties up (away from zero), not to the even neighbour", keyword="reduce_precision",
+    ),
+    Mutant(
+        "lax.reduce_precision.smallest_normal_flushed", ELEMENTWISE,
+        "underflows = exponent <= (word(bias - reduced_bias)", "underflows = exponent <= (word(bias - reduced_bias + 1)",
+        LAX, "reduce_precision flushes the format's smallest normal binade to zero too", keyword="reduce_precision",
+    ),
 ]

@@ -296,6 +296,13 @@ LOWERING_MUTANTS: list[Mutant] = [
         '"fft_length": i64_array(fft_lengths)', '"fft_length": i64_array(fft_lengths[::-1])',
         AREA, "stablehlo.fft is given the transformed axes' lengths in reverse order", keyword="fft",
     ),
+    Mutant(
+        "lower.reduce_precision.bits_swapped", "didax/lowering/elementwise.py",
+        'attrs = {"exponent_bits": f"{exponent_bits} : i32", "mantissa_bits": f"{mantissa_bits} : i32"}',
+        'attrs = {"exponent_bits": f"{mantissa_bits} : i32", "mantissa_bits": f"{exponent_bits} : i32"}',
+        AREA, "stablehlo.reduce_precision is given the mantissa bits as exponent bits and the reverse",
+        keyword="reduce_precision",
+    ),
 ]  # fmt: skip
 
 JIT = "didax/jit.py"

@@ -381,6 +381,10 @@ VJP_MUTANTS: list[Mutant] = [
          "return [lax.conj(lax.mul(bins, lax.div(weights,", "return [(lax.mul(bins, lax.div(weights,",
          "IRFFT's transpose gives the bins' cotangent unconjugated (an adjoint's convention, not JAX's)",
          table("fft")),
+    rule("transpose.reduce_precision.cotangent_passed_through",
+         "transpose_rules[lax.reduce_precision_p] = lambda ct, x, **params: [lax.reduce_precision_p.bind(ct, **params)]",
+         "transpose_rules[lax.reduce_precision_p] = lambda ct, x, **params: [ct]",
+         "reduce_precision's transpose passes the cotangent through unrounded (JAX rounds it)", "reduce_precision"),
 ]  # fmt: skip
 
 
