@@ -1,0 +1,69 @@
+"""jax.numpy as an array API namespace (the standard's version 2024.12): its version, the
+introspection of ``__array_namespace_info__``, ``x.__array_namespace__()``, and the ``device=``
+keyword of the functions that make arrays. The values follow from the standard and from JAX's
+dtype rules (no 64-bit types while x64 is off), not from any one implementation."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+from conformance import dtype_rules as dr
+from conformance.impl import Impl, _submodule
+
+pytestmark = [pytest.mark.area("numpy"), pytest.mark.requires("eval")]
+
+KINDS = {
+    "bool": {"bool"},
+    "signed integer": {"int8", "int16", "int32", "int64"},
+    "unsigned integer": {"uint8", "uint16", "uint32", "uint64"},
+    "real floating": {"float32", "float64"},
+    "complex floating": {"complex64", "complex128"},
+}
+WIDE = {"int64", "uint64", "float64", "complex128"}
+# The functions that make an array take device= (keyword-only), as the standard says.
+MAKERS = ["arange", "asarray", "astype", "empty", "empty_like", "eye", "full", "full_like", "linspace", "ones",
+          "ones_like", "zeros", "zeros_like", "from_dlpack"]  # fmt: skip
+
+
+@pytest.mark.parametrize("x64", [False, True])
+def test_namespace_info_lists_the_standards_dtypes_and_defaults(impl: Impl, flags, x64: bool) -> None:
+    flags("jax_enable_x64", x64)
+    jnp = impl.numpy
+    assert jnp.__array_api_version__ == "2024.12"
+    info = jnp.__array_namespace_info__()
+    assert info.capabilities()["boolean indexing"] is False  # shapes never depend on values
+    assert info.capabilities()["data-dependent shapes"] is False
+    assert info.default_device() is None
+    assert None in info.devices()
+    present = {name for names in KINDS.values() for name in names if x64 or name not in WIDE}
+    assert set(info.dtypes()) == present
+    for kind, names in KINDS.items():
+        got = info.dtypes(kind=kind)
+        assert set(got) == names & present
+        assert all(np.dtype(v) == np.dtype(k) for k, v in got.items())
+    both = info.dtypes(kind=("bool", "complex floating"))
+    assert set(both) == (KINDS["bool"] | KINDS["complex floating"]) & present
+    defaults = info.default_dtypes()
+    assert defaults["real floating"] == dr.default_float(x64)
+    assert defaults["integral"] == defaults["indexing"] == dr.default_int(x64)
+    assert defaults["complex floating"] == np.dtype("complex128" if x64 else "complex64")
+
+
+def test_an_array_names_its_namespace(impl: Impl) -> None:
+    x = impl.numpy.ones(3)
+    numpy_module = _submodule(impl.module, "numpy")  # the module itself, not the suite's proxy of it
+    assert x.__array_namespace__() is numpy_module
+    assert x.__array_namespace__(api_version="2024.12") is numpy_module
+    with pytest.raises(ValueError):
+        x.__array_namespace__(api_version="2019.01")
+
+
+@pytest.mark.parametrize("name", MAKERS)
+def test_array_makers_take_a_keyword_only_device(impl: Impl, name: str) -> None:
+    parameter = inspect.signature(getattr(impl.numpy, name)).parameters.get("device")
+    assert parameter is not None, f"jnp.{name} has no device= parameter"
+    assert parameter.kind == inspect.Parameter.KEYWORD_ONLY and parameter.default is None
+    assert np.asarray(impl.numpy.zeros(2, device=None)).tolist() == [0.0, 0.0]
