@@ -54,3 +54,12 @@ def test_arange_and_eye_are_iotas(primitives_run):
     primitives_run.clear()
     np.testing.assert_array_equal(jnp.eye(50), np.eye(50))
     assert [name for name, _ in primitives_run][:2] == ["iota", "iota"]
+
+
+def test_makers_take_device_none_and_refuse_a_device_before_stage_05():
+    import didax.numpy as jnp
+
+    assert np.asarray(jnp.zeros(2, device=None)).tolist() == [0.0, 0.0]
+    assert jnp.ones(1).__array_namespace__() is jnp
+    with pytest.raises(NotImplementedError, match="no devices to choose before stage 05"):
+        jnp.arange(3, device="cpu")

@@ -17,6 +17,7 @@ from ..array import Array
 from ..core import get_aval, to_concrete_value
 from ..errors import ConcretizationTypeError
 from . import ufuncs
+from .array_api import with_device
 from .creation import arange, array, eye, linspace, ones, zeros_like
 from .manipulation import atleast_1d, broadcast_arrays, resize
 from .shapes import concatenate, moveaxis, ravel, reshape
@@ -38,6 +39,7 @@ def identity(n: int, dtype: Any = None) -> ArrayLike:
     return eye(n, dtype=dtype)
 
 
+@with_device
 def empty_like(prototype: ArrayLike, dtype: Any = None, shape: Any = None) -> ArrayLike:
     """An array like ``prototype``; didax fills it with zeros, as JAX does."""
     return zeros_like(prototype, dtype, shape)

@@ -15,6 +15,7 @@ from .. import dtypes, lax
 from ..array import Array
 from ..core import Tracer
 from . import at, creation, indexing, manipulation, reductions, shapes, sorting, structure, ufuncs
+from .array_api import __array_api_version__
 from .util import _ARRAYLIKE_TYPES, is_arraylike
 
 
@@ -165,7 +166,17 @@ _OPERATORS: dict[str, Callable[..., Any]] = {
     "__round__": _round,
 }
 
+def _array_namespace(self: Any, *, api_version: str | None = None) -> Any:
+    """The array API standard's way from an array to its namespace: didax.numpy, the package this
+    module is part of (complete by the time an array asks)."""
+    if api_version not in (None, __array_api_version__):
+        raise ValueError(f"api_version={api_version!r} is not available; available versions are: "
+                         f"[{__array_api_version__!r}]")  # fmt: skip
+    return sys.modules[__package__]
+
+
 _METHODS: dict[str, Callable[..., Any]] = {
+    "__array_namespace__": _array_namespace,
     "astype": _astype,
     "view": _view,
     "reshape": _reshape,

@@ -16,6 +16,7 @@ from .. import dtypes, lax
 from ..array import Array, to_array
 from ..core import Tracer, canonicalize_value, get_aval, to_concrete_value
 from ..errors import ConcretizationTypeError
+from .array_api import place, with_device
 from .ufuncs import add, floor_toward_minus_inf, multiply, subtract, true_divide
 from .util import ArrayLike, as_array, broadcast_to, canonicalize_axis, check_arraylike, convert, promote_dtypes
 
@@ -42,6 +43,7 @@ def _dtype_or(dtype: Any, default_kind: str, name: str) -> np.dtype:
 # array / asarray
 
 
+@with_device
 def array(object: Any, dtype: Any = None, copy: bool = True, ndmin: int = 0) -> ArrayLike:  # noqa: A002
     """An array from an Array, a tracer, a NumPy value, a Python scalar, or nested lists of them.
 
@@ -92,11 +94,13 @@ def _known_leaf(x: Any) -> Any:
     return value
 
 
+@with_device
 def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None) -> ArrayLike:
     """An array from ``a``, converted only where needed (see array)."""
     return array(a, dtype=dtype, copy=False)
 
 
+@with_device
 def astype(x: ArrayLike, dtype: Any, /, *, copy: bool = False) -> ArrayLike:
     """``x`` as ``dtype``, strongly typed. Complex to bool asks whether the number is nonzero, as
     in NumPy (lax.convert_element_type, like XLA, would look at the real part only)."""
@@ -163,6 +167,7 @@ def _is_scalar(x: ArrayLike) -> bool:
     return type(x) in dtypes.PYTHON_SCALAR_DTYPES or get_aval(x).shape == ()
 
 
+@with_device
 def full(shape: Any, fill_value: ArrayLike, dtype: Any = None) -> ArrayLike:
     """``fill_value`` broadcast to ``shape``; a Python scalar fill keeps its weak type."""
     check_arraylike("full", fill_value)
@@ -174,11 +179,13 @@ def full(shape: Any, fill_value: ArrayLike, dtype: Any = None) -> ArrayLike:
     return _filled(shape, fill_value, dtypes.check_user_dtype(dtype, "full"))
 
 
+@with_device
 def zeros(shape: Any, dtype: Any = None) -> ArrayLike:
     """An array of zeros of the given shape (float32 by default)."""
     return _filled(_shape(shape), 0, _dtype_or(dtype, "f", "zeros"))
 
 
+@with_device
 def ones(shape: Any, dtype: Any = None) -> ArrayLike:
     """An array of ones of the given shape (float32 by default)."""
     return _filled(_shape(shape), 1, _dtype_or(dtype, "f", "ones"))
@@ -187,6 +194,7 @@ def ones(shape: Any, dtype: Any = None) -> ArrayLike:
 empty = zeros
 
 
+@with_device
 def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: Any = None, shape: Any = None) -> ArrayLike:
     """``fill_value`` in the shape and dtype of ``a`` (or those given); weakly typed when ``a`` is
     and no dtype is given, as in JAX (zeros_like of a weak array is weak)."""
@@ -199,11 +207,13 @@ def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: Any = None, shape: Any
     return _filled(out_shape, fill_value, out_dtype, weak_type=dtype is None and aval.weak_type)
 
 
+@with_device
 def zeros_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> ArrayLike:
     """Zeros in the shape and dtype of ``a`` (or those given)."""
     return full_like(a, 0, dtype, shape)
 
 
+@with_device
 def ones_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> ArrayLike:
     """Ones in the shape and dtype of ``a`` (or those given)."""
     return full_like(a, 1, dtype, shape)
@@ -229,6 +239,7 @@ def _concrete_scalar(name: str, x: Any) -> Any:
     return value.item()
 
 
+@with_device
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> ArrayLike:
     """Evenly spaced values in [start, stop); the bounds must be known (its shape depends on them).
 
@@ -257,6 +268,7 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
     return convert(lax.add(lax.convert_element_type(start, work), values), out_dtype)
 
 
+@with_device
 def linspace(
     start: ArrayLike,
     stop: ArrayLike,
@@ -313,6 +325,7 @@ def _eye_size(name: str, n: Any) -> int:
     return n
 
 
+@with_device
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> ArrayLike:
     """Ones on the k-th diagonal of an N x M matrix, zeros elsewhere."""
     N, M = _eye_size("N", N), _eye_size("M", N if M is None else M)
@@ -353,10 +366,7 @@ def fromiter(*args: Any, **kwargs: Any) -> ArrayLike:
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> ArrayLike:
     """An array from any object that exports a DLPack buffer (``__dlpack__``): a NumPy array, a
     PyTorch CPU tensor... didax copies it (its arrays never change), so ``copy=False`` is refused."""
-    if device is not None:
-        raise NotImplementedError("didax.numpy.from_dlpack: didax has no devices to choose at this stage; "
-                                  "leave device=None.")  # fmt: skip
     if copy is False:
         raise BufferError("didax.numpy.from_dlpack cannot share the buffer (copy=False): didax arrays own "
                           "their data, so that nothing done to the source changes them.")  # fmt: skip
-    return asarray(np.from_dlpack(x))
+    return place(asarray(np.from_dlpack(x)), device)

@@ -19,6 +19,7 @@ import numpy as np
 from .. import dtypes, lax
 from ..core import get_aval
 from ..lax.fourier import FftType
+from .array_api import place
 from .creation import arange, asarray
 from .manipulation import roll
 from .shapes import moveaxis
@@ -234,13 +235,13 @@ def fftfreq(n: int, d: ArrayLike = 1.0, *, dtype: Any = None, device: Any = None
     out_dtype = _frequency_args("fftfreq", n, d, dtype)
     work = dtypes.to_inexact_dtype(out_dtype)
     k = (arange(n, dtype=work) + n // 2) % n - n // 2
-    return (k / asarray(d * n, dtype=work)).astype(out_dtype)
+    return place((k / asarray(d * n, dtype=work)).astype(out_dtype), device)
 
 
 def rfftfreq(n: int, d: ArrayLike = 1.0, *, dtype: Any = None, device: Any = None) -> ArrayLike:
     """The frequencies of rfft's n // 2 + 1 outputs: 0, 1, ..., n // 2, divided by d * n."""
     out_dtype = _frequency_args("rfftfreq", n, d, dtype)
-    return arange(0, n // 2 + 1, dtype=out_dtype) / asarray(d * n, dtype=out_dtype)
+    return place(arange(0, n // 2 + 1, dtype=out_dtype) / asarray(d * n, dtype=out_dtype), device)
 
 
 def _shifted(name: str, x: ArrayLike, axes: Any, sign: int) -> ArrayLike:

@@ -388,6 +388,7 @@ from .statistics import (  # noqa: E402
     unwrap,
 )
 from . import fft, linalg  # noqa: E402
+from .array_api import __array_api_version__, __array_namespace_info__  # noqa: E402
 from .vectorize import apply_along_axis, apply_over_axes, vectorize  # noqa: E402
 from .products import (  # noqa: E402
     cross,
