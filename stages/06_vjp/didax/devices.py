@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import xla
+from .numpy import array_api
 from .array import Array, PRNGKeyArray, buffer_of, to_array
 from .core import Tracer
 from .staging import shaped_abstractify
@@ -67,3 +68,6 @@ def block_until_ready(x: Any) -> Any:
     if buffers:
         xla.block_until_all_ready(buffers)
     return x
+
+
+array_api.device_put = device_put  # the numpy namespace's device= arguments put values with it

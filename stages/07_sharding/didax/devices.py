@@ -15,6 +15,7 @@ from . import xla
 from . import sharding as sh
 from .array import Array, PRNGKeyArray, ShardedType, buffer_of, to_array
 from .core import Tracer
+from .numpy import array_api
 from .staging import shaped_abstractify
 from .tree_util import tree_broadcast, tree_leaves, tree_map
 
@@ -159,3 +160,6 @@ def block_until_ready(x: Any) -> Any:
     if buffers:
         xla.block_until_all_ready(buffers)
     return x
+
+
+array_api.device_put = device_put  # the numpy namespace's device= arguments put values with it

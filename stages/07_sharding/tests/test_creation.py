@@ -56,10 +56,12 @@ def test_arange_and_eye_are_iotas(primitives_run):
     assert [name for name, _ in primitives_run][:2] == ["iota", "iota"]
 
 
-def test_makers_take_device_none_and_refuse_a_device_before_stage_05():
+def test_makers_put_their_result_on_the_device_asked_for():
+    import didax
     import didax.numpy as jnp
 
-    assert np.asarray(jnp.zeros(2, device=None)).tolist() == [0.0, 0.0]
+    device = didax.devices()[0]
+    for made in [jnp.zeros(2, device=device), jnp.arange(3, device=device), jnp.asarray([1.0], device=device)]:
+        assert made.devices() == {device}
     assert jnp.ones(1).__array_namespace__() is jnp
-    with pytest.raises(NotImplementedError, match="no devices to choose before stage 05"):
-        jnp.arange(3, device="cpu")
+    assert jnp.__array_namespace_info__().devices() == [None, *didax.devices()]

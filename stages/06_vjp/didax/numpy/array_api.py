@@ -2,8 +2,8 @@
 version, ``__array_namespace_info__`` (which devices and dtypes there are), and the ``device=``
 argument of the functions that make arrays. Stage 01 introduced it.
 
-Stage 01 keeps every value in host memory and has no devices to name: ``device=None`` is the only
-place it accepts (stage 05 adds devices).
+Stage 01 kept every value in host memory and had no devices to name; from stage 05, ``device=``
+puts the result on a device, as ``device_put`` does.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import array, dtypes
 
 __array_api_version__ = "2024.12"
 
@@ -31,12 +31,14 @@ _KINDS["integral"] = _KINDS["signed integer"] + _KINDS["unsigned integer"]
 _KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
 
 
+# didax.devices.device_put, given here by devices.py when it is imported. This module does not import
+# it, so that eager use alone never loads jaxlib (as array.py's xla); to name a device, one has it.
+device_put: Any = None
+
+
 def place(x: Any, device: Any) -> Any:
-    """``x`` on ``device``. Stage 01 has no devices: only None, "wherever it is", is accepted."""
-    if device is not None:
-        raise NotImplementedError(f"device={device!r}: didax has no devices to choose before stage 05; "
-                                  "leave device=None.")  # fmt: skip
-    return x
+    """``x`` on ``device``; None leaves it where it was made."""
+    return x if device is None else device_put(x, device)
 
 
 def with_device(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -64,7 +66,7 @@ class ArrayNamespaceInfo:
         return None  # no device committed to: values stay where they are made
 
     def devices(self) -> list[Any]:
-        return [None]
+        return [None] if array.xla is None else [None, *array.xla.devices()]
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, np.dtype]:
         return {"real floating": dtypes.default_dtype("f"), "complex floating": dtypes.default_dtype("c"),
