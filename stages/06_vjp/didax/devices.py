@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from . import xla
-from .numpy import array_api
 from .array import Array, PRNGKeyArray, buffer_of, to_array
 from .core import Tracer
+from .numpy import array_api
 from .staging import shaped_abstractify
 from .tree_util import tree_leaves, tree_map
 
