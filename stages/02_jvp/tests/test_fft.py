@@ -36,6 +36,13 @@ def test_numpy_fft_functions_match_numpy(call: str):
     close(got, want, np.complex64 if want.dtype.kind == "c" else np.float32)
 
 
+def test_empty_transforms_are_empty_or_zeros():
+    # irfft of one bin is 0 points (as in JAX); an empty signal's spectrum is a sum of no terms.
+    assert jnp.fft.irfft(np.ones(1)).shape == (0,)
+    assert jnp.fft.fft(np.ones(0)).shape == (0,)
+    np.testing.assert_array_equal(jnp.fft.rfft(np.ones((3, 0))), np.zeros((3, 1), np.complex64))
+
+
 def test_frequencies_match_numpy():
     close(jnp.fft.fftfreq(7, 0.5), np.fft.fftfreq(7, 0.5), np.float32)
     close(jnp.fft.rfftfreq(8), np.fft.rfftfreq(8), np.float32)
