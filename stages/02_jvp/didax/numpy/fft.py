@@ -70,7 +70,8 @@ def _blocks(x: ArrayLike, kind: FftType, lengths: tuple[int, ...]) -> ArrayLike:
     outer_kind = FftType.IFFT if kind in (FftType.IFFT, FftType.IRFFT) else FftType.FFT
     if kind in (FftType.FFT, FftType.RFFT):
         x = lax.fft(x, kind, lengths[-inner:])
-    x = moveaxis(_blocks(moveaxis(x, outer_axes, moved_to), outer_kind, lengths[:-inner]), moved_to, outer_axes)
+    outer = _blocks(moveaxis(x, outer_axes, moved_to), outer_kind, lengths[:-inner])
+    x = moveaxis(outer, moved_to, outer_axes)
     if kind in (FftType.IFFT, FftType.IRFFT):
         x = lax.fft(x, kind, lengths[-inner:])
     return x
@@ -225,7 +226,8 @@ def _frequency_args(name: str, n: Any, d: Any, dtype: Any) -> np.dtype:
     if isinstance(n, (list, tuple)):
         raise ValueError(f"The n argument of jax.numpy.fft.{name} only takes an int. Got n = {list(n)}.")
     if isinstance(d, (list, tuple)):
-        raise ValueError(f"The d argument of jax.numpy.fft.{name} only takes a single value. Got d = {list(d)}.")
+        raise ValueError(f"The d argument of jax.numpy.fft.{name} only takes a single value. "
+                         f"Got d = {list(d)}.")
     return dtypes.canonicalize_dtype(dtype if dtype is not None else float)
 
 

@@ -49,7 +49,8 @@ def with_device(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     signature = inspect.signature(fn)
     device = inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default=None)
-    made_on.__signature__ = signature.replace(parameters=[*signature.parameters.values(), device])  # type: ignore[attr-defined]
+    parameters = [*signature.parameters.values(), device]
+    made_on.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
     return made_on
 
 

@@ -94,7 +94,8 @@ def _dtype_rule(x: ShapedArray, *, fft_type: FftType, fft_lengths: tuple[int, ..
 
 def _fft(x: np.ndarray, *, fft_type: FftType, fft_lengths: tuple[int, ...]) -> np.ndarray:
     if x.size == 0 or 0 in fft_lengths:  # NumPy refuses to transform nothing: a sum of no terms is 0
-        return np.zeros(_shape_rule(ShapedArray(x.shape, x.dtype), fft_type=fft_type, fft_lengths=fft_lengths))
+        shape = _shape_rule(ShapedArray(x.shape, x.dtype), fft_type=fft_type, fft_lengths=fft_lengths)
+        return np.zeros(shape)
     # NumPy 2 transforms float32 and complex64 in single precision, as XLA does.
     axes = tuple(range(x.ndim - len(fft_lengths), x.ndim))
     if fft_type == FftType.FFT:
