@@ -67,3 +67,12 @@ def test_array_makers_take_a_keyword_only_device(impl: Impl, name: str) -> None:
     assert parameter is not None, f"jnp.{name} has no device= parameter"
     assert parameter.kind == inspect.Parameter.KEYWORD_ONLY and parameter.default is None
     assert np.asarray(impl.numpy.zeros(2, device=None)).tolist() == [0.0, 0.0]
+
+
+def test_scalar_types_equal_their_numpy_types_and_dtypes_not_their_names(impl: Impl) -> None:
+    """Libraries written for the standard key dicts by dtypes: jnp.float32 must equal (and hash as)
+    np.float32 and np.dtype('float32'), and comparing it with any other object must answer False."""
+    f32 = impl.numpy.float32
+    assert f32 == np.float32 and f32 == np.dtype("float32") and np.dtype("float32") == f32
+    assert f32 != "float32" and f32 != "not a dtype" and f32 != impl.numpy.int32
+    assert {np.float32: "found"}.get(f32) == "found"
