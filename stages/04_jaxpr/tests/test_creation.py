@@ -63,3 +63,11 @@ def test_makers_take_device_none_and_refuse_a_device_before_stage_05():
     assert jnp.ones(1).__array_namespace__() is jnp
     with pytest.raises(NotImplementedError, match="no devices to choose before stage 05"):
         jnp.arange(3, device="cpu")
+
+
+def test_scalar_types_equal_their_numpy_types_and_dtypes_not_their_names():
+    import didax.numpy as jnp
+
+    assert jnp.float32 == np.float32 and jnp.float32 == np.dtype("float32") and np.dtype("int8") == jnp.int8
+    assert jnp.float32 != "float32" and jnp.float32 != "not a dtype" and jnp.float32 != jnp.int32
+    assert {np.float32: "found"}.get(jnp.float32) == "found"

@@ -29,17 +29,11 @@ class _ScalarMeta(type):
         return f"<class 'didax.numpy.{cls.__name__}'>"
 
     def __eq__(cls, other: Any) -> bool:
-        return cls is other or (isinstance(other, (type, np.dtype, str)) and _same_dtype(cls.dtype, other))
+        # Equal to its NumPy type and dtype (as in JAX), not to a name: jnp.float32 != "float32".
+        return cls is other or cls.dtype.type == other
 
     def __hash__(cls) -> int:
-        return hash(cls.dtype)
-
-
-def _same_dtype(dtype: np.dtype, other: Any) -> bool:
-    try:
-        return np.dtype(other) == dtype
-    except TypeError:
-        return False
+        return hash(cls.dtype.type)  # as its NumPy type's: a dict keyed by np.float32 finds jnp.float32
 
 
 def _scalar_type(name: str, dtype: Any) -> _ScalarMeta:
