@@ -64,11 +64,7 @@ def test_makers_put_their_result_on_the_device_asked_for():
     for made in [jnp.zeros(2, device=device), jnp.arange(3, device=device), jnp.asarray([1.0], device=device)]:
         assert made.devices() == {device}
     assert jnp.ones(1).__array_namespace__() is jnp
-<<<<<<< 06_vjp (this stage)
     assert jnp.__array_namespace_info__().devices() == [None, *didax.devices()]
-=======
-    with pytest.raises(NotImplementedError, match="no devices to choose before stage 05"):
-        jnp.arange(3, device="cpu")
 
 
 def test_scalar_types_equal_their_numpy_types_and_dtypes_not_their_names():
@@ -77,4 +73,3 @@ def test_scalar_types_equal_their_numpy_types_and_dtypes_not_their_names():
     assert jnp.float32 == np.float32 and jnp.float32 == np.dtype("float32") and np.dtype("int8") == jnp.int8
     assert jnp.float32 != "float32" and jnp.float32 != "not a dtype" and jnp.float32 != jnp.int32
     assert {np.float32: "found"}.get(jnp.float32) == "found"
->>>>>>> 01_eval with the fix
