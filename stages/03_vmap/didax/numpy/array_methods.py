@@ -166,13 +166,17 @@ _OPERATORS: dict[str, Callable[..., Any]] = {
     "__round__": _round,
 }
 
+# The package this module is part of, taken while it imports this module (complete by the time an
+# array asks). Looked up later by name, it could be another copy of didax loaded since.
+_NAMESPACE = sys.modules[__package__]
+
+
 def _array_namespace(self: Any, *, api_version: str | None = None) -> Any:
-    """The array API standard's way from an array to its namespace: didax.numpy, the package this
-    module is part of (complete by the time an array asks)."""
+    """The array API standard's way from an array to its namespace: didax.numpy."""
     if api_version not in (None, __array_api_version__):
         raise ValueError(f"api_version={api_version!r} is not available; available versions are: "
                          f"[{__array_api_version__!r}]")  # fmt: skip
-    return sys.modules[__package__]
+    return _NAMESPACE
 
 
 _METHODS: dict[str, Callable[..., Any]] = {
