@@ -54,9 +54,12 @@ def test_namespace_info_lists_the_standards_dtypes_and_defaults(impl: Impl, flag
 
 def test_an_array_names_its_namespace(impl: Impl) -> None:
     x = impl.numpy.ones(3)
-    numpy_module = _submodule(impl.module, "numpy")  # the module itself, not the suite's proxy of it
-    assert x.__array_namespace__() is numpy_module
-    assert x.__array_namespace__(api_version="2024.12") is numpy_module
+    # The implementation's numpy module, by name: the suite's loader may hold more than one copy of
+    # a package, so identity would ask more than the standard does.
+    name = _submodule(impl.module, "numpy").__name__
+    assert x.__array_namespace__().__name__ == name
+    assert x.__array_namespace__(api_version="2024.12").__name__ == name
+    assert hasattr(x.__array_namespace__(), "asarray")
     with pytest.raises(ValueError):
         x.__array_namespace__(api_version="2019.01")
 
