@@ -706,6 +706,7 @@ def _source_of(obj: Any) -> str:
     """'didax/core.py:42', where a function or class of didax is defined; '' for anything else."""
     import inspect
 
+    obj = inspect.unwrap(obj)  # a decorated function (with_device's) is defined where its original is
     try:
         path, line = inspect.getsourcefile(obj), inspect.getsourcelines(obj)[1]
     except (TypeError, OSError):
