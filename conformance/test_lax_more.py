@@ -794,3 +794,6 @@ def test_reduce_precision_errors_are_jaxs(impl: Impl) -> None:
         lax.reduce_precision(np.ones(2, np.float32), 5, -1)
     # A weakly typed input stays weak, as for every elementwise operation.
     assert_dtype(lax.reduce_precision(2.0, 5, 2), np.dtype("float32"), weak=True)
+    # The primitive itself: 1.5 has no place with no mantissa bits, and its tie goes to the even 2.
+    bound = lax.reduce_precision_p.bind(impl.numpy.asarray(np.float32(1.5)), exponent_bits=8, mantissa_bits=0)
+    assert float(bound) == 2.0
