@@ -706,10 +706,10 @@ def _source_of(obj: Any) -> str:
     """'didax/core.py:42', where a function or class of didax is defined; '' for anything else."""
     import inspect
 
-    obj = inspect.unwrap(obj)  # a decorated function (with_device's) is defined where its original is
     try:
+        obj = inspect.unwrap(obj)  # a decorated function (with_device's) is defined where its original is
         path, line = inspect.getsourcefile(obj), inspect.getsourcelines(obj)[1]
-    except (TypeError, OSError):
+    except (TypeError, OSError, ValueError):  # ValueError: a chain of __wrapped__ that loops
         return ""
     parts = Path(path or "").parts
     return f"{'/'.join(parts[parts.index('didax'):])}:{line}" if "didax" in parts else ""
