@@ -470,6 +470,17 @@ JVP_MUTANTS: list[Mutant] = [
         "the right values, but the derivative of xlogy in x at x = 0 is 0 instead of log(y)",
         keyword="xlogy",
     ),
+    Mutant(
+        "jvp.fft.rule_not_registered", AD,
+        "    lax.fft_p,  # the Fourier transform: a matrix product, so its JVP is the transform of the tangent\n", "",
+        JVP, "fft is left out of the linear primitives: differentiating a transform has no rule", keyword="fft",
+    ),
+    Mutant(
+        "jvp.reduce_precision.rule_not_registered", AD,
+        "    lax.reduce_precision_p,  # as in JAX: the tangent is rounded to the narrower format too\n", "",
+        JVP, "reduce_precision is left out of the linear primitives: differentiating it has no rule",
+        keyword="reduce_precision",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*EVAL_MUTANTS, *JVP_MUTANTS]

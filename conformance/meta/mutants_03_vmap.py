@@ -468,6 +468,12 @@ VMAP_MUTANTS: list[Mutant] = [
         VMAP, "fft's batching rule leaves the batch axis where it is, so it may be transformed as a signal axis",
         keyword="fft",
     ),
+    Mutant(
+        "vmap.reduce_precision.not_elementwise", BATCHING,
+        "lax.round_p, lax.reduce_precision_p, lax.is_finite_p,", "lax.round_p, lax.is_finite_p,",
+        VMAP, "reduce_precision is left out of the elementwise rules: vmap of it has no rule",
+        keyword="reduce_precision",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*JVP_STAGE_MUTANTS, *VMAP_MUTANTS]
