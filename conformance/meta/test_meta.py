@@ -29,13 +29,14 @@ class SuiteRun:
         return [t["id"] for t in self.results["tests"] if t["outcome"] == "failed"]
 
 
-def run_suite(impl: str, area: str, results_dir: Path, keyword: str | None = None, where: str = "conformance") -> SuiteRun:
+def run_suite(impl: str, area: str, results_dir: Path, keyword: str | None = None, where: str = "conformance",
+              profile: str = "ci") -> SuiteRun:  # fmt: skip
     """`pytest conformance --impl=<impl> --area=<area> [-k keyword]`, and the results file it wrote
-    (`where`: one test file instead, which is quicker to collect)."""
+    (`where`: one test file instead, which is quicker to collect; `profile`: hypothesis's)."""
     command = [sys.executable, "-m", "pytest", where, f"--impl={impl}", f"--area={area}"]
     command += ["-q", "-p", "no:cacheprovider", f"--results-dir={results_dir}"]
     command += ["-k", keyword] if keyword else []
-    env = {**os.environ, "HYPOTHESIS_PROFILE": "ci", "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, "HYPOTHESIS_PROFILE": profile, "PYTHONDONTWRITEBYTECODE": "1"}
     done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
     path = results_dir / f"{impl}.json"
     assert path.exists(), f"no results file; pytest said:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"

@@ -29,6 +29,9 @@ from conformance.impl import load
 from conformance.meta.test_meta import REPO_ROOT, run_suite
 
 BROKEN = "conformance.meta.broken."
+# The suite's runs here take hypothesis's `quick` profile: a failure's first example, unshrunk, prints
+# a program as any example does, and shrinking took 36 of the 42 s of the slowest run.
+UNSHRUNK = "quick"
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,7 @@ def run_program(text: str) -> tuple[int, str]:
 @pytest.mark.parametrize("failure", FAILURES, ids=[f"{f.area}-{f.module}" for f in FAILURES])
 def test_a_failures_program_contains_the_call_and_reproduces_it(tmp_path: Path, failure: Failure) -> None:
     where = f"conformance/{failure.file}.py"
-    run = run_suite(BROKEN + failure.module, failure.area, tmp_path, failure.keyword, where)
+    run = run_suite(BROKEN + failure.module, failure.area, tmp_path, failure.keyword, where, profile=UNSHRUNK)
     failed = {t["id"]: t["reason"] for t in run.results["tests"] if t["outcome"] == "failed"}
     found = [reason for test_id, reason in failed.items() if failure.test in test_id]
     assert found, f"no failed test with {failure.test!r}: {list(failed)}\n{run.output[-2000:]}"
@@ -112,7 +115,7 @@ def test_every_printed_program_runs_as_printed_from_any_folder(tmp_path: Path, m
     terminal printed it, saved as a file and run with `python file.py` from an unrelated folder
     without PYTHONPATH, runs to the failing call and shows the failure: it ends otherwise than the
     same program on real jax."""
-    run = run_suite(BROKEN + module, area, tmp_path, keyword, f"conformance/{file}.py")
+    run = run_suite(BROKEN + module, area, tmp_path, keyword, f"conformance/{file}.py", profile=UNSHRUNK)
     failed = [t for t in run.results["tests"] if t["outcome"] == "failed"]
     assert failed, run.output[-3000:]
     elsewhere = tmp_path / "elsewhere"
