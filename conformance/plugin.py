@@ -56,6 +56,12 @@ settings.register_profile(
 settings.register_profile(
     "full", max_examples=1000, deadline=None, print_blob=True, suppress_health_check=_QUIET
 )
+# For runs that only ask whether a test fails (the mutation tool, the meta-tests): ci's draws, the
+# first failing one reported as found. Shrinking it changes no outcome and took most of such a run.
+settings.register_profile(
+    "ci-unshrunk", derandomize=True, max_examples=25, deadline=None, print_blob=True,
+    suppress_health_check=_QUIET, phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target),
+)
 # For informational runs on implementations expected to fail often (the NumPy adapter): few examples
 # and no shrinking, so that a thousand failures take seconds, not minutes; the examples are unshrunk.
 settings.register_profile(

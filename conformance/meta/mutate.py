@@ -168,8 +168,8 @@ def suite_command(impl_dir: Path, areas: Sequence[str], results_dir: Path, keywo
 
 
 def run_suite(command: list[str], timeout_s: float) -> subprocess.CompletedProcess:
-    """Run the suite (ci hypothesis profile) in a subprocess; raises TimeoutExpired."""
-    env = {**os.environ, "HYPOTHESIS_PROFILE": "ci", "PYTHONDONTWRITEBYTECODE": "1"}
+    """Run the suite (ci's draws, unshrunk) in a subprocess; raises TimeoutExpired."""
+    env = {**os.environ, "HYPOTHESIS_PROFILE": "ci-unshrunk", "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("CONFORMANCE_IMPL", None)
     return subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=timeout_s)
 

@@ -1,4 +1,4 @@
-"""The suite proves it can fail: run it (in a subprocess, ci profile, one area) against implementations
+"""The suite proves it can fail: run it (in a subprocess, ci's draws unshrunk, one area) against implementations
 that are real jax with one thing broken, and check that the targeted area reports failures; check
 that tests beyond an implementation's capabilities are reported as not applicable."""
 
@@ -30,7 +30,7 @@ class SuiteRun:
 
 
 def run_suite(impl: str, area: str, results_dir: Path, keyword: str | None = None, where: str = "conformance",
-              profile: str = "ci") -> SuiteRun:  # fmt: skip
+              profile: str = "ci-unshrunk") -> SuiteRun:  # fmt: skip
     """`pytest conformance --impl=<impl> --area=<area> [-k keyword]`, and the results file it wrote
     (`where`: one test file instead, which is quicker to collect; `profile`: hypothesis's)."""
     command = [sys.executable, "-m", "pytest", where, f"--impl={impl}", f"--area={area}"]
