@@ -19,6 +19,16 @@ from .bitwise import (
     shift_right_logical_p,
     xor_p,
 )
+from .convolution import (
+    ConvDimensionNumbers,
+    conv,
+    conv_dimension_numbers,
+    conv_general_dilated,
+    conv_general_dilated_p,
+    conv_transpose,
+    conv_with_general_padding,
+    padtype_to_pads,
+)
 from .dot import dot, dot_general, dot_general_p
 from .elementwise import (
     RoundingMethod,

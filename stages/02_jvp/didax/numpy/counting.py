@@ -233,55 +233,47 @@ def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike | None = 
     return where(lax.gt(x, last), right_value, out)
 
 
-def _correlate(a: ArrayLike, v: ArrayLike, mode: str, name: str) -> ArrayLike:
-    """sum_k a[n + k] * v[k], for every shift n the mode keeps, as one dot_general over windows."""
+def _convolution(a: ArrayLike, v: ArrayLike, mode: str, name: str, preferred_element_type: Any) -> ArrayLike:
+    """NumPy's 1-D convolve and correlate as one conv_general_dilated: sum_k a[n + k] * v'[k] for
+    every shift n the mode keeps, v' being v reversed (convolve) or conjugated (correlate)."""
     check_arraylike(name, a, v)
-    a, v = promote_dtypes_inexact(as_array(a), as_array(v))  # integers convolve as floats, as in JAX
-    if get_aval(a).ndim != 1 or get_aval(v).ndim != 1:
-        raise ValueError(f"{name}() only supports 1-dimensional inputs.")
+    if get_aval(as_array(a)).ndim != 1 or get_aval(as_array(v)).ndim != 1:
+        raise ValueError(f"{name}() only support 1-dimensional inputs.")
+    # Integers convolve as floats, as in NumPy, unless a result type is asked for.
+    promote = promote_dtypes_inexact if preferred_element_type is None else promote_dtypes
+    a, v = promote(as_array(a), as_array(v))
     n, m = get_aval(a).shape[0], get_aval(v).shape[0]
     if n == 0 or m == 0:
         raise ValueError(f"{name}: inputs cannot be empty, got shapes {(n,)} and {(m,)}.")
-    if mode == "valid":
-        pad = (0, 0)
-    elif mode == "same":
-        pad = (m // 2, m - 1 - m // 2)
-    elif mode == "full":
-        pad = (m - 1, m - 1)
+    backwards = False
+    if name == "correlate":
+        v = conjugate(v)
+        if n < m:  # NumPy slides the shorter one, and reverses the result to make up for it
+            a, v, backwards = v, a, True
     else:
-        raise ValueError(f"mode must be one of ['full', 'same', 'valid'], got {mode!r}")
-    padded = lax.pad(a, convert(0, get_aval(a).dtype), [(pad[0], pad[1], 0)])
-    out_len = n + pad[0] + pad[1] - m + 1
-    # windows[i, k] = padded[i + k], gathered with an index matrix built from iotas.
-    index = lax.add(
-        lax.broadcasted_iota(np.dtype(np.int32), (out_len, m), 0),
-        lax.broadcasted_iota(np.dtype(np.int32), (out_len, m), 1),
-    )
-
-    windows = take(padded, index)
-    return lax.dot_general(windows, v, (((1,), (0,)), ((), ())))
+        if n < m:
+            a, v = v, a
+        v = lax.rev(v, (0,))
+    m = get_aval(v).shape[0]
+    pads = {"valid": (0, 0), "same": (m // 2, m - 1 - m // 2), "full": (m - 1, m - 1)}
+    if mode not in pads:
+        raise ValueError("mode must be one of ['full', 'same', 'valid']")
+    out = lax.conv_general_dilated(a[None, None, :], v[None, None, :], (1,), [pads[mode]],
+                                   preferred_element_type=preferred_element_type)
+    out = lax.reshape(out, get_aval(out).shape[2:])
+    return lax.rev(out, (0,)) if backwards else out
 
 
 def correlate(a: ArrayLike, v: ArrayLike, mode: str = "valid", *, precision: Any = None,
               preferred_element_type: Any = None) -> ArrayLike:  # fmt: skip
     """The cross-correlation of two 1-D arrays (v conjugated), in mode full, same or valid."""
-    v = as_array(v)
-    if get_aval(v).dtype.kind == "c":
-        v = conjugate(v)
-    return _correlate(a, v, mode, "correlate")
+    return _convolution(a, v, mode, "correlate", preferred_element_type)
 
 
 def convolve(a: ArrayLike, v: ArrayLike, mode: str = "full", *, precision: Any = None,
              preferred_element_type: Any = None) -> ArrayLike:  # fmt: skip
     """The discrete linear convolution of two 1-D arrays, in mode full, same or valid."""
-    check_arraylike("convolve", a, v)
-    a, v = as_array(a), as_array(v)
-    if get_aval(a).ndim == 1 and get_aval(v).ndim == 1 and get_aval(v).shape[0] > get_aval(a).shape[0]:
-        a, v = v, a  # NumPy swaps so that v is the shorter one
-    v = as_array(v)
-    if get_aval(v).ndim != 1:
-        raise ValueError("convolve() only supports 1-dimensional inputs.")
-    return _correlate(a, lax.rev(v, (0,)), mode, "convolve")
+    return _convolution(a, v, mode, "convolve", preferred_element_type)
 
 
 def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> ArrayLike:

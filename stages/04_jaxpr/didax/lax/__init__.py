@@ -20,6 +20,16 @@ from .bitwise import (
     xor_p,
 )
 from .conditionals import cond, cond_p, switch
+from .convolution import (
+    ConvDimensionNumbers,
+    conv,
+    conv_dimension_numbers,
+    conv_general_dilated,
+    conv_general_dilated_p,
+    conv_transpose,
+    conv_with_general_padding,
+    padtype_to_pads,
+)
 from .dot import dot, dot_general, dot_general_p
 from .elementwise import (
     RoundingMethod,
