@@ -685,11 +685,16 @@ def _dynamic_update_slice_jvp(primals: list[Any], tangents: list[Any]) -> tuple[
 jvp_rules[lax.dynamic_slice_p] = _dynamic_slice_jvp
 jvp_rules[lax.dynamic_update_slice_p] = _dynamic_update_slice_jvp
 
-defjvp(
-    lax.dot_general_p,
-    lambda t, ans, x, y, **params: lax.dot_general_p.bind(t, y, **params),
-    lambda t, ans, x, y, **params: lax.dot_general_p.bind(x, t, **params),
-)
+
+
+def defbilinear(prim: Primitive) -> None:
+    """A product of its two operands: each one's tangent goes through the product with the other."""
+    defjvp(prim, lambda t, ans, x, y, **params: prim.bind(t, y, **params),
+           lambda t, ans, x, y, **params: prim.bind(x, t, **params))
+
+
+defbilinear(lax.dot_general_p)
+defbilinear(lax.conv_general_dilated_p)  # at each window, a dot product
 
 # --- reductions --------------------------------------------------------------------------------
 

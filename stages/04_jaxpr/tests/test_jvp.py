@@ -414,3 +414,19 @@ def test_jvp_of_reduce_precision_rounds_the_tangent_as_jax_does():
     x, t = np.float32(3.0), np.float32(1 + 2**-9)
     y, dy = didax.jvp(lambda a: lax.reduce_precision(a, 8, 7), (x,), (t,))
     assert (float(y), float(dy)) == (3.0, 1.0)
+
+
+def test_jvp_of_a_convolution_is_bilinear_by_finite_differences(x64):
+    # Both operands perturbed, strides, pads, dilation and feature groups: a product, so the finite
+    # difference of a quadratic is exact up to rounding.
+    def f(x, w):
+        y = lax.conv_general_dilated(x, w, (2, 1), [(1, 0), (0, 2)], rhs_dilation=(1, 2), feature_group_count=2)
+        return jnp.sin(y)
+
+    rng = np.random.default_rng(4)
+    x, w, tx, tw = (rng.normal(size=s) for s in [(2, 4, 5, 5), (6, 2, 2, 3), (2, 4, 5, 5), (6, 2, 2, 3)])
+    y, dy = didax.jvp(f, (x, w), (tx, tw))
+    h = 1e-6
+    want = (np.asarray(f(x + h * tx, w + h * tw)) - np.asarray(f(x - h * tx, w - h * tw))) / (2 * h)
+    np.testing.assert_allclose(dy, want, rtol=1e-6, atol=1e-6)
+    assert dy.shape == y.shape == (2, 6, 3, 3)
