@@ -647,3 +647,32 @@ def test_vmap_of_reduce_precision_is_a_loop():
     got = didax.vmap(lambda a: lax.reduce_precision(a, 5, 2), in_axes=1)(x)
     want = np.stack([np.asarray(lax.reduce_precision(x[:, i], 5, 2)) for i in range(5)])
     np.testing.assert_array_equal(got, want)
+
+
+CONV_GROUPS = [dict(), dict(feature_group_count=2), dict(batch_group_count=2)]
+
+
+@pytest.mark.parametrize("groups", CONV_GROUPS, ids=["plain", "feature groups", "batch groups"])
+@pytest.mark.parametrize("in_axes", [(0, None), (None, 2), (3, 1), (0, 0)])
+def test_vmap_of_a_convolution_is_a_loop(in_axes, groups):
+    # The vmap axis is folded into the batch, the features or the groups, and split out again.
+    rng = np.random.default_rng(6)
+    size, numbers = 3, ("NHWC", "OIHW", "CNHW")
+    x = rng.normal(size=(4, 5, 6, 4)).astype(np.float32)  # N H W C
+    w = rng.normal(size=(4, 2 if "feature_group_count" in groups else 4, 3, 2)).astype(np.float32)  # O I H W
+    xs = x if in_axes[0] is None else np.stack([x + i for i in range(size)], axis=in_axes[0])
+    ws = w if in_axes[1] is None else np.stack([w * (i + 1) for i in range(size)], axis=in_axes[1])
+
+    def f(a, b):
+        return lax.conv_general_dilated(a, b, (2, 1), [(1, 0), (0, 1)], rhs_dilation=(1, 2),
+                                        dimension_numbers=numbers, **groups)  # fmt: skip
+
+    got = didax.vmap(f, in_axes=in_axes)(xs, ws)
+    pick = [(lambda a, i: a) if ax is None else partial(lambda a, i, ax: np.take(a, i, ax), ax=ax) for ax in in_axes]
+    want = np.stack([np.asarray(f(pick[0](xs, i), pick[1](ws, i))) for i in range(size)])
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+
+
+def test_vmap_of_a_convolution_over_no_examples():
+    got = didax.vmap(lambda a, b: lax.conv(a, b, (1,), "SAME"))(np.ones((0, 2, 3, 5)), np.ones((0, 4, 3, 2)))
+    assert got.shape == (0, 2, 4, 5)

@@ -762,6 +762,70 @@ def _free_dims(ndim: int, contract: Sequence[int], batch: Sequence[int]) -> list
 batching_rules[lax.dot_general_p] = _dot_general_rule
 
 
+# --- convolution ------------------------------------------------------------------------------
+# A convolution has no spare axis to carry a batch, but its batch, feature and group structure can:
+# the vmap axis is folded into one of its axes (as the major part, so the groups stay outermost)
+# and split out of the result again.
+
+
+def _merge(x: Any, axis: int) -> Any:
+    """``x`` with axes ``axis`` and ``axis + 1`` made one, the first the major part."""
+    shape = get_aval(x).shape
+    return lax.reshape(x, (*shape[:axis], shape[axis] * shape[axis + 1], *shape[axis + 2:]))
+
+
+def _split(x: Any, axis: int, outer: int) -> Any:
+    """``x`` with axis ``axis`` made two, the first of size ``outer``."""
+    shape = get_aval(x).shape
+    return lax.reshape(x, (*shape[:axis], outer, shape[axis] // outer, *shape[axis + 1:]))
+
+
+def _fold(x: Any, bdim: int, axis: int, groups: int) -> Any:
+    """``x``'s batch axis folded into the example's axis ``axis``, inside each of its ``groups``:
+    an axis of groups * n becomes groups * batch * n."""
+    x = moveaxis(x, bdim, 0)
+    x = _split(x, axis + 1, groups)  # (batch, ..., groups, n, ...)
+    x = _merge(moveaxis(x, 0, axis + 1), axis + 1)  # (..., groups, batch * n, ...)
+    return _merge(x, axis)
+
+
+def _unfold(x: Any, axis: int, size: int, groups: int) -> Any:
+    """The inverse of _fold on the result: axis ``axis`` of groups * batch * n becomes a batch
+    axis of ``size`` at ``axis``, followed by one of groups * n."""
+    x = _split(_split(x, axis, groups), axis + 1, size)  # (..., groups, batch, n, ...)
+    return _merge(moveaxis(x, axis + 1, axis), axis + 1)
+
+
+def _conv_rule(vals: list[Any], dims: list[int | None], **params: Any) -> tuple[Any, int]:
+    (lhs, rhs), (lhs_bdim, rhs_bdim) = vals, dims
+    lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
+    features, batches = params["feature_group_count"], params["batch_group_count"]
+    size = batch_size(vals, dims)
+    if size == 0:  # no example: nothing to fold, and a group count of 0 would be refused
+        example = lax.conv_general_dilated_p.abstract_eval(
+            *[ShapedArray(_example_shape(x, d), get_aval(x).dtype) for x, d in zip(vals, dims)], **params)
+        return lax.full((0, *example.shape), 0, example.dtype), 0
+    if lhs_bdim is not not_mapped and rhs_bdim is not not_mapped:
+        # Each example its own kernels: the examples become more groups, of features (or of the
+        # batch, when the batch is already grouped).
+        if batches > 1:
+            lhs, params = _fold(lhs, lhs_bdim, lhs_spec[0], 1), {**params, "batch_group_count": batches * size}
+        else:
+            lhs, params = _fold(lhs, lhs_bdim, lhs_spec[1], 1), {**params, "feature_group_count": features * size}
+        out = lax.conv_general_dilated_p.bind(lhs, _fold(rhs, rhs_bdim, rhs_spec[0], 1), **params)
+        return _unfold(out, out_spec[1], size, 1), out_spec[1]
+    if lhs_bdim is not not_mapped:  # more images: a larger batch (in each batch group)
+        out = lax.conv_general_dilated_p.bind(_fold(lhs, lhs_bdim, lhs_spec[0], batches), rhs, **params)
+        return _unfold(out, out_spec[0], size, 1), out_spec[0]
+    # More kernels: more output features (in each group).
+    groups = max(features, batches)
+    out = lax.conv_general_dilated_p.bind(lhs, _fold(rhs, rhs_bdim, rhs_spec[0], groups), **params)
+    return _unfold(out, out_spec[1], size, groups), out_spec[1]
+
+
+batching_rules[lax.conv_general_dilated_p] = _conv_rule
+
+
 # --- gather and scatter -----------------------------------------------------------------------
 # Both have batching dimensions of their own: pairs of an operand axis and an index axis that
 # are walked together, example by example. The batch axis goes first in each operand and
