@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lowering_harness import check_compiled
 
+import didax
 import didax.numpy as jnp
 from didax import lax
 
@@ -148,3 +149,29 @@ def test_pad_then_slice_random_configs(case):
     x = jnp.asarray(np.arange(np.prod(shape), dtype=np.float32).reshape(shape) + 1)
     check_compiled(lambda x: (lax.pad(x, jnp.float32(0), config),
                               lax.slice(lax.pad(x, jnp.float32(-1), config), starts, limits, strides)), x)  # fmt: skip
+
+
+
+# (parameters, input channels per kernel, layout): the input is (4, 4, 9) in N C W order.
+CONVOLUTIONS = [
+    (dict(window_strides=(2,), padding="SAME", rhs_dilation=(2,)), 4, False),
+    (dict(window_strides=(1,), padding=[(2, -1)], lhs_dilation=(3,), feature_group_count=2), 2, False),
+    (dict(window_strides=(1,), padding="VALID", batch_group_count=2), 4, False),
+    (dict(window_strides=(1,), padding="SAME", dimension_numbers=("NWC", "WIO", "CNW")), 4, True),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.complex64, np.int8, np.bool_])
+def test_convolutions_are_stablehlos_and_agree_with_eager(dtype):
+    rng = np.random.default_rng(7)
+    x = (rng.normal(size=(4, 4, 9)) * 3).astype(dtype)
+    for params, in_features, channels_last in CONVOLUTIONS if dtype == np.float32 else CONVOLUTIONS[1:2]:
+        w = (rng.normal(size=(4, in_features, 3)) * 3).astype(dtype)
+        if channels_last:
+            x, w = x.transpose(0, 2, 1), w.transpose(2, 1, 0)
+        check_compiled(lambda a, b: lax.conv_general_dilated(a, b, **params), x, w, rtol=1e-2, atol=1e-2)
+
+
+def test_a_convolution_prints_as_stablehlo_writes_it():
+    text = didax.jit(lambda a, b: lax.conv(a, b, (1, 2), "SAME")).lower(np.ones((1, 2, 5, 5)), np.ones((3, 2, 2, 2)))
+    assert "stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]" in text.as_text()
