@@ -732,13 +732,13 @@ batching_rules[lax.dot_general_p] = _dot_general_rule
 # and split out of the result again.
 
 
-def _merge(x: Any, axis: int) -> Any:
+def merge_axes(x: Any, axis: int) -> Any:
     """``x`` with axes ``axis`` and ``axis + 1`` made one, the first the major part."""
     shape = get_aval(x).shape
     return lax.reshape(x, (*shape[:axis], shape[axis] * shape[axis + 1], *shape[axis + 2:]))
 
 
-def _split(x: Any, axis: int, outer: int) -> Any:
+def split_axis(x: Any, axis: int, outer: int) -> Any:
     """``x`` with axis ``axis`` made two, the first of size ``outer``."""
     shape = get_aval(x).shape
     return lax.reshape(x, (*shape[:axis], outer, shape[axis] // outer, *shape[axis + 1:]))
@@ -748,16 +748,16 @@ def _fold(x: Any, bdim: int, axis: int, groups: int) -> Any:
     """``x``'s batch axis folded into the example's axis ``axis``, inside each of its ``groups``:
     an axis of groups * n becomes groups * batch * n."""
     x = moveaxis(x, bdim, 0)
-    x = _split(x, axis + 1, groups)  # (batch, ..., groups, n, ...)
-    x = _merge(moveaxis(x, 0, axis + 1), axis + 1)  # (..., groups, batch * n, ...)
-    return _merge(x, axis)
+    x = split_axis(x, axis + 1, groups)  # (batch, ..., groups, n, ...)
+    x = merge_axes(moveaxis(x, 0, axis + 1), axis + 1)  # (..., groups, batch * n, ...)
+    return merge_axes(x, axis)
 
 
 def _unfold(x: Any, axis: int, size: int, groups: int) -> Any:
     """The inverse of _fold on the result: axis ``axis`` of groups * batch * n becomes a batch
     axis of ``size`` at ``axis``, followed by one of groups * n."""
-    x = _split(_split(x, axis, groups), axis + 1, size)  # (..., groups, batch, n, ...)
-    return _merge(moveaxis(x, axis + 1, axis), axis + 1)
+    x = split_axis(split_axis(x, axis, groups), axis + 1, size)  # (..., groups, batch, n, ...)
+    return merge_axes(moveaxis(x, axis + 1, axis), axis + 1)
 
 
 def _conv_rule(vals: list[Any], dims: list[int | None], **params: Any) -> tuple[Any, int]:
