@@ -472,6 +472,79 @@ def _contract_back(ct: Any, other: Any, aval: ShapedArray, mine: tuple, others: 
 
 transpose_rules[lax.dot_general_p] = _dot_general_transpose
 
+# --- convolution ------------------------------------------------------------------------------
+# Each operand's cotangent is again a convolution. The input's: the output cotangent spread out by
+# the strides, convolved with the kernel flipped in space, its two feature axes swapped. The
+# kernel's: the input convolved with the output cotangent as the kernel, the batch axis now the
+# one contracted over. Groups change places: the kernel's groups become the batch's and back.
+
+
+def _dilate(shape: Sequence[int], dilation: Sequence[int]) -> list[int]:
+    return [0 if n == 0 else (n - 1) * d + 1 for n, d in zip(shape, dilation)]
+
+
+def _conv_transpose(ct: Any, lhs: Any, rhs: Any, **params: Any) -> list[Any]:
+    if is_undefined_primal(lhs) and is_undefined_primal(rhs):
+        raise NotImplementedError("conv_general_dilated of two undefined primals is not linear: it has no transpose")
+    if is_undefined_primal(lhs):
+        return [_conv_lhs_cotangent(ct, rhs, lhs.aval, **params), None]
+    return [None, _conv_rhs_cotangent(ct, lhs, rhs.aval, **params)]
+
+
+def _spatial(shape: Sequence[int], spec: Sequence[int]) -> list[int]:
+    return [shape[d] for d in spec[2:]]
+
+
+def _conv_lhs_cotangent(ct: Any, rhs: Any, aval: ShapedArray, *, window_strides: tuple[int, ...],
+                        padding: tuple, lhs_dilation: tuple[int, ...], rhs_dilation: tuple[int, ...],
+                        dimension_numbers: Any, feature_group_count: int, batch_group_count: int,
+                        **_: Any) -> Any:  # fmt: skip
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    window = _dilate(_spatial(get_aval(rhs).shape, rhs_spec), rhs_dilation)
+    inputs = _dilate(_spatial(aval.shape, lhs_spec), lhs_dilation)
+    outputs = _dilate(_spatial(get_aval(ct).shape, out_spec), window_strides)
+    # Where the flipped window starts reading the spread cotangent, and where it must stop.
+    pads = [(k - 1 - lo, n + k - 1 - m - (k - 1 - lo)) for k, (lo, _), n, m in zip(window, padding, inputs, outputs)]
+    groups = max(feature_group_count, batch_group_count)
+    if groups > 1:  # each group's kernels: their group moves from the kernels' axis to the features'
+        rhs = batching.split_axis(rhs, rhs_spec[0], groups)
+        rhs = batching.merge_axes(batching.moveaxis(rhs, rhs_spec[0], rhs_spec[1]), rhs_spec[1])
+    rhs = _as_dtype(lax.rev(rhs, rhs_spec[2:]), get_aval(ct).dtype)
+    swapped = (rhs_spec[1], rhs_spec[0], *rhs_spec[2:])
+    out = lax.conv_general_dilated(ct, rhs, lhs_dilation, pads, window_strides, rhs_dilation,
+                                   lax.ConvDimensionNumbers(out_spec, swapped, lhs_spec), feature_group_count=groups)
+    if batch_group_count > 1:  # the groups came out as features: they are blocks of the batch
+        out = batching.split_axis(out, lhs_spec[1], batch_group_count)
+        out = batching.merge_axes(batching.moveaxis(out, lhs_spec[1], lhs_spec[0]), lhs_spec[0])
+    return _as_dtype(out, aval.dtype)
+
+
+def _conv_rhs_cotangent(ct: Any, lhs: Any, aval: ShapedArray, *, window_strides: tuple[int, ...],
+                        padding: tuple, lhs_dilation: tuple[int, ...], rhs_dilation: tuple[int, ...],
+                        dimension_numbers: Any, feature_group_count: int, batch_group_count: int,
+                        **_: Any) -> Any:  # fmt: skip
+    if 0 in get_aval(ct).shape:  # no output: nothing flows back (and a window of 0 could not say so)
+        return zeros_like_aval(aval)
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    window = _dilate(_spatial(aval.shape, rhs_spec), rhs_dilation)
+    inputs = _dilate(_spatial(get_aval(lhs).shape, lhs_spec), lhs_dilation)
+    outputs = _dilate(_spatial(get_aval(ct).shape, out_spec), window_strides)
+    # The padded input must hold exactly the kernel's positions: (window - 1) + outputs elements.
+    pads = [(lo, k - 1 + m - n - lo) for k, (lo, _), n, m in zip(window, padding, inputs, outputs)]
+    swap = lambda spec: (spec[1], spec[0], *spec[2:])  # noqa: E731
+    numbers = lax.ConvDimensionNumbers(swap(lhs_spec), swap(out_spec), swap(rhs_spec))
+    out = lax.conv_general_dilated(_as_dtype(lhs, get_aval(ct).dtype), ct, rhs_dilation, pads, lhs_dilation,
+                                   window_strides, numbers, feature_group_count=batch_group_count,
+                                   batch_group_count=feature_group_count)  # fmt: skip
+    return _as_dtype(out, aval.dtype)
+
+
+def _as_dtype(x: Any, dtype: np.dtype) -> Any:
+    return x if get_aval(x).dtype == dtype else lax.convert_element_type(x, dtype)
+
+
+transpose_rules[lax.conv_general_dilated_p] = _conv_transpose
+
 # --- gather and scatter -----------------------------------------------------------------------
 
 

@@ -414,3 +414,32 @@ def test_vjp_of_each_fourier_transform_by_finite_differences(x64, name, n):
 def test_grad_of_reduce_precision_rounds_the_cotangent_as_jax_does():
     g = didax.grad(lambda a: lax.reduce_precision(a, 8, 7) * np.float32(1 + 2**-9))(np.float32(3.0))
     assert float(g) == 1.0  # 1 + 2**-9 rounded to bfloat16's 7 mantissa bits
+
+
+CONV_CASES = [
+    dict(window_strides=(2, 1), padding=[(1, 0), (0, 2)], rhs_dilation=(1, 2), feature_group_count=2),
+    dict(window_strides=(1, 3), padding="SAME", lhs_dilation=(1, 1), batch_group_count=2),
+    dict(window_strides=(1, 2), padding=[(2, -1), (1, 1)], lhs_dilation=(2, 1), dimension_numbers=("NHWC", "HWIO", "CNWH")),
+]
+
+
+@pytest.mark.parametrize("params", CONV_CASES, ids=["feature groups", "batch groups", "input dilation, layouts"])
+def test_vjp_of_a_convolution_by_finite_differences(x64, params):
+    """<ct, J t> = <J^T ct, t> for both operands at once: the input's cotangent (a convolution
+    with the flipped kernel) and the kernel's (a convolution of the input with the cotangent)."""
+    rng = np.random.default_rng(8)
+    numbers = params.get("dimension_numbers")
+    x = rng.normal(size=(4, 5, 6, 4) if numbers else (4, 4, 5, 6))
+    w = rng.normal(size=(3, 2, 4, 2) if numbers else (6, 2 if "feature_group_count" in params else 4, 3, 2))
+
+    def f(a, b):
+        return lax.conv_general_dilated(a, b, **params)
+
+    tx, tw = rng.normal(size=x.shape), rng.normal(size=w.shape)
+    y, pullback = didax.vjp(f, x, w)
+    ct = rng.normal(size=y.shape)
+    ct_x, ct_w = pullback(ct)
+    h = 1e-6
+    jt = (np.asarray(f(x + h * tx, w + h * tw)) - np.asarray(f(x - h * tx, w - h * tw))) / (2 * h)
+    np.testing.assert_allclose(np.sum(ct * jt), np.sum(ct_x * tx) + np.sum(ct_w * tw), rtol=1e-7)
+    assert ct_x.shape == x.shape and ct_w.shape == w.shape
