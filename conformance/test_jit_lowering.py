@@ -263,6 +263,19 @@ def test_jit_fft_of_each_kind(impl: Impl) -> None:
           x, z, exact=False, steps=8)
 
 
+def test_jit_convolutions(impl: Impl) -> None:
+    """Strides, pads, both dilations, both kinds of groups, a layout, and a transposed convolution,
+    compiled, against eager evaluation."""
+    rng = np.random.default_rng(6)
+    x, w = rng.normal(size=(4, 4, 6, 5)).astype(np.float32), rng.normal(size=(4, 2, 3, 2)).astype(np.float32)
+    hwio = rng.normal(size=(3, 2, 5, 2)).astype(np.float32)  # for x read as NHWC: 5 features
+    conv = impl.lax.conv_general_dilated
+    check(impl, lambda x, w, k: (conv(x, w, (2, 1), [(1, 2), (0, -1)], (1, 2), (2, 1), feature_group_count=2),
+                                 conv(x[:, :2], w, (1, 1), "SAME", batch_group_count=2),
+                                 conv(x[:, :2], w[:2], (1, 2), "VALID", dimension_numbers=("NCWH", "OIWH", "CWHN")),
+                                 impl.lax.conv_transpose(x, k, (2, 1), "SAME")), x, w, hwio, exact=False, steps=12)
+
+
 def test_jit_reduce_precision_bit_for_bit(impl: Impl) -> None:
     """Random bit patterns (NaNs, infinities, subnormals among them) to four formats."""
     x = np.random.default_rng(5).integers(0, 2**32, size=2048, dtype=np.uint64).astype(np.uint32).view(np.float32)

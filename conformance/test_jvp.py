@@ -37,6 +37,7 @@ pytestmark = [pytest.mark.area("jvp"), pytest.mark.requires("jvp")]
 F64, C128, I32 = np.dtype("float64"), np.dtype("complex128"), np.dtype("int32")
 V, M = (4,), (2, 3)  # the shapes of the table: few, so that JAX compiles little
 UNIT = Domain(-0.8, 0.8)
+CONV = "lax.conv_general_dilated"
 POSITIVE = Domain(0.3, 4)
 AWAY_FROM_0 = Domain(-3, 3, min_abs=0.3)
 
@@ -230,6 +231,15 @@ CASES = [
     case("fft_rfft_even", "jnp.fft.rfft(x)", x=((2, 4),)), case("fft_rfft2_odd", "jnp.fft.rfft2(x)", x=((3, 3),)),
     case("fft_irfft_odd", "jnp.fft.irfft(x, n=5)", x=(M, S.DEFAULT, C128)),
     case("fft_irfft_even", "jnp.fft.irfft(x)", x=(M, S.DEFAULT, C128)),
+    # --- convolution: bilinear; the input's transpose flips the kernel, the kernel's convolves ------
+    case("conv_same", "lax.conv_general_dilated(x, w, (1,), 'SAME')", x=((2, 2, 5),), w=((3, 2, 2),)),
+    case("conv_strides_dilation_feature_groups", f"{CONV}(x, w, (2, 1), [(1, 0), (0, 1)], rhs_dilation=(1, 2), "
+         "feature_group_count=2)", x=((1, 4, 4, 3),), w=((2, 2, 2, 2),)),  # fmt: skip
+    case("conv_input_dilation_batch_groups", f"{CONV}(x, w, (1,), [(1, -1)], lhs_dilation=(2,), batch_group_count=2)",
+         x=((2, 2, 4),), w=((2, 2, 2),)),  # fmt: skip
+    case("conv_channels_last", f"{CONV}(x, w, (1, 2), 'VALID', dimension_numbers=('NHWC', 'HWIO', 'CNHW'))",
+         x=((1, 3, 4, 2),), w=((2, 2, 2, 3),)),  # fmt: skip
+    case("conv_transpose", "lax.conv_transpose(x, w, (2,), 'SAME')", x=((1, 3, 2),), w=((2, 2, 3),)),
     # --- gather and scatter -----------------------------------------------------------------------
     case("gather_clip", GATHER.format(mode="CLIP", fill=""), x=OPERAND, i=SOME_OUT),
     case("gather_fill", GATHER.format(mode="FILL_OR_DROP", fill=", fill_value=2.5"), x=OPERAND, i=SOME_OUT),

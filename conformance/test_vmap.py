@@ -209,6 +209,14 @@ CASES = [
     case("dot_general_batch_dims", DOT.format("((2,), (1,))", "((0,), (0,))"), x=((2, 2, 4),), y=((2, 4, 2),)),
     case("dot_general_batch_dims_last", DOT.format("((0,), (0,))", "((1,), (1,))"), x=(M,), y=(M,)),
     case("dot_general_int", DOT.format("((1,), (0,))", "((), ())"), x=(M, INTS, I32), y=((4, 2), INTS, I32)),
+    # --- convolution: the vmap axis folds into the batch, the features or the groups --------------------
+    case("conv_same", "lax.conv_general_dilated(x, w, (1,), 'SAME')", x=((2, 2, 5),), w=((3, 2, 2),)),
+    case("conv_feature_groups", "lax.conv_general_dilated(x, w, (2, 1), [(1, 0), (0, 1)], feature_group_count=2)",
+         x=((1, 4, 4, 3),), w=((2, 2, 2, 2),)),  # fmt: skip
+    case("conv_batch_groups", "lax.conv_general_dilated(x, w, (1,), [(1, -1)], lhs_dilation=(2,), batch_group_count=2)",
+         x=((2, 2, 4),), w=((2, 2, 2),)),  # fmt: skip
+    case("conv_channels_last", "lax.conv_general_dilated(x, w, (1, 2), 'VALID', dimension_numbers=('NHWC', 'HWIO', "
+         "'CNHW'))", x=((1, 3, 4, 2),), w=((2, 2, 2, 3),)),  # fmt: skip
     # --- sorting ----------------------------------------------------------------------------------------
     case("sort", "lax.sort(x, dimension=1)", x=(M, TIES)),
     case("reduce_precision", "lax.reduce_precision(x, 5, 2)", exact=True, x=(M, Domain(-1e4, 1e4))),
