@@ -28,6 +28,8 @@ ELEMENTWISE = "didax/lax/elementwise.py"
 STRUCTURAL = "didax/lax/structural.py"
 LAX_REDUCTIONS = "didax/lax/reductions.py"
 DOT = "didax/lax/dot.py"
+CONV = "didax/lax/convolution.py"
+CONV_TESTS = "lax_conv"  # the test file of lax's convolutions (jnp.convolve and correlate too)
 UTIL = "didax/numpy/util.py"
 UFUNCS = "didax/numpy/ufuncs.py"
 NP_REDUCTIONS = "didax/numpy/reductions.py"
@@ -1741,5 +1743,47 @@ MUTANTS: list[Mutant] = [
         "lax.reduce_precision.smallest_normal_flushed", ELEMENTWISE,
         "underflows = exponent <= (word(bias - reduced_bias)", "underflows = exponent <= (word(bias - reduced_bias + 1)",
         LAX, "reduce_precision flushes the format's smallest normal binade to zero too", keyword="reduce_precision",
+    ),
+    Mutant(
+        "lax.conv.same_odd_pad_first", CONV,
+        'pads.append((small, large) if kind == "SAME" else (large, small))',
+        'pads.append((large, small) if kind == "SAME" else (small, large))', LAX,
+        "'SAME' puts an odd pad before the input and 'SAME_LOWER' after it, the other way round", keyword=CONV_TESTS,
+    ),
+    Mutant(
+        "lax.conv.spatial_axes_in_the_inputs_order", CONV,
+        'kernel_order = [c for c in specs[1] if c not in "OI"]', 'kernel_order = [c for c in specs[0] if c not in "NC"]',
+        LAX, "letter dimension numbers order the spatial axes as the input's spec has them, not the kernel's",
+        keyword=CONV_TESTS,
+    ),
+    Mutant(
+        "lax.conv.batch_groups_interleaved", CONV,
+        "rows = windows.reshape(b, n // b, g, i, *sizes, *kernel)",
+        "rows = windows.reshape(n // b, b, g, i, *sizes, *kernel).swapaxes(0, 1)", LAX,
+        "batch group k holds every k-th batch member instead of the k-th block of them", keyword=CONV_TESTS,
+    ),
+    Mutant(
+        "lax.conv.batch_not_divided_by_its_groups", CONV,
+        "out = (lhs.shape[lhs_spec[0]] // batch_group_count, rhs.shape[rhs_spec[0]],",
+        "out = (lhs.shape[lhs_spec[0]], rhs.shape[rhs_spec[0]],", LAX,
+        "with batch groups the output keeps the whole batch, not one group's share of it", keyword=CONV_TESTS,
+    ),
+    Mutant(
+        "lax.conv.narrower_result_accepted", CONV,
+        "    if np.dtype(preferred).itemsize < np.dtype(input_dtype).itemsize:\n",
+        "    if False:\n", LAX, "preferred_element_type may narrow the result (float32 inputs to float16)",
+        keyword=CONV_TESTS,
+    ),
+    Mutant(
+        "lax.conv_transpose.kernel_not_flipped", CONV,
+        "        rhs = rev(rhs, numbers.rhs_spec[2:])\n", "", LAX,
+        "conv_transpose with transpose_kernel=True swaps the kernel's feature axes but does not flip its window",
+        keyword=CONV_TESTS,
+    ),
+    Mutant(
+        "numpy.correlate.longer_second_not_swapped", "didax/numpy/counting.py",
+        "        if n < m:  # NumPy slides the shorter one", "        if False:  # NumPy slides the shorter one", LAX,
+        "jnp.correlate of a shorter first argument slides it as the kernel instead of swapping and reversing",
+        keyword=CONV_TESTS,
     ),
 ]

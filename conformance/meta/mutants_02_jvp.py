@@ -205,9 +205,10 @@ JVP_MUTANTS: list[Mutant] = [
     # --- dot_general -------------------------------------------------------------------------------------
     Mutant(
         "jvp.dot_general.lhs_term_without_tangent", AD,
-        "lambda t, ans, x, y, **params: lax.dot_general_p.bind(t, y, **params),",
-        "lambda t, ans, x, y, **params: lax.dot_general_p.bind(x, y, **params),",
-        JVP, "dot_general's first term is the product itself, not dx . y", keyword="dot_general",
+        "defjvp(prim, lambda t, ans, x, y, **params: prim.bind(t, y, **params),",
+        "defjvp(prim, lambda t, ans, x, y, **params: prim.bind(x, y, **params),",
+        JVP, "a bilinear product's first term (dot_general's, conv's) is the product itself, not dx . y",
+        keyword="dot_general",
     ),
     # --- reductions ----------------------------------------------------------------------------------------
     Mutant(
@@ -480,6 +481,13 @@ JVP_MUTANTS: list[Mutant] = [
         "    lax.reduce_precision_p,  # as in JAX: the tangent is rounded to the narrower format too\n", "",
         JVP, "reduce_precision is left out of the linear primitives: differentiating it has no rule",
         keyword="reduce_precision",
+    ),
+    Mutant(
+        "jvp.conv.kernel_tangent_dropped", AD,
+        "defbilinear(lax.conv_general_dilated_p)  # at each window, a dot product",
+        "defjvp(lax.conv_general_dilated_p, lambda t, ans, x, y, **params: lax.conv_general_dilated_p.bind(t, y, **params))",
+        JVP, "a convolution's tangent counts the input's tangent only, as if the kernel were constant",
+        keyword="conv_",
     ),
 ]  # fmt: skip
 

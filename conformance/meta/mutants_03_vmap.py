@@ -474,6 +474,18 @@ VMAP_MUTANTS: list[Mutant] = [
         VMAP, "reduce_precision is left out of the elementwise rules: vmap of it has no rule",
         keyword="reduce_precision",
     ),
+    Mutant(
+        "vmap.conv.kernels_folded_outside_their_groups", BATCHING,
+        "    groups = max(features, batches)\n", "    groups = 1\n",
+        VMAP, "batched kernels of a grouped convolution go before the groups, so groups get the wrong kernels",
+        keyword="conv_",
+    ),
+    Mutant(
+        "vmap.conv.examples_as_feature_groups_beside_batch_groups", BATCHING,
+        "        if batches > 1:\n            lhs, params = _fold(", "        if False:\n            lhs, params = _fold(",
+        VMAP, "with both operands batched, a batch-grouped convolution gets feature groups too (refused by XLA's rules)",
+        keyword="conv_",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*JVP_STAGE_MUTANTS, *VMAP_MUTANTS]

@@ -599,6 +599,16 @@ JIT_MUTANTS: list[Mutant] = [
         'f"rhs_contracting_dimensions = [{\', \'.join(map(str, lc))}]>"',
         AREA, "dot_general contracts the right operand on the left one's dimensions", keyword=PRIMITIVES,
     ),
+    Mutant(
+        "lower.conv.kernel_letters_swapped", "didax/lowering/convolution.py",
+        "_layout(rhs_spec, 'o', 'i')", "_layout(rhs_spec, 'i', 'o')",
+        AREA, "stablehlo.convolution reads the kernel's in-feature axis as its out-feature axis", keyword="conv",
+    ),
+    Mutant(
+        "lower.conv.pads_reversed", "didax/lowering/convolution.py",
+        'f"[{lo}, {hi}]"', 'f"[{hi}, {lo}]"',
+        AREA, "stablehlo.convolution is given each axis's high pad as its low pad", keyword="conv",
+    ),
 ]  # fmt: skip
 
 

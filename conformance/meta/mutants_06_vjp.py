@@ -385,6 +385,15 @@ VJP_MUTANTS: list[Mutant] = [
          "transpose_rules[lax.reduce_precision_p] = lambda ct, x, **params: [lax.reduce_precision_p.bind(ct, **params)]",
          "transpose_rules[lax.reduce_precision_p] = lambda ct, x, **params: [ct]",
          "reduce_precision's transpose passes the cotangent through unrounded (JAX rounds it)", "reduce_precision"),
+    rule("transpose.conv.kernel_not_flipped",
+         "    rhs = _as_dtype(lax.rev(rhs, rhs_spec[2:]), get_aval(ct).dtype)\n",
+         "    rhs = _as_dtype(rhs, get_aval(ct).dtype)\n",
+         "the input's cotangent is convolved with the kernel as it is, not flipped in space", table("conv_")),
+    rule("transpose.conv.group_kinds_kept",
+         "window_strides, numbers, feature_group_count=batch_group_count,\n                                   batch_group_count=feature_group_count)",
+         "window_strides, numbers, feature_group_count=feature_group_count,\n                                   batch_group_count=batch_group_count)",
+         "the kernel's cotangent keeps the forward convolution's kinds of groups instead of exchanging them",
+         table("conv_")),
 ]  # fmt: skip
 
 
