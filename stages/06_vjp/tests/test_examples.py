@@ -449,3 +449,12 @@ def test_train_mlp_loss_falls():
     assert len(losses) == 6
     assert losses[-1] < losses[0] / 50
     assert all(b <= a * 1.05 for a, b in zip(losses, losses[1:]))
+
+
+def test_train_cnn_loss_falls_as_jaxs_does():
+    ours = run_example("train_cnn")
+    losses = [float(line.split("loss")[1]) for line in ours.splitlines() if "loss" in line]
+    assert len(losses) == 6 and losses[-1] < losses[0] / 20
+    assert "training accuracy: 1.000" in ours
+    pytest.importorskip("jax")
+    assert numbers(ours) == pytest.approx(numbers(run_as_jax("train_cnn")), abs=2e-4)  # printed to 4 places
