@@ -451,7 +451,15 @@ def test_train_mlp_loss_falls():
     assert all(b <= a * 1.05 for a, b in zip(losses, losses[1:]))
 
 
-<<<<<<< 07_sharding (this stage)
+def test_train_cnn_loss_falls_as_jaxs_does():
+    ours = run_example("train_cnn")
+    losses = [float(line.split("loss")[1]) for line in ours.splitlines() if "loss" in line]
+    assert len(losses) == 6 and losses[-1] < losses[0] / 20
+    assert "training accuracy: 1.000" in ours
+    pytest.importorskip("jax")
+    assert numbers(ours) == pytest.approx(numbers(run_as_jax("train_cnn")), abs=2e-4)  # printed to 4 places
+
+
 def test_data_parallel_training_on_eight_devices_steps_as_one_device_does():
     """pmap and shard_map, each device on an eighth of the batch, give the losses and weights
     that training on one device gives (to float32's rounding), and the loss falls."""
@@ -465,12 +473,3 @@ def test_data_parallel_training_on_eight_devices_steps_as_one_device_does():
     gaps = [float(g) for g in re.findall(r"(?:pmap|shard_map) ([0-9.]+e[-+]\d+)", lines[-2])]
     assert len(gaps) == 2 and max(gaps) < 1e-5
     assert lines[-1].endswith("spec=P(), memory_kind=device)")  # the weights: whole on every device
-=======
-def test_train_cnn_loss_falls_as_jaxs_does():
-    ours = run_example("train_cnn")
-    losses = [float(line.split("loss")[1]) for line in ours.splitlines() if "loss" in line]
-    assert len(losses) == 6 and losses[-1] < losses[0] / 20
-    assert "training accuracy: 1.000" in ours
-    pytest.importorskip("jax")
-    assert numbers(ours) == pytest.approx(numbers(run_as_jax("train_cnn")), abs=2e-4)  # printed to 4 places
->>>>>>> 06_vjp with the fix
