@@ -79,3 +79,21 @@ def test_scalar_types_equal_their_numpy_types_and_dtypes_not_their_names(impl: I
     assert f32 == np.float32 and f32 == np.dtype("float32") and np.dtype("float32") == f32
     assert f32 != "float32" and f32 != "not a dtype" and f32 != impl.numpy.int32
     assert {np.float32: "found"}.get(f32) == "found"
+
+
+def test_the_standards_array_members(impl: Impl) -> None:
+    """``x.mT`` (the last two axes swapped), ``x.to_device(device, /, *, stream=None)``, and
+    ``reshape``'s keyword-only ``copy``, as the standard names them."""
+    x = impl.numpy.arange(24).reshape(2, 3, 4)
+    assert np.array_equal(np.asarray(x.mT), np.arange(24).reshape(2, 3, 4).swapaxes(-1, -2))
+    with pytest.raises(ValueError):
+        impl.numpy.ones(3).mT  # noqa: B018 - a vector has no matrix transpose
+    parameters = inspect.signature(type(x).to_device).parameters
+    device = parameters["device"]  # positional (the standard makes it positional-only)
+    assert device.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    assert device.default is inspect.Parameter.empty
+    assert parameters["stream"].kind == inspect.Parameter.KEYWORD_ONLY
+    assert np.array_equal(np.asarray(x.to_device(None)), np.arange(24).reshape(2, 3, 4))
+    copy = inspect.signature(impl.numpy.reshape).parameters["copy"]
+    assert copy.kind == inspect.Parameter.KEYWORD_ONLY and copy.default is None
+    assert impl.numpy.reshape(x, (4, 6), copy=True).shape == (4, 6)
