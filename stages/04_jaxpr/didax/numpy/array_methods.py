@@ -15,7 +15,7 @@ from .. import dtypes, lax
 from ..array import Array
 from ..core import Tracer
 from . import at, creation, indexing, manipulation, reductions, shapes, sorting, structure, ufuncs
-from .array_api import __array_api_version__
+from .array_api import __array_api_version__, place
 from .util import _ARRAYLIKE_TYPES, is_arraylike
 
 
@@ -37,6 +37,11 @@ def _astype(self: Any, dtype: Any) -> Any:
 def _reshape(self: Any, *shape: Any, order: str = "C") -> Any:
     # x.reshape(2, 3) and x.reshape((2, 3)) both work, as in NumPy.
     return shapes.reshape(self, shape[0] if len(shape) == 1 else shape, order)
+
+
+def _to_device(self: Any, device: Any, /, *, stream: Any = None) -> Any:
+    """The array on ``device`` (the array API's method; JAX's ``device_put``)."""
+    return place(self, device)
 
 
 def _transpose(self: Any, *axes: Any) -> Any:
@@ -184,6 +189,7 @@ _METHODS: dict[str, Callable[..., Any]] = {
     "astype": _astype,
     "view": _view,
     "reshape": _reshape,
+    "to_device": _to_device,
     "transpose": _transpose,
     "ravel": shapes.ravel,
     "flatten": shapes.ravel,
@@ -223,6 +229,7 @@ def install(cls: type) -> None:
     for name, fn in {**_OPERATORS, **_METHODS}.items():
         setattr(cls, name, fn)
     cls.T = property(lambda self: shapes.transpose(self))  # type: ignore[attr-defined]
+    cls.mT = property(manipulation.matrix_transpose)  # type: ignore[attr-defined]  # the last two axes
     cls.at = property(at._IndexUpdateHelper)  # type: ignore[attr-defined]
     cls.real = property(_by_name("real"))  # type: ignore[attr-defined]
     cls.imag = property(_by_name("imag"))  # type: ignore[attr-defined]

@@ -23,8 +23,9 @@ from .util import (
 from .ufuncs import multiply
 
 
-def reshape(a: ArrayLike, shape: Any = None, order: str = "C") -> ArrayLike:
-    """A new shape for the same elements; one entry may be -1, inferred from the others."""
+def reshape(a: ArrayLike, shape: Any = None, order: str = "C", *, copy: bool | None = None) -> ArrayLike:
+    """A new shape for the same elements; one entry may be -1, inferred from the others. (``copy``
+    is the array API's: arrays never share what a user can write, so either answer holds.)"""
     check_arraylike("reshape", a)
     if order != "C":
         raise NotImplementedError("didax.numpy.reshape supports only order='C'.")
