@@ -265,9 +265,12 @@ class Array:
     def tolist(self) -> Any:
         return self._value.tolist()
 
-    def __dlpack__(self, **kwargs: Any) -> Any:
-        """The DLPack capsule of the value (``np.from_dlpack(x)``): NumPy's, read back once."""
-        return self._value.__dlpack__(**kwargs)  # marked read-only: the reader must not write
+    def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        """The DLPack capsule of the value (``np.from_dlpack(x)``): NumPy's, read back once, with the
+        standard's keywords."""
+        # marked read-only: the reader must not write
+        return self._value.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return self._value.__dlpack_device__()
