@@ -57,6 +57,7 @@ SIZE = 8  # elements of each tiny array
 MANY = 10  # inputs and outputs of the second dispatch case
 LAYERS = (784, 512, 512, 10)  # the MLP's widths
 BATCH = 256
+IMAGES = (32, 32, 32, 3)  # the CNN case's batch of images, NHWC
 FEEDBACK_CALLS = 100  # calls of y = f(y) in the feedback case
 UPDATE_STEPS = 10  # calls of params = step(params)
 FIRST_CALL_LENGTH = 1000  # operations of the function compiled from scratch
@@ -73,6 +74,7 @@ def cases(libs: Libs) -> list[Case]:
         _feedback(libs),
         _update_steps(libs),
         _mlp(libs),
+        _cnn(libs),
         *(_eager_add(libs, shape) for shape in EAGER_SHAPES),
         *(_compiled_add(libs, shape) for shape in EAGER_SHAPES),
         _first_call(libs, FIRST_CALL_LENGTH),
@@ -194,6 +196,29 @@ def _mlp(libs: Libs) -> Case:
     widths = "-".join(str(w) for w in LAYERS)
     return Case(f"MLP {widths}", f"a jitted MLP forward pass {widths} (ReLU), batch {BATCH}, float32", calls,
                 clock=time.perf_counter)
+
+
+def cnn(lax: Any, jnp: Any, kernels: list[Any], x: Any) -> Any:
+    """Two 3x3 convolutions (the second with stride 2), ReLU after each, a mean over the image."""
+    numbers = ("NHWC", "HWIO", "NHWC")
+    for k, stride in zip(kernels, (1, 2)):
+        x = jnp.maximum(lax.conv_general_dilated(x, k, (stride, stride), "SAME", dimension_numbers=numbers), 0.0)
+    return jnp.mean(x, axis=(1, 2))
+
+
+def _cnn(libs: Libs) -> Case:
+    """The jitted convolutions on device arrays, waited for; NumPy has no convolution."""
+    rng = libs.numpy.random.default_rng(2)
+    kernels_np = [(rng.standard_normal(s) / 5).astype("float32") for s in ((3, 3, 3, 16), (3, 3, 16, 32))]
+    x_np = rng.standard_normal(IMAGES).astype("float32")
+    calls: dict[str, Callable[[], object] | None] = {"numpy": None}
+    for impl in ("didax", "jax"):
+        m = getattr(libs, impl)
+        kernels, x = [_device_array(libs, impl, k) for k in kernels_np], _device_array(libs, impl, x_np)
+        f = m.jit(lambda kernels, x, m=m: cnn(m.lax, m.numpy, kernels, x))
+        calls[impl] = lambda f=f, kernels=kernels, x=x: f(kernels, x).block_until_ready()
+    return Case("CNN 3x3x16, 3x3x32/2", f"a jitted forward pass of two convolutions (ReLU) and a mean, images "
+                f"{IMAGES} NHWC, float32", calls, clock=time.perf_counter)
 
 
 def _shape_name(shape: tuple[int, ...]) -> str:

@@ -93,6 +93,8 @@ TARGETS = (
     Target("05_jit", "jit", "dispatch of a list of (w, b) pairs, as `params = step(params)`", "ratio",
            ("params = step(params) ×10",), 1.5),
     Target("05_jit", "jit", "the MLP forward pass, 784-512-512-10", "ratio", ("MLP 784-512-512-10",), 1.05),
+    Target("05_jit", "jit", "a CNN's forward pass (two convolutions), as issue 29 asks", "ratio",
+           ("CNN 3x3x16, 3x3x32/2",), 1.1),
     Target("05_jit", "jit", "the first call of a 1,000-operation function", "ratio", ("first call ×1000",), 1.0),
     Target("05_jit", "jit", "lowering chains of 100 to 5,000 operations", "flat", ("lower chain ×",), FLAT),
     Target("05_jit", "pytrees", "`tree_flatten` and `tree_unflatten` of 10 to 1,000 leaves, every kind of node",
