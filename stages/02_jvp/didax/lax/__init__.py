@@ -266,3 +266,4 @@ from .structural import (
     transpose,
     transpose_p,
 )
+from .windowed import reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_sum_p

@@ -1,0 +1,137 @@
+"""Windowed reductions: a sum, maximum or minimum over every window of an array, the pooling
+layers of a convolutional network. Stage 01 introduced them.
+
+A window of ``window_dimensions`` slides over the operand ``window_strides`` apart; like a
+convolution's, the operand may be padded (``padding``) and spread out (``base_dilation``: holes
+between its elements) and the window spread out (``window_dilation``). Pads and holes hold the
+reduction's identity: 0 for a sum, the lowest value for a maximum, the highest for a minimum. Each
+of the three reductions is a primitive of its own (``reduce_window_sum`` and so on), as in JAX;
+``lax.reduce_window`` picks one from its computation and initial value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ..core import ShapedArray, get_aval
+from . import elementwise
+from .convolution import dilate_shape, padtype_to_pads, strided_size
+from .reductions import _highest, _lowest, _max, _min, _sum
+from .standard import ANY, NUMBER, check_dtype, standard_primitive
+from .structural import _pad
+
+Window = tuple[int, ...]
+
+
+def _window_shape(x: ShapedArray, *, window_dimensions: Window, window_strides: Window,
+                  padding: tuple[tuple[int, int], ...], base_dilation: Window,
+                  window_dilation: Window) -> tuple[int, ...]:  # fmt: skip
+    """The output's shape, with JAX's errors for parameters that do not fit the operand."""
+    if len(window_dimensions) != x.ndim:
+        raise TypeError(f"reduce_window got the wrong number of window_dimensions for operand: got operand "
+                        f"shape {x.shape} with window_dimensions {window_dimensions}.")
+    for name, values in (("window_strides", window_strides), ("base_dilation", base_dilation),
+                         ("window_dilation", window_dilation)):  # fmt: skip
+        if len(values) != x.ndim:
+            raise TypeError(f"reduce_window got inconsistent {name} and window_dimensions: got {name} {values} "
+                            f"and window_dimensions {window_dimensions}.")
+    for name, values in (("window_dimensions", window_dimensions), ("window_strides", window_strides),
+                         ("base_dilation", base_dilation), ("window_dilation", window_dilation)):  # fmt: skip
+        if any(v <= 0 for v in values):
+            raise TypeError(f"reduce_window {name} must have every element be strictly positive, got {values}.")
+    if len(padding) != x.ndim:
+        raise TypeError(f"reduce_window got {len(padding)} padding pairs for an operand of rank {x.ndim}.")
+    padded = [n + lo + hi for n, (lo, hi) in zip(dilate_shape(x.shape, base_dilation), padding)]
+    return tuple(map(strided_size, padded, dilate_shape(window_dimensions, window_dilation), window_strides))
+
+
+def _windows(x: np.ndarray, identity: Any, window_dimensions: Window, window_strides: Window,
+             padding: tuple[tuple[int, int], ...], base_dilation: Window, window_dilation: Window) -> np.ndarray:
+    """Every window of ``x`` as trailing axes: shape (*output shape, *window_dimensions)."""
+    x = _pad(x, np.asarray(identity, x.dtype),
+             padding_config=tuple((lo, hi, d - 1) for (lo, hi), d in zip(padding, base_dilation)))
+    spans = dilate_shape(window_dimensions, window_dilation)
+    sizes = tuple(map(strided_size, x.shape, spans, window_strides))
+    if 0 in sizes:  # no window fits: NumPy's view would refuse a window longer than the axis
+        return np.zeros((*sizes, *window_dimensions), x.dtype)
+    view = sliding_window_view(x, spans)  # (*positions, *spans)
+    positions = tuple(slice(None, None, s) for s in window_strides)
+    offsets = tuple(slice(None, None, d) for d in window_dilation)
+    return view[(*positions, *offsets)]
+
+
+def _monoid(name: str, reduce: Callable[..., np.ndarray], identity: Callable[[np.dtype], Any],
+            categories: tuple[str, ...]) -> Any:  # fmt: skip
+    """The primitive that reduces each window with ``reduce`` (one of reductions' evaluations)."""
+
+    def evaluate(x: np.ndarray, **params: Any) -> np.ndarray:
+        windows = _windows(x, identity(x.dtype), **params)
+        return reduce(windows, axes=tuple(range(x.ndim, 2 * x.ndim)))
+
+    def dtype_rule(x: ShapedArray, **params: Any) -> np.dtype:
+        check_dtype(name, x, categories)
+        return x.dtype
+
+    return standard_primitive(name, evaluate, _window_shape, dtype_rule)
+
+
+def _max_identity(dtype: np.dtype) -> Any:
+    return complex(-np.inf, 0) if dtype.kind == "c" else _lowest(dtype)  # (complex: ordered by real part first)
+
+
+def _min_identity(dtype: np.dtype) -> Any:
+    return complex(np.inf, 0) if dtype.kind == "c" else _highest(dtype)
+
+
+reduce_window_sum_p = _monoid("reduce_window_sum", _sum, lambda dtype: 0, NUMBER)
+reduce_window_max_p = _monoid("reduce_window_max", _max, _max_identity, ANY)
+reduce_window_min_p = _monoid("reduce_window_min", _min, _min_identity, ANY)
+
+
+def reduce_window(operand: Any, init_value: Any, computation: Callable[[Any, Any], Any],
+                  window_dimensions: Sequence[int], window_strides: Sequence[int] | None = None,
+                  padding: str | Sequence[tuple[int, int]] = "VALID", base_dilation: Sequence[int] | None = None,
+                  window_dilation: Sequence[int] | None = None) -> Any:  # fmt: skip
+    """``computation`` folded over every window of ``operand``, starting from ``init_value``. The
+    three monoids with their identities, ``lax.add`` from 0, ``lax.max`` from the lowest value and
+    ``lax.min`` from the highest, are the primitives; other computations are not in didax."""
+    aval = get_aval(operand)
+    ones = (1,) * aval.ndim
+    window_dimensions = tuple(map(int, window_dimensions))
+    strides = ones if window_strides is None else tuple(map(int, window_strides))
+    base = ones if base_dilation is None else tuple(map(int, base_dilation))
+    dilation = ones if window_dilation is None else tuple(map(int, window_dilation))
+    if isinstance(padding, str):
+        if len(window_dimensions) != aval.ndim or len(strides) != aval.ndim:
+            _window_shape(aval, window_dimensions=window_dimensions, window_strides=strides,
+                          padding=((0, 0),) * aval.ndim, base_dilation=base, window_dilation=dilation)  # its errors
+        pads = padtype_to_pads(dilate_shape(aval.shape, base), dilate_shape(window_dimensions, dilation), strides,
+                               padding)  # fmt: skip
+    else:
+        pads = [(int(lo), int(hi)) for lo, hi in padding]
+    prim = _monoid_primitive(computation, init_value, aval.dtype)
+    return prim.bind(operand, window_dimensions=window_dimensions, window_strides=strides,
+                     padding=tuple(map(tuple, pads)), base_dilation=base, window_dilation=dilation)
+
+
+def _monoid_primitive(computation: Callable[[Any, Any], Any], init_value: Any, dtype: np.dtype) -> Any:
+    """The primitive for a computation and initial value: the monoid's when the value is its
+    identity, whatever its type (as in JAX)."""
+    init = np.asarray(init_value)
+    if init.shape == () and init.dtype != object:
+        monoids = {
+            elementwise.add: (0, reduce_window_sum_p),
+            elementwise.max: (_max_identity(dtype), reduce_window_max_p),
+            elementwise.min: (_min_identity(dtype), reduce_window_min_p),
+        }
+        if computation in monoids and init == monoids[computation][0]:
+            return monoids[computation][1]
+    name = getattr(computation, "__name__", computation)
+    raise NotImplementedError(
+        "lax.reduce_window: didax has the sum from 0, the max from the lowest value and the min from the highest "
+        f"(lax.add, lax.max and lax.min from their identities), not {name} from {init_value!r}; write the "
+        "reduction with those, or with slices")
