@@ -90,6 +90,13 @@ def _min_identity(dtype: np.dtype) -> Any:
 reduce_window_sum_p = _monoid("reduce_window_sum", _sum, lambda dtype: 0, NUMBER)
 reduce_window_max_p = _monoid("reduce_window_max", _max, _max_identity, ANY)
 reduce_window_min_p = _monoid("reduce_window_min", _min, _min_identity, ANY)
+_IDENTITIES = {reduce_window_sum_p: lambda dtype: 0, reduce_window_max_p: _max_identity,
+               reduce_window_min_p: _min_identity}  # fmt: skip
+
+
+def identity(prim: Any, dtype: np.dtype) -> np.ndarray:
+    """What the pads and holes of windowed reduction ``prim`` hold: its identity, as a scalar."""
+    return np.asarray(_IDENTITIES[prim](np.dtype(dtype)), dtype)
 
 
 def reduce_window(operand: Any, init_value: Any, computation: Callable[[Any, Any], Any],
@@ -123,13 +130,10 @@ def _monoid_primitive(computation: Callable[[Any, Any], Any], init_value: Any, d
     identity, whatever its type (as in JAX)."""
     init = np.asarray(init_value)
     if init.shape == () and init.dtype != object:
-        monoids = {
-            elementwise.add: (0, reduce_window_sum_p),
-            elementwise.max: (_max_identity(dtype), reduce_window_max_p),
-            elementwise.min: (_min_identity(dtype), reduce_window_min_p),
-        }
-        if computation in monoids and init == monoids[computation][0]:
-            return monoids[computation][1]
+        monoids = {elementwise.add: reduce_window_sum_p, elementwise.max: reduce_window_max_p,
+                   elementwise.min: reduce_window_min_p}  # fmt: skip
+        if computation in monoids and init == identity(monoids[computation], dtype):
+            return monoids[computation]
     name = getattr(computation, "__name__", computation)
     raise NotImplementedError(
         "lax.reduce_window: didax has the sum from 0, the max from the lowest value and the min from the highest "
