@@ -430,3 +430,27 @@ def test_jvp_of_a_convolution_is_bilinear_by_finite_differences(x64):
     want = (np.asarray(f(x + h * tx, w + h * tw)) - np.asarray(f(x - h * tx, w - h * tw))) / (2 * h)
     np.testing.assert_allclose(dy, want, rtol=1e-6, atol=1e-6)
     assert dy.shape == y.shape == (2, 6, 3, 3)
+
+
+@pytest.mark.parametrize("name, init", [("add", 0.0), ("max", -np.inf), ("min", np.inf)])
+def test_jvp_of_a_windowed_reduction_by_finite_differences(x64, name, init):
+    # A max or min passes on the tangent of the element that won its window; windows of pads and
+    # holes only (an infinite result) have a zero tangent.
+    def f(x):
+        return lax.reduce_window(x, init, getattr(lax, name), (2, 3), (2, 1), [(1, 0), (0, 1)], (1, 2), (1, 2))
+
+    rng = np.random.default_rng(5)
+    x, t = rng.normal(size=(5, 6)), rng.normal(size=(5, 6))
+    y, dy = didax.jvp(f, (x,), (t,))
+    h = 1e-6
+    finite = np.isfinite(np.asarray(y))
+    want = (np.asarray(f(x + h * t))[finite] - np.asarray(f(x - h * t))[finite]) / (2 * h)
+    np.testing.assert_allclose(np.asarray(dy)[finite], want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(np.asarray(dy)[~finite], 0.0)
+    assert dy.shape == (3, 8) and finite.any()
+
+
+def test_a_tie_in_a_window_passes_on_the_first_elements_tangent_as_jax_does():
+    tie = didax.jvp(lambda x: lax.reduce_window(x, -np.inf, lax.max, (2, 2), (1, 1), "VALID"),
+                    (np.ones((2, 2), np.float32),), (np.arange(1.0, 5.0, dtype=np.float32).reshape(2, 2),))[1]
+    assert float(tie[0, 0]) == 1.0

@@ -20,6 +20,7 @@ confused.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -665,6 +666,7 @@ for _prim in (
     lax.concatenate_p, lax.pad_p, lax.reduce_sum_p, lax.cumsum_p,
     lax.fft_p,  # the Fourier transform: a matrix product, so its JVP is the transform of the tangent
     lax.reduce_precision_p,  # as in JAX: the tangent is rounded to the narrower format too
+    lax.reduce_window_sum_p,
 ):  # fmt: skip
     deflinear(_prim)
 
@@ -695,6 +697,48 @@ def defbilinear(prim: Primitive) -> None:
 
 defbilinear(lax.dot_general_p)
 defbilinear(lax.conv_general_dilated_p)  # at each window, a dot product
+
+# --- windowed maxima and minima ----------------------------------------------------------------
+# Each output is one element of its window: its tangent is that element's tangent. The windows are
+# cut out as a stack of strided slices, one per window offset, and the first element to win
+# (argmax in the window's row-major order: JAX's choice among ties too) picks the tangent.
+
+
+def window_stack(x: Any, fill: Any, out_shape: tuple[int, ...], *, window_dimensions: tuple[int, ...],
+                 window_strides: tuple[int, ...], padding: tuple, base_dilation: tuple[int, ...],
+                 window_dilation: tuple[int, ...]) -> Any:  # fmt: skip
+    """x's windows as a stack: element k of every window, for each window offset k, on a new
+    leading axis; shape (window size, *out_shape)."""
+    x = lax.pad(x, fill, [(lo, hi, b - 1) for (lo, hi), b in zip(padding, base_dilation)])
+    pieces = []
+    for offset in itertools.product(*map(range, window_dimensions)):
+        start = [k * d for k, d in zip(offset, window_dilation)]
+        limit = [s + (n - 1) * stride + 1 for s, n, stride in zip(start, out_shape, window_strides)]
+        piece = lax.slice(x, start, limit, window_strides)
+        pieces.append(lax.broadcast_in_dim(piece, (1, *out_shape), tuple(range(1, len(out_shape) + 1))))
+    return lax.concatenate(pieces, 0)
+
+
+def _window_extremum_jvp(prim: Primitive, choose: Callable[..., Any]) -> JVPRule:
+    def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[Any, Any]:
+        (x,), (t,) = primals, tangents
+        ans = prim.bind(x, **params)
+        out = get_aval(ans).shape
+        if 0 in out:  # no window: nothing to choose
+            return ans, Zero.like(ans)
+        values = window_stack(x, Array(lax.windowed.identity(prim, get_aval(x).dtype)), out, **params)
+        t = instantiate(t)
+        moves = window_stack(t, Array(np.zeros((), get_aval(t).dtype)), out, **params)
+        chosen = lax.eq(lax.broadcasted_iota(np.dtype(np.int32), get_aval(values).shape, 0),
+                        lax.broadcast_in_dim(choose(values, 0, np.dtype(np.int32)), get_aval(values).shape,
+                                             tuple(range(1, len(out) + 1))))  # fmt: skip
+        return ans, lax.reduce_sum(lax.select_n(chosen, lax.full_like(moves, 0), moves), (0,))
+
+    return rule
+
+
+jvp_rules[lax.reduce_window_max_p] = _window_extremum_jvp(lax.reduce_window_max_p, lax.argmax)
+jvp_rules[lax.reduce_window_min_p] = _window_extremum_jvp(lax.reduce_window_min_p, lax.argmin)
 
 # --- reductions --------------------------------------------------------------------------------
 
