@@ -666,14 +666,11 @@ for _prim in (
     lax.concatenate_p, lax.pad_p, lax.reduce_sum_p, lax.cumsum_p,
     lax.fft_p,  # the Fourier transform: a matrix product, so its JVP is the transform of the tangent
     lax.reduce_precision_p,  # as in JAX: the tangent is rounded to the narrower format too
-<<<<<<< 07_sharding (this stage)
+    lax.reduce_window_sum_p,
     # the collectives that move or add values across examples (stage 07), and pvary, which only
     # marks a value; pmax and pmin have no rule, as in JAX: differentiating them raises
     # NotImplementedError
     lax.psum_p, lax.all_gather_p, lax.reduce_scatter_p, lax.all_to_all_p, lax.ppermute_p, lax.pvary_p,
-=======
-    lax.reduce_window_sum_p,
->>>>>>> 02_jvp with the fix
 ):  # fmt: skip
     deflinear(_prim)
 
