@@ -688,6 +688,27 @@ for _prim in (lax.cumsum_p, lax.cumprod_p, lax.cummax_p, lax.cummin_p, lax.cumlo
     defcumulative(_prim)
 
 
+def defwindowed(prim: Primitive) -> None:
+    """Windowed reductions: the batch axis gets a window of one element, which leaves it alone."""
+    def rule(vals: list[Any], dims: list[int | None], *, window_dimensions: tuple[int, ...],
+             window_strides: tuple[int, ...], padding: tuple, base_dilation: tuple[int, ...],
+             window_dilation: tuple[int, ...]) -> tuple[Any, int]:  # fmt: skip
+        (x,), (bdim,) = vals, dims
+
+        def widen(values: tuple, one: Any) -> tuple:
+            return (*values[:bdim], one, *values[bdim:])
+
+        return prim.bind(x, window_dimensions=widen(window_dimensions, 1), window_strides=widen(window_strides, 1),
+                         padding=widen(padding, (0, 0)), base_dilation=widen(base_dilation, 1),
+                         window_dilation=widen(window_dilation, 1)), bdim
+
+    batching_rules[prim] = rule
+
+
+for _prim in (lax.reduce_window_sum_p, lax.reduce_window_max_p, lax.reduce_window_min_p):
+    defwindowed(_prim)
+
+
 # --- contraction ------------------------------------------------------------------------------
 
 

@@ -676,3 +676,16 @@ def test_vmap_of_a_convolution_is_a_loop(in_axes, groups):
 def test_vmap_of_a_convolution_over_no_examples():
     got = didax.vmap(lambda a, b: lax.conv(a, b, (1,), "SAME"))(np.ones((0, 2, 3, 5)), np.ones((0, 4, 3, 2)))
     assert got.shape == (0, 2, 4, 5)
+
+
+@pytest.mark.parametrize("name, init", [("add", 0.0), ("max", -np.inf), ("min", np.inf)])
+@pytest.mark.parametrize("in_axis", [0, 1, 2])
+def test_vmap_of_a_windowed_reduction_is_a_loop(name, init, in_axis):
+    x = np.random.default_rng(7).normal(size=(4, 5, 6)).astype(np.float32)
+
+    def f(a):
+        return lax.reduce_window(a, init, getattr(lax, name), (2, 3), (1, 2), "SAME", (2, 1), (1, 2))
+
+    got = didax.vmap(f, in_axes=in_axis)(x)
+    want = np.stack([np.asarray(f(np.take(x, i, in_axis))) for i in range(x.shape[in_axis])])
+    np.testing.assert_allclose(got, want, rtol=1e-6)
