@@ -175,3 +175,23 @@ def test_convolutions_are_stablehlos_and_agree_with_eager(dtype):
 def test_a_convolution_prints_as_stablehlo_writes_it():
     text = didax.jit(lambda a, b: lax.conv(a, b, (1, 2), "SAME")).lower(np.ones((1, 2, 5, 5)), np.ones((3, 2, 2, 2)))
     assert "stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]" in text.as_text()
+
+
+@pytest.mark.parametrize("name", ["add", "max", "min"])
+def test_windowed_reductions_are_stablehlos_reduce_window(name):
+    # Every parameter at once; maxima and minima exactly (NaN and signed zeros included), sums in
+    # any order; float16 sums in float32, as eagerly.
+    x = np.random.default_rng(8).normal(size=(5, 7)).astype(np.float32)
+    x[0, :3] = [np.nan, -0.0, 0.0]
+    prim = {"add": lax.reduce_window_sum_p, "max": lax.reduce_window_max_p, "min": lax.reduce_window_min_p}[name]
+
+    def f(a):
+        init = lax.windowed.identity(prim, a.dtype)
+        return lax.reduce_window(a, init, getattr(lax, name), (3, 2), (2, 1), [(1, 2), (-1, 0)], (2, 1), (1, 2))
+
+    exact = name != "add"
+    check_compiled(f, x, rtol=0 if exact else 1e-6, atol=0 if exact else 1e-6)
+    check_compiled(f, x.astype(np.float16), rtol=0 if exact else 1e-3, atol=0 if exact else 1e-3)
+    check_compiled(f, (x * 10).astype(np.int32))
+    text = didax.jit(f).lower(x).as_text()
+    assert "stablehlo.reduce_window" in text

@@ -136,3 +136,34 @@ lowering_rules.update({
     lax.cummin_p: _cumulative("stablehlo.minimum", _highest),
     lax.cumlogsumexp_p: _cumulative("logaddexp", lambda d: -np.inf),
 })  # fmt: skip
+
+
+def _windowed(prim: Any, op_name: str) -> Any:
+    """A windowed reduction is stablehlo.reduce_window with the combining operation as its region
+    and the identity as its initial value (16-bit floats summed in float32, as eagerly)."""
+    def rule(ctx: LoweringContext, x: str, *, window_dimensions: tuple[int, ...], window_strides: tuple[int, ...],
+             padding: tuple, base_dilation: tuple[int, ...], window_dilation: tuple[int, ...]) -> str:  # fmt: skip
+        fb, dtype = ctx.fb, ctx.avals_in[0].dtype
+        summed_wide = prim is lax.reduce_window_sum_p and dtypes.is_float(dtype) and dtype.itemsize == 2
+        wide = np.dtype(np.float32) if summed_wide else dtype
+        if wide != dtype:
+            x = fb.op1("stablehlo.convert", [x], tensor_type(ShapedArray(ctx.avals_in[0].shape, wide)))
+        scalar = tensor_type(ShapedArray((), wide))
+        body = fb.region([scalar, scalar])
+        body.ret([body.builder.op1(op_name, body.args, scalar)])
+        attrs = {"window_dimensions": i64_array(window_dimensions), "window_strides": i64_array(window_strides),
+                 "base_dilations": i64_array(base_dilation), "window_dilations": i64_array(window_dilation),
+                 "padding": dense(np.asarray(padding, np.int64).reshape(len(padding), 2))}  # fmt: skip
+        init = constant(fb, lax.windowed.identity(prim, wide))
+        out_type = tensor_type(ShapedArray(ctx.avals_out[0].shape, wide))
+        out = fb.op("stablehlo.reduce_window", [x, init], [out_type], attrs, regions=[body])[0]
+        return out if wide == dtype else fb.op1("stablehlo.convert", [out], ctx.out_type())
+
+    return rule
+
+
+lowering_rules.update({
+    lax.reduce_window_sum_p: _windowed(lax.reduce_window_sum_p, "stablehlo.add"),
+    lax.reduce_window_max_p: _windowed(lax.reduce_window_max_p, "stablehlo.maximum"),
+    lax.reduce_window_min_p: _windowed(lax.reduce_window_min_p, "stablehlo.minimum"),
+})  # fmt: skip
