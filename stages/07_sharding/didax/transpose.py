@@ -545,6 +545,31 @@ def _as_dtype(x: Any, dtype: np.dtype) -> Any:
 
 transpose_rules[lax.conv_general_dilated_p] = _conv_transpose
 
+# --- windowed sums ----------------------------------------------------------------------------
+# Each operand element goes into the sum of every window that covers it, so its cotangent is the
+# sum of those windows' cotangents: the output cotangent spread out by the strides and padded so
+# that a window sum, stepping by the operand's own spacing, lands on each operand element once.
+
+
+def _reduce_window_sum_transpose(ct: Any, x: Any, *, window_dimensions: tuple[int, ...],
+                                 window_strides: tuple[int, ...], padding: tuple, base_dilation: tuple[int, ...],
+                                 window_dilation: tuple[int, ...]) -> list[Any]:  # fmt: skip
+    spans = _dilate(window_dimensions, window_dilation)
+    sizes = _dilate(x.aval.shape, base_dilation)
+    spread = _dilate(get_aval(ct).shape, window_strides)
+    config = []
+    for span, (lo, _), n, m, stride in zip(spans, padding, sizes, spread, window_strides):
+        before = span - 1 - lo
+        config.append((before, n + span - 1 - m - before, stride - 1))
+    padded = lax.pad(ct, Array(np.zeros((), get_aval(ct).dtype)), config)
+    ones = (1,) * len(window_dimensions)
+    return [lax.reduce_window_sum_p.bind(padded, window_dimensions=window_dimensions, window_strides=base_dilation,
+                                         padding=((0, 0),) * len(ones), base_dilation=ones,
+                                         window_dilation=window_dilation)]  # fmt: skip
+
+
+transpose_rules[lax.reduce_window_sum_p] = _reduce_window_sum_transpose
+
 # --- gather and scatter -----------------------------------------------------------------------
 
 

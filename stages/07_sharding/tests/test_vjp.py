@@ -443,3 +443,23 @@ def test_vjp_of_a_convolution_by_finite_differences(x64, params):
     jt = (np.asarray(f(x + h * tx, w + h * tw)) - np.asarray(f(x - h * tx, w - h * tw))) / (2 * h)
     np.testing.assert_allclose(np.sum(ct * jt), np.sum(ct_x * tx) + np.sum(ct_w * tw), rtol=1e-7)
     assert ct_x.shape == x.shape and ct_w.shape == w.shape
+
+
+@pytest.mark.parametrize("name, init", [("add", 0.0), ("max", -np.inf), ("min", np.inf)])
+def test_vjp_of_a_windowed_reduction_by_finite_differences(x64, name, init):
+    """<ct, J t> = <J^T ct, t>, with strides, pads that crop, and both dilations: the sum's
+    transpose (a window sum of the spread cotangent), and the max's and min's (their JVPs' slices
+    and selections transposed). JAX 0.10.2 has no VJP for a max or min with a dilation."""
+    def f(a):
+        return lax.reduce_window(a, init, getattr(lax, name), (3, 2), (2, 1), [(1, 2), (-1, 0)], (2, 1), (1, 2))
+
+    rng = np.random.default_rng(9)
+    x, t = rng.normal(size=(5, 7)), rng.normal(size=(5, 7))
+    y, pullback = didax.vjp(f, x)
+    finite = np.isfinite(np.asarray(y))
+    ct = np.where(finite, rng.normal(size=y.shape), 0.0)
+    (ct_x,) = pullback(ct)
+    h = 1e-6
+    jt = (np.asarray(f(x + h * t))[finite] - np.asarray(f(x - h * t))[finite]) / (2 * h)
+    np.testing.assert_allclose(np.sum(ct[finite] * jt), np.sum(ct_x * t), rtol=1e-7)
+    assert ct_x.shape == x.shape and finite.any()
