@@ -276,6 +276,17 @@ def test_jit_convolutions(impl: Impl) -> None:
                                  impl.lax.conv_transpose(x, k, (2, 1), "SAME")), x, w, hwio, exact=False, steps=12)
 
 
+def test_jit_windowed_reductions(impl: Impl) -> None:
+    """Sum, max and min pooling with strides, pads, and both dilations, compiled, against eager
+    evaluation (max and min exactly)."""
+    lax = impl.lax
+    x = np.random.default_rng(7).normal(size=(2, 6, 5)).astype(np.float32)
+    args = ((1, 2, 3), (1, 2, 1), [(0, 0), (1, 2), (-1, 1)], (1, 1, 2), (1, 2, 1))
+    check(impl, lambda x: (lax.reduce_window(x, -np.inf, lax.max, *args), lax.reduce_window(x, np.inf, lax.min, *args)),
+          x)  # fmt: skip
+    check(impl, lambda x: lax.reduce_window(x, 0.0, lax.add, *args), x, exact=False, steps=6)
+
+
 def test_jit_reduce_precision_bit_for_bit(impl: Impl) -> None:
     """Random bit patterns (NaNs, infinities, subnormals among them) to four formats."""
     x = np.random.default_rng(5).integers(0, 2**32, size=2048, dtype=np.uint64).astype(np.uint32).view(np.float32)

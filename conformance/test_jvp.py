@@ -240,6 +240,13 @@ CASES = [
     case("conv_channels_last", f"{CONV}(x, w, (1, 2), 'VALID', dimension_numbers=('NHWC', 'HWIO', 'CNHW'))",
          x=((1, 3, 4, 2),), w=((2, 2, 2, 3),)),  # fmt: skip
     case("conv_transpose", "lax.conv_transpose(x, w, (2,), 'SAME')", x=((1, 3, 2),), w=((2, 2, 3),)),
+    # --- windowed reductions: the sum linear, a max or min the winner's tangent (distinct values) -------
+    case("reduce_window_sum", "lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 2), [(1, 0), (0, 1)], (1, 2), (2, 1))",
+         x=((3, 4),)),  # fmt: skip
+    case("reduce_window_max_pool", "lax.reduce_window(x, -np.inf, lax.max, (2, 2), (2, 1), 'SAME')", distinct=True,
+         x=((3, 4),)),  # fmt: skip
+    case("reduce_window_min", "lax.reduce_window(x, np.inf, lax.min, (2, 1), (1, 1), [(0, 1), (0, 0)])",
+         distinct=True, x=((3, 2),)),  # fmt: skip
     # --- gather and scatter -----------------------------------------------------------------------
     case("gather_clip", GATHER.format(mode="CLIP", fill=""), x=OPERAND, i=SOME_OUT),
     case("gather_fill", GATHER.format(mode="FILL_OR_DROP", fill=", fill_value=2.5"), x=OPERAND, i=SOME_OUT),

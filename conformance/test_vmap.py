@@ -217,6 +217,10 @@ CASES = [
          x=((2, 2, 4),), w=((2, 2, 2),)),  # fmt: skip
     case("conv_channels_last", "lax.conv_general_dilated(x, w, (1, 2), 'VALID', dimension_numbers=('NHWC', 'HWIO', "
          "'CNHW'))", x=((1, 3, 4, 2),), w=((2, 2, 2, 3),)),  # fmt: skip
+    # --- windowed reductions: a window of one on the batch axis -------------------------------------------
+    case("reduce_window_sum", "lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 2), 'SAME', (2, 1), (1, 2))", x=(M,)),
+    case("reduce_window_max", "lax.reduce_window(x, -np.inf, lax.max, (2, 2), (1, 1), [(1, 0), (0, -1)])", x=(M,)),
+    case("reduce_window_min", "lax.reduce_window(x, np.inf, lax.min, (1, 2), (1, 1), 'VALID')", x=(M,)),
     # --- sorting ----------------------------------------------------------------------------------------
     case("sort", "lax.sort(x, dimension=1)", x=(M, TIES)),
     case("reduce_precision", "lax.reduce_precision(x, 5, 2)", exact=True, x=(M, Domain(-1e4, 1e4))),
