@@ -22,6 +22,7 @@ from conformance import dtype_rules as dr
 from conformance import strategies as S
 from conformance.checks import RTOL, assert_dtype, assert_values, draw_x64, show_call, wide, xla_max, xla_min
 from conformance.impl import Impl
+from conformance.test_lax_conv import same_pads
 
 pytestmark = [pytest.mark.area("lax"), pytest.mark.requires("eval")]
 
@@ -74,14 +75,6 @@ def windows(draw: Any) -> dict:
         padding = [(draw(st.integers(-1, 2)), draw(st.integers(-1, 2))) for _ in shape]
         padding = [(max(lo, -(n - 1)), max(hi, -(n + max(lo, -(n - 1))))) for (lo, hi), n in zip(padding, spread)]
     return dict(shape=shape, window=window, strides=strides, base=base, dilation=dilation, padding=padding)
-
-
-def same_pads(spread: list[int], spans: list[int], strides: tuple[int, ...], lower: bool) -> list[tuple[int, int]]:
-    pads = []
-    for size, k, s in zip(spread, spans, strides):
-        total = max((-(-size // s) - 1) * s + k - size, 0)
-        pads.append((total - total // 2, total // 2) if lower else (total // 2, total - total // 2))
-    return pads
 
 
 WINDOW_DTYPES = (np.dtype("float32"), np.dtype("float64"), np.dtype("int32"), np.dtype("int8"), np.dtype("bool"),
