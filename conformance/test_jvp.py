@@ -243,6 +243,7 @@ CASES = [
     # --- windowed reductions: the sum linear, a max or min the winner's tangent (distinct values) -------
     case("reduce_window_sum", "lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 2), [(1, 0), (0, 1)], (1, 2), (2, 1))",
          x=((3, 4),)),  # fmt: skip
+    case("reduce_window_sum_padded_after", "lax.reduce_window(x, 0.0, lax.add, (3,), (1,), [(0, 2)])", x=((4,),)),
     case("reduce_window_max_pool", "lax.reduce_window(x, -np.inf, lax.max, (2, 2), (2, 1), 'SAME')", distinct=True,
          x=((3, 4),)),  # fmt: skip
     case("reduce_window_min", "lax.reduce_window(x, np.inf, lax.min, (2, 1), (1, 1), [(0, 1), (0, 0)])",
