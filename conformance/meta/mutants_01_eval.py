@@ -1786,4 +1786,17 @@ MUTANTS: list[Mutant] = [
         "jnp.correlate of a shorter first argument slides it as the kernel instead of swapping and reversing",
         keyword=CONV_TESTS,
     ),
+    Mutant(
+        "lax.window.max_pads_with_zero", "didax/lax/windowed.py",
+        'reduce_window_max_p = _monoid("reduce_window_max", _max, _max_identity, ANY)',
+        'reduce_window_max_p = _monoid("reduce_window_max", _max, lambda dtype: 0, ANY)', LAX,
+        "a windowed max pads with zeros instead of the lowest value: a window of negatives next to a pad gives 0",
+        keyword="windows",
+    ),
+    Mutant(
+        "lax.window.dilation_read_as_stride", "didax/lax/windowed.py",
+        "    offsets = tuple(slice(None, None, d) for d in window_dilation)\n",
+        "    offsets = tuple(slice(None, None, 1) for d in window_dilation)\n", LAX,
+        "window_dilation spreads the window's span but every element of the span is reduced", keyword="windows",
+    ),
 ]

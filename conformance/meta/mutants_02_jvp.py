@@ -489,6 +489,17 @@ JVP_MUTANTS: list[Mutant] = [
         JVP, "a convolution's tangent counts the input's tangent only, as if the kernel were constant",
         keyword="conv_",
     ),
+    Mutant(
+        "jvp.window_max.loser_tangent", AD,
+        "jvp_rules[lax.reduce_window_max_p] = _window_extremum_jvp(lax.reduce_window_max_p, lax.argmax)",
+        "jvp_rules[lax.reduce_window_max_p] = _window_extremum_jvp(lax.reduce_window_max_p, lax.argmin)",
+        JVP, "a windowed max passes on the tangent of its window's smallest element", keyword="reduce_window",
+    ),
+    Mutant(
+        "jvp.window_sum.rule_not_registered", AD, "    lax.reduce_window_sum_p,\n", "",
+        JVP, "reduce_window_sum is left out of the linear primitives: differentiating a window sum has no rule",
+        keyword="reduce_window",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*EVAL_MUTANTS, *JVP_MUTANTS]

@@ -486,6 +486,12 @@ VMAP_MUTANTS: list[Mutant] = [
         VMAP, "with both operands batched, a batch-grouped convolution gets feature groups too (refused by XLA's rules)",
         keyword="conv_",
     ),
+    Mutant(
+        "vmap.window.batch_axis_in_the_window", BATCHING,
+        "window_dimensions=widen(window_dimensions, 1)", "window_dimensions=widen(window_dimensions, 2)",
+        VMAP, "a windowed reduction's batch axis gets a window of two examples instead of one",
+        keyword="reduce_window",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*JVP_STAGE_MUTANTS, *VMAP_MUTANTS]

@@ -609,6 +609,18 @@ JIT_MUTANTS: list[Mutant] = [
         'f"[{lo}, {hi}]"', 'f"[{hi}, {lo}]"',
         AREA, "stablehlo.convolution is given each axis's high pad as its low pad", keyword="conv",
     ),
+    Mutant(
+        "lower.window.max_as_min", "didax/lowering/reductions.py",
+        'lax.reduce_window_max_p: _windowed(lax.reduce_window_max_p, "stablehlo.maximum")',
+        'lax.reduce_window_max_p: _windowed(lax.reduce_window_max_p, "stablehlo.minimum")',
+        AREA, "a windowed max is lowered with stablehlo.minimum as its combiner", keyword="window",
+    ),
+    Mutant(
+        "lower.window.pads_transposed", "didax/lowering/reductions.py",
+        '"padding": dense(np.asarray(padding, np.int64).reshape(len(padding), 2))',
+        '"padding": dense(np.asarray(padding, np.int64).T.reshape(len(padding), 2))',
+        AREA, "stablehlo.reduce_window gets its (low, high) pads read across the axes", keyword="window",
+    ),
 ]  # fmt: skip
 
 

@@ -394,6 +394,10 @@ VJP_MUTANTS: list[Mutant] = [
          "window_strides, numbers, feature_group_count=feature_group_count,\n                                   batch_group_count=batch_group_count)",
          "the kernel's cotangent keeps the forward convolution's kinds of groups instead of exchanging them",
          table("conv_")),
+    rule("transpose.window_sum.pad_before_is_the_forward_pad",
+         "        before = span - 1 - lo\n", "        before = lo\n",
+         "a window sum's transpose pads the spread cotangent before by the forward pad, not window - 1 - pad",
+         table("reduce_window")),
 ]  # fmt: skip
 
 
