@@ -6,6 +6,8 @@ and transpose as programs grow.
   ``jit``; the parameters (a list of (w, b) pairs) go in and come out, as in a training loop. The
   time is mostly XLA's (both libraries hand it the forward and backward passes as one program).
   NumPy has no grad: its column is absent.
+- the jit suite's CNN (two convolutions and a max pool) forward and backward: the gradient in its
+  kernels, jitted.
 - eager ``grad`` of a chain of 100, 1,000 and 5,000 elementwise operations (the jvp suite's sin,
   ×1.5, +0.5 in turn) on an (8,) float32 array, summed: linearize and transpose one operation at
   a time. JAX dispatches every primitive of the forward and backward passes; didax's interpreters
@@ -23,7 +25,7 @@ from typing import Any
 
 from .cases import Case, Libs
 from .eager import SIZE
-from .jit import BATCH, LAYERS, _device_array, _mlp_params
+from .jit import BATCH, CNN, IMAGES, LAYERS, _device_array, _mlp_params, cnn, cnn_inputs
 from .jvp import link
 
 SUITE = "vjp"
@@ -36,6 +38,7 @@ LEARNING_RATE = 0.01
 def cases(libs: Libs) -> list[Case]:
     return [
         _train_step(libs),
+        _cnn_step(libs),
         *(_grad_chain(libs, n) for n in CHAIN_LENGTHS),
         *(_linearize_chain(libs, n) for n in CHAIN_LENGTHS),
         *(_transpose_chain(libs, n) for n in CHAIN_LENGTHS),
@@ -72,6 +75,20 @@ def _train_step(libs: Libs) -> Case:
     widths = "-".join(str(w) for w in LAYERS)
     return Case(f"train step {widths}", f"a jitted value_and_grad of the MLP {widths}'s cross-entropy and an "
                 f"SGD update, batch {BATCH}, float32", calls, clock=time.perf_counter)
+
+
+def _cnn_step(libs: Libs) -> Case:
+    """The jit suite's CNN, forward and backward: the gradient of its mean output in its kernels."""
+    kernels_np, x_np = cnn_inputs(libs)
+    calls: dict[str, Callable[[], object] | None] = {"numpy": None}
+    for impl in ("didax", "jax"):
+        m = getattr(libs, impl)
+        kernels, x = [_device_array(libs, impl, k) for k in kernels_np], _device_array(libs, impl, x_np)
+        grad = m.jit(m.grad(lambda kernels, x, m=m: m.numpy.mean(cnn(m.lax, m.numpy, kernels, x))))
+        calls[impl] = lambda f=grad, k=kernels, x=x: f(k, x)[0].block_until_ready()
+    return Case(f"{CNN} backward", f"a jitted grad of the jit suite's CNN (its mean output) in both kernels: the "
+                f"forward pass, the max pool's and the convolutions' transposes; images {IMAGES}", calls,
+                clock=time.perf_counter)
 
 
 def chain(m: Any, n: int) -> Callable[[Any], Any]:
