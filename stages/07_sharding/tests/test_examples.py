@@ -46,7 +46,7 @@ def test_every_example_is_tested():
     assert {p.stem for p in (STAGE / "examples").glob("*.py")} == {
         "eval_basics", "mlp", "promotion", "pytrees", "jvp_basics", "nested", "jvp_pytrees",
         "vmap_basics", "per_example", "jacobians", "jaxpr_tour", "inverse", "counting", "control_flow",
-        "jit_basics", "grad_basics", "train_mlp", "data_parallel"}
+        "jit_basics", "grad_basics", "train_mlp", "train_cnn", "data_parallel"}
 
 
 def test_eval_basics_prints_the_autodidax_value():
