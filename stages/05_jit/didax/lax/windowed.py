@@ -64,6 +64,10 @@ def _windows(x: np.ndarray, identity: Any, window_dimensions: Window, window_str
     return view[(*positions, *offsets)]
 
 
+# Each windowed reduction's identity, by dtype: what its pads and holes hold.
+_IDENTITIES: dict[Any, Callable[[np.dtype], Any]] = {}
+
+
 def _monoid(name: str, reduce: Callable[..., np.ndarray], identity: Callable[[np.dtype], Any],
             categories: tuple[str, ...]) -> Any:  # fmt: skip
     """The primitive that reduces each window with ``reduce`` (one of reductions' evaluations)."""
@@ -76,11 +80,13 @@ def _monoid(name: str, reduce: Callable[..., np.ndarray], identity: Callable[[np
         check_dtype(name, x, categories)
         return x.dtype
 
-    return standard_primitive(name, evaluate, _window_shape, dtype_rule)
+    prim = standard_primitive(name, evaluate, _window_shape, dtype_rule)
+    _IDENTITIES[prim] = identity
+    return prim
 
 
 def _max_identity(dtype: np.dtype) -> Any:
-    return complex(-np.inf, 0) if dtype.kind == "c" else _lowest(dtype)  # (complex: ordered by real part first)
+    return complex(-np.inf, 0) if dtype.kind == "c" else _lowest(dtype)  # complex: by the real part first
 
 
 def _min_identity(dtype: np.dtype) -> Any:
@@ -90,8 +96,6 @@ def _min_identity(dtype: np.dtype) -> Any:
 reduce_window_sum_p = _monoid("reduce_window_sum", _sum, lambda dtype: 0, NUMBER)
 reduce_window_max_p = _monoid("reduce_window_max", _max, _max_identity, ANY)
 reduce_window_min_p = _monoid("reduce_window_min", _min, _min_identity, ANY)
-_IDENTITIES = {reduce_window_sum_p: lambda dtype: 0, reduce_window_max_p: _max_identity,
-               reduce_window_min_p: _min_identity}  # fmt: skip
 
 
 def identity(prim: Any, dtype: np.dtype) -> np.ndarray:

@@ -223,7 +223,7 @@ def _conv(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: tuple[int, ...], 
     w = _pad(w, zero, padding_config=((0, 0, 0),) * 2 + tuple((0, 0, d - 1) for d in rhs_dilation))
     out = _grouped_windows_product(x, w, window_strides, feature_group_count, batch_group_count)
     out = out.transpose(np.argsort(out_spec))
-    return out != 0 if result == np.bool_ else out  # a boolean convolution: any window's AND
+    return out != 0 if result == np.bool_ else out  # boolean: does any product in the window hold?
 
 
 def _grouped_windows_product(x: np.ndarray, w: np.ndarray, strides: tuple[int, ...], feature_groups: int,
@@ -233,7 +233,7 @@ def _grouped_windows_product(x: np.ndarray, w: np.ndarray, strides: tuple[int, .
     n, (o, i), kernel = x.shape[0], w.shape[:2], w.shape[2:]
     spatial = len(kernel)
     sizes = [strided_size(size, k, s) for size, k, s in zip(x.shape[2:], kernel, strides)]
-    if 0 in (*sizes, *kernel, n, o) or math.prod(kernel) == 0:
+    if 0 in (*sizes, *kernel, n, o):  # nothing to compute (and NumPy's view refuses an empty window)
         return np.zeros((n // batch_groups, o, *sizes), x.dtype)
     windows = sliding_window_view(x, kernel, axis=tuple(range(2, 2 + spatial)))  # (N, C, P..., K...)
     windows = windows[(slice(None), slice(None), *(slice(None, None, s) for s in strides))]
