@@ -215,15 +215,21 @@ def cnn_inputs(libs: Libs) -> tuple[list[Any], Any]:
     return kernels, rng.standard_normal(IMAGES).astype("float32")
 
 
-def _cnn(libs: Libs) -> Case:
-    """The jitted forward pass on device arrays, waited for; NumPy has no convolution."""
+def cnn_calls(libs: Libs, make: Callable[[Any], Callable[[Any, Any], Any]]
+              ) -> dict[str, Callable[[], object] | None]:  # fmt: skip
+    """Per library, ``make(m)(kernels, x)`` on device arrays, waited for (``make`` gives a function
+    of the kernels and images returning one array); NumPy has no convolution."""
     kernels_np, x_np = cnn_inputs(libs)
     calls: dict[str, Callable[[], object] | None] = {"numpy": None}
     for impl in ("didax", "jax"):
         m = getattr(libs, impl)
         kernels, x = [_device_array(libs, impl, k) for k in kernels_np], _device_array(libs, impl, x_np)
-        f = m.jit(lambda kernels, x, m=m: cnn(m.lax, m.numpy, kernels, x))
-        calls[impl] = lambda f=f, kernels=kernels, x=x: f(kernels, x).block_until_ready()
+        calls[impl] = lambda f=make(m), kernels=kernels, x=x: f(kernels, x).block_until_ready()
+    return calls
+
+
+def _cnn(libs: Libs) -> Case:
+    calls = cnn_calls(libs, lambda m: m.jit(lambda kernels, x: cnn(m.lax, m.numpy, kernels, x)))
     return Case(CNN, f"a jitted forward pass: a 3x3 convolution to 16 features, ReLU, a 2x2 max pool, a 3x3 "
                 f"convolution to 32, ReLU, a mean over the image; images {IMAGES} NHWC, float32", calls,
                 clock=time.perf_counter)

@@ -25,7 +25,7 @@ from typing import Any
 
 from .cases import Case, Libs
 from .eager import SIZE
-from .jit import BATCH, CNN, IMAGES, LAYERS, _device_array, _mlp_params, cnn, cnn_inputs
+from .jit import BATCH, CNN, IMAGES, LAYERS, _device_array, _mlp_params, cnn, cnn_calls
 from .jvp import link
 
 SUITE = "vjp"
@@ -79,13 +79,11 @@ def _train_step(libs: Libs) -> Case:
 
 def _cnn_step(libs: Libs) -> Case:
     """The jit suite's CNN, forward and backward: the gradient of its mean output in its kernels."""
-    kernels_np, x_np = cnn_inputs(libs)
-    calls: dict[str, Callable[[], object] | None] = {"numpy": None}
-    for impl in ("didax", "jax"):
-        m = getattr(libs, impl)
-        kernels, x = [_device_array(libs, impl, k) for k in kernels_np], _device_array(libs, impl, x_np)
-        grad = m.jit(m.grad(lambda kernels, x, m=m: m.numpy.mean(cnn(m.lax, m.numpy, kernels, x))))
-        calls[impl] = lambda f=grad, k=kernels, x=x: f(k, x)[0].block_until_ready()
+    def make(m: Any) -> Callable[[Any, Any], Any]:
+        grad = m.jit(m.grad(lambda kernels, x: m.numpy.mean(cnn(m.lax, m.numpy, kernels, x))))
+        return lambda kernels, x: grad(kernels, x)[0]
+
+    calls = cnn_calls(libs, make)
     return Case(f"{CNN} backward", f"a jitted grad of the jit suite's CNN (its mean output) in both kernels: the "
                 f"forward pass, the max pool's and the convolutions' transposes; images {IMAGES}", calls,
                 clock=time.perf_counter)
