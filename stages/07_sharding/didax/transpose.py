@@ -31,6 +31,7 @@ from .jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr
 from .lowering.core import lowering_rules
 from .lowering.elementwise import simple
 from .lax.conditionals import hoist_branch_consts
+from .lax.convolution import dilate_shape
 from .lax.loops import bind_scan, split_list
 from .staging import trace_to_jaxpr
 
@@ -479,10 +480,6 @@ transpose_rules[lax.dot_general_p] = _dot_general_transpose
 # one contracted over. Groups change places: the kernel's groups become the batch's and back.
 
 
-def _dilate(shape: Sequence[int], dilation: Sequence[int]) -> list[int]:
-    return [0 if n == 0 else (n - 1) * d + 1 for n, d in zip(shape, dilation)]
-
-
 def _conv_transpose(ct: Any, lhs: Any, rhs: Any, **params: Any) -> list[Any]:
     if is_undefined_primal(lhs) and is_undefined_primal(rhs):
         raise NotImplementedError("conv_general_dilated of two undefined primals is not linear: it has no transpose")
@@ -500,9 +497,9 @@ def _conv_lhs_cotangent(ct: Any, rhs: Any, aval: ShapedArray, *, window_strides:
                         dimension_numbers: Any, feature_group_count: int, batch_group_count: int,
                         **_: Any) -> Any:  # fmt: skip
     lhs_spec, rhs_spec, out_spec = dimension_numbers
-    window = _dilate(_spatial(get_aval(rhs).shape, rhs_spec), rhs_dilation)
-    inputs = _dilate(_spatial(aval.shape, lhs_spec), lhs_dilation)
-    outputs = _dilate(_spatial(get_aval(ct).shape, out_spec), window_strides)
+    window = dilate_shape(_spatial(get_aval(rhs).shape, rhs_spec), rhs_dilation)
+    inputs = dilate_shape(_spatial(aval.shape, lhs_spec), lhs_dilation)
+    outputs = dilate_shape(_spatial(get_aval(ct).shape, out_spec), window_strides)
     # Where the flipped window starts reading the spread cotangent, and where it must stop.
     pads = [(k - 1 - lo, n + k - 1 - m - (k - 1 - lo)) for k, (lo, _), n, m in zip(window, padding, inputs, outputs)]
     groups = max(feature_group_count, batch_group_count)
@@ -526,9 +523,9 @@ def _conv_rhs_cotangent(ct: Any, lhs: Any, aval: ShapedArray, *, window_strides:
     if 0 in get_aval(ct).shape:  # no output: nothing flows back (and a window of 0 could not say so)
         return zeros_like_aval(aval)
     lhs_spec, rhs_spec, out_spec = dimension_numbers
-    window = _dilate(_spatial(aval.shape, rhs_spec), rhs_dilation)
-    inputs = _dilate(_spatial(get_aval(lhs).shape, lhs_spec), lhs_dilation)
-    outputs = _dilate(_spatial(get_aval(ct).shape, out_spec), window_strides)
+    window = dilate_shape(_spatial(aval.shape, rhs_spec), rhs_dilation)
+    inputs = dilate_shape(_spatial(get_aval(lhs).shape, lhs_spec), lhs_dilation)
+    outputs = dilate_shape(_spatial(get_aval(ct).shape, out_spec), window_strides)
     # The padded input must hold exactly the kernel's positions: (window - 1) + outputs elements.
     pads = [(lo, k - 1 + m - n - lo) for k, (lo, _), n, m in zip(window, padding, inputs, outputs)]
     swap = lambda spec: (spec[1], spec[0], *spec[2:])  # noqa: E731
@@ -554,9 +551,9 @@ transpose_rules[lax.conv_general_dilated_p] = _conv_transpose
 def _reduce_window_sum_transpose(ct: Any, x: Any, *, window_dimensions: tuple[int, ...],
                                  window_strides: tuple[int, ...], padding: tuple, base_dilation: tuple[int, ...],
                                  window_dilation: tuple[int, ...]) -> list[Any]:  # fmt: skip
-    spans = _dilate(window_dimensions, window_dilation)
-    sizes = _dilate(x.aval.shape, base_dilation)
-    spread = _dilate(get_aval(ct).shape, window_strides)
+    spans = dilate_shape(window_dimensions, window_dilation)
+    sizes = dilate_shape(x.aval.shape, base_dilation)
+    spread = dilate_shape(get_aval(ct).shape, window_strides)
     config = []
     for span, (lo, _), n, m, stride in zip(spans, padding, sizes, spread, window_strides):
         before = span - 1 - lo
