@@ -1,25 +1,28 @@
-"""Headless Chromium for the site's browser test, standard library only: serve a folder over
-http on 127.0.0.1, dump a page's DOM with its console messages, take a screenshot, decode the PNG."""
+"""Headless Chromium for the site's browser test: serve a folder over http on 127.0.0.1, dump a
+page's DOM with its console messages, take a screenshot, decode the PNG (with Pillow and NumPy,
+which the pinned matplotlib brings)."""
 
 from __future__ import annotations
 
 import functools
 import html
 import http.server
+import io
 import json
 import os
 import re
 import shutil
-import struct
 import subprocess
 import tempfile
 import threading
-import zlib
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
+from PIL import Image
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -97,52 +100,20 @@ def visit(url: str, size: tuple[int, int] = (1280, 900), timeout: float = 60) ->
     return Visit(run.stdout.decode(errors="replace"), CONSOLE.findall(run.stderr.decode(errors="replace")), data)
 
 
-def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
-    """(width, height, rows of RGB pixels) of an 8-bit RGB or RGBA PNG, with zlib and struct."""
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        raise ValueError("not a PNG")
-    pos, idat, header = 8, b"", None
-    while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos:pos + 4])
-        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            header = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    if header is None:
-        raise ValueError("PNG without IHDR")
-    width, height, depth, color, _, _, interlace = header
-    if depth != 8 or color not in (2, 6) or interlace:
-        raise ValueError(f"unsupported PNG: depth {depth}, color type {color}, interlace {interlace}")
-    bpp = 3 if color == 2 else 4
-    raw = zlib.decompress(idat)
-    stride = width * bpp
-    rows, previous = [], bytearray(stride)
-    for y in range(height):
-        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b = previous[i]
-            c = previous[i - bpp] if i >= bpp else 0
-            if kind == 1:
-                line[i] = (line[i] + a) & 0xFF
-            elif kind == 2:
-                line[i] = (line[i] + b) & 0xFF
-            elif kind == 3:
-                line[i] = (line[i] + (a + b) // 2) & 0xFF
-            elif kind == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
-        previous = line
-        rgb = bytes(line) if bpp == 3 else bytes(v for i, v in enumerate(line) if i % 4 != 3)
-        rows.append(rgb)
-    return width, height, rows
+def decode_png(data: bytes) -> tuple[int, int, np.ndarray]:
+    """(width, height, pixels) of a PNG: pixels is a height x width x 3 array of RGB bytes."""
+    with Image.open(io.BytesIO(data)) as image:
+        if image.format != "PNG":
+            raise ValueError(f"not a PNG: {image.format}")
+        pixels = np.asarray(image.convert("RGB"))
+    return pixels.shape[1], pixels.shape[0], pixels
 
 
-def colour_counts(rows: list[bytes]) -> Counter[bytes]:
-    return Counter(row[i:i + 3] for row in rows for i in range(0, len(row), 3))
+def colour_counts(pixels: np.ndarray) -> Counter[int]:
+    """How many pixels have each colour (a colour as the integer 0xRRGGBB)."""
+    packed = pixels.astype(np.uint32) @ np.array([1 << 16, 1 << 8, 1], np.uint32)
+    colours, counts = np.unique(packed, return_counts=True)
+    return Counter(dict(zip(colours.tolist(), counts.tolist())))
 
 
 # ----------------------------------------------------------------------------------------------

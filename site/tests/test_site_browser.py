@@ -55,13 +55,13 @@ def test_every_request_succeeded(visits):
 
 @pytest.mark.parametrize("path", list(PAGES))
 def test_screenshot_shows_a_rendered_page(visits, path: str):
-    width, height, rows = browser.decode_png(visits[0][path].screenshot)
+    width, height, pixels = browser.decode_png(visits[0][path].screenshot)
     assert (width, height) == (DESKTOP, 900)
-    colours = browser.colour_counts(rows)
+    colours = browser.colour_counts(pixels)
     assert len(colours) >= 200, f"only {len(colours)} colours: a blank or unstyled page"
     assert colours.most_common(1)[0][1] < 0.97 * width * height
     # The theme's header bar, indigo in the light palette, spans the top of the page.
-    r, g, b = rows[10][3 * 20:3 * 20 + 3]
+    r, g, b = pixels[10, 20].tolist()
     assert b > 150 and r < 100 and g < 120, f"the header is ({r}, {g}, {b}), not the theme's indigo"
 
 
@@ -76,8 +76,8 @@ def test_the_checks_can_fail(tmp_path: Path):
         requests = list(server.requests)
     assert any("Uncaught Error: boom" in line for line in visit.console)
     assert ("/missing.js", 404) in requests
-    _, _, rows = browser.decode_png(visit.screenshot)
-    assert len(browser.colour_counts(rows)) < 200  # a nearly blank page fails the rendering check
+    _, _, pixels = browser.decode_png(visit.screenshot)
+    assert len(browser.colour_counts(pixels)) < 200  # a nearly blank page fails the rendering check
 
 
 # ----------------------------------------------------------------------------------------------
@@ -154,9 +154,9 @@ def test_the_stage_files_are_110_columns_wide_and_numbered(layouts):
 
 def test_the_screenshots_are_rendered_pages(layouts):
     for (path, width), seen in layouts.items():
-        shot_width, _, rows = browser.decode_png(seen.screenshot)
+        shot_width, _, pixels = browser.decode_png(seen.screenshot)
         assert shot_width == max(width, browser.NARROW)
-        assert len(browser.colour_counts(rows)) >= 100, (path, width)
+        assert len(browser.colour_counts(pixels)) >= 100, (path, width)
 
 
 FIGURE_PAGES = {"stages/01_eval/": ["figure-trace-stack", "figure-lattice", "figure-pytree", "figure-lattice-strict"],
