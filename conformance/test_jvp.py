@@ -40,6 +40,7 @@ UNIT = Domain(-0.8, 0.8)
 CONV = "lax.conv_general_dilated"
 POSITIVE = Domain(0.3, 4)
 AWAY_FROM_0 = Domain(-3, 3, min_abs=0.3)
+SMALL_ENTRIES = Domain(-0.3, 0.3)  # beside ones on a diagonal: a well-conditioned matrix
 
 
 @dataclass(frozen=True, repr=False)
@@ -248,6 +249,12 @@ CASES = [
          x=((3, 4),)),  # fmt: skip
     case("reduce_window_min", "lax.reduce_window(x, np.inf, lax.min, (2, 1), (1, 1), [(0, 1), (0, 0)])",
          distinct=True, x=((3, 2),)),  # fmt: skip
+    # --- linear algebra: a Cholesky factor, triangular solves (well conditioned: ones on the diagonal) -
+    case("cholesky", "lax.linalg.cholesky(x @ x.T + 3 * np.eye(3))", x=((3, 3), SMALL_ENTRIES)),
+    case("triangular_solve_left_lower", "lax.linalg.triangular_solve(a + np.eye(3), b, left_side=True, lower=True)",
+         a=((3, 3), SMALL_ENTRIES), b=((3, 2),)),  # fmt: skip
+    case("triangular_solve_right_transposed_unit",
+         "lax.linalg.triangular_solve(a, b, transpose_a=True, unit_diagonal=True)", a=((3, 3), SMALL_ENTRIES), b=((2, 3),)),
     # --- gather and scatter -----------------------------------------------------------------------
     case("gather_clip", GATHER.format(mode="CLIP", fill=""), x=OPERAND, i=SOME_OUT),
     case("gather_fill", GATHER.format(mode="FILL_OR_DROP", fill=", fill_value=2.5"), x=OPERAND, i=SOME_OUT),

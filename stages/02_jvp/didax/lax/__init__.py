@@ -267,3 +267,5 @@ from .structural import (
     transpose_p,
 )
 from .windowed import reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_sum_p
+
+from . import linalg  # noqa: E402 (didax.lax.linalg, as jax.lax.linalg)

@@ -1,5 +1,6 @@
-"""didax.scipy: the part of jax.scipy that stage 01 has, ``special``. Stage 01 introduced it."""
+"""didax.scipy: the part of jax.scipy that stage 01 has, ``special`` and ``linalg``. Stage 01
+introduced it."""
 
-from . import special
+from . import linalg, special
 
-__all__ = ["special"]
+__all__ = ["linalg", "special"]

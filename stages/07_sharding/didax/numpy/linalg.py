@@ -1,7 +1,7 @@
-"""didax.numpy.linalg: vector and matrix norms. Stage 01 introduced it.
+"""didax.numpy.linalg: vector and matrix norms and the Cholesky factor. Stage 01 introduced it.
 
-Only norms that need no decomposition: the 2-norm and nuclear norm of a matrix need singular
-values, which didax has no primitive for, and are refused.
+Only norms that need no singular values: the 2-norm and nuclear norm of a matrix need them, and
+didax has no primitive for them yet, so they are refused.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from .. import dtypes, lax
 from ..core import get_aval
 from .reductions import max, min, sum
 from .ufuncs import absolute, power, sqrt
-from .util import ArrayLike, as_array, canonicalize_axes, check_arraylike, convert
+from .util import ArrayLike, as_array, canonicalize_axes, check_arraylike, convert, promote_dtypes_inexact
 
 
 def norm(x: ArrayLike, ord: Any = None, axis: Any = None, keepdims: bool = False) -> ArrayLike:  # noqa: A002
@@ -88,3 +88,13 @@ def _matrix_norm(x: ArrayLike, ord: Any, axes: tuple[int, ...], keepdims: bool) 
     if keepdims:
         return out
     return lax.reshape(out, tuple(n for i, n in enumerate(get_aval(out).shape) if i not in axes))
+
+
+def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True) -> ArrayLike:
+    """The Cholesky factor of each matrix of a (Hermitian, positive definite): the lower-triangular
+    L with a = L L^H, or with ``upper`` the upper-triangular U = L^H; NaNs where a is not positive
+    definite."""
+    check_arraylike("jnp.linalg.cholesky", a)
+    (a,) = promote_dtypes_inexact(as_array(a))
+    factor = lax.linalg.cholesky(a, symmetrize_input=symmetrize_input)
+    return lax.linalg.H(factor) if upper else factor

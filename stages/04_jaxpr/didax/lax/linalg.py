@@ -1,0 +1,200 @@
+"""didax.lax.linalg: matrix decompositions and solves, as jax.lax.linalg offers them. Stage 01
+introduced it.
+
+Two primitives so far: ``cholesky``, the lower-triangular L with A = L L^H of a Hermitian
+positive-definite A, and ``triangular_solve``, which solves op(A) X = B (or X op(A) = B) for a
+triangular A. Both act on the last two axes; the axes before them are a batch, the same for every
+operand. Where a factorization fails (A is not positive definite), the matrix of the result is
+all NaN, as JAX's is. Stage 01 evaluates them with LAPACK and BLAS through NumPy and SciPy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import scipy.linalg
+
+from .. import dtypes
+from ..core import ShapedArray, get_aval
+from .dot import dot_general
+from .elementwise import add, conj, convert_element_type, div, ge, select_n
+from .standard import COMPLEX, FLOATING, check_dtype, check_same_dtypes, standard_primitive
+from .structural import broadcast_in_dim, broadcasted_iota, full_like, reshape, transpose
+
+# ----------------------------------------------------------------------------------------------
+# Shapes and dtypes, with JAX's messages: each operand is a batch of matrices.
+
+
+def _matrices(name: str, *avals: ShapedArray) -> tuple[int, ...]:
+    """The batch shape the operands share (each has rank 2 at least)."""
+    for i, aval in enumerate(avals):
+        if aval.ndim < 2:
+            raise TypeError(f"Input {i} to {name} must have rank at least 2, but got shape={aval.shape}")
+        check_dtype(name, aval, (FLOATING, COMPLEX), i)
+    batches = [aval.shape[:-2] for aval in avals]
+    if len({len(b) for b in batches}) > 1:
+        raise TypeError(f"All inputs to {name} must have the same number of batch dimensions, but got "
+                        f"{[len(b) for b in batches]} batch dimensions for the inputs.")
+    if len(set(batches)) > 1:
+        raise ValueError(f"The inputs to {name} have different batch dimensions: "
+                         f"{' and '.join(str(b) for b in batches)}.")
+    return batches[0]
+
+
+def _cholesky_shape(x: ShapedArray) -> tuple[int, ...]:
+    _matrices("cholesky", x)
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"The input to cholesky must be a square matrix. Got shape {x.shape[-2:]}.")
+    return x.shape
+
+
+def _triangular_solve_shape(a: ShapedArray, b: ShapedArray, *, left_side: bool, **_: Any) -> tuple[int, ...]:
+    _matrices("triangular_solve", a, b)
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"The first input to triangular_solve must be a square matrix. Got shape {a.shape[-2:]}.")
+    if a.shape[-1] != b.shape[-2 if left_side else -1]:
+        raise ValueError(f"Incompatible shapes for arguments to triangular_solve: {a.shape[-2:]} and "
+                         f"{b.shape[-2:]}.")
+    return b.shape
+
+
+def _cholesky_dtype(x: ShapedArray) -> np.dtype:
+    return x.dtype
+
+
+def _triangular_solve_dtype(a: ShapedArray, b: ShapedArray, **_: Any) -> np.dtype:
+    return check_same_dtypes("triangular_solve", (a, b), tip="jax.scipy.linalg.solve_triangular")
+
+
+# ----------------------------------------------------------------------------------------------
+# Evaluation: one matrix at a time where LAPACK takes one.
+
+
+def _in_lapack_precision(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """LAPACK has no 16-bit floats: those are computed in float32 and rounded back."""
+
+    def g(*xs: np.ndarray, **params: Any) -> np.ndarray:
+        dtype = xs[0].dtype
+        if dtype.itemsize == 2:
+            return f(*(x.astype(np.float32) for x in xs), **params).astype(dtype)
+        return f(*xs, **params)
+
+    return g
+
+
+def _per_matrix(out: np.ndarray, f: Callable[..., np.ndarray], *xs: np.ndarray) -> np.ndarray:
+    for index in np.ndindex(out.shape[:-2]):
+        out[index] = f(*(x[index] for x in xs))
+    return out
+
+
+@_in_lapack_precision
+def _cholesky(x: np.ndarray) -> np.ndarray:
+    def one(a: np.ndarray) -> np.ndarray:
+        try:
+            return np.linalg.cholesky(a)  # (LAPACK's potrf reads the lower triangle only)
+        except np.linalg.LinAlgError:  # not positive definite: all NaN, as JAX's LAPACK call gives
+            return np.full(a.shape, np.nan, a.dtype)
+
+    return _per_matrix(np.empty_like(x), one, x)
+
+
+@_in_lapack_precision
+def _triangular_solve(a: np.ndarray, b: np.ndarray, *, left_side: bool, lower: bool, transpose_a: bool,
+                      conjugate_a: bool, unit_diagonal: bool) -> np.ndarray:  # fmt: skip
+    # BLAS's trsm solves op(A) X = B or X op(A) = B as asked, with no check that A is invertible
+    # (a zero on the diagonal gives infinities, as on JAX's CPU).
+    if conjugate_a and not transpose_a:
+        a = np.conj(a)
+    trsm = scipy.linalg.blas.get_blas_funcs("trsm", (a, b))
+    trans = (2 if conjugate_a else 1) if transpose_a else 0
+    solve = lambda a, b: trsm(1.0, a, b, side=int(not left_side), lower=int(lower), trans_a=trans,  # noqa: E731
+                              diag=int(unit_diagonal))
+    return _per_matrix(np.empty_like(b), solve, a, b)
+
+
+cholesky_p = standard_primitive("cholesky", _cholesky, _cholesky_shape, _cholesky_dtype)
+triangular_solve_p = standard_primitive("triangular_solve", _triangular_solve, _triangular_solve_shape,
+                                        _triangular_solve_dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# The functions users call.
+
+
+def cholesky(x: Any, *, symmetrize_input: bool = True) -> Any:
+    """The lower-triangular L with x = L L^H, for each matrix of the batch x (Hermitian,
+    positive definite); a matrix of NaNs where x is not positive definite. With
+    ``symmetrize_input`` the factored matrix is (x + x^H) / 2, else only x's lower triangle is read."""
+    if symmetrize_input:
+        x = symmetrize(x)
+    return tril(cholesky_p.bind(x))
+
+
+def triangular_solve(a: Any, b: Any, *, left_side: bool = False, lower: bool = False, transpose_a: bool = False,
+                     conjugate_a: bool = False, unit_diagonal: bool = False) -> Any:  # fmt: skip
+    """X with op(a) X = b (``left_side``) or X op(a) = b, where op transposes a if
+    ``transpose_a`` and conjugates it if ``conjugate_a``. Only the ``lower`` (or upper) triangle of
+    a is read, and with ``unit_diagonal`` not its diagonal, taken to be ones. A b with one axis
+    fewer than a is a batch of vectors."""
+    conjugate_a = conjugate_a and dtypes.issubdtype(get_aval(a).dtype, np.complexfloating)
+    shape = get_aval(b).shape
+    vectors = len(shape) == get_aval(a).ndim - 1
+    if vectors:  # a column (or, on the right, a row) of its own
+        b = reshape(b, (*shape, 1) if left_side else (*shape[:-1], 1, shape[-1]))
+    out = triangular_solve_p.bind(a, b, left_side=left_side, lower=lower, transpose_a=transpose_a,
+                                  conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+    return reshape(out, shape) if vectors else out
+
+
+# ----------------------------------------------------------------------------------------------
+# Helpers on batches of matrices, shared with the rules of later stages.
+
+
+def mT(x: Any) -> Any:  # noqa: N802 (JAX's name for the matrix transpose)
+    """Each matrix of the batch transposed."""
+    n = get_aval(x).ndim
+    return transpose(x, (*range(n - 2), n - 1, n - 2))
+
+
+def H(x: Any) -> Any:  # noqa: N802
+    """Each matrix of the batch conjugated and transposed."""
+    x = mT(x)
+    return conj(x) if dtypes.issubdtype(get_aval(x).dtype, np.complexfloating) else x
+
+
+def symmetrize(x: Any) -> Any:
+    """(x + x^H) / 2: the Hermitian part of each matrix (integers become the default float)."""
+    if not dtypes.issubdtype(get_aval(x).dtype, np.inexact):
+        x = convert_element_type(x, dtypes.canonicalize_dtype(dtypes.float_))
+    return div(add(x, H(x)), full_like(x, 2))
+
+
+def tril(x: Any, k: int = 0) -> Any:
+    """Each matrix of the batch with the entries above its ``k``-th diagonal set to zero."""
+    return _triangle(x, k, lower=True)
+
+
+def triu(x: Any, k: int = 0) -> Any:
+    """Each matrix of the batch with the entries below its ``k``-th diagonal set to zero."""
+    return _triangle(x, k, lower=False)
+
+
+def _triangle(x: Any, k: int, lower: bool) -> Any:
+    aval = get_aval(x)
+    rows = broadcasted_iota(np.int32, aval.shape[-2:], 0)
+    cols = broadcasted_iota(np.int32, aval.shape[-2:], 1)
+    if k:
+        rows = add(rows, full_like(rows, k))
+    keep = ge(rows, cols) if lower else ge(cols, rows)  # column <= row + k, or column >= row + k
+    keep = broadcast_in_dim(keep, aval.shape, (aval.ndim - 2, aval.ndim - 1))
+    return select_n(keep, full_like(x, 0), x)
+
+
+def batch_matmul(a: Any, b: Any) -> Any:
+    """The matrix product of each pair of matrices of two batches of one shape."""
+    n = get_aval(a).ndim
+    batch = tuple(range(n - 2))
+    return dot_general(a, b, (((n - 1,), (n - 2,)), (batch, batch)))

@@ -1,0 +1,83 @@
+"""didax.scipy.linalg: Cholesky factors and triangular solves with SciPy's signatures, as
+jax.scipy.linalg offers them. Stage 01 introduced it.
+
+SciPy's ``overwrite_*`` and ``check_finite`` arguments are accepted and ignored, as in JAX: didax
+arrays are immutable, and nothing is checked for NaNs.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..core import get_aval
+from ..numpy.util import ArrayLike, as_array, broadcast_to, check_arraylike, promote_dtypes_inexact
+
+
+def cholesky(a: ArrayLike, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True) -> ArrayLike:
+    """The Cholesky factor of each matrix of a: upper-triangular U with a = U^H U, or with
+    ``lower`` the lower-triangular L with a = L L^H. Only that triangle of a is read."""
+    del overwrite_a, check_finite
+    check_arraylike("jax.scipy.linalg.cholesky", a)
+    (a,) = promote_dtypes_inexact(as_array(a))
+    factor = lax.linalg.cholesky(a if lower else lax.linalg.H(a), symmetrize_input=False)
+    return factor if lower else lax.linalg.H(factor)
+
+
+def cho_factor(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
+               check_finite: bool = True) -> tuple[ArrayLike, bool]:  # fmt: skip
+    """``(c, lower)`` for cho_solve: c is ``cholesky(a, lower)``."""
+    return cholesky(a, lower=lower, overwrite_a=overwrite_a, check_finite=check_finite), lower
+
+
+def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, overwrite_b: bool = False,
+              check_finite: bool = True) -> ArrayLike:  # fmt: skip
+    """x with a x = b, given ``cho_factor(a)``: two triangular solves."""
+    del overwrite_b, check_finite
+    c, lower = c_and_lower
+    check_arraylike("jax.scipy.linalg.cho_solve", c, b)
+    c, b = promote_dtypes_inexact(as_array(c), as_array(b))
+    c, b = _batched(c, b, "cho_solve")
+    # a = L L^H: solve L y = b, then L^H x = y (or, from U = L^H: U^H y = b, then U x = y).
+    b = lax.linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower, conjugate_a=not lower)
+    return lax.linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=lower, conjugate_a=lower)
+
+
+def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bool = False,
+                     unit_diagonal: bool = False, overwrite_b: bool = False, debug: Any = None,
+                     check_finite: bool = True) -> ArrayLike:  # fmt: skip
+    """x with op(a) x = b for a triangular a: op is nothing (``trans`` 0 or "N"), the transpose
+    (1 or "T") or the conjugate transpose (2 or "C"). Only the ``lower`` (or upper) triangle of a
+    is read, and with ``unit_diagonal`` not its diagonal."""
+    del overwrite_b, debug, check_finite
+    if trans in (0, "N"):
+        transpose_a, conjugate_a = False, False
+    elif trans in (1, "T"):
+        transpose_a, conjugate_a = True, False
+    elif trans in (2, "C"):
+        transpose_a, conjugate_a = True, True
+    else:
+        raise ValueError(f"Invalid 'trans' value {trans}")
+    check_arraylike("jax.scipy.linalg.solve_triangular", a, b)
+    a, b = promote_dtypes_inexact(as_array(a), as_array(b))
+    a, b = _batched(a, b, "solve_triangular")
+    return lax.linalg.triangular_solve(a, b, left_side=True, lower=lower, transpose_a=transpose_a,
+                                       conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+
+
+def _batched(a: ArrayLike, b: ArrayLike, name: str) -> tuple[ArrayLike, ArrayLike]:
+    """a (..., n, n) and b (..., n) or (..., n, k) broadcast to one batch shape: NumPy's rules on
+    the axes before the matrices (JAX's jnp.vectorize with the signature (n,n),(n)->(n) or
+    (n,n),(n,k)->(n,k))."""
+    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
+    vectors = len(b_shape) == 1 or (len(a_shape) == len(b_shape) + 1 and a_shape[-1] == b_shape[-1])
+    if vectors and len(b_shape) > 1:
+        warnings.warn(f"jax.scipy.linalg.{name}: batched 1D solves with b.ndim > 1 are deprecated, and in the "
+                      f"future will be treated as a batched 2D solve. Use {name}(..., b[..., None]).squeeze(-1) "
+                      "to avoid this warning.", FutureWarning, stacklevel=3)
+    core = 1 if vectors else 2
+    batch = np.broadcast_shapes(a_shape[:-2], b_shape[:len(b_shape) - core])
+    return broadcast_to(a, batch + a_shape[-2:]), broadcast_to(b, batch + b_shape[len(b_shape) - core:])
