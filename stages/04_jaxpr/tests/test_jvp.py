@@ -298,6 +298,8 @@ CASES: dict[str, tuple[Callable, tuple]] = {
                   (X, Y)),  # fmt: skip
     "dot": (lambda a, b: jnp.dot(a, b.T) + jnp.einsum("ij,ij->i", a, b).sum(), (X, Y)),
     "sort top_k": (lambda a: jnp.sort(a, 1)[:, :2] + lax.top_k(a, 2)[0], (X,)),
+    "cholesky triangular_solve": (lambda a, b: lax.linalg.triangular_solve(
+        lax.linalg.cholesky(a @ a.T + 4 * jnp.eye(3)), b, left_side=True, lower=True, transpose_a=True), (X, Y)),
     "gather": (lambda a: a[IDX, 1:] * 2 + a[:, IDX].sum(), (X,)),
     "scatter set": (lambda a, b: a.at[IDX].set(b[:3]), (X, Y)),
     "scatter add mul": (lambda a, b: a.at[IDX, 1].add(b[0, :3]) + a.at[1].multiply(b[0]), (X, Y)),

@@ -39,6 +39,7 @@ from .core import (
     new_main,
 )
 from .jaxpr import ClosedJaxpr, eval_jaxpr
+from .lax import linalg
 from .lax.elementwise import convert_to
 from .lax.loops import (
     bind_scan,
@@ -1116,7 +1117,43 @@ jvp_rules[lax.while_p] = _while_jvp
 jvp_rules[lax.scan_p] = _scan_jvp
 
 
+# --- linear algebra ----------------------------------------------------------------------------
+# The Cholesky factor's tangent (Murray, "Differentiation of the Cholesky decomposition", 2016):
+# from A = L L^H, dA = dL L^H + L dL^H, so L^-1 dA L^-H = L^-1 dL + (L^-1 dL)^H, whose lower
+# triangle (the diagonal halved) is the lower-triangular L^-1 dL: two triangular solves and a product.
+
+
+def _cholesky_jvp(primals: list[Any], tangents: list[Any]) -> tuple[Any, Any]:
+    (x,), (dx,) = primals, tangents
+    factor = linalg.tril(linalg.cholesky_p.bind(x))
+    if type(dx) is Zero:
+        return factor, Zero.like(factor)
+    right = linalg.triangular_solve(factor, dx, left_side=False, lower=True, transpose_a=True, conjugate_a=True)
+    inner = linalg.triangular_solve(factor, right, left_side=True, lower=True)  # L^-1 dA L^-H
+    shape = get_aval(inner).shape
+    twos_on_diagonal = lax.broadcast_in_dim(_const(inner, 1 + np.eye(shape[-1])), shape, (len(shape) - 2, len(shape) - 1))
+    return factor, linalg.batch_matmul(factor, lax.div(linalg.tril(inner), twos_on_diagonal))
+
+
+def _triangular_solve_da(t: Any, ans: Any, a: Any, b: Any, *, left_side: bool, lower: bool, transpose_a: bool,
+                         conjugate_a: bool, unit_diagonal: bool) -> Any:  # fmt: skip
+    """X = op(A)^-1 B moves by -op(A)^-1 op(dA) X (or -X op(dA) op(A)^-1), dA read from A's triangle."""
+    k = 1 if unit_diagonal else 0
+    t = lax.neg(linalg.tril(t, -k) if lower else linalg.triu(t, k))
+    t = linalg.mT(t) if transpose_a else t
+    t = lax.conj(t) if conjugate_a else t
+    product = linalg.batch_matmul(t, ans) if left_side else linalg.batch_matmul(ans, t)
+    return linalg.triangular_solve_p.bind(a, product, left_side=left_side, lower=lower, transpose_a=transpose_a,
+                                          conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+
+
+jvp_rules[linalg.cholesky_p] = _cholesky_jvp
+defjvp(linalg.triangular_solve_p, _triangular_solve_da,
+       lambda t, ans, a, b, **params: linalg.triangular_solve_p.bind(a, t, **params))  # linear in b
+
+
 def missing_rules() -> list[str]:
     """The primitives of didax.lax and didax.random without a JVP rule (the chapter lists them)."""
-    prims = {p for module in (lax, prng, distributions) for p in vars(module).values() if isinstance(p, Primitive)}
+    modules = (lax, linalg, prng, distributions)
+    prims = {p for module in modules for p in vars(module).values() if isinstance(p, Primitive)}
     return sorted(p.name for p in prims if p not in jvp_rules)
