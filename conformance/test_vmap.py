@@ -221,6 +221,12 @@ CASES = [
     case("reduce_window_sum", "lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 2), 'SAME', (2, 1), (1, 2))", x=(M,)),
     case("reduce_window_max", "lax.reduce_window(x, -np.inf, lax.max, (2, 2), (1, 1), [(1, 0), (0, -1)])", x=(M,)),
     case("reduce_window_min", "lax.reduce_window(x, np.inf, lax.min, (1, 2), (1, 1), 'VALID')", x=(M,)),
+    # --- linear algebra: the batch axis goes first; batched right-hand sides alone fold into more of them -
+    case("cholesky", "lax.linalg.cholesky(x @ x.T + 4 * np.eye(3, dtype=np.float32))", x=((3, 3),)),
+    case("triangular_solve_left", "lax.linalg.triangular_solve(0.2 * a + 2 * np.eye(3, dtype=np.float32), b, "
+         "left_side=True, lower=True)", a=((3, 3),), b=((3, 2),)),  # fmt: skip
+    case("triangular_solve_right_transposed", "lax.linalg.triangular_solve(0.2 * a + 2 * np.eye(3, dtype=np.float32), "
+         "b, transpose_a=True)", a=((3, 3),), b=((2, 3),)),  # fmt: skip
     # --- sorting ----------------------------------------------------------------------------------------
     case("sort", "lax.sort(x, dimension=1)", x=(M, TIES)),
     case("reduce_precision", "lax.reduce_precision(x, 5, 2)", exact=True, x=(M, Domain(-1e4, 1e4))),
