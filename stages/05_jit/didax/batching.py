@@ -38,6 +38,7 @@ from .core import (
     new_main,
 )
 from .jaxpr import ClosedJaxpr, eval_jaxpr
+from .lax import linalg
 from .lax.loops import bind_scan, bind_while, carry_fixed_point, split_list
 from .lax.slicing import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
 from .staging import trace_to_jaxpr
@@ -904,6 +905,38 @@ def _fft_rule(vals: list[Any], dims: list[int | None], **params: Any) -> tuple[A
 
 
 batching_rules[lax.fft_p] = _fft_rule
+
+
+# --- linear algebra ---------------------------------------------------------------------------
+# cholesky and triangular_solve take batches of matrices already: the batch axis goes first, one
+# more axis of the batch. When only the right-hand sides are batched, they are folded into more
+# right-hand sides of the one matrix instead (columns on the left, rows on the right), so the
+# matrix is not copied once per example.
+
+
+def _cholesky_rule(vals: list[Any], dims: list[int | None]) -> tuple[Any, int]:
+    (x,), (bdim,) = vals, dims
+    return linalg.cholesky_p.bind(moveaxis(x, bdim, 0)), 0
+
+
+def _triangular_solve_rule(vals: list[Any], dims: list[int | None], *, left_side: bool,
+                           **params: Any) -> tuple[Any, int]:  # fmt: skip
+    (a, b), (a_dim, b_dim) = vals, dims
+    size = batch_size(vals, dims)
+    if a_dim is not_mapped:
+        # The batch axis goes just after the axis of columns (left) or of rows (right) and is
+        # merged into it: n columns of B examples become n * B columns.
+        ndim = get_aval(b).ndim
+        at = ndim - 1 if left_side else ndim - 2
+        out = linalg.triangular_solve_p.bind(a, merge_axes(moveaxis(b, b_dim, at), at - 1), left_side=left_side,
+                                             **params)  # fmt: skip
+        return split_axis(out, at - 1, get_aval(out).shape[at - 1] // size), at
+    a, b = bdim_to(a, a_dim, 0, size), bdim_to(b, b_dim, 0, size)
+    return linalg.triangular_solve_p.bind(a, b, left_side=left_side, **params), 0
+
+
+batching_rules[linalg.cholesky_p] = _cholesky_rule
+batching_rules[linalg.triangular_solve_p] = _triangular_solve_rule
 
 
 # --- random numbers ---------------------------------------------------------------------------

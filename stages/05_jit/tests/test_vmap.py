@@ -270,7 +270,15 @@ def test_every_primitive_with_operands_has_a_rule():
 
 
 def _lax_primitives() -> list:
-    return [v for v in vars(lax).values() if isinstance(v, didax.core.Primitive)]
+    return [v for module in (lax, lax.linalg) for v in vars(module).values() if isinstance(v, didax.core.Primitive)]
+
+
+@pytest.mark.parametrize("left_side", [True, False])
+def test_linalg_under_vmap_equals_the_loop(left_side):
+    """Batched right-hand sides alone are folded into more of them; a batched matrix goes first."""
+    solve = lambda a, b: lax.linalg.triangular_solve(0.2 * a + 2 * jnp.eye(3), b, left_side=left_side, lower=True)  # noqa: E731
+    check_batching(solve, f32(3, 3), f32(3, 2) if left_side else f32(2, 3))
+    check_batching(lambda m: lax.linalg.cholesky(m @ m.T + 4 * jnp.eye(3)), f32(3, 3))
 
 
 # --- random bits over a batch of keys ---------------------------------------------------------
