@@ -169,7 +169,7 @@ def symmetrize(x: Any) -> Any:
     """(x + x^H) / 2: the Hermitian part of each matrix (integers become the default float)."""
     if not dtypes.issubdtype(get_aval(x).dtype, np.inexact):
         x = convert_element_type(x, dtypes.canonicalize_dtype(dtypes.float_))
-    return div(add(x, H(x)), full_like(x, 2))
+    return div(add(x, H(x)), np.array(2, get_aval(x).dtype))  # (a scalar goes with any shape)
 
 
 def tril(x: Any, k: int = 0) -> Any:
@@ -189,7 +189,8 @@ def _triangle(x: Any, k: int, lower: bool) -> Any:
     if k:
         rows = add(rows, full_like(rows, k))
     keep = ge(rows, cols) if lower else ge(cols, rows)  # column <= row + k, or column >= row + k
-    keep = broadcast_in_dim(keep, aval.shape, (aval.ndim - 2, aval.ndim - 1))
+    if aval.ndim > 2:
+        keep = broadcast_in_dim(keep, aval.shape, (aval.ndim - 2, aval.ndim - 1))
     return select_n(keep, full_like(x, 0), x)
 
 
