@@ -12,6 +12,7 @@ log-sum-exps of floats, held to the suite's tolerance per step.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -274,6 +275,24 @@ def test_jit_convolutions(impl: Impl) -> None:
                                  conv(x[:, :2], w, (1, 1), "SAME", batch_group_count=2),
                                  conv(x[:, :2], w[:2], (1, 2), "VALID", dimension_numbers=("NCWH", "OIWH", "CWHN")),
                                  impl.lax.conv_transpose(x, k, (2, 1), "SAME")), x, w, hwio, exact=False, steps=12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex64"])
+def test_jit_linalg(impl: Impl, dtype: str) -> None:
+    """A batch of Cholesky factors, one of a matrix that is not positive definite (NaNs in its
+    lower triangle), and triangular solves with every flag, compiled, against eager evaluation."""
+    rng = np.random.default_rng(8)
+    m = rng.normal(size=(2, 3, 3)) + (1j * rng.normal(size=(2, 3, 3)) if dtype == "complex64" else 0)
+    a = m @ np.conj(np.swapaxes(m, -1, -2)) + 3 * np.eye(3)
+    a[1] = [[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    t = np.tril(m[0]) * 0.3 + 2 * np.eye(3)
+    b = rng.normal(size=(3, 2))
+    linalg = Namespace(impl.lax.linalg, "lax.linalg")
+    check(impl, linalg.cholesky, a.astype(dtype), exact=False, steps=12)
+    solves = lambda t, b: [linalg.triangular_solve(t if lower else t.T, b if left else b.T, left_side=left, lower=lower,  # noqa: E731
+                                                   transpose_a=tr, conjugate_a=cj, unit_diagonal=unit)
+                           for left, lower, tr, cj, unit in itertools.product([False, True], repeat=5)]  # fmt: skip
+    check(impl, solves, t.astype(dtype), b.astype(dtype), exact=False, steps=12)
 
 
 def test_jit_windowed_reductions(impl: Impl) -> None:
