@@ -31,6 +31,7 @@ from .jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr
 from .lowering.core import lowering_rules
 from .lowering.elementwise import simple
 from .lax.conditionals import hoist_branch_consts
+from .lax import linalg
 from .lax.convolution import dilate_shape
 from .lax.loops import bind_scan, split_list
 from .staging import trace_to_jaxpr
@@ -386,6 +387,17 @@ def _fft_transpose(ct: Any, x: Any, *, fft_type: lax.FftType, fft_lengths: tuple
 
 
 transpose_rules[lax.fft_p] = _fft_transpose
+
+
+def _triangular_solve_transpose(ct: Any, a: Any, b: Any, *, transpose_a: bool, **params: Any) -> list[Any]:
+    """X = op(A)^-1 B is linear in B (not in A): B's cotangent is op(A)^-T ct, the same solve with
+    the transpose flipped (the conjugation stays: a transpose, not an adjoint)."""
+    if is_undefined_primal(a):
+        raise NotImplementedError("triangular_solve is not linear in its matrix: it has no transpose for it")
+    return [None, linalg.triangular_solve_p.bind(a, ct, transpose_a=not transpose_a, **params)]
+
+
+transpose_rules[linalg.triangular_solve_p] = _triangular_solve_transpose
 
 
 # --- collectives (stage 07) -------------------------------------------------------------------

@@ -177,7 +177,29 @@ LINEAR_CASES = {
     "max_min": (lambda x: jnp.max(x, 1) + jnp.minimum(x, 0.5).sum(), (3, 4)),
     "sort": (lambda x: jnp.sort(x, 1) * jnp.arange(4.0), (3, 4)),
     "cumprod": (lambda x: jnp.cumprod(x, 1), (3, 4)),
+    "triangular_solve": (lambda x: lax.linalg.triangular_solve(jnp.tril(A[:, :3]) + 3 * jnp.eye(3), x, left_side=True,
+                                                               lower=True, transpose_a=True), (3, 4)),
 }
+
+
+@pytest.mark.parametrize("unit_diagonal", [False, True])
+def test_vjp_of_cholesky_and_triangular_solve_by_finite_differences(x64, unit_diagonal):
+    """<ct, J t> = <J^T ct, t> through a Cholesky factor and a solve against it, both operands."""
+    rng = np.random.default_rng(9)
+    m = rng.normal(size=(2, 3, 3))
+
+    def f(s, b):
+        factor = lax.linalg.cholesky(s @ jnp.swapaxes(s, -1, -2) + 3 * jnp.eye(3))
+        return lax.linalg.triangular_solve(factor, b, lower=True, unit_diagonal=unit_diagonal)
+
+    b = rng.normal(size=(2, 4, 3))
+    ts, tb = rng.normal(size=m.shape), rng.normal(size=b.shape)
+    y, pullback = didax.vjp(f, m, b)
+    ct = rng.normal(size=y.shape)
+    ct_s, ct_b = pullback(ct)
+    h = 1e-6
+    jt = (np.asarray(f(m + h * ts, b + h * tb)) - np.asarray(f(m - h * ts, b - h * tb))) / (2 * h)
+    np.testing.assert_allclose(np.sum(ct * jt), np.sum(ct_s * ts) + np.sum(ct_b * tb), rtol=1e-7)
 
 
 @pytest.mark.parametrize("name", sorted(LINEAR_CASES))
