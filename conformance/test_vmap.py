@@ -223,6 +223,10 @@ CASES = [
     case("reduce_window_min", "lax.reduce_window(x, np.inf, lax.min, (1, 2), (1, 1), 'VALID')", x=(M,)),
     # --- linear algebra: the batch axis goes first; batched right-hand sides alone fold into more of them -
     case("cholesky", "lax.linalg.cholesky(x @ x.T + 4 * np.eye(3, dtype=np.float32))", x=((3, 3),)),
+    # (elementwise, so that the batch axis stays where vmap put it, the last axis too; positive definite
+    # from its lower triangle: a diagonal of 4 and more, entries below it of 0.9 at most)
+    case("cholesky_of_a_lower_triangle", "lax.linalg.cholesky(0.1 * x * x + 4 * np.eye(3, dtype=np.float32), "
+         "symmetrize_input=False)", x=((3, 3),)),  # fmt: skip
     case("triangular_solve_left", "lax.linalg.triangular_solve(0.2 * a + 2 * np.eye(3, dtype=np.float32), b, "
          "left_side=True, lower=True)", a=((3, 3),), b=((3, 2),)),  # fmt: skip
     case("triangular_solve_right_transposed", "lax.linalg.triangular_solve(0.2 * a + 2 * np.eye(3, dtype=np.float32), "

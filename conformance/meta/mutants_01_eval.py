@@ -1799,4 +1799,34 @@ MUTANTS: list[Mutant] = [
         "    offsets = tuple(slice(None, None, 1) for d in window_dilation)\n", LAX,
         "window_dilation spreads the window's span but every element of the span is reduced", keyword="windows",
     ),
+    Mutant(
+        "lax.cholesky.failure_gives_zeros", "didax/lax/linalg.py",
+        "return np.full(a.shape, np.nan, a.dtype)", "return np.zeros(a.shape, a.dtype)", LAX,
+        "a matrix that is not positive definite factors to zeros instead of NaNs", keyword="linalg",
+    ),
+    Mutant(
+        "lax.cholesky.not_symmetrized", "didax/lax/linalg.py",
+        "    if symmetrize_input:\n        x = symmetrize(x)\n", "", LAX,
+        "cholesky ignores symmetrize_input and reads the lower triangle only", keyword="linalg",
+    ),
+    Mutant(
+        "lax.linalg.tril_is_triu", "didax/lax/linalg.py",
+        "keep = ge(rows, cols) if lower else ge(cols, rows)", "keep = ge(cols, rows) if lower else ge(rows, cols)", LAX,
+        "the lower triangle a factor keeps is the upper one", keyword="linalg",
+    ),
+    Mutant(
+        "lax.triangular_solve.conjugate_dropped", "didax/lax/linalg.py",
+        "    if conjugate_a and not transpose_a:\n        a = np.conj(a)\n", "", LAX,
+        "conjugate_a without transpose_a solves with A itself", keyword="linalg",
+    ),
+    Mutant(
+        "lax.triangular_solve.side_swapped", "didax/lax/linalg.py",
+        "side=int(not left_side)", "side=int(left_side)", LAX,
+        "left_side=True solves X op(A) = B (and False op(A) X = B)", keyword="linalg",
+    ),
+    Mutant(
+        "scipy.cho_solve.second_solve_not_transposed", "didax/scipy/linalg.py",
+        "transpose_a=lower, conjugate_a=lower)", "transpose_a=not lower, conjugate_a=lower)", LAX,
+        "cho_solve's second solve uses the factor the same way as the first: it solves L L x = b", keyword="linalg",
+    ),
 ]

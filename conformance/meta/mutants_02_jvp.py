@@ -500,6 +500,21 @@ JVP_MUTANTS: list[Mutant] = [
         JVP, "reduce_window_sum is left out of the linear primitives: differentiating a window sum has no rule",
         keyword="reduce_window",
     ),
+    Mutant(
+        "jvp.cholesky.diagonal_not_halved", AD, "_const(inner, 1 + np.eye(shape[-1]))", "_const(inner, np.ones(shape[-2:]))",
+        JVP, "the Cholesky factor's tangent keeps the whole diagonal of L^-1 dA L^-H instead of half of it",
+        keyword="cholesky",
+    ),
+    Mutant(
+        "jvp.triangular_solve.matrix_tangent_sign", AD,
+        "t = lax.neg(linalg.tril(t, -k) if lower else linalg.triu(t, k))", "t = linalg.tril(t, -k) if lower else linalg.triu(t, k)",
+        JVP, "the solution moves with +A^-1 dA X instead of -A^-1 dA X", keyword="triangular",
+    ),
+    Mutant(
+        "jvp.triangular_solve.unit_diagonal_differentiated", AD, "k = 1 if unit_diagonal else 0", "k = 0",
+        JVP, "with unit_diagonal, the tangent of A's diagonal (which is not read) still moves the solution",
+        keyword="triangular",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*EVAL_MUTANTS, *JVP_MUTANTS]

@@ -492,6 +492,17 @@ VMAP_MUTANTS: list[Mutant] = [
         VMAP, "a windowed reduction's batch axis gets a window of two examples instead of one",
         keyword="reduce_window",
     ),
+    Mutant(
+        "vmap.triangular_solve.rows_folded_as_columns", BATCHING, "at = ndim - 1 if left_side else ndim - 2", "at = ndim - 1",
+        VMAP, "right-hand sides solved from the right are folded into more columns instead of more rows",
+        keyword="triangular",
+    ),
+    Mutant(
+        "vmap.cholesky.batch_axis_not_moved", BATCHING, "return linalg.cholesky_p.bind(moveaxis(x, bdim, 0)), 0",
+        "return linalg.cholesky_p.bind(x), bdim", VMAP,
+        "cholesky factors with the batch axis where it is: at the end, it is taken for one of the matrix's",
+        keyword="cholesky",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*JVP_STAGE_MUTANTS, *VMAP_MUTANTS]

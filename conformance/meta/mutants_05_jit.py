@@ -303,6 +303,16 @@ LOWERING_MUTANTS: list[Mutant] = [
         AREA, "stablehlo.reduce_precision is given the mantissa bits as exponent bits and the reverse",
         keyword="reduce_precision",
     ),
+    Mutant(
+        "lower.cholesky.upper_factor", "didax/lowering/linalg.py", '{"lower": "true"}', '{"lower": "false"}', AREA,
+        "stablehlo.cholesky is asked for the upper factor: the lower triangle kept is not the factor", keyword="linalg",
+    ),
+    Mutant(
+        "lower.triangular_solve.conjugate_keeps_the_triangle", "didax/lowering/linalg.py",
+        "lower, transpose_a = not lower, True", "lower, transpose_a = lower, True", AREA,
+        "a conjugate without the transpose, lowered as the adjoint of A's transpose, reads the wrong triangle",
+        keyword="linalg",
+    ),
 ]  # fmt: skip
 
 JIT = "didax/jit.py"

@@ -398,6 +398,10 @@ VJP_MUTANTS: list[Mutant] = [
          "        before = span - 1 - lo\n", "        before = lo\n",
          "a window sum's transpose pads the spread cotangent before by the forward pad, not window - 1 - pad",
          table("reduce_window")),
+    rule("transpose.triangular_solve.transpose_not_flipped",
+         "transpose_a=not transpose_a, **params)", "transpose_a=transpose_a, **params)",
+         "the cotangent of a triangular solve's right-hand side solves with op(A) again instead of its transpose",
+         table("triangular_solve")),
 ]  # fmt: skip
 
 
