@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 
 from .. import dtypes
 from ..core import ShapedArray, get_aval
@@ -106,9 +105,11 @@ def _triangular_solve(a: np.ndarray, b: np.ndarray, *, left_side: bool, lower: b
                       conjugate_a: bool, unit_diagonal: bool) -> np.ndarray:  # fmt: skip
     # BLAS's trsm solves op(A) X = B or X op(A) = B as asked, with no check that A is invertible
     # (a zero on the diagonal gives infinities, as on JAX's CPU).
+    from scipy.linalg import blas  # (here, not at the top: importing SciPy's linalg takes half a second)
+
     if conjugate_a and not transpose_a:
         a = np.conj(a)
-    trsm = scipy.linalg.blas.get_blas_funcs("trsm", (a, b))
+    trsm = blas.get_blas_funcs("trsm", (a, b))
     trans = (2 if conjugate_a else 1) if transpose_a else 0
     solve = lambda a, b: trsm(1.0, a, b, side=int(not left_side), lower=int(lower), trans_a=trans,  # noqa: E731
                               diag=int(unit_diagonal))
