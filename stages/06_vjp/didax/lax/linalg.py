@@ -185,8 +185,9 @@ def triu(x: Any, k: int = 0) -> Any:
 
 def _triangle(x: Any, k: int, lower: bool) -> Any:
     aval = get_aval(x)
-    rows = broadcasted_iota(np.int32, aval.shape[-2:], 0)
-    cols = broadcasted_iota(np.int32, aval.shape[-2:], 1)
+    index = dtypes.canonicalize_dtype(np.int64)  # (the default integer, as JAX's mask has)
+    rows = broadcasted_iota(index, aval.shape[-2:], 0)
+    cols = broadcasted_iota(index, aval.shape[-2:], 1)
     if k:
         rows = add(rows, full_like(rows, k))
     keep = ge(rows, cols) if lower else ge(cols, rows)  # column <= row + k, or column >= row + k
