@@ -110,8 +110,8 @@ class Run:
         return BUILD / "junit" / f"{self.name.replace('/', '_')}.xml"
 
 
-# The runs that take longest, in the order they start (seconds on 2 slow cores at 70c1f24: JAX's
-# other areas 1,224, the site 903, the meta-tests 576, JAX's numpy 352, stage 07's tests 319):
+# The runs that take longest, in the order they start (seconds on 2 cores at 3ac499d: JAX's other
+# areas 802, the site 428, the meta-tests 317, JAX's numpy 311, stage 07's conformance 239 and tests 210):
 # longest first, so that the two processes end together. Stage 01's conformance run goes first
 # because the meta-tests wait for it. The other runs follow in order.
 LONGEST_FIRST = ["conformance-01_eval", "conformance-jax-rest", "site", "conformance-meta", "conformance-jax-numpy",
