@@ -59,6 +59,7 @@ LAYERS = (784, 512, 512, 10)  # the MLP's widths
 BATCH = 256
 IMAGES = (32, 32, 32, 3)  # the CNN case's batch of images, NHWC
 CNN = "CNN conv-pool-conv"
+CHOLESKY_SIZES = (64, 256, 1024)  # the Cholesky solve cases' matrices, n x n
 FEEDBACK_CALLS = 100  # calls of y = f(y) in the feedback case
 UPDATE_STEPS = 10  # calls of params = step(params)
 FIRST_CALL_LENGTH = 1000  # operations of the function compiled from scratch
@@ -76,6 +77,7 @@ def cases(libs: Libs) -> list[Case]:
         _update_steps(libs),
         _mlp(libs),
         _cnn(libs),
+        *(_cholesky_solve(libs, n) for n in CHOLESKY_SIZES),
         *(_eager_add(libs, shape) for shape in EAGER_SHAPES),
         *(_compiled_add(libs, shape) for shape in EAGER_SHAPES),
         _first_call(libs, FIRST_CALL_LENGTH),
@@ -233,6 +235,31 @@ def _cnn(libs: Libs) -> Case:
     return Case(CNN, f"a jitted forward pass: a 3x3 convolution to 16 features, ReLU, a 2x2 max pool, a 3x3 "
                 f"convolution to 32, ReLU, a mean over the image; images {IMAGES} NHWC, float32", calls,
                 clock=time.perf_counter)
+
+
+def cholesky_solve(scipy_linalg: Any, a: Any, b: Any) -> Any:
+    """x with a x = b for a positive-definite a: its Cholesky factor, then two triangular solves."""
+    return scipy_linalg.cho_solve(scipy_linalg.cho_factor(a, lower=True), b)
+
+
+def _cholesky_solve(libs: Libs, n: int) -> Case:
+    """A jitted Cholesky solve of an n x n positive-definite float32 matrix and 8 right-hand sides.
+    JAX calls LAPACK (potrf, trsm) from the compiled program, didax has XLA expand
+    stablehlo.cholesky and triangular_solve into loops; NumPy's column is SciPy's LAPACK calls."""
+    import importlib
+
+    rng = libs.numpy.random.default_rng(5)
+    m = rng.standard_normal((n, n))
+    a_np, b_np = (m @ m.T / n + libs.numpy.eye(n)).astype("float32"), rng.standard_normal((n, 8)).astype("float32")
+    scipy_linalg = importlib.import_module("scipy.linalg")
+    calls: dict[str, Callable[[], object] | None] = {"numpy": lambda: cholesky_solve(scipy_linalg, a_np, b_np)}
+    for impl in ("didax", "jax"):
+        m_ = getattr(libs, impl)
+        f = m_.jit(lambda a, b, m_=m_: cholesky_solve(importlib.import_module(m_.__name__ + ".scipy.linalg"), a, b))
+        a, b = _device_array(libs, impl, a_np), _device_array(libs, impl, b_np)
+        calls[impl] = lambda f=f, a=a, b=b: f(a, b).block_until_ready()
+    return Case(f"Cholesky solve {n}×{n}", f"a jitted cho_solve(cho_factor(a, lower=True), b): a {n}x{n} "
+                "positive-definite float32 matrix, 8 right-hand sides", calls, clock=time.perf_counter)
 
 
 def _shape_name(shape: tuple[int, ...]) -> str:
