@@ -9,6 +9,10 @@ from ..lax import linalg
 from .core import LoweringContext, i64_array, lowering_rules, tensor_type
 
 
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
 def _cholesky(ctx: LoweringContext, x: str) -> str:
     return ctx.fb.op1("stablehlo.cholesky", [x], ctx.out_type(), {"lower": "true"})
 
@@ -23,8 +27,7 @@ def _triangular_solve(ctx: LoweringContext, a: str, b: str, *, left_side: bool, 
         a = ctx.fb.op1("stablehlo.transpose", [a], tensor_type(ctx.avals_in[0]), {"permutation": swap})
         lower, transpose_a = not lower, True
     op = ("ADJOINT" if conjugate_a else "TRANSPOSE") if transpose_a else "NO_TRANSPOSE"
-    flag = lambda b: "true" if b else "false"  # noqa: E731
-    attrs = {"left_side": flag(left_side), "lower": flag(lower), "unit_diagonal": flag(unit_diagonal),
+    attrs = {"left_side": _bool(left_side), "lower": _bool(lower), "unit_diagonal": _bool(unit_diagonal),
              "transpose_a": f"#stablehlo<transpose {op}>"}
     return ctx.fb.op1("stablehlo.triangular_solve", [a, b], ctx.out_type(), attrs)
 
