@@ -3,6 +3,7 @@ seed calls ``f``), every route to a derivative agreeing, transposes checked by t
 test against forward mode, control flow, jit, and JAX's errors."""
 
 import functools
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -182,6 +183,20 @@ LINEAR_CASES = {
 }
 
 
+def check_pullback_by_finite_differences(f: Callable, *args: np.ndarray, rng: np.random.Generator) -> None:
+    """<ct, J t> = <J^T ct, t> for every operand at once, J t by central differences (a tangent
+    per operand, then a cotangent, drawn from ``rng``); each cotangent shaped as its operand."""
+    tangents = [rng.normal(size=a.shape) for a in args]
+    y, pullback = didax.vjp(f, *args)
+    ct = rng.normal(size=y.shape)
+    cts = pullback(ct)
+    h = 1e-6
+    jt = (np.asarray(f(*(a + h * t for a, t in zip(args, tangents))))
+          - np.asarray(f(*(a - h * t for a, t in zip(args, tangents))))) / (2 * h)
+    np.testing.assert_allclose(np.sum(ct * jt), sum(np.sum(c * t) for c, t in zip(cts, tangents)), rtol=1e-7)
+    assert [np.shape(c) for c in cts] == [a.shape for a in args]
+
+
 @pytest.mark.parametrize("unit_diagonal", [False, True])
 def test_vjp_of_cholesky_and_triangular_solve_by_finite_differences(x64, unit_diagonal):
     """<ct, J t> = <J^T ct, t> through a Cholesky factor and a solve against it, both operands."""
@@ -192,14 +207,7 @@ def test_vjp_of_cholesky_and_triangular_solve_by_finite_differences(x64, unit_di
         factor = lax.linalg.cholesky(s @ jnp.swapaxes(s, -1, -2) + 3 * jnp.eye(3))
         return lax.linalg.triangular_solve(factor, b, lower=True, unit_diagonal=unit_diagonal)
 
-    b = rng.normal(size=(2, 4, 3))
-    ts, tb = rng.normal(size=m.shape), rng.normal(size=b.shape)
-    y, pullback = didax.vjp(f, m, b)
-    ct = rng.normal(size=y.shape)
-    ct_s, ct_b = pullback(ct)
-    h = 1e-6
-    jt = (np.asarray(f(m + h * ts, b + h * tb)) - np.asarray(f(m - h * ts, b - h * tb))) / (2 * h)
-    np.testing.assert_allclose(np.sum(ct * jt), np.sum(ct_s * ts) + np.sum(ct_b * tb), rtol=1e-7)
+    check_pullback_by_finite_differences(f, m, rng.normal(size=(2, 4, 3)), rng=rng)
 
 
 @pytest.mark.parametrize("name", sorted(LINEAR_CASES))
@@ -457,14 +465,7 @@ def test_vjp_of_a_convolution_by_finite_differences(x64, params):
     def f(a, b):
         return lax.conv_general_dilated(a, b, **params)
 
-    tx, tw = rng.normal(size=x.shape), rng.normal(size=w.shape)
-    y, pullback = didax.vjp(f, x, w)
-    ct = rng.normal(size=y.shape)
-    ct_x, ct_w = pullback(ct)
-    h = 1e-6
-    jt = (np.asarray(f(x + h * tx, w + h * tw)) - np.asarray(f(x - h * tx, w - h * tw))) / (2 * h)
-    np.testing.assert_allclose(np.sum(ct * jt), np.sum(ct_x * tx) + np.sum(ct_w * tw), rtol=1e-7)
-    assert ct_x.shape == x.shape and ct_w.shape == w.shape
+    check_pullback_by_finite_differences(f, x, w, rng=rng)
 
 
 @pytest.mark.parametrize("name, init", [("add", 0.0), ("max", -np.inf), ("min", np.inf)])
