@@ -132,7 +132,7 @@ def compile_jaxpr(jaxpr: ClosedJaxpr, name: str, device: Any, donated: tuple[boo
     """Lower and compile ``jaxpr`` (which has no constants) for ``device``; the inputs marked in
     ``donated`` may have their buffers reused for outputs."""
     start = time.perf_counter()
-    text = lower_module(name, jaxpr, donated)
+    text = lower_module(name, jaxpr, donated, xla.platform_of(device))
     try:
         executable = xla.compile(text, device, [physical(a) for a in jaxpr.out_avals])
     except xla.XlaRuntimeError as e:  # XLA names the operation by its loc: jit_f/primitive
@@ -531,7 +531,7 @@ class Lowered:
         self._name, self._staged = name, staged
 
     def as_text(self) -> str:
-        return xla.pretty(lower_module(self._name, self._staged.jaxpr, self._staged.donated))
+        return xla.pretty(lower_module(self._name, self._staged.jaxpr, self._staged.donated, xla.platform()))
 
     @property
     def out_info(self) -> Any:

@@ -182,8 +182,9 @@ class Region:
 class ModuleBuilder:
     """A module being written: its functions, and a counter that names every value uniquely."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, platform: str = "cpu") -> None:
         self.name = name
+        self.platform = platform
         self.functions: list[str] = []
         self.counter = 0
         self.lowered: dict[int, tuple[str, ClosedJaxpr]] = {}  # id(closed jaxpr) -> its function
@@ -345,10 +346,11 @@ def _key_rule(prim: Primitive) -> Any:
     return rule
 
 
-def lower_module(name: str, closed: ClosedJaxpr, donated: Sequence[bool] = ()) -> str:
+def lower_module(name: str, closed: ClosedJaxpr, donated: Sequence[bool] = (), platform: str = "cpu") -> str:
     """The StableHLO text of a module whose ``main`` computes ``closed`` (taking its constants
-    first, then its inputs; those marked in ``donated`` may be reused for outputs)."""
-    module = ModuleBuilder(f"jit_{name}")
+    first, then its inputs; those marked in ``donated`` may be reused for outputs), for devices
+    of ``platform``."""
+    module = ModuleBuilder(f"jit_{name}", platform)
     module.add_function("main", closed, public=True, arg_attrs=aliasing(closed, donated))
     return module.text()
 
