@@ -1,5 +1,6 @@
-"""jax.lax.linalg's ``cholesky`` and ``triangular_solve``, ``jnp.linalg.cholesky`` and
-jax.scipy.linalg's ``cholesky``, ``cho_factor``, ``cho_solve`` and ``solve_triangular``, against
+"""jax.lax.linalg's ``cholesky``, ``triangular_solve``, ``lu`` and ``lu_pivots_to_permutation``;
+jnp.linalg's ``cholesky``, ``solve``, ``inv``, ``det`` and ``slogdet``; jax.scipy.linalg's ``cholesky``,
+``cho_factor``, ``cho_solve``, ``solve_triangular``, ``lu_factor``, ``lu_solve`` and ``lu``, against
 NumPy and SciPy in float64: drawn batches of well-conditioned matrices in every inexact dtype, every
 flag of the triangular solve, the NaNs of a failed factorization, and JAX's errors.
 
@@ -208,3 +209,146 @@ def test_linalg_errors_are_jaxs(impl: Impl, linalg: Any, scipy_linalg: Any) -> N
         linalg.triangular_solve(np.eye(2, dtype=np.int32), np.ones((2, 1), np.int32), left_side=True)
     with pytest.raises(TypeError, match="must have the same number of batch dimensions"):
         linalg.triangular_solve(np.eye(3, dtype=f32), np.ones((2, 3, 1), f32), left_side=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# LU and what is built on it. Matrices are drawn near a well-conditioned one: a drawn M / 3 plus a
+# diagonal of +-2 (so that pivoting has choices to make, but nothing is near singular).
+
+
+def well_conditioned(data: st.DataObject, dt: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+    m, n = shape[-2:]
+    signs = np.array(data.draw(st.lists(st.sampled_from([-2.0, 2.0]), min_size=min(m, n), max_size=min(m, n)),
+                               label="diagonal"))  # fmt: skip
+    return draw_matrices(data, dt, shape, "M") / 3 + np.eye(m, n) * np.pad(signs, (0, max(m, n) - min(m, n)))[:n]
+
+
+def swaps_to_permutation(pivots: np.ndarray, m: int) -> np.ndarray:
+    perm = np.arange(m)
+    for i, j in enumerate(pivots):
+        perm[[i, j]] = perm[[j, i]]
+    return perm
+
+
+@given(data=st.data(), m=st.integers(1, 4), n=st.integers(1, 4), batch=st.lists(st.integers(1, 2), max_size=1).map(tuple),
+       dtype=st.sampled_from(INEXACT))  # fmt: skip
+def test_lu_factors_a_row_permutation_of_the_matrix(impl: Impl, linalg: Any, flags: Any, data: Any, m: int, n: int,
+                                                    batch: tuple[int, ...], dtype: str) -> None:
+    """x[permutation] = L U with L unit lower triangular and U upper triangular, packed in one matrix;
+    the pivots are LAPACK's row swaps (SciPy's, counted from 0), and the permutation is what they make."""
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(np.dtype(dtype), x64)
+    x = well_conditioned(data, dt, (*batch, m, n)).astype(dt)
+    show_call("lax.linalg.lu(x)", x=x)
+    lu, pivots, permutation = linalg.lu(x)
+    assert_dtype(lu, dt, weak=False)
+    assert_dtype(pivots, np.dtype("int32"), weak=False)
+    assert_dtype(permutation, np.dtype("int32"), weak=False)
+    k = min(m, n)
+    assert np.shape(pivots) == (*batch, k) and np.shape(permutation) == (*batch, m)
+    for index in np.ndindex(batch):
+        want_lu, want_pivots = scipy.linalg.lu_factor(x[index].astype(np.complex128 if dt.kind == "c" else np.float64))
+        assert_values(np.asarray(lu)[index], want_lu, dt, atol=RTOL[dt.name] * 20)
+        np.testing.assert_array_equal(np.asarray(pivots)[index], want_pivots)
+        np.testing.assert_array_equal(np.asarray(permutation)[index], swaps_to_permutation(want_pivots, m))
+
+
+def test_lu_pivots_to_permutation_applies_the_swaps_in_order(impl: Impl, linalg: Any) -> None:
+    pivots = np.array([[2, 2, 2], [1, 1, 2]], np.int32)
+    show_call("lax.linalg.lu_pivots_to_permutation(pivots, 5)", pivots=pivots)
+    got = linalg.lu_pivots_to_permutation(pivots, 5)
+    assert_dtype(got, np.dtype("int32"), weak=False)
+    np.testing.assert_array_equal(got, [swaps_to_permutation(p, 5) for p in pivots])
+
+
+@given(data=st.data(), n=st.integers(1, 4), k=st.integers(1, 2), dtype=st.sampled_from(INEXACT),
+       shapes=st.sampled_from([((), (-1,)), ((), (-1, -2)), ((2,), (-1, -2)), ((), (2, -1, -2))]))  # fmt: skip
+def test_solve_and_inv_match_numpy(impl: Impl, flags: Any, data: Any, n: int, k: int, dtype: str,
+                                   shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> None:
+    """b a vector, or a batch of matrices whose batch axes broadcast with a's."""
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(np.dtype(dtype), x64)
+    a_batch, b_shape = shapes
+    a = well_conditioned(data, dt, (*a_batch, n, n)).astype(dt)
+    b = draw_matrices(data, dt, tuple({-1: n, -2: k}.get(d, d) for d in b_shape), "b").astype(dt)
+    show_call("jnp.linalg.solve(a, b)", a=a, b=b)
+    wide = np.complex128 if dt.kind == "c" else np.float64
+    got = impl.numpy.linalg.solve(a, b)
+    assert_dtype(got, dt, weak=False)
+    assert_values(got, np.linalg.solve(a.astype(wide), b.astype(wide)), dt, atol=RTOL[dt.name] * 50)
+    show_call("jnp.linalg.inv(a)", a=a)
+    assert_values(impl.numpy.linalg.inv(a), np.linalg.inv(a.astype(wide)), dt, atol=RTOL[dt.name] * 50)
+
+
+@given(data=st.data(), n=st.integers(1, 5), batch=st.lists(st.integers(1, 2), max_size=1).map(tuple),
+       dtype=st.sampled_from(INEXACT))  # fmt: skip
+def test_det_and_slogdet_match_numpy(impl: Impl, flags: Any, data: Any, n: int, batch: tuple[int, ...],
+                                     dtype: str) -> None:
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(np.dtype(dtype), x64)
+    a = well_conditioned(data, dt, (*batch, n, n)).astype(dt)
+    wide = a.astype(np.complex128 if dt.kind == "c" else np.float64)
+    show_call("jnp.linalg.det(a)", a=a)
+    det = impl.numpy.linalg.det(a)
+    assert_dtype(det, dt, weak=False)
+    assert_values(det, np.linalg.det(wide), dt, atol=RTOL[dt.name] * 50 * np.abs(np.linalg.det(wide)).max())
+    show_call("jnp.linalg.slogdet(a)", a=a)
+    sign, log_abs = impl.numpy.linalg.slogdet(a)
+    want_sign, want_log = np.linalg.slogdet(wide)
+    assert_dtype(sign, dt, weak=False)
+    assert_dtype(log_abs, dr.real_dtype(dt), weak=False)
+    assert_values(sign, want_sign, dt, atol=RTOL[dt.name] * 50)
+    assert_values(log_abs, want_log, dt, atol=RTOL[dt.name] * 50)
+
+
+def test_det_and_slogdet_of_singular_matrices(impl: Impl) -> None:
+    """A zero on U's diagonal: sign 0 and a log of -inf, for the sizes with formulas of their own too."""
+    for n in (2, 3, 4):
+        a = np.ones((n, n), np.float32)
+        show_call("jnp.linalg.slogdet(a)", a=a)
+        sign, log_abs = impl.numpy.linalg.slogdet(a)
+        assert float(sign) == 0.0 and float(log_abs) == -np.inf, (sign, log_abs)
+        assert float(impl.numpy.linalg.det(a)) == 0.0
+
+
+@pytest.mark.parametrize("trans", [0, 1, 2])
+def test_scipy_lu_factor_and_lu_solve_match_scipy(impl: Impl, scipy_linalg: Any, flags: Any, trans: int) -> None:
+    flags("jax_enable_x64", True)
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=(4, 4)) + 1j * rng.normal(size=(4, 4))  # rows permuted by [1 2 3 0]: not its own inverse
+    show_call("jax.scipy.linalg.lu_factor(a)", a=a)
+    lu, piv = scipy_linalg.lu_factor(a)
+    want_lu, want_piv = scipy.linalg.lu_factor(a)
+    assert_values(lu, want_lu, np.dtype("complex128"), atol=1e-12)
+    np.testing.assert_array_equal(piv, want_piv)
+    for b in (rng.normal(size=4), rng.normal(size=(4, 2))):
+        show_call(f"jax.scipy.linalg.lu_solve(jax.scipy.linalg.lu_factor(a), b, trans={trans})", a=a, b=b)
+        got = scipy_linalg.lu_solve((lu, piv), b, trans=trans)
+        assert_values(got, scipy.linalg.lu_solve((want_lu, want_piv), b, trans=trans), np.dtype("complex128"),
+                      atol=1e-10)  # fmt: skip
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5)])
+def test_scipy_lu_gives_p_l_u(impl: Impl, scipy_linalg: Any, shape: tuple[int, int]) -> None:
+    x = np.random.default_rng(5).normal(size=shape).astype(np.float32)
+    show_call("jax.scipy.linalg.lu(x)", x=x)
+    for got, want in zip(scipy_linalg.lu(x), scipy.linalg.lu(x)):
+        assert_values(got, want, np.dtype("float32"), atol=1e-5)
+    show_call("jax.scipy.linalg.lu(x, permute_l=True)", x=x)
+    for got, want in zip(scipy_linalg.lu(x, permute_l=True), scipy.linalg.lu(x, permute_l=True)):
+        assert_values(got, want, np.dtype("float32"), atol=1e-5)
+
+
+def test_lu_errors_are_jaxs(impl: Impl, linalg: Any, scipy_linalg: Any) -> None:
+    with pytest.raises(TypeError, match="Input 0 to lu must have rank at least 2"):
+        linalg.lu(np.ones(3, np.float32))
+    with pytest.raises(ValueError, match="Output permutation size 2 has to exceed the trailing dimension"):
+        linalg.lu_pivots_to_permutation(np.zeros(3, np.int32), 2)
+    with pytest.raises(ValueError, match="Argument to slogdet"):
+        impl.numpy.linalg.slogdet(np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match="Argument to inv must have shape"):
+        impl.numpy.linalg.inv(np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match="Invalid shapes for solve"):
+        impl.numpy.linalg.solve(np.ones((2, 3, 3), np.float32), np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match="'trans' value must be 0, 1, or 2, got 3"):
+        scipy_linalg.lu_solve((np.eye(2, dtype=np.float32), np.zeros(2, np.int32)), np.ones(2, np.float32), trans=3)

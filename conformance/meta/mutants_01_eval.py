@@ -1829,4 +1829,30 @@ MUTANTS: list[Mutant] = [
         "transpose_a=lower, conjugate_a=lower)", "transpose_a=not lower, conjugate_a=lower)", LAX,
         "cho_solve's second solve uses the factor the same way as the first: it solves L L x = b", keyword="linalg",
     ),
+    Mutant(
+        "lax.lu.swaps_in_reverse", "didax/lax/linalg.py",
+        "for i, j in enumerate(pivots[index]):", "for i, j in reversed(list(enumerate(pivots[index]))):", LAX,
+        "the permutation applies LU's row swaps last to first", keyword="linalg",
+    ),
+    Mutant(
+        "lax.lu.pivots_from_one", "didax/lax/linalg.py",
+        "factors[index], pivots[index], _ = getrf(x[index])",
+        "factors[index], pivots[index], _ = getrf(x[index]); pivots[index] += 1", LAX,
+        "the pivots are counted from 1, as LAPACK counts them, not from 0 as JAX does", keyword="linalg",
+    ),
+    Mutant(
+        "numpy.slogdet.negative_diagonal_ignored", LINALG,
+        "        swaps = lax.add(swaps, _count(lax.lt(diagonal, zero)))\n", "", LAX,
+        "a real determinant's sign counts the row swaps but not U's negative diagonal entries", keyword="linalg",
+    ),
+    Mutant(
+        "numpy.lu_solve.transposed_rows_not_put_back", LINALG,
+        "lax.expand_dims(argsort(permutation, axis=-1), (-1,))", "lax.expand_dims(permutation, (-1,))", LAX,
+        "the transposed solve permutes its result's rows by the permutation, not by its inverse", keyword="linalg",
+    ),
+    Mutant(
+        "numpy.det.three_by_three_term_sign", LINALG,
+        "- e(0, 2) * e(1, 1) * e(2, 0)", "+ e(0, 2) * e(1, 1) * e(2, 0)", LAX,
+        "one of the six terms of a 3 by 3 determinant is added where it is subtracted", keyword="linalg",
+    ),
 ]

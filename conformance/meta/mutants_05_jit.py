@@ -304,14 +304,27 @@ LOWERING_MUTANTS: list[Mutant] = [
         keyword="reduce_precision",
     ),
     Mutant(
-        "lower.cholesky.upper_factor", "didax/lowering/linalg.py", '{"lower": "true"}', '{"lower": "false"}', AREA,
-        "stablehlo.cholesky is asked for the upper factor: the lower triangle kept is not the factor", keyword="linalg",
+        "lower.cholesky.upper_triangle", "didax/lowering/linalg.py", 'uplo="L")', 'uplo="U")', AREA,
+        "LAPACK's potrf is asked to factor the upper triangle, while the rule keeps the lower one", keyword="linalg",
     ),
     Mutant(
-        "lower.triangular_solve.conjugate_keeps_the_triangle", "didax/lowering/linalg.py",
-        "lower, transpose_a = not lower, True", "lower, transpose_a = lower, True", AREA,
-        "a conjugate without the transpose, lowered as the adjoint of A's transpose, reads the wrong triangle",
-        keyword="linalg",
+        "lower.cholesky.failure_not_nan", "didax/lowering/linalg.py",
+        "lax.select_n(ok, lax.full_like(factor, np.nan), linalg.tril(factor))", "linalg.tril(factor)", AREA,
+        "a matrix potrf could not factor keeps the partial factor instead of NaNs", keyword="linalg",
+    ),
+    Mutant(
+        "lower.lapack.row_major", "didax/lowering/linalg.py", "_layout(a, a.ndim == rank)", "_layout(a, False)",
+        AREA, "LAPACK's operands are laid out row by row: it reads each matrix transposed", keyword="linalg",
+    ),
+    Mutant(
+        "lower.triangular_solve.adjoint_not_conjugated", "didax/lowering/linalg.py",
+        'trans = ("C" if conjugate_a else "T")', 'trans = ("T" if conjugate_a else "T")', AREA,
+        "trsm applies the transpose where the adjoint was asked", keyword="linalg",
+    ),
+    Mutant(
+        "lower.triangular_solve.unit_diagonal_read", "didax/lowering/linalg.py",
+        'diag="U" if unit_diagonal else "N"', 'diag="N"', AREA,
+        "trsm divides by the diagonal where it is to be taken as ones", keyword="linalg",
     ),
 ]  # fmt: skip
 
