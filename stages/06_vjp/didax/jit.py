@@ -596,7 +596,7 @@ class Lowered:
         self._name, self._staged = name, staged
 
     def as_text(self) -> str:
-        return xla.pretty(lower_module(self._name, self._staged.jaxpr, self._staged.donated))
+        return xla.pretty(lower_module(self._name, self._staged.jaxpr, self._staged.donated, xla.platform()))
 
     @property
     def out_info(self) -> Any:

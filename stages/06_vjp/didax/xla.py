@@ -6,7 +6,8 @@ import, and keeps every call behind the few functions here:
 
 - ``devices()``, ``default_device()``: the devices of the platform ``jax_platform_name`` picks;
 - ``put(value, device)`` and ``fetch(buffer)``: a NumPy array to device memory and back;
-- ``compile(module_text, device)``: StableHLO text (didax/lowering writes it) to an executable;
+- ``compile(module_text, device)``: StableHLO text (didax/lowering writes it) to an executable,
+  with jaxlib's LAPACK routines made ready first if the program calls them (``use_lapack``);
 - ``Executable.run(buffers)``: run it, asynchronously where the platform allows.
 
 Nothing else in the package imports jaxlib. The facts this module relies on were measured on
@@ -295,6 +296,8 @@ def compile(module_text: str, device: Any, out_avals: Sequence[Any],  # noqa: A0
             host_callbacks: Sequence[Any] = ()) -> Executable:  # fmt: skip
     """Compile StableHLO text for ``device``, with the Python functions its custom calls into
     Python call (by index). XLA's errors come back as XlaRuntimeError."""
+    if 'call_target_name = "lapack_' in module_text:  # (written by didax/lowering/linalg.py)
+        use_lapack()
     module = parse(module_text)
     client = _client(platform_of(device))
     extra = {"host_callbacks": list(host_callbacks)} if host_callbacks else {}
@@ -303,6 +306,18 @@ def compile(module_text: str, device: Any, out_avals: Sequence[Any],  # noqa: A0
     except _jax.JaxRuntimeError as e:
         raise XlaRuntimeError(str(e)) from None
     return Executable(loaded, device, out_avals)
+
+
+@functools.cache
+def use_lapack() -> None:
+    """Make jaxlib's LAPACK routines callable from compiled programs on the CPU, before the first
+    program that calls one is compiled: register each as an XLA custom call target, then point
+    jaxlib at the LAPACK and BLAS that SciPy ships (importing ``scipy.linalg``, a quarter second)."""
+    from jaxlib import lapack
+
+    for name, target, api_version in lapack.registrations()["cpu"]:
+        xc.register_custom_call_target(name, target, platform="cpu", api_version=api_version)
+    lapack._lapack.initialize()
 
 
 def platform_of(device: Any) -> str:

@@ -21,11 +21,12 @@ def to_host(x: Any) -> np.ndarray:
     return np.asarray(x)
 
 
-def run_compiled(f: Any, *args: Any) -> list[np.ndarray]:
+def run_compiled(f: Any, *args: Any, platform: str = "cpu") -> list[np.ndarray]:
     """The outputs of ``f(*args)`` (a flat list of arrays) computed by XLA, as NumPy arrays
-    (key arrays as their uint32 words)."""
+    (key arrays as their uint32 words). ``platform`` is the one the program is lowered for: a
+    rule that lowers another way off the CPU is run here too."""
     closed = didax.make_jaxpr(f)(*args)
-    text = lower_module("f", closed)
+    text = lower_module("f", closed, platform=platform)
     device = xla.default_device()
     exe = xla.compile(text, device, [physical(a) for a in closed.out_avals])
     buffers = [xla.put(to_host(v), device) for v in (*closed.consts, *args)]
@@ -33,12 +34,12 @@ def run_compiled(f: Any, *args: Any) -> list[np.ndarray]:
     return [xla.fetch(o, physical(a).dtype) for o, a in zip(outs, closed.out_avals)]
 
 
-def check_compiled(f: Any, *args: Any, rtol: float = 1e-6, atol: float = 0.0) -> None:
+def check_compiled(f: Any, *args: Any, rtol: float = 1e-6, atol: float = 0.0, platform: str = "cpu") -> None:
     """XLA's result of ``f(*args)`` equals the eager one: exactly for integers and booleans,
     within ``rtol``/``atol`` for floats."""
     eager = f(*args)
     eager = list(eager) if isinstance(eager, (tuple, list)) else [eager]
-    compiled = run_compiled(f, *args)  # make_jaxpr flattens a tuple or list of outputs
+    compiled = run_compiled(f, *args, platform=platform)  # make_jaxpr flattens a tuple or list of outputs
     assert len(compiled) == len(eager)
     for got, want in zip(compiled, eager):
         want = to_host(want)

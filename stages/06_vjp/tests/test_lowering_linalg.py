@@ -1,6 +1,7 @@
-"""cholesky and triangular_solve compiled by XLA (stablehlo.cholesky, stablehlo.triangular_solve)
-against their eager values: a factor per matrix of a batch, NaNs for one that is not positive
-definite, and every flag of the solve, the conjugate without the transpose included."""
+"""cholesky and triangular_solve compiled by XLA against their eager values: a factor per matrix
+of a batch, NaNs for one that is not positive definite, and every flag of the solve, the
+conjugate without the transpose included. Each is run as lowered for the CPU (jaxlib's LAPACK
+calls) and as lowered for other platforms (StableHLO's operations), both compiled here."""
 
 import itertools
 
@@ -8,27 +9,53 @@ import numpy as np
 import pytest
 from lowering_harness import check_compiled, run_compiled
 
+import didax
 from didax.lax import linalg
+from didax.lowering import lower_module
 
 rng = np.random.default_rng(0)
 
 
+PLATFORMS = ["cpu", "cuda"]
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64, np.float16])
-def test_cholesky_of_a_batch_and_of_a_matrix_that_fails(dtype):
+def test_cholesky_of_a_batch_and_of_a_matrix_that_fails(dtype, platform):
     m = rng.normal(size=(2, 4, 4)) + (1j * rng.normal(size=(2, 4, 4)) if dtype == np.complex64 else 0)
     a = (m @ np.conj(np.swapaxes(m, -1, -2)) + 4 * np.eye(4)).astype(dtype)
-    check_compiled(linalg.cholesky, a, rtol=1e-2 if dtype == np.float16 else 1e-5, atol=1e-2 if dtype == np.float16 else 1e-6)
+    check_compiled(linalg.cholesky, a, rtol=1e-2 if dtype == np.float16 else 1e-5,
+                   atol=1e-2 if dtype == np.float16 else 1e-6, platform=platform)
     bad = np.array([[1.0, 2.0], [2.0, 1.0]], dtype)
-    (got,) = run_compiled(linalg.cholesky, bad)
+    (got,) = run_compiled(linalg.cholesky, bad, platform=platform)
     assert np.isnan(got[np.tril_indices(2)]).all() and got[0, 1] == 0
+    if platform == "cpu" and dtype != np.float16:  # the primitive where LAPACK's info says it failed: all NaN, as eagerly
+        check_compiled(linalg.cholesky_p.bind, np.stack([bad, np.eye(2, dtype=dtype)]))
 
 
+@pytest.mark.parametrize("platform", PLATFORMS)
 @pytest.mark.parametrize("left_side, lower, transpose_a, conjugate_a, unit_diagonal",
                          list(itertools.product([False, True], repeat=5)))  # fmt: skip
-def test_triangular_solve_with_every_flag(left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+def test_triangular_solve_with_every_flag(left_side, lower, transpose_a, conjugate_a, unit_diagonal, platform):
     t = np.tril(rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))) * 0.3 + 2 * np.eye(3)
     a = (t if lower else t.T).astype(np.complex64)
     b = rng.normal(size=(3, 2) if left_side else (2, 3)).astype(np.complex64)
     solve = lambda a, b: linalg.triangular_solve(a, b, left_side=left_side, lower=lower, transpose_a=transpose_a,  # noqa: E731
                                                  conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
-    check_compiled(solve, a, b, rtol=1e-5, atol=1e-6)
+    check_compiled(solve, a, b, rtol=1e-5, atol=1e-6, platform=platform)
+
+
+@pytest.mark.parametrize("dtype, letter", [(np.float32, "s"), (np.complex64, "c")])
+def test_the_cpu_calls_lapack_in_the_operands_precision_and_other_platforms_stablehlo(dtype, letter):
+    a, b = np.eye(3, dtype=dtype), np.ones((3, 2), dtype)
+
+    def f(a, b):
+        return linalg.cholesky(a), linalg.triangular_solve(a, b, left_side=True)
+
+    closed = didax.make_jaxpr(f)(a, b)
+    cpu, cuda = lower_module("f", closed, platform="cpu"), lower_module("f", closed, platform="cuda")
+    assert f"lapack_{letter}potrf_ffi" in cpu and f"lapack_{letter}trsm_ffi" in cpu
+    assert "stablehlo.cholesky" not in cpu and "stablehlo.triangular_solve" not in cpu
+    assert "stablehlo.cholesky" in cuda and "stablehlo.triangular_solve" in cuda and "lapack" not in cuda
+    # float16 has no LAPACK routine: StableHLO's operations on the CPU too
+    assert "stablehlo.cholesky" in lower_module("f", didax.make_jaxpr(f)(a.real.astype(np.float16), b.real.astype(np.float16)))

@@ -9,7 +9,8 @@ import, and keeps every call behind the few functions here:
 - ``put_global(blocks, sharding)`` and ``shards(buffer)``: one array spread over several devices
   (stage 07), and the single-device pieces it is made of;
 - ``compile(module_text, devices)``: StableHLO text (didax/lowering writes it) to an executable
-  for one device, or for several as one SPMD program (stage 07);
+  for one device, or for several as one SPMD program (stage 07), with jaxlib's LAPACK routines
+  made ready first if the program calls them (``use_lapack``);
 - ``Executable.run(buffers)``: run it, asynchronously where the platform allows.
 
 Nothing else in the package imports jaxlib. The facts this module relies on were measured on
@@ -431,6 +432,8 @@ def compile(module_text: str, device: Any, out_avals: Sequence[Any],  # noqa: A0
     ``device[k]``, from the shardings the module's text gives main's arguments and results."""
     spmd = isinstance(device, (list, tuple))
     devices = list(device) if spmd else [device]
+    if 'call_target_name = "lapack_' in module_text:  # (written by didax/lowering/linalg.py)
+        use_lapack()
     module = parse(module_text)
     client = _client(platform_of(devices[0]))
     extra = {"host_callbacks": list(host_callbacks)} if host_callbacks else {}
@@ -445,6 +448,18 @@ def compile(module_text: str, device: Any, out_avals: Sequence[Any],  # noqa: A0
     except _jax.JaxRuntimeError as e:
         raise XlaRuntimeError(str(e)) from None
     return Executable(loaded, devices, out_avals, spmd)
+
+
+@functools.cache
+def use_lapack() -> None:
+    """Make jaxlib's LAPACK routines callable from compiled programs on the CPU, before the first
+    program that calls one is compiled: register each as an XLA custom call target, then point
+    jaxlib at the LAPACK and BLAS that SciPy ships (importing ``scipy.linalg``, a quarter second)."""
+    from jaxlib import lapack
+
+    for name, target, api_version in lapack.registrations()["cpu"]:
+        xc.register_custom_call_target(name, target, platform="cpu", api_version=api_version)
+    lapack._lapack.initialize()
 
 
 def platform_of(device: Any) -> str:

@@ -1,24 +1,91 @@
-"""Lowering rules of the linear algebra (stage 05): StableHLO has both operations,
-``stablehlo.cholesky`` and ``stablehlo.triangular_solve``, and XLA's CPU compiler expands them
-into loops of its own (JAX calls LAPACK there instead; the results agree to rounding). A matrix
-that is not positive definite gives a factor of NaNs, as JAX's does."""
+"""Lowering rules of the linear algebra (stage 05).
+
+On the CPU, as JAX does, each primitive is a call of a LAPACK routine that jaxlib compiles in
+(``lapack_spotrf_ffi``: potrf, the Cholesky factorization, for float32), written as a StableHLO
+``custom_call`` that XLA hands to jaxlib's handler with the routine's character arguments (which
+triangle, which side). Elsewhere, and for dtypes LAPACK has no routine for (float16), StableHLO's
+own operations, ``stablehlo.cholesky`` and ``stablehlo.triangular_solve``, which XLA expands into
+loops of its own. A matrix that is not positive definite gives a factor of NaNs, as JAX's does.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..core import ShapedArray
 from ..lax import linalg
-from .core import LoweringContext, i64_array, lowering_rules, tensor_type
+from .core import LoweringContext, i64_array, lower_fun, lowering_rules, tensor_type
+
+# LAPACK's routines come in four precisions, named by a letter: spotrf, dpotrf, cpotrf, zpotrf.
+_LAPACK_LETTER = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
+                  np.dtype(np.complex64): "c", np.dtype(np.complex128): "z"}  # fmt: skip
 
 
-def _bool(value: bool) -> str:
-    return "true" if value else "false"
+def _calls_lapack(ctx: LoweringContext) -> bool:
+    return ctx.module.platform == "cpu" and ctx.avals_in[0].dtype in _LAPACK_LETTER
+
+
+def _layout(aval: ShapedArray, matrices: bool) -> str:
+    """How ``aval`` is laid out in memory, minor axis first: LAPACK reads each matrix of a batch
+    column by column (axes -2, -1, then the batch); other operands are row-major, XLA's default."""
+    n = aval.ndim
+    order = [n - 2, n - 1, *range(n - 3, -1, -1)] if matrices else list(range(n - 1, -1, -1))
+    return f"dense<{order}> : tensor<{n}xindex>"
+
+
+def _lapack(ctx: LoweringContext, routine: str, operands: Sequence[str], out_avals: Sequence[ShapedArray],
+            **chars: str) -> list[str]:  # fmt: skip
+    """Call LAPACK's ``routine`` (``potrf``) in the operands' precision, passing the character
+    arguments ``chars`` (``uplo="L"``) as the byte codes jaxlib's handler reads."""
+    rank = ctx.avals_in[0].ndim  # the matrices' rank: a batch is one call, looping in C++
+    layouts = lambda avals: "[" + ", ".join(_layout(a, a.ndim == rank) for a in avals) + "]"  # noqa: E731
+    attrs = {
+        "call_target_name": f'"lapack_{_LAPACK_LETTER[ctx.avals_in[0].dtype]}{routine}_ffi"',
+        "api_version": "1 : i32",  # with a dictionary of attributes, XLA calls it by its typed FFI
+        "backend_config": '""',
+        "mhlo.backend_config": "{" + ", ".join(f"{k} = {ord(v)} : ui8" for k, v in chars.items()) + "}",
+        "operand_layouts": layouts(ctx.avals_in),
+        "result_layouts": layouts(out_avals),
+    }
+    return ctx.fb.op("stablehlo.custom_call", operands, [tensor_type(a) for a in out_avals], attrs)
+
+
+def _staged(ctx: LoweringContext, fun: Callable[..., Any], avals_in: Sequence[ShapedArray], *args: str) -> str:
+    """``fun``, a function of lax operations, written in place on operands of types ``avals_in``."""
+    return lower_fun(fun)(LoweringContext(ctx.fb, avals_in, ()), *args)  # (it reads the inputs' types only)
 
 
 def _cholesky(ctx: LoweringContext, x: str) -> str:
-    return ctx.fb.op1("stablehlo.cholesky", [x], ctx.out_type(), {"lower": "true"})
+    aval = ctx.avals_in[0]
+    if not _calls_lapack(ctx):  # (the upper triangle of its result is left undefined)
+        factor = ctx.fb.op1("stablehlo.cholesky", [x], ctx.out_type(), {"lower": "true"})
+        return _staged(ctx, linalg.tril, [aval], factor)
+    info = ShapedArray(aval.shape[:-2], np.dtype(np.int32))  # per matrix: 0, or where it failed
+    factor, status = _lapack(ctx, "potrf", [x], [aval, info], uplo="L")
+    return _staged(ctx, _lower_factor_or_nan, [aval, info], factor, status)
+
+
+def _lower_factor_or_nan(factor: Any, info: Any) -> Any:
+    """potrf writes L into the lower triangle and leaves the upper one as it was: keep L, or NaN
+    where the factorization failed."""
+    shape = factor.shape
+    ok = lax.broadcast_in_dim(lax.eq(info, lax.full_like(info, 0)), shape, tuple(range(len(shape) - 2)))
+    return lax.select_n(ok, lax.full_like(factor, np.nan), linalg.tril(factor))
 
 
 def _triangular_solve(ctx: LoweringContext, a: str, b: str, *, left_side: bool, lower: bool, transpose_a: bool,
                       conjugate_a: bool, unit_diagonal: bool) -> str:  # fmt: skip
+    if _calls_lapack(ctx):
+        if conjugate_a and not transpose_a:  # BLAS's trsm has no plain conjugate: conjugate a first
+            a = _staged(ctx, lax.conj, ctx.avals_in[:1], a)
+            conjugate_a = False
+        trans = ("C" if conjugate_a else "T") if transpose_a else "N"
+        return _lapack(ctx, "trsm", [a, b], ctx.avals_out, side="L" if left_side else "R",
+                       uplo="L" if lower else "U", trans_x=trans, diag="U" if unit_diagonal else "N")[0]
     # StableHLO's op applies A, its transpose or its adjoint. A conjugate without the transpose is
     # the adjoint of A's transpose, whose triangle is the other one.
     if conjugate_a and not transpose_a:
@@ -30,6 +97,10 @@ def _triangular_solve(ctx: LoweringContext, a: str, b: str, *, left_side: bool, 
     attrs = {"left_side": _bool(left_side), "lower": _bool(lower), "unit_diagonal": _bool(unit_diagonal),
              "transpose_a": f"#stablehlo<transpose {op}>"}
     return ctx.fb.op1("stablehlo.triangular_solve", [a, b], ctx.out_type(), attrs)
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
 
 
 lowering_rules[linalg.cholesky_p] = _cholesky
