@@ -255,6 +255,14 @@ CASES = [
          a=((3, 3), SMALL_ENTRIES), b=((3, 2),)),  # fmt: skip
     case("triangular_solve_right_transposed_unit",
          "lax.linalg.triangular_solve(a, b, transpose_a=True, unit_diagonal=True)", a=((3, 3), SMALL_ENTRIES), b=((2, 3),)),
+    # LU (diagonally dominant: no row swaps near a tie), and what jnp.linalg builds on it
+    case("lu", "lax.linalg.lu(x + 3 * np.eye(3))[0]", x=((3, 3), SMALL_ENTRIES)),
+    case("lu_wide", "lax.linalg.lu(x + 3 * np.eye(2, 3))[0]", x=((2, 3), SMALL_ENTRIES)),
+    case("lu_tall", "lax.linalg.lu(x + 3 * np.eye(3, 2))[0]", x=((3, 2), SMALL_ENTRIES)),
+    case("solve", "jnp.linalg.solve(a + 3 * np.eye(3), b)", a=((3, 3), SMALL_ENTRIES), b=((3, 2),)),
+    case("inv", "jnp.linalg.inv(x + 3 * np.eye(3))", x=((3, 3), SMALL_ENTRIES)),
+    case("det_and_slogdet", "jnp.linalg.det(x + 3 * np.eye(4)) + jnp.linalg.slogdet(x + 3 * np.eye(4))[1]",
+         x=((4, 4), SMALL_ENTRIES)),  # fmt: skip
     # --- gather and scatter -----------------------------------------------------------------------
     case("gather_clip", GATHER.format(mode="CLIP", fill=""), x=OPERAND, i=SOME_OUT),
     case("gather_fill", GATHER.format(mode="FILL_OR_DROP", fill=", fill_value=2.5"), x=OPERAND, i=SOME_OUT),

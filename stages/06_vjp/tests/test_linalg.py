@@ -119,3 +119,88 @@ def test_errors_are_jaxs():
         linalg.triangular_solve(np.eye(3, dtype=np.float32), np.ones((2, 2), np.float32), left_side=True)
     with pytest.raises(TypeError, match="same number of batch dimensions"):
         linalg.triangular_solve(np.eye(3, dtype=np.float32), np.ones((2, 3, 1), np.float32), left_side=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# LU: lax.linalg.lu against SciPy's getrf, and what is built on it.
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 3, 3), (0, 3)])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64, np.float64])
+def test_lu_is_scipys_getrf_with_the_permutation_its_swaps_make(shape, dtype):
+    a = rng.normal(size=shape) + (1j * rng.normal(size=shape) if np.dtype(dtype).kind == "c" else 0)
+    a = a.astype(dtype)
+    lu, pivots, permutation = linalg.lu(a)
+    assert pivots.dtype == permutation.dtype == np.int32
+    assert pivots.shape == (*shape[:-2], min(shape[-2:])) and permutation.shape == shape[:-1]
+    for index in np.ndindex(shape[:-2]):
+        if min(shape[-2:]):
+            want_lu, want_pivots = scipy.linalg.lu_factor(a[index])
+            np.testing.assert_allclose(lu[index], want_lu, rtol=1e-5, atol=1e-6)
+            np.testing.assert_array_equal(pivots[index], want_pivots)
+        perm = list(range(shape[-2]))  # the swaps, made one after the other
+        for i, j in enumerate(np.asarray(pivots[index])):
+            perm[i], perm[j] = perm[j], perm[i]
+        np.testing.assert_array_equal(permutation[index], perm)
+        p, lower, upper = scipy.linalg.lu(a[index])
+        np.testing.assert_allclose(a[index][np.asarray(permutation[index])], lower @ upper, rtol=1e-5, atol=1e-5)
+
+
+def test_lu_pivots_to_permutation_grows_the_identity():
+    pivots = np.array([[2, 2, 2], [1, 1, 2]], np.int32)
+    np.testing.assert_array_equal(linalg.lu_pivots_to_permutation(pivots, 5), [[2, 0, 1, 3, 4], [1, 0, 2, 3, 4]])
+    with pytest.raises(ValueError, match="Output permutation size 2 has to exceed"):
+        linalg.lu_pivots_to_permutation(pivots, 2)
+    with pytest.raises(ValueError, match="must have rank >= 1 and dtype int32"):
+        linalg.lu_pivots_to_permutation(pivots.astype(np.float32), 5)
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [((4, 4), (4,)), ((2, 4, 4), (4, 3)), ((3, 3), (2, 3, 2)), ((2, 2), (2, 1))])
+def test_solve_inv_det_and_slogdet_are_numpys(a_shape, b_shape):
+    a, b = rng.normal(size=a_shape), rng.normal(size=b_shape)
+    np.testing.assert_allclose(jnp.linalg.solve(a.astype(np.float32), b.astype(np.float32)), np.linalg.solve(a, b),
+                               rtol=1e-4, atol=1e-5)  # fmt: skip
+    np.testing.assert_allclose(jnp.linalg.inv(a), np.linalg.inv(a), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(jnp.linalg.det(a), np.linalg.det(a), rtol=1e-4, atol=1e-6)
+    for got, want in zip(jnp.linalg.slogdet(a), np.linalg.slogdet(a)):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
+
+
+def test_det_and_slogdet_of_singular_and_complex_matrices():
+    for n in (2, 3, 5):
+        assert float(jnp.linalg.det(np.ones((n, n), np.float32))) == 0.0
+        sign, log_abs = jnp.linalg.slogdet(np.ones((n, n), np.float32))
+        assert float(sign) == 0 and float(log_abs) == -np.inf
+    c = (rng.normal(size=(2, 5, 5)) + 1j * rng.normal(size=(2, 5, 5))).astype(np.complex64)
+    for got, want in zip(jnp.linalg.slogdet(c), np.linalg.slogdet(c)):
+        np.testing.assert_allclose(got, want, rtol=1e-4)
+    np.testing.assert_allclose(jnp.linalg.det(c), np.linalg.det(c), rtol=1e-4)
+
+
+def test_scipy_lu_factor_lu_solve_and_lu():
+    a, b = rng.normal(size=(4, 4)).astype(np.float32), rng.normal(size=(4, 2)).astype(np.float32)
+    factors = dsl.lu_factor(a)
+    for trans in (0, 1, 2):
+        np.testing.assert_allclose(dsl.lu_solve(factors, b, trans=trans),
+                                   scipy.linalg.lu_solve(scipy.linalg.lu_factor(a), b, trans=trans), rtol=1e-4, atol=1e-5)
+    batch = rng.normal(size=(3, 4, 4)).astype(np.float32)
+    np.testing.assert_allclose(dsl.lu_solve(dsl.lu_factor(batch), b), np.linalg.solve(batch, b), rtol=1e-4, atol=1e-5)
+    for shape in [(4, 4), (5, 3), (3, 5)]:
+        x = rng.normal(size=shape).astype(np.float32)
+        for got, want in zip(dsl.lu(x), scipy.linalg.lu(x)):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        for got, want in zip(dsl.lu(x, permute_l=True), scipy.linalg.lu(x, permute_l=True)):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="'trans' value must be 0, 1, or 2, got 3"):
+        dsl.lu_solve(factors, b, trans=3)
+
+
+def test_lu_errors_are_jaxs():
+    with pytest.raises(TypeError, match="Input 0 to lu must have rank at least 2"):
+        linalg.lu(np.ones(3, np.float32))
+    with pytest.raises(ValueError, match="Argument to slogdet"):
+        jnp.linalg.slogdet(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="Argument to inv must have shape"):
+        jnp.linalg.inv(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="Invalid shapes for solve"):
+        jnp.linalg.solve(np.ones((2, 3, 3)), np.ones((2, 3)))

@@ -1,11 +1,13 @@
 """didax.lax.linalg: matrix decompositions and solves, as jax.lax.linalg offers them. Stage 01
 introduced it.
 
-Two primitives so far: ``cholesky``, the lower-triangular L with A = L L^H of a Hermitian
-positive-definite A, and ``triangular_solve``, which solves op(A) X = B (or X op(A) = B) for a
-triangular A. Both act on the last two axes; the axes before them are a batch, the same for every
-operand. Where a factorization fails (A is not positive definite), the matrix of the result is
-all NaN, as JAX's is. Stage 01 evaluates them with LAPACK and BLAS through NumPy and SciPy.
+Four primitives so far: ``cholesky``, the lower-triangular L with A = L L^H of a Hermitian
+positive-definite A; ``triangular_solve``, which solves op(A) X = B (or X op(A) = B) for a
+triangular A; ``lu``, the factors of P A = L U with partial pivoting; and
+``lu_pivots_to_permutation``, which turns LU's row swaps into the permutation P applies. Each acts
+on the last two axes (pivots: the last one); the axes before them are a batch, the same for every
+operand. Where a Cholesky factorization fails (A is not positive definite), the matrix of the
+result is all NaN, as JAX's is. Stage 01 evaluates them with LAPACK and BLAS through NumPy and SciPy.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from .. import dtypes
 from ..core import ShapedArray, get_aval
 from .dot import dot_general
 from .elementwise import add, conj, convert_element_type, div, ge, select_n
+from .sorting import multiple_results_primitive
 from .standard import COMPLEX, FLOATING, check_dtype, check_same_dtypes, standard_primitive
 from .structural import broadcast_in_dim, broadcasted_iota, full_like, reshape, transpose
 
@@ -116,9 +119,61 @@ def _triangular_solve(a: np.ndarray, b: np.ndarray, *, left_side: bool, lower: b
     return _per_matrix(np.empty_like(b), solve, a, b)
 
 
+def _lu_abstract_eval(x: ShapedArray) -> list[ShapedArray]:
+    batch = _matrices("lu", x)
+    m, n = x.shape[-2:]
+    index = np.dtype(np.int32)
+    return [ShapedArray(x.shape, x.dtype, x.weak_type), ShapedArray((*batch, min(m, n)), index),
+            ShapedArray((*batch, m), index)]  # fmt: skip
+
+
+def _lu(x: np.ndarray) -> list[np.ndarray]:
+    """LAPACK's getrf on each matrix: L (unit diagonal, not stored) and U packed in one matrix, and
+    the row swapped with row i at step i; a singular matrix still has factors (a zero on U's
+    diagonal)."""
+    from scipy.linalg import lapack
+
+    dtype = x.dtype
+    x = x.astype(np.float32) if dtype.itemsize == 2 else x  # LAPACK has no 16-bit floats
+    m, n = x.shape[-2:]
+    factors, pivots = np.empty_like(x), np.empty((*x.shape[:-2], min(m, n)), np.int32)
+    for index in np.ndindex(x.shape[:-2]):
+        if min(m, n) == 0:  # (LAPACK's wrapper refuses an empty matrix)
+            factors[index] = x[index]
+            continue
+        getrf = lapack.get_lapack_funcs("getrf", (x[index],))
+        factors[index], pivots[index], _ = getrf(x[index])  # SciPy counts rows from 0
+    return [factors.astype(dtype), pivots, _lu_pivots_to_permutation(pivots, permutation_size=m)]
+
+
+def _lu_pivots_to_permutation_abstract_eval(pivots: ShapedArray, *, permutation_size: int) -> list[ShapedArray]:
+    if pivots.ndim < 1 or pivots.dtype != np.int32:
+        raise ValueError("Argument to lu_pivots_to_permutation must have rank >= 1 and dtype int32. "
+                         f"Got shape={pivots.shape} and dtype={pivots.dtype}")
+    if permutation_size < pivots.shape[-1]:
+        raise ValueError(f"Output permutation size {permutation_size} has to exceed the trailing dimension of "
+                         f"the pivots. Got pivots size {pivots.shape[-1]}")
+    return [ShapedArray((*pivots.shape[:-1], permutation_size), pivots.dtype)]
+
+
+def _lu_pivots_to_permutation(pivots: np.ndarray, *, permutation_size: int) -> np.ndarray:
+    """Apply the swaps in order to the identity permutation: at step i, rows i and pivots[i]."""
+    out = np.empty((*pivots.shape[:-1], permutation_size), np.int32)
+    for index in np.ndindex(pivots.shape[:-1]):
+        perm = np.arange(permutation_size, dtype=np.int32)
+        for i, j in enumerate(pivots[index]):
+            perm[i], perm[j] = perm[j], perm[i]
+        out[index] = perm
+    return out
+
+
 cholesky_p = standard_primitive("cholesky", _cholesky, _cholesky_shape, _cholesky_dtype)
 triangular_solve_p = standard_primitive("triangular_solve", _triangular_solve, _triangular_solve_shape,
                                         _triangular_solve_dtype)
+lu_p = multiple_results_primitive("lu", _lu, _lu_abstract_eval)
+lu_pivots_to_permutation_p = multiple_results_primitive(
+    "lu_pivots_to_permutation", lambda p, **params: [_lu_pivots_to_permutation(p, **params)],
+    _lu_pivots_to_permutation_abstract_eval)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -148,6 +203,21 @@ def triangular_solve(a: Any, b: Any, *, left_side: bool = False, lower: bool = F
     out = triangular_solve_p.bind(a, b, left_side=left_side, lower=lower, transpose_a=transpose_a,
                                   conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
     return reshape(out, shape) if vectors else out
+
+
+def lu(x: Any) -> list[Any]:
+    """The LU decomposition of each matrix of the batch x (m by n), with partial pivoting:
+    ``(lu, pivots, permutation)``, where x[permutation] = L U, L is unit lower triangular (m by
+    min(m, n)) below lu's diagonal and U upper triangular (min(m, n) by n) on and above it; at step
+    i, row i was swapped with row pivots[i]."""
+    return lu_p.bind(x)  # (a list, as in JAX)
+
+
+def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
+    """The permutation of ``permutation_size`` rows that the row swaps ``pivots`` (int32, as lu gives
+    them) make, applied in order."""
+    (out,) = lu_pivots_to_permutation_p.bind(pivots, permutation_size=permutation_size)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------

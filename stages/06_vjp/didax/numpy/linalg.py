@@ -1,4 +1,5 @@
-"""didax.numpy.linalg: vector and matrix norms and the Cholesky factor. Stage 01 introduced it.
+"""didax.numpy.linalg: vector and matrix norms, the Cholesky factor, and what an LU decomposition
+gives: solve, inv, det and slogdet. Stage 01 introduced it.
 
 Only norms that need no singular values: the 2-norm and nuclear norm of a matrix need them, and
 didax has no primitive for them yet, so they are refused.
@@ -6,15 +7,19 @@ didax has no primitive for them yet, so they are refused.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .. import dtypes, lax
 from ..core import get_aval
-from .reductions import max, min, sum
+from .indexing import take_along_axis
+from .reductions import max, min, prod, sum
+from .sorting import argsort
+from .structure import diagonal
 from .ufuncs import absolute, power, sqrt
-from .util import ArrayLike, as_array, canonicalize_axes, check_arraylike, convert, promote_dtypes_inexact
+from .util import (ArrayLike, as_array, broadcast_to, canonicalize_axes, check_arraylike, convert,
+                   promote_dtypes_inexact)
 
 
 def norm(x: ArrayLike, ord: Any = None, axis: Any = None, keepdims: bool = False) -> ArrayLike:  # noqa: A002
@@ -98,3 +103,139 @@ def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True
     (a,) = promote_dtypes_inexact(as_array(a))
     factor = lax.linalg.cholesky(a, symmetrize_input=symmetrize_input)
     return lax.linalg.H(factor) if upper else factor
+
+
+# ----------------------------------------------------------------------------------------------
+# Through an LU decomposition: a[perm] = L U, so a x = b is L U x = b[perm], two triangular solves.
+
+
+def solve(a: ArrayLike, b: ArrayLike) -> ArrayLike:
+    """x with a x = b, for each matrix of the batch a (n by n): b is a vector (n,) or a batch of
+    matrices (..., n, k), whose batch axes broadcast with a's. NaNs or infinities where a is singular."""
+    check_arraylike("jnp.linalg.solve", a, b)
+    a, b = promote_dtypes_inexact(as_array(a), as_array(b))
+    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
+    if len(a_shape) < 2:
+        raise ValueError(f"left hand array must be at least two dimensional; got a.shape={a_shape}")
+    if len(b_shape) > 1 and len(a_shape) == len(b_shape) + 1 and a_shape[-1] == b_shape[-1] != b_shape[-2]:
+        raise ValueError(f"Invalid shapes for solve: {a_shape}, {b_shape}. Prior to JAX v0.5.0, this would have "
+                         "been treated as a batched 1-dimensional solve. To recover this behavior, use "
+                         "solve(a, b[..., None]).squeeze(-1).")
+    _square("solve", a_shape)
+    vector = len(b_shape) == 1
+    if vector:
+        b = lax.reshape(b, (*b_shape, 1))
+    a, b = _broadcast_batches(a, b)
+    lu, _, permutation = lax.linalg.lu(a)
+    x = lu_solve_with_permutation(lu, permutation, b, trans=0)
+    return lax.reshape(x, get_aval(x).shape[:-1]) if vector else x
+
+
+def lu_solve_with_permutation(lu: ArrayLike, permutation: ArrayLike, b: ArrayLike, trans: int) -> ArrayLike:
+    """x with op(a) x = b, given a's packed LU factors and permutation (one batch shape, b a batch
+    of matrices): op is nothing (``trans`` 0), the transpose (1) or the conjugate transpose (2)."""
+    if trans == 0:  # L U x = b[perm]
+        x = take_along_axis(b, lax.expand_dims(permutation, (-1,)), axis=-2)
+        x = lax.linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+        return lax.linalg.triangular_solve(lu, x, left_side=True, lower=False)
+    # a^T = U^T L^T P: solve U^T y = b, then L^T z = y; x is z with its rows put back, x[perm] = z
+    conjugate = trans == 2
+    x = lax.linalg.triangular_solve(lu, b, left_side=True, lower=False, transpose_a=True, conjugate_a=conjugate)
+    x = lax.linalg.triangular_solve(lu, x, left_side=True, lower=True, transpose_a=True, conjugate_a=conjugate,
+                                    unit_diagonal=True)  # fmt: skip
+    return take_along_axis(x, lax.expand_dims(argsort(permutation, axis=-1), (-1,)), axis=-2)
+
+
+def inv(a: ArrayLike) -> ArrayLike:
+    """The inverse of each matrix of the batch a: the solve of a x = I."""
+    check_arraylike("jnp.linalg.inv", a)
+    shape = get_aval(as_array(a)).shape
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(f"Argument to inv must have shape [..., n, n], got {shape}.")
+    (a,) = promote_dtypes_inexact(as_array(a))
+    eye = lax.broadcast_in_dim(np.eye(shape[-1], dtype=get_aval(a).dtype), shape, (len(shape) - 2, len(shape) - 1))
+    return solve(a, eye)
+
+
+class SlogdetResult(NamedTuple):
+    """What slogdet returns: the determinant's sign (a unit complex number for complex matrices)
+    and the natural logarithm of its absolute value."""
+
+    sign: Any
+    logabsdet: Any
+
+
+def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
+    """The sign and log of the absolute value of each determinant of the batch a, from LU: the
+    product of U's diagonal, its sign flipped once per row swap. A singular matrix: sign 0, -inf."""
+    check_arraylike("jnp.linalg.slogdet", a)
+    (a,) = promote_dtypes_inexact(as_array(a))
+    shape = get_aval(a).shape
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(f"Argument to slogdet() must have shape [..., n, n], got {shape}")
+    if method not in (None, "lu"):
+        raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`), and 'qr'.")
+    lu, pivots, _ = lax.linalg.lu(a)
+    diagonal = _diagonal(lu)
+    dtype = get_aval(a).dtype
+    zero = lax.full_like(diagonal, 0)
+    singular = lax.reduce_or(lax.eq(diagonal, zero), (len(shape) - 2,))
+    steps = lax.broadcasted_iota(np.int32, get_aval(pivots).shape, len(shape) - 2)
+    swaps = _count(lax.ne(pivots, steps))
+    if dtypes.issubdtype(dtype, np.complexfloating):
+        sign = prod(lax.div(diagonal, lax.convert_element_type(absolute(diagonal), dtype)), axis=-1)
+    else:
+        sign = lax.full_like(singular, 1, dtype)
+        swaps = lax.add(swaps, _count(lax.lt(diagonal, zero)))
+    odd = lax.eq(lax.rem(swaps, lax.full_like(swaps, 2)), lax.full_like(swaps, 1))
+    sign = lax.select_n(odd, sign, lax.neg(sign))
+    sign = lax.select_n(singular, sign, lax.full_like(sign, 0))
+    log_abs = sum(lax.log(absolute(diagonal)), axis=-1)
+    log_abs = lax.select_n(singular, log_abs, lax.full_like(log_abs, -np.inf))
+    return SlogdetResult(sign, log_abs)
+
+
+def det(a: ArrayLike) -> ArrayLike:
+    """The determinant of each matrix of the batch a: written out for 2 by 2 and 3 by 3 matrices
+    (as JAX does), from slogdet for the others."""
+    check_arraylike("jnp.linalg.det", a)
+    (a,) = promote_dtypes_inexact(as_array(a))
+    shape = get_aval(a).shape
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(f"Argument to _det() must have shape [..., n, n], got {shape}")
+    if shape[-1] in (2, 3):
+        return _det_small(a, shape[-1])
+    sign, log_abs = slogdet(a)
+    return lax.mul(sign, lax.convert_element_type(lax.exp(log_abs), get_aval(sign).dtype))
+
+
+def _det_small(a: ArrayLike, n: int) -> ArrayLike:
+    """The Leibniz formula: a sum over the permutations of the columns, each with its sign."""
+    e = lambda i, j: a[..., i, j]  # noqa: E731
+    if n == 2:
+        return e(0, 0) * e(1, 1) - e(0, 1) * e(1, 0)
+    return (e(0, 0) * e(1, 1) * e(2, 2) + e(0, 1) * e(1, 2) * e(2, 0) + e(0, 2) * e(1, 0) * e(2, 1)
+            - e(0, 2) * e(1, 1) * e(2, 0) - e(0, 0) * e(1, 2) * e(2, 1) - e(0, 1) * e(1, 0) * e(2, 2))  # fmt: skip
+
+
+def _square(name: str, shape: tuple[int, ...]) -> None:
+    if shape[-1] != shape[-2]:
+        raise ValueError(f"{name}: the matrices must be square, got shape {shape}.")
+
+
+def _broadcast_batches(a: ArrayLike, b: ArrayLike) -> tuple[ArrayLike, ArrayLike]:
+    """a (..., n, n) and b (..., n, k) with their batch axes broadcast to one shape."""
+    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
+    batch = np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
+    return broadcast_to(a, batch + a_shape[-2:]), broadcast_to(b, batch + b_shape[-2:])
+
+
+def _diagonal(x: ArrayLike) -> ArrayLike:
+    """The diagonal of each matrix of the batch x."""
+    n = len(get_aval(x).shape)
+    return diagonal(x, axis1=n - 2, axis2=n - 1)
+
+
+def _count(flags: ArrayLike) -> ArrayLike:
+    """How many of the last axis's flags are True, as int32."""
+    return sum(lax.convert_element_type(flags, np.int32), axis=-1, dtype=np.int32)

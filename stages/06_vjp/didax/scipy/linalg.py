@@ -1,5 +1,5 @@
-"""didax.scipy.linalg: Cholesky factors and triangular solves with SciPy's signatures, as
-jax.scipy.linalg offers them. Stage 01 introduced it.
+"""didax.scipy.linalg: Cholesky and LU factors, and triangular solves, with SciPy's signatures,
+as jax.scipy.linalg offers them. Stage 01 introduced it.
 
 SciPy's ``overwrite_*`` and ``check_finite`` arguments are accepted and ignored, as in JAX: didax
 arrays are immutable, and nothing is checked for NaNs.
@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import lax
 from ..core import get_aval
+from ..numpy.linalg import lu_solve_with_permutation
 from ..numpy.util import ArrayLike, as_array, broadcast_to, check_arraylike, promote_dtypes_inexact
 
 
@@ -66,6 +67,60 @@ def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bo
     a, b = _batched(a, b, "solve_triangular")
     return lax.linalg.triangular_solve(a, b, left_side=True, lower=lower, transpose_a=transpose_a,
                                        conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+
+
+def lu_factor(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> tuple[ArrayLike, ArrayLike]:
+    """``(lu, piv)`` for lu_solve: L and U packed in one matrix, and the row swaps (LAPACK's
+    getrf, counted from 0)."""
+    del overwrite_a, check_finite
+    check_arraylike("jax.scipy.linalg.lu_factor", a)
+    (a,) = promote_dtypes_inexact(as_array(a))
+    lu, pivots, _ = lax.linalg.lu(a)
+    return lu, pivots
+
+
+def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int = 0, overwrite_b: bool = False,
+             check_finite: bool = True) -> ArrayLike:  # fmt: skip
+    """x with op(a) x = b, given ``lu_factor(a)``: op is nothing (``trans`` 0), the transpose (1)
+    or the conjugate transpose (2)."""
+    del overwrite_b, check_finite
+    lu, pivots = lu_and_piv
+    check_arraylike("jax.scipy.linalg.lu_solve", lu, pivots, b)
+    if trans not in (0, 1, 2):
+        raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
+    lu, b = promote_dtypes_inexact(as_array(lu), as_array(b))
+    m = get_aval(lu).shape[-2]
+    lu, b = _batched(lu, b, "lu_solve")
+    shape = get_aval(lu).shape
+    permutation = broadcast_to(lax.linalg.lu_pivots_to_permutation(pivots, m), (*shape[:-2], m))
+    vectors = get_aval(b).ndim == len(shape) - 1
+    if vectors:
+        b = lax.expand_dims(b, (len(shape) - 1,))
+    x = lu_solve_with_permutation(lu, permutation, b, trans)
+    return lax.squeeze(x, (len(shape) - 1,)) if vectors else x
+
+
+def lu(a: ArrayLike, permute_l: bool = False, overwrite_a: bool = False,
+       check_finite: bool = True) -> tuple[ArrayLike, ...]:  # fmt: skip
+    """``(p, l, u)`` with a = p l u: p a permutation matrix, l unit lower triangular (m by k),
+    u upper triangular (k by n), k = min(m, n); with ``permute_l``, ``(p l, u)``."""
+    del overwrite_a, check_finite
+    check_arraylike("jax.scipy.linalg.lu", a)
+    (a,) = promote_dtypes_inexact(as_array(a))
+    packed, _, permutation = lax.linalg.lu(a)
+    shape = get_aval(a).shape
+    m, n = shape[-2:]
+    k = min(m, n)
+    dtype = get_aval(a).dtype
+    eye = lax.broadcast_in_dim(np.eye(m, k, dtype=dtype), (*shape[:-2], m, k), (len(shape) - 2, len(shape) - 1))
+    lower = lax.add(lax.linalg.tril(lax.slice_in_dim(packed, 0, k, axis=len(shape) - 1), -1), eye)
+    upper = lax.linalg.triu(lax.slice_in_dim(packed, 0, k, axis=len(shape) - 2))
+    # p's column permutation[i] is e_i: row permutation[i] of a is row i of l u
+    rows = lax.broadcasted_iota(np.int32, (*shape[:-2], m, m), len(shape) - 2)
+    p = lax.convert_element_type(lax.eq(rows, lax.expand_dims(permutation, (len(shape) - 2,))), dtype)
+    if permute_l:
+        return lax.linalg.batch_matmul(p, lower), upper
+    return p, lower, upper
 
 
 def _batched(a: ArrayLike, b: ArrayLike, name: str) -> tuple[ArrayLike, ArrayLike]:
