@@ -231,6 +231,10 @@ CASES = [
          "left_side=True, lower=True)", a=((3, 3),), b=((3, 2),)),  # fmt: skip
     case("triangular_solve_right_transposed", "lax.linalg.triangular_solve(0.2 * a + 2 * np.eye(3, dtype=np.float32), "
          "b, transpose_a=True)", a=((3, 3),), b=((2, 3),)),  # fmt: skip
+    case("lu", "lax.linalg.lu(x)", x=((3, 3),)), case("lu_wide", "lax.linalg.lu(x)", x=((2, 3),)),
+    case("lu_pivots_to_permutation", "lax.linalg.lu_pivots_to_permutation(lax.linalg.lu(x)[1], 4)", x=((3, 2),)),
+    case("solve", "jnp.linalg.solve(0.2 * a + 2 * np.eye(3, dtype=np.float32), b)", a=((3, 3),), b=((3, 2),)),
+    case("slogdet", "tuple(jnp.linalg.slogdet(x))", x=((4, 4),)),
     # --- sorting ----------------------------------------------------------------------------------------
     case("sort", "lax.sort(x, dimension=1)", x=(M, TIES)),
     case("reduce_precision", "lax.reduce_precision(x, 5, 2)", exact=True, x=(M, Domain(-1e4, 1e4))),
