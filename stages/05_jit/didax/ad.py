@@ -1147,7 +1147,53 @@ def _triangular_solve_da(t: Any, ans: Any, a: Any, b: Any, *, left_side: bool, l
                                           conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
 
 
+# LU's tangent (de Hoog, Anderssen and Lukas): from P A = L U, P dA = dL U + L dU, so
+# L^-1 P dA U^-1 = L^-1 dL + dU U^-1: the first is strictly lower triangular (L's diagonal is fixed
+# at ones), the second upper triangular, so each is read off one triangle of the left side. A
+# rectangular A has its L (m by k) and U (k by n) grown to square with the identity.
+
+
+def _lu_jvp(primals: list[Any], tangents: list[Any]) -> tuple[Any, Any]:
+    (x,), (dx,) = primals, tangents
+    packed, pivots, permutation = linalg.lu_p.bind(x)
+    if type(dx) is Zero:
+        return [packed, pivots, permutation], [Zero.like(packed), Zero.like(pivots), Zero.like(permutation)]
+    shape = get_aval(x).shape
+    m, n = shape[-2:]
+    k, rows, cols = min(m, n), len(shape) - 2, len(shape) - 1
+    lower = _grown(linalg.tril(lax.slice_in_dim(packed, 0, k, axis=cols), -1), cols, m, np.ones(m))
+    upper = _grown(linalg.triu(lax.slice_in_dim(packed, 0, k, axis=rows)), rows, n, np.arange(n) >= k)
+    # P dA, with P the permutation's matrix: row i of P dA is row permutation[i] of dA
+    one_hot = lax.eq(lax.expand_dims(permutation, (cols,)), lax.broadcasted_iota(np.int32, (*shape[:-2], m, m), cols))
+    moved = linalg.batch_matmul(lax.convert_element_type(one_hot, get_aval(dx).dtype), dx)
+    inner = linalg.triangular_solve(lower, moved, left_side=True, lower=True, unit_diagonal=True)
+    inner = linalg.triangular_solve(upper, inner, left_side=False, lower=False)  # L^-1 P dA U^-1
+    d_packed = lax.add(linalg.batch_matmul(lower, linalg.tril(inner, -1)), linalg.batch_matmul(linalg.triu(inner), upper))
+    return [packed, pivots, permutation], [d_packed, Zero.like(pivots), Zero.like(permutation)]
+
+
+def _grown(x: Any, axis: int, size: int, diagonal: np.ndarray) -> Any:
+    """x padded with zeros along ``axis`` to ``size``, plus ``diagonal`` on its main diagonal."""
+    shape = get_aval(x).shape
+    padding = [(0, 0, 0)] * len(shape)
+    padding[axis] = (0, size - shape[axis], 0)
+    x = lax.pad(x, _const(x, 0), padding)
+    square = get_aval(x).shape
+    eye = lax.broadcast_in_dim(_const(x, np.diag(diagonal.astype(np.float64))), square, (len(square) - 2, len(square) - 1))
+    return lax.add(x, eye)
+
+
 jvp_rules[linalg.cholesky_p] = _cholesky_jvp
+jvp_rules[linalg.lu_p] = _lu_jvp
+
+
+def _permutation_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[Any, Any]:
+    """A permutation is integers: its tangent is zero."""
+    out = linalg.lu_pivots_to_permutation_p.bind(*primals, **params)
+    return out, [Zero.like(out[0])]
+
+
+jvp_rules[linalg.lu_pivots_to_permutation_p] = _permutation_jvp
 defjvp(linalg.triangular_solve_p, _triangular_solve_da,
        lambda t, ans, a, b, **params: linalg.triangular_solve_p.bind(a, t, **params))  # linear in b
 

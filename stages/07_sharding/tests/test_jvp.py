@@ -301,6 +301,9 @@ CASES: dict[str, tuple[Callable, tuple]] = {
     "sort top_k": (lambda a: jnp.sort(a, 1)[:, :2] + lax.top_k(a, 2)[0], (X,)),
     "cholesky triangular_solve": (lambda a, b: lax.linalg.triangular_solve(
         lax.linalg.cholesky(a @ a.T + 4 * jnp.eye(3)), b, left_side=True, lower=True, transpose_a=True), (X, Y)),
+    "lu solve det": (lambda a, b: lax.linalg.lu(a)[0] + lax.linalg.lu(a[:, :2])[0].sum() + jnp.linalg.det(a[:, :3] + 2 * jnp.eye(3))
+                     + jnp.linalg.solve(a[:, :3] + 2 * jnp.eye(3), b[:, :3]).sum() + jnp.linalg.slogdet(a[:3, :3] + jnp.eye(3))[1],
+                     (X, Y)),  # fmt: skip
     "gather": (lambda a: a[IDX, 1:] * 2 + a[:, IDX].sum(), (X,)),
     "scatter set": (lambda a, b: a.at[IDX].set(b[:3]), (X, Y)),
     "scatter add mul": (lambda a, b: a.at[IDX, 1].add(b[0, :3]) + a.at[1].multiply(b[0]), (X, Y)),
