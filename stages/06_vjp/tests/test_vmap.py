@@ -279,7 +279,8 @@ def test_linalg_under_vmap_equals_the_loop(left_side):
     solve = lambda a, b: lax.linalg.triangular_solve(0.2 * a + 2 * jnp.eye(3), b, left_side=left_side, lower=True)  # noqa: E731
     check_batching(solve, f32(3, 3), f32(3, 2) if left_side else f32(2, 3))
     check_batching(lambda m: lax.linalg.cholesky(m @ m.T + 4 * jnp.eye(3)), f32(3, 3))
-    check_batching(lambda m: lax.linalg.lu(m), f32(3, 4))
+    for i in range(3):  # the factors, the pivots, the permutation
+        check_batching(lambda m: lax.linalg.lu(m)[i], f32(3, 4))  # noqa: B023 (checked before i moves on)
     check_batching(lambda m: lax.linalg.lu_pivots_to_permutation(lax.linalg.lu(m)[1], 5), f32(4, 3))
     check_batching(lambda a, b: jnp.linalg.solve(0.2 * a + 2 * jnp.eye(3), b), f32(3, 3), f32(3, 2))
 
