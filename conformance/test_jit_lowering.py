@@ -295,6 +295,23 @@ def test_jit_linalg(impl: Impl, dtype: str) -> None:
     check(impl, solves, t.astype(dtype), b.astype(dtype), exact=False, steps=12)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "complex64"])
+def test_jit_linalg_lu_and_what_is_built_on_it(impl: Impl, dtype: str) -> None:
+    """LU of square and rectangular batches (pivots and permutation exactly), the permutation of a
+    batch of swaps, and solve, det and slogdet, compiled, against eager evaluation."""
+    rng = np.random.default_rng(9)
+    draw = lambda *shape: (rng.normal(size=shape) + (1j * rng.normal(size=shape) if dtype == "complex64" else 0)  # noqa: E731
+                           ).astype(dtype)  # fmt: skip
+    linalg = Namespace(impl.lax.linalg, "lax.linalg")
+    for x in (draw(2, 4, 4), draw(5, 3), draw(3, 5)):
+        check(impl, linalg.lu, x, exact=False, steps=12)
+    pivots = np.array([[2, 2, 2], [1, 1, 2], [0, 2, 2]], np.int32)
+    check(impl, lambda p: linalg.lu_pivots_to_permutation(p, 5), pivots)
+    jnp_linalg = Namespace(impl.numpy.linalg, "jnp.linalg")
+    check(impl, lambda a, b: (jnp_linalg.solve(a, b), jnp_linalg.det(a), *jnp_linalg.slogdet(a)), draw(2, 4, 4),
+          draw(2, 4, 2), exact=False, steps=12)  # fmt: skip
+
+
 def test_jit_windowed_reductions(impl: Impl) -> None:
     """Sum, max and min pooling with strides, pads, and both dilations, compiled, against eager
     evaluation (max and min exactly)."""

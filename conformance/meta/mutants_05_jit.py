@@ -326,6 +326,17 @@ LOWERING_MUTANTS: list[Mutant] = [
         'diag="U" if unit_diagonal else "N"', 'diag="N"', AREA,
         "trsm divides by the diagonal where it is to be taken as ones", keyword="linalg",
     ),
+    Mutant(
+        "lower.lu.pivots_from_one", "didax/lowering/linalg.py",
+        "pivots = lax.sub(swaps, lax.full_like(swaps, 1))", "pivots = swaps", AREA,
+        "getrf's pivots are passed on as LAPACK counts rows, from 1", keyword="linalg",
+    ),
+    Mutant(
+        "lower.lu.swap_writes_one_side", "didax/lowering/linalg.py",
+        "lax.select_n(at_i, lax.select_n(at_j, permutation, value_i), value_j)",
+        "lax.select_n(at_i, permutation, value_j)", AREA,
+        "a swap of the permutation writes row j's entry into place i but not row i's into place j", keyword="linalg",
+    ),
 ]  # fmt: skip
 
 JIT = "didax/jit.py"
