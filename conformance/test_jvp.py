@@ -257,6 +257,7 @@ CASES = [
          "lax.linalg.triangular_solve(a, b, transpose_a=True, unit_diagonal=True)", a=((3, 3), SMALL_ENTRIES), b=((2, 3),)),
     # LU (diagonally dominant: no row swaps near a tie), and what jnp.linalg builds on it
     case("lu", "lax.linalg.lu(x + 3 * np.eye(3))[0]", x=((3, 3), SMALL_ENTRIES)),
+    case("lu_pivoted", "lax.linalg.lu(x + 3 * np.eye(3)[[1, 2, 0]])[0]", x=((3, 3), SMALL_ENTRIES)),  # rows cycled
     case("lu_wide", "lax.linalg.lu(x + 3 * np.eye(2, 3))[0]", x=((2, 3), SMALL_ENTRIES)),
     case("lu_tall", "lax.linalg.lu(x + 3 * np.eye(3, 2))[0]", x=((3, 2), SMALL_ENTRIES)),
     case("solve", "jnp.linalg.solve(a + 3 * np.eye(3), b)", a=((3, 3), SMALL_ENTRIES), b=((3, 2),)),

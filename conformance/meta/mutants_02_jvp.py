@@ -515,6 +515,17 @@ JVP_MUTANTS: list[Mutant] = [
         JVP, "with unit_diagonal, the tangent of A's diagonal (which is not read) still moves the solution",
         keyword="triangular",
     ),
+    Mutant(
+        "jvp.lu.diagonal_in_neither_factor", AD, "linalg.batch_matmul(linalg.triu(inner), upper)",
+        "linalg.batch_matmul(linalg.triu(inner, 1), upper)", JVP,
+        "the diagonal of L^-1 P dA U^-1 goes into neither factor's tangent: U's diagonal never moves", keyword="lu",
+    ),
+    Mutant(
+        "jvp.lu.rows_not_permuted", AD,
+        "moved = linalg.batch_matmul(lax.convert_element_type(one_hot, get_aval(dx).dtype), dx)", "moved = dx", JVP,
+        "the tangent's rows are not put in the order of the row swaps: right only where LU swapped nothing",
+        keyword="lu",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*EVAL_MUTANTS, *JVP_MUTANTS]

@@ -503,6 +503,11 @@ VMAP_MUTANTS: list[Mutant] = [
         "cholesky factors with the batch axis where it is: at the end, it is taken for one of the matrix's",
         keyword="cholesky",
     ),
+    Mutant(
+        "vmap.lu.batch_axis_not_moved", BATCHING, "return linalg.lu_p.bind(moveaxis(x, bdim, 0)), [0, 0, 0]",
+        "return linalg.lu_p.bind(x), [bdim, bdim, bdim]", VMAP,
+        "lu factors with the batch axis where it is: past the front, it is taken for one of the matrix's", keyword="lu",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*JVP_STAGE_MUTANTS, *VMAP_MUTANTS]

@@ -1,4 +1,4 @@
-"""cholesky and triangular_solve compiled by XLA against their eager values: a factor per matrix
+"""cholesky, triangular_solve and lu compiled by XLA against their eager values: a factor per matrix
 of a batch, NaNs for one that is not positive definite, and every flag of the solve, the
 conjugate without the transpose included. Each is run as lowered for the CPU (jaxlib's LAPACK
 calls) and as lowered for other platforms (StableHLO's operations), both compiled here."""
@@ -59,3 +59,23 @@ def test_the_cpu_calls_lapack_in_the_operands_precision_and_other_platforms_stab
     assert "stablehlo.cholesky" in cuda and "stablehlo.triangular_solve" in cuda and "lapack" not in cuda
     # float16 has no LAPACK routine: StableHLO's operations on the CPU too
     assert "stablehlo.cholesky" in lower_module("f", didax.make_jaxpr(f)(a.real.astype(np.float16), b.real.astype(np.float16)))
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 3, 3), (0, 3)])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_lu_is_getrf_with_pivots_from_zero_and_the_permutation(shape, dtype):
+    x = (rng.normal(size=shape) + (1j * rng.normal(size=shape) if dtype == np.complex64 else 0)).astype(dtype)
+    check_compiled(linalg.lu, x, rtol=1e-5, atol=1e-6)  # pivots and permutation exactly
+
+
+def test_the_permutation_of_a_batch_of_swaps_and_what_lu_gives():
+    pivots = np.array([[2, 2, 2], [1, 1, 2], [0, 2, 2]], np.int32)
+    check_compiled(lambda p: linalg.lu_pivots_to_permutation(p, 5), pivots)
+    a, b = rng.normal(size=(2, 4, 4)).astype(np.float32), rng.normal(size=(2, 4, 2)).astype(np.float32)
+    check_compiled(lambda a, b: (didax.numpy.linalg.solve(a, b), *didax.numpy.linalg.slogdet(a)), a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_lu_off_the_cpu_or_in_float16_is_not_implemented():
+    for dtype, platform in [(np.float32, "cuda"), (np.float16, "cpu")]:
+        with pytest.raises(NotImplementedError, match=f"lu has no lowering rule for {np.dtype(dtype)} on '{platform}'"):
+            lower_module("f", didax.make_jaxpr(linalg.lu)(np.eye(3, dtype=dtype)), platform=platform)

@@ -1,11 +1,12 @@
 """Lowering rules of the linear algebra (stage 05).
 
-On the CPU, as JAX does, each primitive is a call of a LAPACK routine that jaxlib compiles in
+On the CPU, as JAX does, each factorization or solve is a call of a LAPACK routine that jaxlib compiles in
 (``lapack_spotrf_ffi``: potrf, the Cholesky factorization, for float32), written as a StableHLO
 ``custom_call`` that XLA hands to jaxlib's handler with the routine's character arguments (which
 triangle, which side). Elsewhere, and for dtypes LAPACK has no routine for (float16), StableHLO's
 own operations, ``stablehlo.cholesky`` and ``stablehlo.triangular_solve``, which XLA expands into
 loops of its own. A matrix that is not positive definite gives a factor of NaNs, as JAX's does.
+StableHLO has no LU decomposition: off the CPU, ``lu`` raises NotImplementedError.
 """
 
 from __future__ import annotations
@@ -99,9 +100,60 @@ def _triangular_solve(ctx: LoweringContext, a: str, b: str, *, left_side: bool, 
     return ctx.fb.op1("stablehlo.triangular_solve", [a, b], ctx.out_type(), attrs)
 
 
+def _lu(ctx: LoweringContext, x: str) -> list[str]:
+    if not _calls_lapack(ctx):
+        raise NotImplementedError(f"lu has no lowering rule for {ctx.avals_in[0].dtype} on {ctx.module.platform!r} in "
+                                  "didax: StableHLO has no LU operation, and didax calls LAPACK's getrf (float32, "
+                                  "float64, complex64, complex128) on the CPU only.")
+    aval, pivots, permutation = ctx.avals_out
+    info = ShapedArray(aval.shape[:-2], np.dtype(np.int32))
+    factors, swaps, status = _lapack(ctx, "getrf", [x], [aval, pivots, info])
+    return lower_fun(_lu_results, multiple_results=True)(
+        LoweringContext(ctx.fb, [aval, pivots, info], ()), factors, swaps, status, permutation_size=aval.shape[-2])
+
+
+def _lu_results(factors: Any, swaps: Any, info: Any, *, permutation_size: int) -> list[Any]:
+    """getrf's pivots count rows from 1, as Fortran does; its info is negative for a bad argument
+    (a positive one, a zero on U's diagonal, still gives factors)."""
+    pivots = lax.sub(swaps, lax.full_like(swaps, 1))
+    ok = lax.broadcast_in_dim(lax.ge(info, lax.full_like(info, 0)), factors.shape, tuple(range(info.ndim)))
+    factors = lax.select_n(ok, lax.full_like(factors, np.nan), factors)
+    return [factors, pivots, _permutation_of_swaps(pivots, permutation_size=permutation_size)]
+
+
+def _permutation_of_swaps(pivots: Any, *, permutation_size: int) -> Any:
+    """The row swaps applied in order to the identity permutation, in a loop (one swap a step), on
+    the whole batch at once: each step reads and writes the two entries through one-hot masks."""
+    last = pivots.ndim - 1
+    shape = (*pivots.shape[:-1], permutation_size)
+    places = lax.broadcasted_iota(np.int32, shape, last)
+
+    def spread(x: Any, dims: tuple[int, ...]) -> Any:
+        return lax.broadcast_in_dim(x, shape, dims)
+
+    def swap(i: Any, permutation: Any) -> Any:
+        j = spread(lax.dynamic_slice_in_dim(pivots, i, 1, axis=last), tuple(range(last + 1)))
+        at_i, at_j = lax.eq(places, spread(lax.convert_element_type(i, np.int32), ())), lax.eq(places, j)
+        zero = lax.full_like(permutation, 0)
+        value_i = spread(lax.reduce_sum(lax.select_n(at_i, zero, permutation), (last,)), tuple(range(last)))
+        value_j = spread(lax.reduce_sum(lax.select_n(at_j, zero, permutation), (last,)), tuple(range(last)))
+        return lax.select_n(at_i, lax.select_n(at_j, permutation, value_i), value_j)
+
+    if pivots.shape[-1] == 0:  # no swaps (an empty matrix): nothing to slice them from
+        return places
+    return lax.fori_loop(0, pivots.shape[-1], swap, places)
+
+
+def _lu_pivots_to_permutation(ctx: LoweringContext, pivots: str, *, permutation_size: int) -> list[str]:
+    return lower_fun(lambda p: [_permutation_of_swaps(p, permutation_size=permutation_size)],
+                     multiple_results=True)(ctx, pivots)
+
+
 def _bool(value: bool) -> str:
     return "true" if value else "false"
 
 
 lowering_rules[linalg.cholesky_p] = _cholesky
 lowering_rules[linalg.triangular_solve_p] = _triangular_solve
+lowering_rules[linalg.lu_p] = _lu
+lowering_rules[linalg.lu_pivots_to_permutation_p] = _lu_pivots_to_permutation
