@@ -1,5 +1,6 @@
 """jax.lax.linalg's ``cholesky``, ``triangular_solve``, ``lu`` and ``lu_pivots_to_permutation``;
-jnp.linalg's ``cholesky``, ``solve``, ``inv``, ``det`` and ``slogdet``; jax.scipy.linalg's ``cholesky``,
+jnp.linalg's ``cholesky``, ``solve``, ``inv``, ``det``, ``slogdet``, ``tensorsolve``, ``matrix_power``
+and ``multi_dot``; jax.scipy.linalg's ``cholesky``,
 ``cho_factor``, ``cho_solve``, ``solve_triangular``, ``lu_factor``, ``lu_solve`` and ``lu``, against
 NumPy and SciPy in float64: drawn batches of well-conditioned matrices in every inexact dtype, every
 flag of the triangular solve, the NaNs of a failed factorization, and JAX's errors.
@@ -352,3 +353,30 @@ def test_lu_errors_are_jaxs(impl: Impl, linalg: Any, scipy_linalg: Any) -> None:
         impl.numpy.linalg.solve(np.ones((2, 3, 3), np.float32), np.ones((2, 3), np.float32))
     with pytest.raises(ValueError, match="'trans' value must be 0, 1, or 2, got 3"):
         scipy_linalg.lu_solve((np.eye(2, dtype=np.float32), np.zeros(2, np.int32)), np.ones(2, np.float32), trans=3)
+
+
+@pytest.mark.parametrize("n", [-3, -1, 0, 1, 2, 3, 7])
+def test_matrix_power_matches_numpy(impl: Impl, n: int) -> None:
+    """Powers by repeated squaring, a negative one through the inverse, the identity for 0."""
+    a = (np.random.default_rng(6).normal(size=(2, 3, 3)) / 2 + np.eye(3)).astype(np.float32)
+    show_call(f"jnp.linalg.matrix_power(a, {n})", a=a)
+    got = impl.numpy.linalg.matrix_power(a, n)
+    assert_dtype(got, np.dtype("float32"), weak=False)
+    assert_values(got, np.linalg.matrix_power(a.astype(np.float64), n), np.dtype("float32"), atol=1e-4)
+
+
+def test_multi_dot_and_tensorsolve_match_numpy(impl: Impl) -> None:
+    rng = np.random.default_rng(7)
+    chain = [rng.normal(size=s).astype(np.float32) for s in [(10,), (10, 3), (3, 20), (20, 2), (2,)]]
+    show_call("jnp.linalg.multi_dot(chain)", chain=chain)
+    assert_values(impl.numpy.linalg.multi_dot(chain), np.linalg.multi_dot([c.astype(np.float64) for c in chain]),
+                  np.dtype("float32"), atol=1e-3)  # fmt: skip
+    t = (rng.normal(size=(6, 2, 3)) / 3 + np.eye(6).reshape(6, 2, 3)).astype(np.float32)
+    b = rng.normal(size=(2, 3)).astype(np.float32)
+    show_call("jnp.linalg.tensorsolve(t, b, axes=(0,))", t=t, b=b)
+    got = impl.numpy.linalg.tensorsolve(t, b, axes=(0,))
+    assert np.shape(got) == (6,)
+    assert_values(got, np.linalg.tensorsolve(t.astype(np.float64), b.astype(np.float64), axes=(0,)),
+                  np.dtype("float32"), atol=1e-4)  # fmt: skip
+    with pytest.raises(TypeError, match="exponent must be an integer"):
+        impl.numpy.linalg.matrix_power(np.eye(2, dtype=np.float32), 1.5)

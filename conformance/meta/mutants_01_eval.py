@@ -1855,4 +1855,8 @@ MUTANTS: list[Mutant] = [
         "- e(0, 2) * e(1, 1) * e(2, 0)", "+ e(0, 2) * e(1, 1) * e(2, 0)", LAX,
         "one of the six terms of a 3 by 3 determinant is added where it is subtracted", keyword="linalg",
     ),
+    Mutant(
+        "numpy.matrix_power.negative_not_inverted", LINALG, "a, n = inv(a), -n", "n = -n", LAX,
+        "a negative power multiplies a itself, not its inverse", keyword="linalg",
+    ),
 ]
