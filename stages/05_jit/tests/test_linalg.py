@@ -204,3 +204,18 @@ def test_lu_errors_are_jaxs():
         jnp.linalg.inv(np.ones((2, 3)))
     with pytest.raises(ValueError, match="Invalid shapes for solve"):
         jnp.linalg.solve(np.ones((2, 3, 3)), np.ones((2, 3)))
+
+
+def test_matrix_power_multi_dot_and_tensorsolve_are_numpys():
+    a = rng.normal(size=(2, 3, 3)) + 2 * np.eye(3)
+    for n in (-2, 0, 1, 3, 6):
+        np.testing.assert_allclose(jnp.linalg.matrix_power(a, n), np.linalg.matrix_power(a, n), rtol=1e-4, atol=1e-5)
+    chain = [rng.normal(size=(10,)), rng.normal(size=(10, 3)), rng.normal(size=(3, 20)), rng.normal(size=(20, 2))]
+    np.testing.assert_allclose(jnp.linalg.multi_dot(chain), np.linalg.multi_dot(chain), rtol=1e-4)
+    t, b = rng.normal(size=(6, 2, 3)) + np.eye(6).reshape(6, 2, 3), rng.normal(size=(2, 3))
+    np.testing.assert_allclose(jnp.linalg.tensorsolve(t, b, axes=(0,)), np.linalg.tensorsolve(t, b, axes=(0,)),
+                               rtol=1e-3, atol=1e-4)  # fmt: skip
+    with pytest.raises(TypeError, match="exponent must be an integer"):
+        jnp.linalg.matrix_power(a, 1.5)
+    with pytest.raises(ValueError, match="multi_dot requires at least two arrays"):
+        jnp.linalg.multi_dot([a[0]])

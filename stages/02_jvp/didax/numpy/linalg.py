@@ -1,5 +1,6 @@
-"""didax.numpy.linalg: vector and matrix norms, the Cholesky factor, and what an LU decomposition
-gives: solve, inv, det and slogdet. Stage 01 introduced it.
+"""didax.numpy.linalg: vector and matrix norms, the Cholesky factor, what an LU decomposition
+gives (solve, inv, det, slogdet, tensorsolve), and products of matrices (matrix_power,
+multi_dot). Stage 01 introduced it.
 
 Only norms that need no singular values: the 2-norm and nuclear norm of a matrix need them, and
 didax has no primitive for them yet, so they are refused.
@@ -7,6 +8,8 @@ didax has no primitive for them yet, so they are refused.
 
 from __future__ import annotations
 
+import builtins
+import operator
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -15,6 +18,7 @@ from .. import dtypes, lax
 from ..core import get_aval
 from .indexing import take_along_axis
 from .reductions import max, min, prod, sum
+from .shapes import dot, matmul, moveaxis, reshape
 from .sorting import argsort
 from .structure import diagonal
 from .ufuncs import absolute, power, sqrt
@@ -239,3 +243,94 @@ def _diagonal(x: ArrayLike) -> ArrayLike:
 def _count(flags: ArrayLike) -> ArrayLike:
     """How many of the last axis's flags are True, as int32."""
     return sum(lax.convert_element_type(flags, np.int32), axis=-1, dtype=np.int32)
+
+
+def tensorsolve(a: ArrayLike, b: ArrayLike, axes: tuple[int, ...] | None = None) -> ArrayLike:
+    """x with tensordot(a, x, x.ndim) = b: a's leading axes (b's shape) become one axis of rows,
+    its others (x's shape) one of columns, and the square system is solved; ``axes`` of a are
+    moved to the end first."""
+    check_arraylike("tensorsolve", a, b)
+    a, b = as_array(a), as_array(b)
+    if axes is not None:
+        a = moveaxis(a, axes, (get_aval(a).ndim - 1,) * len(axes))
+    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
+    out_shape = a_shape[len(b_shape):]
+    if a_shape[:len(b_shape)] != b_shape:
+        raise ValueError("After moving axes to end, leading shape of a must match shape of b. "
+                         f"got a.shape={a_shape}, b.shape={b_shape}")
+    size = int(np.prod(b_shape))
+    if size != int(np.prod(out_shape)):
+        raise ValueError("Input arrays must have prod(a.shape[:b.ndim]) == prod(a.shape[b.ndim:]); "
+                         f"got a.shape={a_shape}, b.ndim={len(b_shape)}.")
+    return reshape(solve(reshape(a, (size, size)), reshape(b, (size,))), out_shape)
+
+
+def matrix_power(a: ArrayLike, n: int) -> ArrayLike:
+    """a multiplied by itself n times, by repeated squaring (a's inverse for a negative n, the
+    identity for 0)."""
+    check_arraylike("jnp.linalg.matrix_power", a)
+    a = as_array(a)
+    shape = get_aval(a).shape
+    if len(shape) < 2:
+        raise TypeError(f"{len(shape)}-dimensional array given. Array must be at least two-dimensional")
+    if shape[-2] != shape[-1]:
+        raise TypeError("Last 2 dimensions of the array must be square")
+    try:
+        n = operator.index(n)
+    except TypeError as e:
+        raise TypeError(f"exponent must be an integer, got {n}") from e
+    if n == 0:
+        eye = np.eye(shape[-1], dtype=get_aval(a).dtype)
+        return lax.broadcast_in_dim(eye, shape, (len(shape) - 2, len(shape) - 1))
+    if n < 0:
+        a, n = inv(a), -n
+    result, square = None, a
+    while True:  # the bits of n, lowest first: a^(2^k) is in the product where bit k is set
+        if n % 2:
+            result = square if result is None else matmul(result, square)
+        n //= 2
+        if not n:
+            return result
+        square = matmul(square, square)
+
+
+def multi_dot(arrays: Any, *, precision: Any = None) -> ArrayLike:
+    """The product of a chain of matrices (the first and last may be vectors), multiplied in the
+    order that costs the fewest multiplications, found by dynamic programming over the chain."""
+    del precision  # (didax computes every product at full precision)
+    arrays = [as_array(x) for x in arrays]
+    check_arraylike("jnp.linalg.multi_dot", *arrays)
+    if len(arrays) < 2:
+        raise ValueError(f"multi_dot requires at least two arrays; got len(arrays)={len(arrays)}")
+    shapes = [get_aval(x).shape for x in arrays]
+    if not (len(shapes[0]) in (1, 2) and len(shapes[-1]) in (1, 2) and all(len(s) == 2 for s in shapes[1:-1])):
+        raise ValueError("multi_dot: input arrays must all be two-dimensional, except for the first and last array "
+                         f"which may be 1 or 2 dimensional. Got array shapes {shapes}")
+    if any(s[-1] != t[0] for s, t in zip(shapes[:-1], shapes[1:])):
+        raise ValueError(f"multi_dot: last dimension of each array must match first dimension of following array. "
+                         f"Got array shapes {shapes}")
+    # matrix i is dims[i] by dims[i + 1] (a vector first or last counts as one row or one column)
+    dims = [1 if len(shapes[0]) == 1 else shapes[0][0], *(s[-1] for s in shapes)]
+    split = _chain_order(dims)
+
+    def product(i: int, j: int) -> ArrayLike:  # arrays[i] to arrays[j], both included
+        if i == j:
+            return arrays[i]
+        k = split[i][j]
+        return dot(product(i, k), product(k + 1, j))
+
+    return product(0, len(arrays) - 1)
+
+
+def _chain_order(dims: list[int]) -> list[list[int]]:
+    """split[i][j]: where the cheapest product of matrices i to j is split in two (the textbook
+    dynamic program for a chain of matrix products)."""
+    n = len(dims) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j], split[i][j] = builtins.min((cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1], k)
+                                          for k in range(i, j))  # fmt: skip
+    return split
