@@ -210,6 +210,18 @@ def test_vjp_of_cholesky_and_triangular_solve_by_finite_differences(x64, unit_di
     check_pullback_by_finite_differences(f, m, rng.normal(size=(2, 4, 3)), rng=rng)
 
 
+def test_vjp_of_lu_and_of_what_is_built_on_it_by_finite_differences(x64):
+    """<ct, J t> = <J^T ct, t> through LU of a wide and a tall batch (rows swapped), and through
+    solve, inv, det and slogdet: each a linearized JVP transposed."""
+    rng = np.random.default_rng(10)
+    for shape in [(2, 3, 4), (4, 3)]:
+        check_pullback_by_finite_differences(lambda x: lax.linalg.lu(x)[0], rng.normal(size=shape), rng=rng)
+    a, b = rng.normal(size=(4, 4)) + 3 * np.eye(4)[::-1], rng.normal(size=(4, 2))
+    check_pullback_by_finite_differences(jnp.linalg.solve, a, b, rng=rng)
+    check_pullback_by_finite_differences(lambda a: jnp.linalg.inv(a) + jnp.linalg.det(a) + jnp.linalg.slogdet(a)[1],
+                                         a, rng=rng)  # fmt: skip
+
+
 @pytest.mark.parametrize("name", sorted(LINEAR_CASES))
 def test_vjp_is_the_transpose_of_jvp(x64, name):
     f, shape = LINEAR_CASES[name]
