@@ -1,6 +1,6 @@
-"""jax.lax.linalg's ``cholesky``, ``triangular_solve``, ``lu`` and ``lu_pivots_to_permutation``;
-jnp.linalg's ``cholesky``, ``solve``, ``inv``, ``det``, ``slogdet``, ``tensorsolve``, ``matrix_power``
-and ``multi_dot``; jax.scipy.linalg's ``cholesky``,
+"""jax.lax.linalg's ``cholesky``, ``triangular_solve``, ``lu``, ``lu_pivots_to_permutation`` and
+``eigh``; jnp.linalg's ``cholesky``, ``solve``, ``inv``, ``det``, ``slogdet``, ``tensorsolve``,
+``matrix_power``, ``multi_dot``, ``eigh`` and ``eigvalsh``; jax.scipy.linalg's ``cholesky``,
 ``cho_factor``, ``cho_solve``, ``solve_triangular``, ``lu_factor``, ``lu_solve`` and ``lu``, against
 NumPy and SciPy in float64: drawn batches of well-conditioned matrices in every inexact dtype, every
 flag of the triangular solve, the NaNs of a failed factorization, and JAX's errors.
@@ -380,3 +380,48 @@ def test_multi_dot_and_tensorsolve_match_numpy(impl: Impl) -> None:
                   np.dtype("float32"), atol=1e-4)  # fmt: skip
     with pytest.raises(TypeError, match="exponent must be an integer"):
         impl.numpy.linalg.matrix_power(np.eye(2, dtype=np.float32), 1.5)
+
+
+@given(data=st.data(), n=st.integers(0, 4), batch=st.lists(st.integers(1, 2), max_size=1).map(tuple),
+       dtype=st.sampled_from(INEXACT), lower=st.booleans())  # fmt: skip
+def test_eigh_diagonalizes_a_batch_of_hermitian_matrices(impl: Impl, linalg: Any, flags: Any, data: Any, n: int,
+                                                          batch: tuple[int, ...], dtype: str, lower: bool) -> None:
+    """w is NumPy's eigenvalues, ascending, in the real dtype; v's columns are orthonormal and
+    a v = v diag(w). Without symmetrizing, only the ``lower`` (or upper) triangle is read."""
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(np.dtype(dtype), x64)
+    m = draw_matrices(data, dt, (*batch, n, n), "M")
+    hermitian = (m + np.conj(np.swapaxes(m, -1, -2))) / 2
+    junk = np.triu(np.full((n, n), 50.0), 1)  # in the triangle not read
+    a = (hermitian + (junk.T if not lower else junk)).astype(dt)
+    kept = np.tril(hermitian) if lower else np.triu(hermitian)
+    reference = (kept + np.conj(np.swapaxes(kept, -1, -2)) - np.eye(n) * np.diagonal(kept, axis1=-2, axis2=-1)[..., None, :])
+    show_call(f"lax.linalg.eigh(a, lower={lower}, symmetrize_input=False)", a=a)
+    v, w = linalg.eigh(a, lower=lower, symmetrize_input=False)
+    assert_dtype(v, dt, weak=False)
+    assert_dtype(w, dr.real_dtype(dt), weak=False)
+    wide = reference.astype(np.complex128 if dt.kind == "c" else np.float64)
+    tol = RTOL[dt.name] * 20 * max(n, 1)
+    assert_values(w, np.linalg.eigvalsh(wide), dr.real_dtype(dt), atol=tol)
+    v, w = np.asarray(v).astype(wide.dtype), np.asarray(w).astype(np.float64)
+    assert_values(wide @ v, v * w[..., None, :], dt, atol=tol * 4)
+    assert_values(np.conj(np.swapaxes(v, -1, -2)) @ v, np.broadcast_to(np.eye(n), (*batch, n, n)), dt, atol=tol)
+
+
+def test_jnp_eigh_and_eigvalsh(impl: Impl) -> None:
+    """EighResult(eigenvalues, eigenvectors); UPLO picks the triangle read; integers promote."""
+    a = np.array([[2, 1, 0], [1, 3, 1], [0, 1, 4]])
+    show_call("jnp.linalg.eigh(a)", a=a)
+    eigenvalues, eigenvectors = impl.numpy.linalg.eigh(a)
+    assert_dtype(eigenvalues, np.dtype("float32"), weak=False)
+    assert_values(eigenvalues, np.linalg.eigvalsh(a.astype(np.float64)), np.dtype("float32"), atol=1e-5)
+    assert_values(a @ np.asarray(eigenvectors), np.asarray(eigenvectors) * np.asarray(eigenvalues), np.dtype("float32"),
+                  atol=1e-5)  # fmt: skip
+    upper = np.triu(a) + np.tril(np.full((3, 3), 9), -1)
+    show_call("jnp.linalg.eigvalsh(a, UPLO='U', symmetrize_input=False)", a=upper)
+    assert_values(impl.numpy.linalg.eigvalsh(upper, UPLO="U", symmetrize_input=False), np.linalg.eigvalsh(a),
+                  np.dtype("float32"), atol=1e-5)  # fmt: skip
+    with pytest.raises(ValueError, match="UPLO must be one of None, 'L', or 'U', got X"):
+        impl.numpy.linalg.eigh(a, UPLO="X")
+    with pytest.raises(ValueError, match="Argument to symmetric eigendecomposition must have shape"):
+        impl.lax.linalg.eigh(np.ones((2, 3), np.float32), symmetrize_input=False)

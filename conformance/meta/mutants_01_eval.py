@@ -1859,4 +1859,12 @@ MUTANTS: list[Mutant] = [
         "numpy.matrix_power.negative_not_inverted", LINALG, "a, n = inv(a), -n", "n = -n", LAX,
         "a negative power multiplies a itself, not its inverse", keyword="linalg",
     ),
+    Mutant(
+        "lax.eigh.triangle_ignored", "didax/lax/linalg.py", 'UPLO="L" if lower else "U"', 'UPLO="L"', LAX,
+        "eigh reads the lower triangle even when asked for the upper one", keyword="linalg",
+    ),
+    Mutant(
+        "numpy.eigh.result_swapped", LINALG, "return EighResult(w, v)", "return EighResult(v, w)", LAX,
+        "jnp.linalg.eigh gives the eigenvectors first, as lax.linalg.eigh does, not the eigenvalues", keyword="linalg",
+    ),
 ]
