@@ -264,6 +264,10 @@ CASES = [
     case("inv", "jnp.linalg.inv(x + 3 * np.eye(3))", x=((3, 3), SMALL_ENTRIES)),
     case("det_and_slogdet", "jnp.linalg.det(x + 3 * np.eye(4)) + jnp.linalg.slogdet(x + 3 * np.eye(4))[1]",
          x=((4, 4), SMALL_ENTRIES)),  # fmt: skip
+    # eigh, its eigenvalues well apart (a diagonal of 0, 3, 6 under small entries); the eigenvectors
+    # squared, since each is defined up to its sign
+    case("eigh_values", "lax.linalg.eigh(x + np.diag([0.0, 3.0, 6.0]))[1]", x=((3, 3), SMALL_ENTRIES)),
+    case("eigh_vectors_squared", "lax.linalg.eigh(x + np.diag([0.0, 3.0, 6.0]))[0] ** 2", x=((3, 3), SMALL_ENTRIES)),
     # --- gather and scatter -----------------------------------------------------------------------
     case("gather_clip", GATHER.format(mode="CLIP", fill=""), x=OPERAND, i=SOME_OUT),
     case("gather_fill", GATHER.format(mode="FILL_OR_DROP", fill=", fill_value=2.5"), x=OPERAND, i=SOME_OUT),

@@ -526,6 +526,11 @@ JVP_MUTANTS: list[Mutant] = [
         "the tangent's rows are not put in the order of the row swaps: right only where LU swapped nothing",
         keyword="lu",
     ),
+    Mutant(
+        "jvp.eigh.gaps_reversed", AD, "dv = linalg.batch_matmul(v, lax.mul(f, p))",
+        "dv = linalg.batch_matmul(v, lax.mul(lax.neg(f), p))", JVP,
+        "the eigenvectors move by 1 / (w_i - w_j) instead of 1 / (w_j - w_i): the wrong way", keyword="eigh",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*EVAL_MUTANTS, *JVP_MUTANTS]

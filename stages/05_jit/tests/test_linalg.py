@@ -219,3 +219,25 @@ def test_matrix_power_multi_dot_and_tensorsolve_are_numpys():
         jnp.linalg.matrix_power(a, 1.5)
     with pytest.raises(ValueError, match="multi_dot requires at least two arrays"):
         jnp.linalg.multi_dot([a[0]])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_eigh_diagonalizes_a_hermitian_batch(dtype):
+    m = rng.normal(size=(2, 4, 4)) + (1j * rng.normal(size=(2, 4, 4)) if np.dtype(dtype).kind == "c" else 0)
+    a = m.astype(dtype)
+    hermitian = (a + np.conj(np.swapaxes(a, -1, -2))) / 2
+    v, w = linalg.eigh(a)
+    assert v.dtype == dtype and w.dtype == np.empty(0, dtype).real.dtype
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(hermitian), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(hermitian @ v, np.asarray(v) * np.asarray(w)[..., None, :], atol=1e-5)
+    np.testing.assert_allclose(np.conj(np.swapaxes(v, -1, -2)) @ v, np.broadcast_to(np.eye(4), (2, 4, 4)), atol=1e-5)
+    # only one triangle read without symmetrizing
+    upper = np.triu(hermitian) + 100 * np.tril(np.ones((4, 4)), -1)
+    np.testing.assert_allclose(linalg.eigh(upper.astype(dtype), lower=False, symmetrize_input=False)[1], w, rtol=1e-4, atol=1e-4)
+    result = jnp.linalg.eigh(a)
+    np.testing.assert_allclose(result.eigenvalues, w)
+    np.testing.assert_allclose(jnp.linalg.eigvalsh(a), w)
+    with pytest.raises(ValueError, match="UPLO must be one of None, 'L', or 'U', got X"):
+        jnp.linalg.eigh(a, UPLO="X")
+    with pytest.raises(ValueError, match="must have shape"):
+        linalg.eigh(np.ones((2, 3), np.float32), symmetrize_input=False)

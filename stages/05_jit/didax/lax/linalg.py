@@ -1,10 +1,11 @@
 """didax.lax.linalg: matrix decompositions and solves, as jax.lax.linalg offers them. Stage 01
 introduced it.
 
-Four primitives so far: ``cholesky``, the lower-triangular L with A = L L^H of a Hermitian
+Five primitives so far: ``cholesky``, the lower-triangular L with A = L L^H of a Hermitian
 positive-definite A; ``triangular_solve``, which solves op(A) X = B (or X op(A) = B) for a
-triangular A; ``lu``, the factors of P A = L U with partial pivoting; and
-``lu_pivots_to_permutation``, which turns LU's row swaps into the permutation P applies. Each acts
+triangular A; ``lu``, the factors of P A = L U with partial pivoting;
+``lu_pivots_to_permutation``, which turns LU's row swaps into the permutation P applies; and
+``eigh``, the eigenvectors and eigenvalues of a Hermitian A. Each acts
 on the last two axes (pivots: the last one); the axes before them are a batch, the same for every
 operand. Where a Cholesky factorization fails (A is not positive definite), the matrix of the
 result is all NaN, as JAX's is. Stage 01 evaluates them with LAPACK and BLAS through NumPy and SciPy.
@@ -167,10 +168,42 @@ def _lu_pivots_to_permutation(pivots: np.ndarray, *, permutation_size: int) -> n
     return out
 
 
+def _eigh_abstract_eval(x: ShapedArray, *, lower: bool, sort_eigenvalues: bool, subset_by_index: tuple[int, int] | None,
+                        algorithm: Any) -> list[ShapedArray]:  # fmt: skip
+    _matrices("eigh", x)
+    n = x.shape[-1]
+    if x.shape[-2] != n:
+        raise ValueError(f"Argument to symmetric eigendecomposition must have shape [..., n, n], got shape {x.shape}")
+    d = n if subset_by_index is None else subset_by_index[1] - subset_by_index[0]
+    return [ShapedArray((*x.shape[:-1], d), x.dtype, x.weak_type),
+            ShapedArray((*x.shape[:-2], d), _real(x.dtype), x.weak_type)]  # fmt: skip
+
+
+def _real(dtype: np.dtype) -> np.dtype:
+    """The type of a complex number's real part; a real type itself."""
+    return {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64)}.get(dtype, dtype)
+
+
+def _eigh(x: np.ndarray, *, lower: bool, sort_eigenvalues: bool, subset_by_index: tuple[int, int] | None,
+          algorithm: Any) -> list[np.ndarray]:  # fmt: skip
+    """LAPACK's syevd (heevd for complex) through NumPy, reading one triangle: the eigenvalues in
+    ascending order, and the unit eigenvectors as the columns of v."""
+    n = x.shape[-1]
+    if subset_by_index not in (None, (0, n)):
+        raise NotImplementedError("subset_by_index not supported on CPU and GPU")
+    if algorithm is not None:
+        raise NotImplementedError(f"eigh implementation {algorithm!r}: didax has LAPACK's (QR) only")
+    dtype = x.dtype
+    x = x.astype(np.float32) if dtype.itemsize == 2 else x  # LAPACK has no 16-bit floats
+    w, v = np.linalg.eigh(x, UPLO="L" if lower else "U")
+    return [v.astype(dtype), w.astype(_real(dtype))]
+
+
 cholesky_p = standard_primitive("cholesky", _cholesky, _cholesky_shape, _cholesky_dtype)
 triangular_solve_p = standard_primitive("triangular_solve", _triangular_solve, _triangular_solve_shape,
                                         _triangular_solve_dtype)
 lu_p = multiple_results_primitive("lu", _lu, _lu_abstract_eval)
+eigh_p = multiple_results_primitive("eigh", _eigh, _eigh_abstract_eval)
 lu_pivots_to_permutation_p = multiple_results_primitive(
     "lu_pivots_to_permutation", lambda p, **params: [_lu_pivots_to_permutation(p, **params)],
     _lu_pivots_to_permutation_abstract_eval)
@@ -211,6 +244,18 @@ def lu(x: Any) -> list[Any]:
     min(m, n)) below lu's diagonal and U upper triangular (min(m, n) by n) on and above it; at step
     i, row i was swapped with row pivots[i]."""
     return lu_p.bind(x)  # (a list, as in JAX)
+
+
+def eigh(x: Any, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True,
+         subset_by_index: tuple[int, int] | None = None, implementation: Any = None) -> tuple[Any, Any]:
+    """``(v, w)``: the eigenvalues w of each Hermitian matrix of the batch x in ascending order,
+    and its unit eigenvectors, the columns of v (x v = v diag(w)). With ``symmetrize_input`` the
+    matrix is (x + x^H) / 2, else only its ``lower`` (or upper) triangle is read."""
+    if symmetrize_input:
+        x = symmetrize(x)
+    v, w = eigh_p.bind(x, lower=lower, sort_eigenvalues=sort_eigenvalues, subset_by_index=subset_by_index,
+                       algorithm=implementation)  # fmt: skip
+    return v, w
 
 
 def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:

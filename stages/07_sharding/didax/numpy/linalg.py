@@ -1,6 +1,6 @@
 """didax.numpy.linalg: vector and matrix norms, the Cholesky factor, what an LU decomposition
-gives (solve, inv, det, slogdet, tensorsolve), and products of matrices (matrix_power,
-multi_dot). Stage 01 introduced it.
+gives (solve, inv, det, slogdet, tensorsolve), the eigenvalues of Hermitian matrices (eigh,
+eigvalsh), and products of matrices (matrix_power, multi_dot). Stage 01 introduced it.
 
 Only norms that need no singular values: the 2-norm and nuclear norm of a matrix need them, and
 didax has no primitive for them yet, so they are refused.
@@ -334,3 +334,27 @@ def _chain_order(dims: list[int]) -> list[list[int]]:
             cost[i][j], split[i][j] = builtins.min((cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1], k)
                                           for k in range(i, j))  # fmt: skip
     return split
+
+
+class EighResult(NamedTuple):
+    """What eigh returns: the eigenvalues in ascending order, and the unit eigenvectors (columns)."""
+
+    eigenvalues: Any
+    eigenvectors: Any
+
+
+def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:  # noqa: N803
+    """The eigenvalues (ascending) and eigenvectors of each Hermitian matrix of the batch a; with
+    ``symmetrize_input=False`` only its lower (``UPLO`` "L", the default) or upper triangle is read."""
+    check_arraylike("jnp.linalg.eigh", a)
+    if UPLO not in (None, "L", "U"):
+        raise ValueError(f"UPLO must be one of None, 'L', or 'U', got {UPLO}")
+    (a,) = promote_dtypes_inexact(as_array(a))
+    v, w = lax.linalg.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
+    return EighResult(w, v)
+
+
+def eigvalsh(a: ArrayLike, UPLO: str | None = "L", *, symmetrize_input: bool = True) -> ArrayLike:  # noqa: N803
+    """The eigenvalues of each Hermitian matrix of the batch a, in ascending order."""
+    check_arraylike("jnp.linalg.eigvalsh", a)
+    return eigh(a, UPLO, symmetrize_input=symmetrize_input).eigenvalues
