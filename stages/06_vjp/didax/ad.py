@@ -1183,7 +1183,38 @@ def _grown(x: Any, axis: int, size: int, diagonal: np.ndarray) -> Any:
     return lax.add(x, eye)
 
 
+# eigh's tangent, for distinct eigenvalues (first-order perturbation theory): with P = V^H dA V,
+# dw is P's real diagonal and dV = V (F * P), where F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it.
+
+
+def _eigh_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[Any, Any]:
+    (x,), (dx,) = primals, tangents
+    shape = get_aval(x).shape
+    if params["subset_by_index"] not in (None, (0, shape[-1])):
+        raise NotImplementedError("Derivatives not defined for partial eigen decomposition.")
+    v, w = linalg.eigh_p.bind(x, **params)
+    if type(dx) is Zero:
+        return [v, w], [Zero.like(v), Zero.like(w)]
+    p = linalg.batch_matmul(linalg.batch_matmul(linalg.H(v), dx), v)
+    eye = lax.broadcast_in_dim(_const(v, np.eye(shape[-1])), shape, (len(shape) - 2, len(shape) - 1))
+    w_full = lax.convert_element_type(w, get_aval(v).dtype)
+    gaps = lax.sub(lax.broadcast_in_dim(w_full, shape, (*range(len(shape) - 2), len(shape) - 1)),
+                   lax.broadcast_in_dim(w_full, shape, tuple(range(len(shape) - 1))))  # w_j - w_i
+    f = lax.sub(lax.div(lax.full_like(eye, 1), lax.add(gaps, eye)), eye)  # (1 on the diagonal, less 1)
+    dv = linalg.batch_matmul(v, lax.mul(f, p))
+    dw = lax.real(_diagonal_of(p)) if dtypes.issubdtype(get_aval(p).dtype, np.complexfloating) else _diagonal_of(p)
+    return [v, w], [dv, dw]
+
+
+def _diagonal_of(x: Any) -> Any:
+    """The diagonal of each matrix of the batch x, as the sum of x masked to its diagonal."""
+    shape = get_aval(x).shape
+    eye = lax.broadcast_in_dim(_const(x, np.eye(shape[-1])), shape, (len(shape) - 2, len(shape) - 1))
+    return lax.reduce_sum(lax.mul(x, eye), (len(shape) - 1,))
+
+
 jvp_rules[linalg.cholesky_p] = _cholesky_jvp
+jvp_rules[linalg.eigh_p] = _eigh_jvp
 jvp_rules[linalg.lu_p] = _lu_jvp
 
 

@@ -304,6 +304,8 @@ CASES: dict[str, tuple[Callable, tuple]] = {
     "lu solve det": (lambda a, b: lax.linalg.lu(a)[0] + lax.linalg.lu(a[:, :2])[0].sum() + jnp.linalg.det(a[:, :3] + 2 * jnp.eye(3))
                      + jnp.linalg.solve(a[:, :3] + 2 * jnp.eye(3), b[:, :3]).sum() + jnp.linalg.slogdet(a[:3, :3] + jnp.eye(3))[1],
                      (X, Y)),  # fmt: skip
+    "eigh": (lambda a: lax.linalg.eigh(a[:, :3] + jnp.diag(jnp.array([0.0, 3.0, 6.0])))[0] ** 2
+             + lax.linalg.eigh(a[:, 1:] @ a[:, 1:].T)[1], (X,)),  # fmt: skip
     "gather": (lambda a: a[IDX, 1:] * 2 + a[:, IDX].sum(), (X,)),
     "scatter set": (lambda a, b: a.at[IDX].set(b[:3]), (X, Y)),
     "scatter add mul": (lambda a, b: a.at[IDX, 1].add(b[0, :3]) + a.at[1].multiply(b[0]), (X, Y)),
