@@ -508,6 +508,12 @@ VMAP_MUTANTS: list[Mutant] = [
         "return linalg.lu_p.bind(x), [bdim, bdim, bdim]", VMAP,
         "lu factors with the batch axis where it is: past the front, it is taken for one of the matrix's", keyword="lu",
     ),
+    Mutant(
+        "vmap.eigh.batch_axis_not_moved", BATCHING, "return linalg.eigh_p.bind(moveaxis(x, bdim, 0), **params), [0, 0]",
+        "return linalg.eigh_p.bind(x, **params), [bdim, bdim]", VMAP,
+        "eigh decomposes with the batch axis where it is: past the front, it is taken for one of the matrix's",
+        keyword="eigh",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*JVP_STAGE_MUTANTS, *VMAP_MUTANTS]
