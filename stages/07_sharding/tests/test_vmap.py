@@ -283,6 +283,8 @@ def test_linalg_under_vmap_equals_the_loop(left_side):
         check_batching(lambda m: lax.linalg.lu(m)[i], f32(3, 4))  # noqa: B023 (checked before i moves on)
     check_batching(lambda m: lax.linalg.lu_pivots_to_permutation(lax.linalg.lu(m)[1], 5), f32(4, 3))
     check_batching(lambda a, b: jnp.linalg.solve(0.2 * a + 2 * jnp.eye(3), b), f32(3, 3), f32(3, 2))
+    check_batching(lambda m: lax.linalg.eigh(m)[1], f32(3, 3))
+    check_batching(lambda m: lax.linalg.eigh(m)[0], f32(3, 3))
 
 
 # --- random bits over a batch of keys ---------------------------------------------------------
