@@ -298,7 +298,8 @@ def test_jit_linalg(impl: Impl, dtype: str) -> None:
 @pytest.mark.parametrize("dtype", ["float32", "complex64"])
 def test_jit_linalg_lu_and_what_is_built_on_it(impl: Impl, dtype: str) -> None:
     """LU of square and rectangular batches (pivots and permutation exactly), the permutation of a
-    batch of swaps, and solve, det and slogdet, compiled, against eager evaluation."""
+    batch of swaps, solve, det and slogdet, and eigh (either triangle), compiled, against eager
+    evaluation."""
     rng = np.random.default_rng(9)
     draw = lambda *shape: (rng.normal(size=shape) + (1j * rng.normal(size=shape) if dtype == "complex64" else 0)  # noqa: E731
                            ).astype(dtype)  # fmt: skip
@@ -310,6 +311,9 @@ def test_jit_linalg_lu_and_what_is_built_on_it(impl: Impl, dtype: str) -> None:
     jnp_linalg = Namespace(impl.numpy.linalg, "jnp.linalg")
     check(impl, lambda a, b: (jnp_linalg.solve(a, b), jnp_linalg.det(a), *jnp_linalg.slogdet(a)), draw(2, 4, 4),
           draw(2, 4, 2), exact=False, steps=12)  # fmt: skip
+    # eigh: each eigenvector is defined up to a phase, which two LAPACK builds may pick differently
+    eigh = lambda a: (linalg.eigh(a)[1], impl.numpy.abs(linalg.eigh(a, lower=False, symmetrize_input=False)[0]))  # noqa: E731
+    check(impl, eigh, draw(2, 4, 4), exact=False, steps=12)
 
 
 def test_jit_windowed_reductions(impl: Impl) -> None:

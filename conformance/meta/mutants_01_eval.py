@@ -1806,7 +1806,7 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "lax.cholesky.not_symmetrized", "didax/lax/linalg.py",
-        "    if symmetrize_input:\n        x = symmetrize(x)\n", "", LAX,
+        "    if symmetrize_input:\n        x = symmetrize(x)\n    return tril(", "    return tril(", LAX,
         "cholesky ignores symmetrize_input and reads the lower triangle only", keyword="linalg",
     ),
     Mutant(

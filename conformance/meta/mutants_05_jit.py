@@ -337,6 +337,10 @@ LOWERING_MUTANTS: list[Mutant] = [
         "lax.select_n(at_i, permutation, value_j)", AREA,
         "a swap of the permutation writes row j's entry into place i but not row i's into place j", keyword="linalg",
     ),
+    Mutant(
+        "lower.eigh.lower_triangle_always", "didax/lowering/linalg.py", 'mode="V", uplo="L" if lower else "U")',
+        'mode="V", uplo="L")', AREA, "syevd is asked to read the lower triangle even for lower=False", keyword="linalg",
+    ),
 ]  # fmt: skip
 
 JIT = "didax/jit.py"
