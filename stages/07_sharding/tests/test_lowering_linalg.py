@@ -1,4 +1,4 @@
-"""cholesky, triangular_solve and lu compiled by XLA against their eager values: a factor per matrix
+"""cholesky, triangular_solve, lu and eigh compiled by XLA against their eager values: a factor per matrix
 of a batch, NaNs for one that is not positive definite, and every flag of the solve, the
 conjugate without the transpose included. Each is run as lowered for the CPU (jaxlib's LAPACK
 calls) and as lowered for other platforms (StableHLO's operations), both compiled here."""
@@ -75,7 +75,23 @@ def test_the_permutation_of_a_batch_of_swaps_and_what_lu_gives():
     check_compiled(lambda a, b: (didax.numpy.linalg.solve(a, b), *didax.numpy.linalg.slogdet(a)), a, b, rtol=1e-5, atol=1e-5)
 
 
-def test_lu_off_the_cpu_or_in_float16_is_not_implemented():
+@pytest.mark.parametrize("name", ["lu", "eigh"])
+def test_lu_and_eigh_off_the_cpu_or_in_float16_are_not_implemented(name):
     for dtype, platform in [(np.float32, "cuda"), (np.float16, "cpu")]:
-        with pytest.raises(NotImplementedError, match=f"lu has no lowering rule for {np.dtype(dtype)} on '{platform}'"):
-            lower_module("f", didax.make_jaxpr(linalg.lu)(np.eye(3, dtype=dtype)), platform=platform)
+        with pytest.raises(NotImplementedError, match=f"{name} has no lowering rule for {np.dtype(dtype)} on '{platform}'"):
+            lower_module("f", didax.make_jaxpr(getattr(linalg, name))(np.eye(3, dtype=dtype)), platform=platform)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_eigh_is_syevd_or_heevd_reading_one_triangle(dtype, lower):
+    """The eigenvalues as eager evaluation gives them; the eigenvectors (each up to a phase, which
+    LAPACK builds may choose differently) orthonormal, with a v = v diag(w)."""
+    m = (rng.normal(size=(2, 4, 4)) + (1j * rng.normal(size=(2, 4, 4)) if dtype == np.complex64 else 0)).astype(dtype)
+    f = lambda a: linalg.eigh(a, lower=lower, symmetrize_input=False)  # noqa: E731
+    v, w = run_compiled(f, m)
+    np.testing.assert_allclose(w, f(m)[1], rtol=1e-5, atol=1e-5)
+    strict = np.tril(m, -1) if lower else np.triu(m, 1)  # the diagonal's imaginary part is not read
+    hermitian = strict + np.conj(np.swapaxes(strict, -1, -2)) + np.eye(4) * np.diagonal(m, axis1=-2, axis2=-1).real[..., None, :]
+    np.testing.assert_allclose(hermitian @ v, v * w[..., None, :], atol=1e-4)
+    np.testing.assert_allclose(np.conj(np.swapaxes(v, -1, -2)) @ v, np.broadcast_to(np.eye(4), (2, 4, 4)), atol=1e-5)

@@ -6,7 +6,8 @@ On the CPU, as JAX does, each factorization or solve is a call of a LAPACK routi
 triangle, which side). Elsewhere, and for dtypes LAPACK has no routine for (float16), StableHLO's
 own operations, ``stablehlo.cholesky`` and ``stablehlo.triangular_solve``, which XLA expands into
 loops of its own. A matrix that is not positive definite gives a factor of NaNs, as JAX's does.
-StableHLO has no LU decomposition: off the CPU, ``lu`` raises NotImplementedError.
+StableHLO has no LU decomposition and no eigendecomposition: off the CPU, ``lu`` and ``eigh``
+raise NotImplementedError.
 """
 
 from __future__ import annotations
@@ -144,6 +145,31 @@ def _permutation_of_swaps(pivots: Any, *, permutation_size: int) -> Any:
     return lax.fori_loop(0, pivots.shape[-1], swap, places)
 
 
+def _eigh(ctx: LoweringContext, x: str, *, lower: bool, sort_eigenvalues: bool,
+          subset_by_index: tuple[int, int] | None, algorithm: Any) -> list[str]:  # fmt: skip
+    aval = ctx.avals_in[0]
+    if not _calls_lapack(ctx):
+        raise NotImplementedError(f"eigh has no lowering rule for {aval.dtype} on {ctx.module.platform!r} in didax: "
+                                  "StableHLO has no eigendecomposition, and didax calls LAPACK's syevd (heevd) on "
+                                  "the CPU only.")  # fmt: skip
+    if subset_by_index not in (None, (0, aval.shape[-1])):
+        raise NotImplementedError("subset_by_index not supported on CPU and GPU")
+    vectors, values = ctx.avals_out
+    info = ShapedArray(aval.shape[:-2], np.dtype(np.int32))
+    routine = "heevd" if aval.dtype.kind == "c" else "syevd"  # (LAPACK's eigenvalues come sorted)
+    outs = _lapack(ctx, routine, [x], [vectors, values, info], mode="V", uplo="L" if lower else "U")
+    return lower_fun(_nan_where_failed, multiple_results=True)(
+        LoweringContext(ctx.fb, [vectors, values, info], ()), *outs)
+
+
+def _nan_where_failed(*outs_and_info: Any) -> list[Any]:
+    """Each result, NaN for the matrices whose ``info`` (the last operand) is not 0."""
+    *outs, info = outs_and_info
+    ok = lax.eq(info, lax.full_like(info, 0))
+    return [lax.select_n(lax.broadcast_in_dim(ok, out.shape, tuple(range(info.ndim))), lax.full_like(out, np.nan), out)
+            for out in outs]  # fmt: skip
+
+
 def _lu_pivots_to_permutation(ctx: LoweringContext, pivots: str, *, permutation_size: int) -> list[str]:
     return lower_fun(lambda p: [_permutation_of_swaps(p, permutation_size=permutation_size)],
                      multiple_results=True)(ctx, pivots)
@@ -156,4 +182,5 @@ def _bool(value: bool) -> str:
 lowering_rules[linalg.cholesky_p] = _cholesky
 lowering_rules[linalg.triangular_solve_p] = _triangular_solve
 lowering_rules[linalg.lu_p] = _lu
+lowering_rules[linalg.eigh_p] = _eigh
 lowering_rules[linalg.lu_pivots_to_permutation_p] = _lu_pivots_to_permutation
