@@ -1,6 +1,7 @@
-"""jax.lax.linalg's ``cholesky``, ``triangular_solve``, ``lu``, ``lu_pivots_to_permutation`` and
-``eigh``; jnp.linalg's ``cholesky``, ``solve``, ``inv``, ``det``, ``slogdet``, ``tensorsolve``,
-``matrix_power``, ``multi_dot``, ``eigh`` and ``eigvalsh``; jax.scipy.linalg's ``cholesky``,
+"""jax.lax.linalg's ``cholesky``, ``triangular_solve``, ``lu``, ``lu_pivots_to_permutation``,
+``eigh`` and ``svd``; jnp.linalg's ``cholesky``, ``solve``, ``inv``, ``det``, ``slogdet``,
+``tensorsolve``, ``matrix_power``, ``multi_dot``, ``eigh``, ``eigvalsh``, ``svd``, ``svdvals``,
+``matrix_rank``, ``pinv``, ``lstsq`` and the 2- and nuclear norms; jax.scipy.linalg's ``cholesky``,
 ``cho_factor``, ``cho_solve``, ``solve_triangular``, ``lu_factor``, ``lu_solve`` and ``lu``, against
 NumPy and SciPy in float64: drawn batches of well-conditioned matrices in every inexact dtype, every
 flag of the triangular solve, the NaNs of a failed factorization, and JAX's errors.
@@ -425,3 +426,79 @@ def test_jnp_eigh_and_eigvalsh(impl: Impl) -> None:
         impl.numpy.linalg.eigh(a, UPLO="X")
     with pytest.raises(ValueError, match="Argument to symmetric eigendecomposition must have shape"):
         impl.lax.linalg.eigh(np.ones((2, 3), np.float32), symmetrize_input=False)
+
+
+@given(data=st.data(), m=st.integers(0, 4), n=st.integers(0, 4), batch=st.lists(st.integers(1, 2), max_size=1).map(tuple),
+       dtype=st.sampled_from(INEXACT), full_matrices=st.booleans())  # fmt: skip
+def test_svd_decomposes_a_batch(impl: Impl, linalg: Any, flags: Any, data: Any, m: int, n: int, batch: tuple[int, ...],
+                                dtype: str, full_matrices: bool) -> None:
+    """s is NumPy's singular values, descending, real; U and V^H have orthonormal columns and rows
+    (square with full_matrices) and U diag(s) V^H is the matrix."""
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(np.dtype(dtype), x64)
+    a = draw_matrices(data, dt, (*batch, m, n), "a").astype(dt)
+    show_call(f"lax.linalg.svd(a, full_matrices={full_matrices})", a=a)
+    u, s, vh = linalg.svd(a, full_matrices=full_matrices)
+    k = min(m, n)
+    assert_dtype(u, dt, weak=False)
+    assert_dtype(s, dr.real_dtype(dt), weak=False)
+    assert np.shape(u) == (*batch, m, m if full_matrices else k) and np.shape(vh) == (*batch, n if full_matrices else k, n)
+    wide = a.astype(np.complex128 if dt.kind == "c" else np.float64)
+    tol = RTOL[dt.name] * 20 * max(m, n, 1)
+    if k:
+        assert_values(s, np.linalg.svd(wide, compute_uv=False), dr.real_dtype(dt), atol=tol)
+    u, s, vh = (np.asarray(x).astype(wide.dtype) for x in (u, s, vh))
+    assert_values((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], wide, dt, atol=tol * 4)
+    for q, axis in ((u, -1), (vh, -2)):  # the columns of U and the rows of V^H: orthonormal
+        gram = np.conj(np.swapaxes(q, -1, -2)) @ q if axis == -1 else q @ np.conj(np.swapaxes(q, -1, -2))
+        assert_values(gram, np.broadcast_to(np.eye(gram.shape[-1]), gram.shape), dt, atol=tol)
+    show_call("lax.linalg.svd(a, compute_uv=False)", a=a)
+    assert_values(linalg.svd(a, compute_uv=False), s.real, dr.real_dtype(dt), atol=tol)
+
+
+def test_jnp_svd_svdvals_matrix_rank_pinv_and_norms(impl: Impl) -> None:
+    """SVDResult, the hermitian path through eigh, and what is built on the singular values, with
+    JAX's default cutoffs (10 max(m, n) eps for pinv, max(m, n) eps for matrix_rank)."""
+    lin = impl.numpy.linalg
+    rng = np.random.default_rng(11)
+    a = rng.normal(size=(2, 4, 3)).astype(np.float32)
+    show_call("jnp.linalg.svd(a, full_matrices=False)", a=a)
+    result = lin.svd(a, full_matrices=False)
+    assert_values(result.S, np.linalg.svd(a.astype(np.float64), compute_uv=False), np.dtype("float32"), atol=1e-5)
+    assert_values(lin.svdvals(a), np.asarray(result.S), np.dtype("float32"), atol=1e-6)
+    h = (a[0].T @ a[0] - 2 * np.eye(3)).astype(np.float32)  # symmetric, some eigenvalues negative
+    show_call("jnp.linalg.svd(h, hermitian=True)", h=h)
+    u, s, vh = lin.svd(h, hermitian=True)
+    assert_values(s, np.linalg.svd(h.astype(np.float64), compute_uv=False), np.dtype("float32"), atol=1e-5)
+    assert_values((np.asarray(u) * np.asarray(s)) @ np.asarray(vh), h, np.dtype("float32"), atol=1e-5)
+    low = (rng.normal(size=(5, 2)) @ rng.normal(size=(2, 4))).astype(np.float32)
+    show_call("jnp.linalg.matrix_rank(m)", m=np.stack([low, np.eye(5, 4, dtype=np.float32)]))
+    np.testing.assert_array_equal(lin.matrix_rank(np.stack([low, np.eye(5, 4, dtype=np.float32)])), [2, 4])
+    show_call("jnp.linalg.pinv(low)", low=low)
+    assert_values(lin.pinv(low), np.linalg.pinv(low.astype(np.float64), rcond=1e-5), np.dtype("float32"), atol=1e-4)
+    assert_values(lin.pinv(a), np.linalg.pinv(a.astype(np.float64)), np.dtype("float32"), atol=1e-4)
+    for order in (2, -2, "nuc"):
+        show_call(f"jnp.linalg.norm(a, {order!r}, axis=(2, 1))", a=a)
+        assert_values(lin.norm(a, order, axis=(2, 1)), np.linalg.norm(a.astype(np.float64), order, axis=(2, 1)),
+                      np.dtype("float32"), atol=1e-5)  # fmt: skip
+
+
+def test_lstsq_fits_a_line(impl: Impl) -> None:
+    """The least-squares line through noisy points, its residual, the rank and the singular values,
+    as NumPy's; a rank-deficient system's minimum-norm solution."""
+    rng = np.random.default_rng(12)
+    t = np.linspace(0, 1, 20)
+    a = np.stack([t, np.ones_like(t)], axis=1).astype(np.float32)
+    b = (3 * t + 1 + 0.05 * rng.normal(size=20)).astype(np.float32)
+    show_call("jnp.linalg.lstsq(a, b)", a=a, b=b)
+    x, residuals, rank, s = impl.numpy.linalg.lstsq(a, b)
+    want = np.linalg.lstsq(a.astype(np.float64), b.astype(np.float64), rcond=None)
+    for got, expected in zip((x, residuals, s), (want[0], want[1], want[3])):
+        assert_values(got, expected, np.dtype("float32"), atol=1e-4)
+    assert int(rank) == 2
+    twice = np.concatenate([a, a], axis=1)  # rank 2 of 4 columns
+    show_call("jnp.linalg.lstsq(a, b)", a=twice, b=b)
+    x, _, rank, _ = impl.numpy.linalg.lstsq(twice, b)
+    assert int(rank) == 2
+    assert_values(x, np.linalg.lstsq(twice.astype(np.float64), b.astype(np.float64), rcond=None)[0], np.dtype("float32"),
+                  atol=1e-4)  # fmt: skip

@@ -1867,4 +1867,20 @@ MUTANTS: list[Mutant] = [
         "numpy.eigh.result_swapped", LINALG, "return EighResult(w, v)", "return EighResult(v, w)", LAX,
         "jnp.linalg.eigh gives the eigenvectors first, as lax.linalg.eigh does, not the eigenvalues", keyword="linalg",
     ),
+    Mutant(
+        "lax.svd.always_full", "didax/lax/linalg.py", "u, s, vt = np.linalg.svd(x, full_matrices=full_matrices)",
+        "u, s, vt = np.linalg.svd(x, full_matrices=True)", LAX,
+        "svd gives square U and V^H even when asked for min(m, n) columns and rows", keyword="linalg or svd",
+    ),
+    Mutant(
+        "numpy.svd.hermitian_signs_dropped", LINALG,
+        "return SVDResult(v, s, lax.linalg.H(lax.mul(v, lax.expand_dims(signs, (get_aval(signs).ndim - 1,)))))",
+        "return SVDResult(v, s, lax.linalg.H(v))", LAX,
+        "a hermitian svd's V^H forgets the signs of the negative eigenvalues: U diag(s) V^H is |a|", keyword="linalg",
+    ),
+    Mutant(
+        "numpy.lstsq.residual_not_squared", LINALG, "residuals = sum(_abs2(lax.sub(b, matmul(a, x))), axis=0)",
+        "residuals = sum(absolute(lax.sub(b, matmul(a, x))), axis=0)", LAX,
+        "lstsq's residuals are the sum of the absolute errors, not of their squares", keyword="linalg or lstsq",
+    ),
 ]
