@@ -268,6 +268,15 @@ CASES = [
     # squared, since each is defined up to its sign
     case("eigh_values", "lax.linalg.eigh(x + np.diag([0.0, 3.0, 6.0]))[1]", x=((3, 3), SMALL_ENTRIES)),
     case("eigh_vectors_squared", "lax.linalg.eigh(x + np.diag([0.0, 3.0, 6.0]))[0] ** 2", x=((3, 3), SMALL_ENTRIES)),
+    # svd (singular values well apart: a diagonal of 1, 3, 5 under small entries), U and V^H squared
+    # (each singular pair is defined up to its sign), tall, wide and square
+    case("svd_values", "lax.linalg.svd(x + np.diag([1.0, 3.0, 5.0]), compute_uv=False)", x=((3, 3), SMALL_ENTRIES)),
+    case("svd_tall", "lax.linalg.svd(x + np.eye(4, 2) * [1.0, 3.0], full_matrices=False)[0] ** 2",
+         x=((4, 2), SMALL_ENTRIES)),  # fmt: skip
+    case("svd_complex_rebuilt", "(lambda usv: (usv[0] * usv[1]) @ usv[2])(lax.linalg.svd(x + np.diag([1.0, 3.0, 5.0]), "
+         "full_matrices=False))", x=((3, 3), SMALL_ENTRIES, C128)),  # U S V^H: the phases chosen cancel
+    case("svd_wide", "lax.linalg.svd(x + np.eye(2, 4) * [1.0, 3.0, 0, 0], full_matrices=False)[2] ** 2",
+         x=((2, 4), SMALL_ENTRIES)),  # fmt: skip
     # --- gather and scatter -----------------------------------------------------------------------
     case("gather_clip", GATHER.format(mode="CLIP", fill=""), x=OPERAND, i=SOME_OUT),
     case("gather_fill", GATHER.format(mode="FILL_OR_DROP", fill=", fill_value=2.5"), x=OPERAND, i=SOME_OUT),

@@ -531,6 +531,18 @@ JVP_MUTANTS: list[Mutant] = [
         "dv = linalg.batch_matmul(v, lax.mul(lax.neg(f), p))", JVP,
         "the eigenvectors move by 1 / (w_i - w_j) instead of 1 / (w_j - w_i): the wrong way", keyword="eigh",
     ),
+    Mutant(
+        "jvp.svd.tall_u_kept_in_its_span", AD, "    if m > n:  # U's columns leave their span",
+        "    if False:  # U's columns leave their span", JVP,
+        "a tall matrix's U moves only within its own column space", keyword="svd",
+    ),
+    Mutant(
+        "jvp.svd.skew_part_dropped", AD,
+        "du = linalg.batch_matmul(u, lax.add(lax.mul(f, lax.add(dp_s, linalg.H(dp_s))), skew))",
+        "du = linalg.batch_matmul(u, lax.mul(f, lax.add(dp_s, linalg.H(dp_s))))", JVP,
+        "U's tangent leaves out the skew-Hermitian part of dP / s on its diagonal (it matters for complex matrices)",
+        keyword="svd",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*EVAL_MUTANTS, *JVP_MUTANTS]

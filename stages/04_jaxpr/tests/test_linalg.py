@@ -241,3 +241,43 @@ def test_eigh_diagonalizes_a_hermitian_batch(dtype):
         jnp.linalg.eigh(a, UPLO="X")
     with pytest.raises(ValueError, match="must have shape"):
         linalg.eigh(np.ones((2, 3), np.float32), symmetrize_input=False)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (2, 3, 3), (0, 2)])
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_svd_reconstructs_the_batch_with_numpys_singular_values(shape, full_matrices):
+    a = rng.normal(size=shape).astype(np.float32)
+    u, s, vh = linalg.svd(a, full_matrices=full_matrices)
+    *batch, m, n = shape
+    k = min(m, n)
+    assert np.shape(u) == (*batch, m, m if full_matrices else k) and np.shape(s) == (*batch, k)
+    assert np.shape(vh) == (*batch, n if full_matrices else k, n)
+    want = np.linalg.svd(a, full_matrices=full_matrices) if k else None
+    if want:
+        np.testing.assert_allclose(s, want[1], rtol=1e-5)
+        np.testing.assert_allclose((np.asarray(u)[..., :k] * np.asarray(s)[..., None, :]) @ np.asarray(vh)[..., :k, :], a,
+                                   atol=1e-5)  # fmt: skip
+    np.testing.assert_allclose(linalg.svd(a, compute_uv=False), s)
+
+
+def test_jnp_svd_family_against_numpy_and_jaxs_cutoffs():
+    a = rng.normal(size=(4, 3)).astype(np.float32)
+    result = jnp.linalg.svd(a, full_matrices=False)
+    np.testing.assert_allclose(result.S, np.linalg.svd(a, compute_uv=False), rtol=1e-5)
+    np.testing.assert_allclose(jnp.linalg.svdvals(a), result.S)
+    h = a.T @ a - 2 * np.eye(3, dtype=np.float32)  # symmetric, with negative eigenvalues
+    u, s, vh = jnp.linalg.svd(h, hermitian=True)
+    np.testing.assert_allclose(s, np.linalg.svd(h, compute_uv=False), rtol=1e-5)
+    np.testing.assert_allclose((np.asarray(u) * np.asarray(s)) @ np.asarray(vh), h, atol=1e-5)
+    low = (rng.normal(size=(5, 2)) @ rng.normal(size=(2, 4))).astype(np.float32)
+    assert int(jnp.linalg.matrix_rank(low)) == 2 and int(jnp.linalg.matrix_rank(np.eye(3))) == 3
+    np.testing.assert_allclose(jnp.linalg.pinv(a), np.linalg.pinv(a), rtol=1e-4, atol=1e-5)
+    # the float32 noise below the cutoff (10 max(m, n) eps times the largest) is left out
+    np.testing.assert_allclose(jnp.linalg.pinv(low), np.linalg.pinv(low.astype(np.float64), rcond=1e-5), rtol=1e-3, atol=1e-4)
+    b = rng.normal(size=4).astype(np.float32)
+    for got, want in zip(jnp.linalg.lstsq(a, b), np.linalg.lstsq(a, b, rcond=None)):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    for order in (2, -2, "nuc"):
+        np.testing.assert_allclose(jnp.linalg.norm(a, order), np.linalg.norm(a, order), rtol=1e-5)
+    with pytest.raises(ValueError, match="only one of tol or rtol"):
+        jnp.linalg.matrix_rank(a, 0.1, tol=0.1)

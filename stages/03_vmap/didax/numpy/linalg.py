@@ -1,9 +1,8 @@
 """didax.numpy.linalg: vector and matrix norms, the Cholesky factor, what an LU decomposition
 gives (solve, inv, det, slogdet, tensorsolve), the eigenvalues of Hermitian matrices (eigh,
-eigvalsh), and products of matrices (matrix_power, multi_dot). Stage 01 introduced it.
+eigvalsh), what singular values give (svd, svdvals, matrix_rank, pinv, lstsq), and products of
+matrices (matrix_power, multi_dot). Stage 01 introduced it.
 
-Only norms that need no singular values: the 2-norm and nuclear norm of a matrix need them, and
-didax has no primitive for them yet, so they are refused.
 """
 
 from __future__ import annotations
@@ -87,10 +86,12 @@ def _matrix_norm(x: ArrayLike, ord: Any, axes: tuple[int, ...], keepdims: bool) 
     elif ord in (np.inf, -np.inf):
         sums = sum(absolute(x), axis=col, keepdims=True)
         pick = max if ord == np.inf else min
-    elif ord in (2, -2, "nuc"):
-        raise NotImplementedError(
-            f"didax.numpy.linalg.norm: ord={ord!r} needs singular values (no SVD in didax)."
-        )
+    elif ord in (2, -2, "nuc"):  # from the singular values, the matrix axes moved last
+        values = svd(moveaxis(x, (row, col), (-2, -1)), compute_uv=False)
+        out = sum(values, axis=-1) if ord == "nuc" else (max if ord == 2 else min)(values, axis=-1)
+        if keepdims:
+            return lax.expand_dims(out, sorted(axes))
+        return out
     else:
         raise ValueError(f"Invalid order {ord!r} for matrix norm.")
     out = pick(sums, axis=axes, keepdims=True)
@@ -358,3 +359,124 @@ def eigvalsh(a: ArrayLike, UPLO: str | None = "L", *, symmetrize_input: bool = T
     """The eigenvalues of each Hermitian matrix of the batch a, in ascending order."""
     check_arraylike("jnp.linalg.eigvalsh", a)
     return eigh(a, UPLO, symmetrize_input=symmetrize_input).eigenvalues
+
+
+class SVDResult(NamedTuple):
+    """What svd returns: U, the singular values (descending) and V^H, with a = U diag(S) Vh."""
+
+    U: Any
+    S: Any
+    Vh: Any
+
+
+def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False,
+        subset_by_index: tuple[int, int] | None = None) -> Any:  # fmt: skip
+    """The singular value decomposition of each matrix of the batch a, as an SVDResult, or the
+    singular values alone without ``compute_uv``. A ``hermitian`` a is decomposed by eigh: its
+    singular values are its eigenvalues' magnitudes."""
+    check_arraylike("jnp.linalg.svd", a)
+    (a,) = promote_dtypes_inexact(as_array(a))
+    if hermitian:
+        return _hermitian_svd(a, compute_uv)
+    out = lax.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv, subset_by_index=subset_by_index)
+    return SVDResult(*out) if compute_uv else out
+
+
+def _hermitian_svd(a: ArrayLike, compute_uv: bool) -> Any:
+    """a = V diag(w) V^H = V diag(|w|) (V diag(sign(w)))^H, the magnitudes sorted descending."""
+    w, v = eigh(a)
+    order = argsort(lax.neg(absolute(w)), axis=-1)  # largest magnitude first
+    s = take_along_axis(absolute(w), order, axis=-1)
+    if not compute_uv:
+        return s
+    w = take_along_axis(w, order, axis=-1)
+    v = take_along_axis(v, lax.expand_dims(order, (get_aval(order).ndim - 1,)), axis=-1)
+    signs = lax.convert_element_type(lax.sign(w), get_aval(v).dtype)
+    return SVDResult(v, s, lax.linalg.H(lax.mul(v, lax.expand_dims(signs, (get_aval(signs).ndim - 1,)))))
+
+
+def svdvals(x: ArrayLike, /) -> ArrayLike:
+    """The singular values of each matrix of the batch x, descending."""
+    check_arraylike("jnp.linalg.svdvals", x)
+    return svd(x, compute_uv=False)
+
+
+def matrix_rank(M: ArrayLike, rtol: ArrayLike | None = None, *, tol: ArrayLike | None = None,  # noqa: N803
+                hermitian: bool = False) -> ArrayLike:  # fmt: skip
+    """How many singular values of each matrix of the batch M exceed ``rtol`` (by default the
+    largest singular value times max(m, n) times the dtype's epsilon)."""
+    check_arraylike("jnp.linalg.matrix_rank", M)
+    if tol is not None:
+        if rtol is not None:
+            raise ValueError("matrix_rank: only one of tol or rtol may be specified.")
+        rtol = tol
+    (M,) = promote_dtypes_inexact(as_array(M))
+    shape = get_aval(M).shape
+    if len(shape) < 2:
+        return lax.convert_element_type(lax.reduce_or(lax.ne(M, lax.full_like(M, 0)), tuple(range(len(shape)))),
+                                        np.int32)  # fmt: skip
+    values = svd(M, full_matrices=False, compute_uv=False, hermitian=hermitian)
+    dtype = get_aval(values).dtype
+    if rtol is None:
+        rtol = lax.mul(max(values, axis=-1), convert(builtins.max(shape[-2:]) * float(np.finfo(dtype).eps), dtype))
+    rtol = lax.expand_dims(as_array(rtol), (get_aval(as_array(rtol)).ndim,))
+    return sum(lax.gt(values, lax.convert_element_type(rtol, dtype)), axis=-1)
+
+
+def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *,
+         rcond: ArrayLike | None = None) -> ArrayLike:  # fmt: skip
+    """The Moore-Penrose pseudo-inverse of each matrix of the batch a: V diag(1 / s) U^H, with
+    the singular values at most ``rtol`` times the largest taken as zero."""
+    check_arraylike("jnp.linalg.pinv", a)
+    if rcond is not None:
+        if rtol is not None:
+            raise ValueError("pinv: only one of rtol and rcond may be specified.")
+        rtol = rcond
+    (a,) = promote_dtypes_inexact(as_array(a))
+    shape, dtype = get_aval(a).shape, get_aval(a).dtype
+    m, n = shape[-2:]
+    if m == 0 or n == 0:
+        return lax.full((*shape[:-2], n, m), 0, dtype)
+    u, s, vh = svd(lax.conj(a) if dtypes.issubdtype(dtype, np.complexfloating) else a, full_matrices=False,
+                   hermitian=hermitian)  # fmt: skip
+    if rtol is None:
+        rtol = 10.0 * builtins.max(m, n) * float(np.finfo(get_aval(s).dtype).eps)
+    rtol = as_array(rtol)
+    rtol = lax.expand_dims(rtol, tuple(range(get_aval(rtol).ndim, get_aval(s).ndim)))  # one per matrix, or one
+    cutoff = lax.mul(lax.convert_element_type(rtol, get_aval(s).dtype), lax.slice_in_dim(s, 0, 1, axis=-1))
+    s = lax.select_n(lax.gt(s, cutoff), lax.full_like(s, np.inf), s)
+    scaled = lax.div(lax.linalg.mT(u), lax.expand_dims(lax.convert_element_type(s, dtype), (get_aval(s).ndim,)))
+    return matmul(lax.linalg.mT(vh), scaled)
+
+
+def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
+          numpy_resid: bool = False) -> tuple[ArrayLike, ArrayLike, ArrayLike, ArrayLike]:  # fmt: skip
+    """The least-squares solution x of a x = b (a one matrix, b one or more columns), from a's
+    SVD, with singular values below ``rcond`` times the largest left out: ``(x, residuals, rank, s)``."""
+    check_arraylike("jnp.linalg.lstsq", a, b)
+    a, b = promote_dtypes_inexact(as_array(a), as_array(b))
+    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
+    if a_shape[0] != b_shape[0]:
+        raise ValueError("Leading dimensions of input arrays must match")
+    vector = len(b_shape) == 1
+    if vector:
+        b = lax.expand_dims(b, (1,))
+    if len(a_shape) != 2:
+        raise TypeError(f"{len(a_shape)}-dimensional array given. Array must be two-dimensional")
+    if get_aval(b).ndim != 2:
+        raise TypeError(f"{len(b_shape)}-dimensional array given. Array must be one or two-dimensional")
+    m, n = a_shape
+    dtype = get_aval(a).dtype
+    u, s, vh = svd(a, full_matrices=False)
+    eps = float(np.finfo(get_aval(s).dtype).eps)
+    rcond = eps * builtins.max(m, n) if rcond is None else (eps if rcond < 0 else rcond)
+    keep = lax.bitwise_and(lax.gt(s, lax.full_like(s, 0)), lax.ge(s, lax.mul(lax.full_like(s, rcond), s[0:1])))
+    rank = sum(lax.convert_element_type(keep, np.int32), dtype=np.int32)
+    inverse = lax.select_n(keep, lax.full_like(s, 0), lax.div(lax.full_like(s, 1), lax.select_n(keep, lax.full_like(s, 1), s)))
+    x = matmul(lax.linalg.H(vh), lax.mul(lax.expand_dims(lax.convert_element_type(inverse, dtype), (1,)),
+                                        matmul(lax.linalg.H(u), b)))  # fmt: skip
+    if numpy_resid and (int(rank) < n or m <= n):
+        residuals = as_array(np.zeros(0, get_aval(s).dtype))
+    else:
+        residuals = sum(_abs2(lax.sub(b, matmul(a, x))), axis=0)
+    return (reshape(x, (n,)) if vector else x), residuals, rank, s

@@ -1,11 +1,11 @@
 """didax.lax.linalg: matrix decompositions and solves, as jax.lax.linalg offers them. Stage 01
 introduced it.
 
-Five primitives so far: ``cholesky``, the lower-triangular L with A = L L^H of a Hermitian
+Six primitives so far: ``cholesky``, the lower-triangular L with A = L L^H of a Hermitian
 positive-definite A; ``triangular_solve``, which solves op(A) X = B (or X op(A) = B) for a
 triangular A; ``lu``, the factors of P A = L U with partial pivoting;
-``lu_pivots_to_permutation``, which turns LU's row swaps into the permutation P applies; and
-``eigh``, the eigenvectors and eigenvalues of a Hermitian A. Each acts
+``lu_pivots_to_permutation``, which turns LU's row swaps into the permutation P applies;
+``eigh``, the eigenvectors and eigenvalues of a Hermitian A; and ``svd``, A = U diag(s) V^H. Each acts
 on the last two axes (pivots: the last one); the axes before them are a batch, the same for every
 operand. Where a Cholesky factorization fails (A is not positive definite), the matrix of the
 result is all NaN, as JAX's is. Stage 01 evaluates them with LAPACK and BLAS through NumPy and SciPy.
@@ -199,11 +199,47 @@ def _eigh(x: np.ndarray, *, lower: bool, sort_eigenvalues: bool, subset_by_index
     return [v.astype(dtype), w.astype(_real(dtype))]
 
 
+def _svd_abstract_eval(x: ShapedArray, *, full_matrices: bool, compute_uv: bool,
+                       subset_by_index: tuple[int, int] | None, algorithm: Any) -> list[ShapedArray]:  # fmt: skip
+    batch = _matrices("svd", x)
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    if subset_by_index not in (None, (0, k)):
+        raise NotImplementedError("subset_by_index not implemented for CPU and GPU")
+    s = ShapedArray((*batch, k), _real(x.dtype), x.weak_type)
+    if not compute_uv:
+        return [s]
+    u = ShapedArray((*batch, m, m if full_matrices else k), x.dtype, x.weak_type)
+    vt = ShapedArray((*batch, n if full_matrices else k, n), x.dtype, x.weak_type)
+    return [s, u, vt]
+
+
+def _svd(x: np.ndarray, *, full_matrices: bool, compute_uv: bool, subset_by_index: tuple[int, int] | None,
+         algorithm: Any) -> list[np.ndarray]:  # fmt: skip
+    """LAPACK's gesdd through NumPy: the singular values in descending order and, if asked, U
+    and V^H (square with ``full_matrices``, else of min(m, n) columns and rows)."""
+    if algorithm is not None:
+        raise NotImplementedError(f"svd algorithm {algorithm!r}: didax has LAPACK's gesdd only")
+    dtype = x.dtype
+    x = x.astype(np.float32) if dtype.itemsize == 2 else x  # LAPACK has no 16-bit floats
+    m, n = x.shape[-2:]
+    if min(m, n) == 0:  # (NumPy refuses an empty matrix) no singular values, identities for U and V^H
+        u = np.broadcast_to(np.eye(m, m if full_matrices else 0, dtype=dtype), (*x.shape[:-2], m, m if full_matrices else 0))
+        vt = np.broadcast_to(np.eye(n if full_matrices else 0, n, dtype=dtype), (*x.shape[:-2], n if full_matrices else 0, n))
+        s = np.zeros((*x.shape[:-2], 0), _real(dtype))
+        return [s, u, vt] if compute_uv else [s]
+    if not compute_uv:
+        return [np.linalg.svd(x, compute_uv=False).astype(_real(dtype))]
+    u, s, vt = np.linalg.svd(x, full_matrices=full_matrices)
+    return [s.astype(_real(dtype)), u.astype(dtype), vt.astype(dtype)]
+
+
 cholesky_p = standard_primitive("cholesky", _cholesky, _cholesky_shape, _cholesky_dtype)
 triangular_solve_p = standard_primitive("triangular_solve", _triangular_solve, _triangular_solve_shape,
                                         _triangular_solve_dtype)
 lu_p = multiple_results_primitive("lu", _lu, _lu_abstract_eval)
 eigh_p = multiple_results_primitive("eigh", _eigh, _eigh_abstract_eval)
+svd_p = multiple_results_primitive("svd", _svd, _svd_abstract_eval)
 lu_pivots_to_permutation_p = multiple_results_primitive(
     "lu_pivots_to_permutation", lambda p, **params: [_lu_pivots_to_permutation(p, **params)],
     _lu_pivots_to_permutation_abstract_eval)
@@ -256,6 +292,19 @@ def eigh(x: Any, *, lower: bool = True, symmetrize_input: bool = True, sort_eige
     v, w = eigh_p.bind(x, lower=lower, sort_eigenvalues=sort_eigenvalues, subset_by_index=subset_by_index,
                        algorithm=implementation)  # fmt: skip
     return v, w
+
+
+def svd(x: Any, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index: tuple[int, int] | None = None,
+        algorithm: Any = None) -> Any:
+    """The singular value decomposition of each matrix of the batch x (m by n): ``(u, s, vh)``
+    with x = u diag(s) vh, s descending; u m by m and vh n by n with ``full_matrices``, else
+    min(m, n) columns of u and rows of vh. Without ``compute_uv``, s alone."""
+    outs = svd_p.bind(x, full_matrices=full_matrices, compute_uv=compute_uv, subset_by_index=subset_by_index,
+                      algorithm=algorithm)  # fmt: skip
+    if not compute_uv:
+        return outs[0]
+    s, u, vt = outs
+    return u, s, vt
 
 
 def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
