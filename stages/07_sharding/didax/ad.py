@@ -1217,7 +1217,58 @@ def _diagonal_of(x: Any) -> Any:
     return lax.reduce_sum(lax.mul(x, eye), (len(shape) - 1,))
 
 
+# svd's tangent, for distinct nonzero singular values, from the thin decomposition A = U S V^H:
+# with dP = U^H dA V, ds is dP's real diagonal, and U and V turn by skew-Hermitian matrices whose
+# entries come from (s_j^2 - s_i^2). A tall (wide) A also moves U (V) out of its column space:
+# the part of dA V (dA^H U) that U (V) does not span, divided by s.
+
+
+def _svd_jvp(primals: list[Any], tangents: list[Any], *, full_matrices: bool, compute_uv: bool,
+             **params: Any) -> tuple[Any, Any]:  # fmt: skip
+    (x,), (dx,) = primals, tangents
+    shape = get_aval(x).shape
+    m, n = shape[-2:]
+    if compute_uv and full_matrices and m != n:
+        raise NotImplementedError("Singular value decomposition JVP not implemented for full matrices")
+    s, u, vh = linalg.svd_p.bind(x, full_matrices=False, compute_uv=True, **params)
+    outs = [s, u, vh] if compute_uv else [s]
+    if type(dx) is Zero:
+        return outs, [Zero.like(o) for o in outs]
+    dtype = get_aval(x).dtype
+    v, uh = linalg.H(vh), linalg.H(u)
+    dp = linalg.batch_matmul(linalg.batch_matmul(uh, dx), v)  # U^H dA V, k by k
+    ds = _diagonal_of(dp)
+    ds = lax.real(ds) if dtypes.issubdtype(dtype, np.complexfloating) else ds
+    if not compute_uv:
+        return outs, [ds]
+    k = min(m, n)
+    square = (*shape[:-2], k, k)
+    rows, cols = tuple(range(len(square) - 1)), (*range(len(square) - 2), len(square) - 1)
+    s_full = lax.convert_element_type(s, dtype)
+    s_i, s_j = lax.broadcast_in_dim(s_full, square, rows), lax.broadcast_in_dim(s_full, square, cols)
+    eye = lax.broadcast_in_dim(_const(dp, np.eye(k)), square, (len(square) - 2, len(square) - 1))
+    f = lax.sub(lax.div(lax.full_like(eye, 1), lax.add(lax.mul(lax.add(s_j, s_i), lax.sub(s_j, s_i)), eye)), eye)
+    dp_s, s_dp = lax.mul(dp, s_j), lax.mul(s_i, dp)  # dP S and S dP
+    nonzero = lax.ne(s_full, lax.full_like(s_full, 0))
+    s_inv = lax.select_n(nonzero, lax.full_like(s_full, 0), lax.div(lax.full_like(s_full, 1), lax.select_n(
+        nonzero, lax.full_like(s_full, 1), s_full)))  # fmt: skip
+    skew = lax.mul(lax.mul(lax.sub(dp, linalg.H(dp)), _const(dp, 0.5)), lax.mul(eye, lax.broadcast_in_dim(s_inv, square, cols)))
+    du = linalg.batch_matmul(u, lax.add(lax.mul(f, lax.add(dp_s, linalg.H(dp_s))), skew))
+    dv = linalg.batch_matmul(v, lax.mul(f, lax.add(s_dp, linalg.H(s_dp))))
+    s_cols = lax.broadcast_in_dim(s_full, (*shape[:-2], 1, k), cols)
+    if m > n:  # U's columns leave their span: (I - U U^H) dA V / s
+        dav = linalg.batch_matmul(dx, v)
+        du = lax.add(du, lax.div(lax.sub(dav, linalg.batch_matmul(u, linalg.batch_matmul(uh, dav))),
+                                 lax.broadcast_in_dim(s_cols, get_aval(dav).shape, tuple(range(len(shape))))))
+    if n > m:  # V's likewise: (I - V V^H) dA^H U / s
+        dahu = linalg.batch_matmul(linalg.H(dx), u)
+        dv = lax.add(dv, lax.div(lax.sub(dahu, linalg.batch_matmul(v, linalg.batch_matmul(vh, dahu))),
+                                 lax.broadcast_in_dim(s_cols, get_aval(dahu).shape, tuple(range(len(shape))))))
+    return outs, [ds, du, linalg.H(dv)]
+
+
 jvp_rules[linalg.cholesky_p] = _cholesky_jvp
+jvp_rules[linalg.svd_p] = _svd_jvp
 jvp_rules[linalg.eigh_p] = _eigh_jvp
 jvp_rules[linalg.lu_p] = _lu_jvp
 

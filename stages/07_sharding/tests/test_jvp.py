@@ -306,6 +306,8 @@ CASES: dict[str, tuple[Callable, tuple]] = {
                      (X, Y)),  # fmt: skip
     "eigh": (lambda a: lax.linalg.eigh(a[:, :3] + jnp.diag(jnp.array([0.0, 3.0, 6.0])))[0] ** 2
              + lax.linalg.eigh(a[:, 1:] @ a[:, 1:].T)[1], (X,)),  # fmt: skip
+    "svd": (lambda a: lax.linalg.svd(a, compute_uv=False).sum() + jnp.abs(lax.linalg.svd(a, full_matrices=False)[0]).sum(0)
+            + jnp.abs(lax.linalg.svd(a.T, full_matrices=False)[2]).sum(0), (X,)),  # fmt: skip
     "gather": (lambda a: a[IDX, 1:] * 2 + a[:, IDX].sum(), (X,)),
     "scatter set": (lambda a, b: a.at[IDX].set(b[:3]), (X, Y)),
     "scatter add mul": (lambda a, b: a.at[IDX, 1].add(b[0, :3]) + a.at[1].multiply(b[0]), (X, Y)),
