@@ -236,6 +236,8 @@ CASES = [
     case("solve", "jnp.linalg.solve(0.2 * a + 2 * np.eye(3, dtype=np.float32), b)", a=((3, 3),), b=((3, 2),)),
     case("slogdet", "tuple(jnp.linalg.slogdet(x))", x=((4, 4),)),
     case("eigh", "lax.linalg.eigh(x)", x=((3, 3),)),
+    case("svd", "lax.linalg.svd(x, full_matrices=False)", x=((4, 3),)),
+    case("svd_values", "lax.linalg.svd(x, compute_uv=False)", x=((2, 3),)),
     # --- sorting ----------------------------------------------------------------------------------------
     case("sort", "lax.sort(x, dimension=1)", x=(M, TIES)),
     case("reduce_precision", "lax.reduce_precision(x, 5, 2)", exact=True, x=(M, Domain(-1e4, 1e4))),

@@ -514,6 +514,12 @@ VMAP_MUTANTS: list[Mutant] = [
         "eigh decomposes with the batch axis where it is: past the front, it is taken for one of the matrix's",
         keyword="eigh",
     ),
+    Mutant(
+        "vmap.svd.batch_axis_not_moved", BATCHING, "outs = linalg.svd_p.bind(moveaxis(x, bdim, 0), **params)\n    return outs, [0] * len(outs)",
+        "outs = linalg.svd_p.bind(x, **params)\n    return outs, [bdim] * len(outs)", VMAP,
+        "svd decomposes with the batch axis where it is: past the front, it is taken for one of the matrix's",
+        keyword="svd",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*JVP_STAGE_MUTANTS, *VMAP_MUTANTS]
