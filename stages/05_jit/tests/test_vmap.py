@@ -285,6 +285,9 @@ def test_linalg_under_vmap_equals_the_loop(left_side):
     check_batching(lambda a, b: jnp.linalg.solve(0.2 * a + 2 * jnp.eye(3), b), f32(3, 3), f32(3, 2))
     check_batching(lambda m: lax.linalg.eigh(m)[1], f32(3, 3))
     check_batching(lambda m: lax.linalg.eigh(m)[0], f32(3, 3))
+    for i in range(3):
+        check_batching(lambda m: lax.linalg.svd(m, full_matrices=False)[i], f32(4, 3))  # noqa: B023
+    check_batching(lambda m: lax.linalg.svd(m, compute_uv=False), f32(2, 3))
 
 
 # --- random bits over a batch of keys ---------------------------------------------------------
