@@ -298,8 +298,8 @@ def test_jit_linalg(impl: Impl, dtype: str) -> None:
 @pytest.mark.parametrize("dtype", ["float32", "complex64"])
 def test_jit_linalg_lu_and_what_is_built_on_it(impl: Impl, dtype: str) -> None:
     """LU of square and rectangular batches (pivots and permutation exactly), the permutation of a
-    batch of swaps, solve, det and slogdet, and eigh (either triangle), compiled, against eager
-    evaluation."""
+    batch of swaps, solve, det and slogdet, eigh (either triangle), and svd and lstsq, compiled,
+    against eager evaluation."""
     rng = np.random.default_rng(9)
     draw = lambda *shape: (rng.normal(size=shape) + (1j * rng.normal(size=shape) if dtype == "complex64" else 0)  # noqa: E731
                            ).astype(dtype)  # fmt: skip
@@ -314,6 +314,11 @@ def test_jit_linalg_lu_and_what_is_built_on_it(impl: Impl, dtype: str) -> None:
     # eigh: each eigenvector is defined up to a phase, which two LAPACK builds may pick differently
     eigh = lambda a: (linalg.eigh(a)[1], impl.numpy.abs(linalg.eigh(a, lower=False, symmetrize_input=False)[0]))  # noqa: E731
     check(impl, eigh, draw(2, 4, 4), exact=False, steps=12)
+    # svd: the singular values and a rebuilt matrix (each singular pair is defined up to a phase)
+    for full_matrices in (True, False):
+        svd = lambda a: (linalg.svd(a, compute_uv=False), impl.numpy.abs(linalg.svd(a, full_matrices=full_matrices)[0]))  # noqa: E731,B023
+        check(impl, svd, draw(2, 4, 3), exact=False, steps=12)
+    check(impl, lambda a: impl.numpy.linalg.lstsq(a, a[:, 0] + 1)[0], draw(5, 3), exact=False, steps=12)
 
 
 def test_jit_windowed_reductions(impl: Impl) -> None:

@@ -341,6 +341,12 @@ LOWERING_MUTANTS: list[Mutant] = [
         "lower.eigh.lower_triangle_always", "didax/lowering/linalg.py", 'mode="V", uplo="L" if lower else "U")',
         'mode="V", uplo="L")', AREA, "syevd is asked to read the lower triangle even for lower=False", keyword="linalg",
     ),
+    Mutant(
+        "lower.svd.never_full", "didax/lowering/linalg.py", 'mode = ("A" if full_matrices else "S")',
+        'mode = ("S" if full_matrices else "S")', AREA,
+        "gesdd is asked for min(m, n) columns of U and rows of V^H when all of them were asked for",
+        keyword="linalg",
+    ),
 ]  # fmt: skip
 
 JIT = "didax/jit.py"
