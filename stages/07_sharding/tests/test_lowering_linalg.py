@@ -1,4 +1,4 @@
-"""cholesky, triangular_solve, lu and eigh compiled by XLA against their eager values: a factor per matrix
+"""cholesky, triangular_solve, lu, eigh and svd compiled by XLA against their eager values: a factor per matrix
 of a batch, NaNs for one that is not positive definite, and every flag of the solve, the
 conjugate without the transpose included. Each is run as lowered for the CPU (jaxlib's LAPACK
 calls) and as lowered for other platforms (StableHLO's operations), both compiled here."""
@@ -75,8 +75,8 @@ def test_the_permutation_of_a_batch_of_swaps_and_what_lu_gives():
     check_compiled(lambda a, b: (didax.numpy.linalg.solve(a, b), *didax.numpy.linalg.slogdet(a)), a, b, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("name", ["lu", "eigh"])
-def test_lu_and_eigh_off_the_cpu_or_in_float16_are_not_implemented(name):
+@pytest.mark.parametrize("name", ["lu", "eigh", "svd"])
+def test_lu_eigh_and_svd_off_the_cpu_or_in_float16_are_not_implemented(name):
     for dtype, platform in [(np.float32, "cuda"), (np.float16, "cpu")]:
         with pytest.raises(NotImplementedError, match=f"{name} has no lowering rule for {np.dtype(dtype)} on '{platform}'"):
             lower_module("f", didax.make_jaxpr(getattr(linalg, name))(np.eye(3, dtype=dtype)), platform=platform)
@@ -95,3 +95,19 @@ def test_eigh_is_syevd_or_heevd_reading_one_triangle(dtype, lower):
     hermitian = strict + np.conj(np.swapaxes(strict, -1, -2)) + np.eye(4) * np.diagonal(m, axis1=-2, axis2=-1).real[..., None, :]
     np.testing.assert_allclose(hermitian @ v, v * w[..., None, :], atol=1e-4)
     np.testing.assert_allclose(np.conj(np.swapaxes(v, -1, -2)) @ v, np.broadcast_to(np.eye(4), (2, 4, 4)), atol=1e-5)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (2, 3, 3), (0, 3)])
+@pytest.mark.parametrize("full_matrices", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_svd_is_gesdd_in_each_mode(shape, full_matrices, dtype):
+    """The singular values as eager evaluation gives them, U and V^H of the asked shapes rebuilding
+    the matrix (each singular pair is defined up to a phase), and s alone without compute_uv."""
+    x = (rng.normal(size=shape) + (1j * rng.normal(size=shape) if dtype == np.complex64 else 0)).astype(dtype)
+    u, s, vh = run_compiled(lambda a: linalg.svd(a, full_matrices=full_matrices), x)
+    want_u, want_s, want_vh = linalg.svd(x, full_matrices=full_matrices)
+    assert u.shape == want_u.shape and vh.shape == want_vh.shape and s.dtype == want_s.dtype
+    np.testing.assert_allclose(s, want_s, rtol=1e-5, atol=1e-6)
+    k = s.shape[-1]
+    np.testing.assert_allclose((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], x, atol=1e-5)
+    check_compiled(lambda a: linalg.svd(a, compute_uv=False), x, rtol=1e-5, atol=1e-6)

@@ -6,8 +6,8 @@ On the CPU, as JAX does, each factorization or solve is a call of a LAPACK routi
 triangle, which side). Elsewhere, and for dtypes LAPACK has no routine for (float16), StableHLO's
 own operations, ``stablehlo.cholesky`` and ``stablehlo.triangular_solve``, which XLA expands into
 loops of its own. A matrix that is not positive definite gives a factor of NaNs, as JAX's does.
-StableHLO has no LU decomposition and no eigendecomposition: off the CPU, ``lu`` and ``eigh``
-raise NotImplementedError.
+StableHLO has no LU decomposition, eigendecomposition or SVD: off the CPU, ``lu``, ``eigh`` and
+``svd`` raise NotImplementedError.
 """
 
 from __future__ import annotations
@@ -162,6 +162,35 @@ def _eigh(ctx: LoweringContext, x: str, *, lower: bool, sort_eigenvalues: bool,
         LoweringContext(ctx.fb, [vectors, values, info], ()), *outs)
 
 
+def _svd(ctx: LoweringContext, x: str, *, full_matrices: bool, compute_uv: bool,
+         subset_by_index: tuple[int, int] | None, algorithm: Any) -> list[str]:  # fmt: skip
+    aval = ctx.avals_in[0]
+    *batch, m, n = aval.shape
+    if min(m, n) == 0:  # no singular values; U and V^H the identity (LAPACK takes no empty matrix)
+        return lower_fun(lambda x: [_identity_like(a) if a.ndim == aval.ndim else lax.full(a.shape, 0, a.dtype)
+                                    for a in ctx.avals_out], multiple_results=True)(ctx, x)  # fmt: skip
+    if not _calls_lapack(ctx):
+        raise NotImplementedError(f"svd has no lowering rule for {aval.dtype} on {ctx.module.platform!r} in didax: "
+                                  "StableHLO has no singular value decomposition, and didax calls LAPACK's gesdd on "
+                                  "the CPU only.")  # fmt: skip
+    k = min(m, n)
+    s_aval = ctx.avals_out[0]
+    u = ShapedArray((*batch, m, m if full_matrices else k), aval.dtype)  # (computed, if not asked for)
+    vt = ShapedArray((*batch, n if full_matrices else k, n), aval.dtype)
+    info = ShapedArray(tuple(batch), np.dtype(np.int32))
+    mode = ("A" if full_matrices else "S") if compute_uv else "N"  # all of U and V^H, k columns and rows, or none
+    _, *outs, status = _lapack(ctx, "gesdd", [x], [aval, s_aval, u, vt, info], mode=mode)
+    outs = outs if compute_uv else outs[:1]
+    return lower_fun(_nan_where_failed, multiple_results=True)(
+        LoweringContext(ctx.fb, [*ctx.avals_out, info], ()), *outs, status)
+
+
+def _identity_like(aval: ShapedArray) -> Any:
+    """Identity matrices (rectangular, or empty) of ``aval``'s batch shape and dtype."""
+    eye = np.eye(*aval.shape[-2:], dtype=aval.dtype)
+    return lax.broadcast_in_dim(eye, aval.shape, (aval.ndim - 2, aval.ndim - 1))
+
+
 def _nan_where_failed(*outs_and_info: Any) -> list[Any]:
     """Each result, NaN for the matrices whose ``info`` (the last operand) is not 0."""
     *outs, info = outs_and_info
@@ -183,4 +212,5 @@ lowering_rules[linalg.cholesky_p] = _cholesky
 lowering_rules[linalg.triangular_solve_p] = _triangular_solve
 lowering_rules[linalg.lu_p] = _lu
 lowering_rules[linalg.eigh_p] = _eigh
+lowering_rules[linalg.svd_p] = _svd
 lowering_rules[linalg.lu_pivots_to_permutation_p] = _lu_pivots_to_permutation
