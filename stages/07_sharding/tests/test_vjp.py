@@ -210,9 +210,9 @@ def test_vjp_of_cholesky_and_triangular_solve_by_finite_differences(x64, unit_di
     check_pullback_by_finite_differences(f, m, rng.normal(size=(2, 4, 3)), rng=rng)
 
 
-def test_vjp_of_lu_and_of_what_is_built_on_it_by_finite_differences(x64):
-    """<ct, J t> = <J^T ct, t> through LU of a wide and a tall batch (rows swapped), and through
-    solve, inv, det and slogdet: each a linearized JVP transposed."""
+def test_vjp_of_lu_eigh_svd_and_what_is_built_on_them_by_finite_differences(x64):
+    """<ct, J t> = <J^T ct, t> through LU of a wide and a tall batch (rows swapped), through solve,
+    inv, det and slogdet, eigh, svd, pinv and lstsq: each a linearized JVP transposed."""
     rng = np.random.default_rng(10)
     for shape in [(2, 3, 4), (4, 3)]:
         check_pullback_by_finite_differences(lambda x: lax.linalg.lu(x)[0], rng.normal(size=shape), rng=rng)
@@ -220,6 +220,11 @@ def test_vjp_of_lu_and_of_what_is_built_on_it_by_finite_differences(x64):
     check_pullback_by_finite_differences(jnp.linalg.solve, a, b, rng=rng)
     check_pullback_by_finite_differences(lambda a: jnp.linalg.inv(a) + jnp.linalg.det(a) + jnp.linalg.slogdet(a)[1],
                                          a, rng=rng)  # fmt: skip
+    symmetric = a + a.T  # eigenvalues and singular values apart
+    check_pullback_by_finite_differences(lambda h: lax.linalg.eigh(h)[1] + lax.linalg.eigh(h)[0][0] ** 2, symmetric, rng=rng)
+    check_pullback_by_finite_differences(lambda x: jnp.linalg.svd(x, compute_uv=False), rng.normal(size=(2, 4, 3)), rng=rng)
+    check_pullback_by_finite_differences(lambda x: jnp.linalg.pinv(x) + jnp.linalg.lstsq(x.T, b[:, 0])[0], rng.normal(size=(3, 4)),
+                                         rng=rng)  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(LINEAR_CASES))
