@@ -46,7 +46,7 @@ def test_every_example_is_tested():
     assert {p.stem for p in (STAGE / "examples").glob("*.py")} == {
         "eval_basics", "mlp", "promotion", "pytrees", "jvp_basics", "nested", "jvp_pytrees",
         "vmap_basics", "per_example", "jacobians", "jaxpr_tour", "inverse", "counting", "control_flow",
-        "jit_basics", "grad_basics", "train_mlp", "train_cnn", "data_parallel"}
+        "jit_basics", "grad_basics", "train_mlp", "train_cnn", "data_parallel", "least_squares"}
 
 
 def test_eval_basics_prints_the_autodidax_value():
@@ -449,6 +449,22 @@ def test_train_mlp_loss_falls():
     assert len(losses) == 6
     assert losses[-1] < losses[0] / 50
     assert all(b <= a * 1.05 for a, b in zip(losses, losses[1:]))
+
+
+def test_least_squares_fits_agree_with_each_other_numpy_and_jax():
+    """lstsq, the normal equations and gradient descent give NumPy's coefficients (to the 4 places
+    printed), and JAX prints the same numbers for the same source."""
+    ours = run_example("least_squares")
+    lines = ours.splitlines()
+    rng = np.random.default_rng(0)
+    t = np.linspace(-1, 1, 50).astype(np.float32)
+    design = np.stack([t**k for k in range(4)], axis=1)
+    y = design @ np.array([1.0, -2.0, 0.5, 3.0], np.float32) + rng.normal(scale=0.1, size=50).astype(np.float32)
+    want = np.linalg.lstsq(design.astype(np.float64), y.astype(np.float64), rcond=None)[0]
+    for start in ("lstsq coefficients:", "normal equations:", "gradient descent:"):
+        assert numbers_after(lines, start) == pytest.approx(want, abs=2e-4), start
+    pytest.importorskip("jax")
+    assert numbers(ours) == pytest.approx(numbers(run_as_jax("least_squares")), abs=2e-4)
 
 
 def test_train_cnn_loss_falls_as_jaxs_does():
