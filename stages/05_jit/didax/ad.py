@@ -1168,7 +1168,8 @@ def _lu_jvp(primals: list[Any], tangents: list[Any]) -> tuple[Any, Any]:
     moved = linalg.batch_matmul(lax.convert_element_type(one_hot, get_aval(dx).dtype), dx)
     inner = linalg.triangular_solve(lower, moved, left_side=True, lower=True, unit_diagonal=True)
     inner = linalg.triangular_solve(upper, inner, left_side=False, lower=False)  # L^-1 P dA U^-1
-    d_packed = lax.add(linalg.batch_matmul(lower, linalg.tril(inner, -1)), linalg.batch_matmul(linalg.triu(inner), upper))
+    d_lower = linalg.batch_matmul(lower, linalg.tril(inner, -1))  # dL = L strict_lower(L^-1 P dA U^-1)
+    d_packed = lax.add(d_lower, linalg.batch_matmul(linalg.triu(inner), upper))  # plus dU = upper(...) U
     return [packed, pivots, permutation], [d_packed, Zero.like(pivots), Zero.like(permutation)]
 
 
@@ -1179,8 +1180,8 @@ def _grown(x: Any, axis: int, size: int, diagonal: np.ndarray) -> Any:
     padding[axis] = (0, size - shape[axis], 0)
     x = lax.pad(x, _const(x, 0), padding)
     square = get_aval(x).shape
-    eye = lax.broadcast_in_dim(_const(x, np.diag(diagonal.astype(np.float64))), square, (len(square) - 2, len(square) - 1))
-    return lax.add(x, eye)
+    added = _const(x, np.diag(diagonal.astype(np.float64)))
+    return lax.add(x, lax.broadcast_in_dim(added, square, (len(square) - 2, len(square) - 1)))
 
 
 # eigh's tangent, for distinct eigenvalues (first-order perturbation theory): with P = V^H dA V,
@@ -1248,7 +1249,9 @@ def _svd_jvp(primals: list[Any], tangents: list[Any], *, full_matrices: bool, co
     nonzero = lax.ne(s_full, lax.full_like(s_full, 0))
     s_inv = lax.select_n(nonzero, lax.full_like(s_full, 0), lax.div(lax.full_like(s_full, 1), lax.select_n(
         nonzero, lax.full_like(s_full, 1), s_full)))  # fmt: skip
-    skew = lax.mul(lax.mul(lax.sub(dp, linalg.H(dp)), _const(dp, 0.5)), lax.mul(eye, lax.broadcast_in_dim(s_inv, square, cols)))
+    # the skew-Hermitian part of dP over s, on the diagonal only (zero for real matrices)
+    on_diagonal_over_s = lax.mul(eye, lax.broadcast_in_dim(s_inv, square, cols))
+    skew = lax.mul(lax.mul(lax.sub(dp, linalg.H(dp)), _const(dp, 0.5)), on_diagonal_over_s)
     du = linalg.batch_matmul(u, lax.add(lax.mul(f, lax.add(dp_s, linalg.H(dp_s))), skew))
     dv = linalg.batch_matmul(v, lax.mul(f, lax.add(s_dp, linalg.H(s_dp))))
     s_cols = lax.broadcast_in_dim(s_full, (*shape[:-2], 1, k), cols)

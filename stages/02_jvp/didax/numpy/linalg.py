@@ -332,8 +332,10 @@ def _chain_order(dims: list[int]) -> list[list[int]]:
     for length in range(1, n):
         for i in range(n - length):
             j = i + length
-            cost[i][j], split[i][j] = builtins.min((cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1], k)
-                                          for k in range(i, j))  # fmt: skip
+            # the cost of (i..k)(k+1..j): each half's, and the product of a dims[i] by dims[k + 1]
+            # matrix with a dims[k + 1] by dims[j + 1] one
+            cost[i][j], split[i][j] = builtins.min(
+                (cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1], k) for k in range(i, j))
     return split
 
 
@@ -472,7 +474,8 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
     rcond = eps * builtins.max(m, n) if rcond is None else (eps if rcond < 0 else rcond)
     keep = lax.bitwise_and(lax.gt(s, lax.full_like(s, 0)), lax.ge(s, lax.mul(lax.full_like(s, rcond), s[0:1])))
     rank = sum(lax.convert_element_type(keep, np.int32), dtype=np.int32)
-    inverse = lax.select_n(keep, lax.full_like(s, 0), lax.div(lax.full_like(s, 1), lax.select_n(keep, lax.full_like(s, 1), s)))
+    safe = lax.select_n(keep, lax.full_like(s, 1), s)  # (no division by a dropped value)
+    inverse = lax.select_n(keep, lax.full_like(s, 0), lax.div(lax.full_like(s, 1), safe))
     x = matmul(lax.linalg.H(vh), lax.mul(lax.expand_dims(lax.convert_element_type(inverse, dtype), (1,)),
                                         matmul(lax.linalg.H(u), b)))  # fmt: skip
     if numpy_resid and (int(rank) < n or m <= n):

@@ -181,7 +181,10 @@ def _eigh_abstract_eval(x: ShapedArray, *, lower: bool, sort_eigenvalues: bool, 
 
 def _real(dtype: np.dtype) -> np.dtype:
     """The type of a complex number's real part; a real type itself."""
-    return {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64)}.get(dtype, dtype)
+    return _REAL_PART.get(dtype, dtype)
+
+
+_REAL_PART = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64)}
 
 
 def _eigh(x: np.ndarray, *, lower: bool, sort_eigenvalues: bool, subset_by_index: tuple[int, int] | None,
@@ -224,8 +227,9 @@ def _svd(x: np.ndarray, *, full_matrices: bool, compute_uv: bool, subset_by_inde
     x = x.astype(np.float32) if dtype.itemsize == 2 else x  # LAPACK has no 16-bit floats
     m, n = x.shape[-2:]
     if min(m, n) == 0:  # (NumPy refuses an empty matrix) no singular values, identities for U and V^H
-        u = np.broadcast_to(np.eye(m, m if full_matrices else 0, dtype=dtype), (*x.shape[:-2], m, m if full_matrices else 0))
-        vt = np.broadcast_to(np.eye(n if full_matrices else 0, n, dtype=dtype), (*x.shape[:-2], n if full_matrices else 0, n))
+        rows, cols = (m, n) if full_matrices else (0, 0)
+        u = np.broadcast_to(np.eye(m, rows, dtype=dtype), (*x.shape[:-2], m, rows))
+        vt = np.broadcast_to(np.eye(cols, n, dtype=dtype), (*x.shape[:-2], cols, n))
         s = np.zeros((*x.shape[:-2], 0), _real(dtype))
         return [s, u, vt] if compute_uv else [s]
     if not compute_uv:
