@@ -256,23 +256,21 @@ CASES = [
     case("triangular_solve_right_transposed_unit",
          "lax.linalg.triangular_solve(a, b, transpose_a=True, unit_diagonal=True)", a=((3, 3), SMALL_ENTRIES), b=((2, 3),)),
     # LU (diagonally dominant: no row swaps near a tie), and what jnp.linalg builds on it
-    case("lu", "lax.linalg.lu(x + 3 * np.eye(3))[0]", x=((3, 3), SMALL_ENTRIES)),
     case("lu_pivoted", "lax.linalg.lu(x + 3 * np.eye(3)[[1, 2, 0]])[0]", x=((3, 3), SMALL_ENTRIES)),  # rows cycled
     case("lu_wide", "lax.linalg.lu(x + 3 * np.eye(2, 3))[0]", x=((2, 3), SMALL_ENTRIES)),
     case("lu_tall", "lax.linalg.lu(x + 3 * np.eye(3, 2))[0]", x=((3, 2), SMALL_ENTRIES)),
-    case("solve", "jnp.linalg.solve(a + 3 * np.eye(3), b)", a=((3, 3), SMALL_ENTRIES), b=((3, 2),)),
-    case("inv", "jnp.linalg.inv(x + 3 * np.eye(3))", x=((3, 3), SMALL_ENTRIES)),
+    case("solve_and_inv", "jnp.linalg.solve(a + 3 * np.eye(3), b) + jnp.linalg.inv(a + 3 * np.eye(3))[:, :2]",
+         a=((3, 3), SMALL_ENTRIES), b=((3, 2),)),  # fmt: skip
     case("det_and_slogdet", "jnp.linalg.det(x + 3 * np.eye(4)) + jnp.linalg.slogdet(x + 3 * np.eye(4))[1]",
          x=((4, 4), SMALL_ENTRIES)),  # fmt: skip
-    # eigh, its eigenvalues well apart (a diagonal of 0, 3, 6 under small entries); the eigenvectors
-    # squared, since each is defined up to its sign
-    case("eigh_values", "lax.linalg.eigh(x + np.diag([0.0, 3.0, 6.0]))[1]", x=((3, 3), SMALL_ENTRIES)),
-    case("eigh_vectors_squared", "lax.linalg.eigh(x + np.diag([0.0, 3.0, 6.0]))[0] ** 2", x=((3, 3), SMALL_ENTRIES)),
-    # svd (singular values well apart: a diagonal of 1, 3, 5 under small entries), U and V^H squared
-    # (each singular pair is defined up to its sign), tall, wide and square
-    case("svd_values", "lax.linalg.svd(x + np.diag([1.0, 3.0, 5.0]), compute_uv=False)", x=((3, 3), SMALL_ENTRIES)),
-    case("svd_tall", "lax.linalg.svd(x + np.eye(4, 2) * [1.0, 3.0], full_matrices=False)[0] ** 2",
-         x=((4, 2), SMALL_ENTRIES)),  # fmt: skip
+    # eigh, its eigenvalues well apart (a diagonal of 0, 3, 6 under small entries): the eigenvectors
+    # squared (each is defined up to its sign), plus the eigenvalues
+    case("eigh", "(lambda vw: vw[0] ** 2 + vw[1])(lax.linalg.eigh(x + np.diag([0.0, 3.0, 6.0])))",
+         x=((3, 3), SMALL_ENTRIES)),  # fmt: skip
+    # svd (singular values well apart), U and V^H squared (each singular pair is defined up to its
+    # sign), tall, wide, and a complex square one rebuilt
+    case("svd_tall", "(lambda usv: usv[0] ** 2 + usv[1])(lax.linalg.svd(x + np.eye(4, 2) * [1.0, 3.0], "
+         "full_matrices=False))", x=((4, 2), SMALL_ENTRIES)),  # with the singular values
     case("svd_complex_rebuilt", "(lambda usv: (usv[0] * usv[1]) @ usv[2])(lax.linalg.svd(x + np.diag([1.0, 3.0, 5.0]), "
          "full_matrices=False))", x=((3, 3), SMALL_ENTRIES, C128)),  # U S V^H: the phases chosen cancel
     case("svd_wide", "lax.linalg.svd(x + np.eye(2, 4) * [1.0, 3.0, 0, 0], full_matrices=False)[2] ** 2",
