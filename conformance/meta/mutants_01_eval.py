@@ -1842,7 +1842,7 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "numpy.slogdet.negative_diagonal_ignored", LINALG,
-        "        swaps = lax.add(swaps, _count(lax.lt(diagonal, zero)))\n", "", LAX,
+        "        swaps = lax.add(swaps, _count(lax.lt(u_diagonal, zero)))\n", "", LAX,
         "a real determinant's sign counts the row swaps but not U's negative diagonal entries", keyword="linalg",
     ),
     Mutant(
