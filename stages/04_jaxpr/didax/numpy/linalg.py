@@ -132,11 +132,11 @@ def solve(a: ArrayLike, b: ArrayLike) -> ArrayLike:
         b = lax.reshape(b, (*b_shape, 1))
     a, b = _broadcast_batches(a, b)
     lu, _, permutation = lax.linalg.lu(a)
-    x = lu_solve_with_permutation(lu, permutation, b, trans=0)
+    x = _lu_solve(lu, permutation, b, trans=0)
     return lax.reshape(x, get_aval(x).shape[:-1]) if vector else x
 
 
-def lu_solve_with_permutation(lu: ArrayLike, permutation: ArrayLike, b: ArrayLike, trans: int) -> ArrayLike:
+def _lu_solve(lu: ArrayLike, permutation: ArrayLike, b: ArrayLike, trans: int) -> ArrayLike:
     """x with op(a) x = b, given a's packed LU factors and permutation (one batch shape, b a batch
     of matrices): op is nothing (``trans`` 0), the transpose (1) or the conjugate transpose (2)."""
     if trans == 0:  # L U x = b[perm]
@@ -181,21 +181,21 @@ def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     if method not in (None, "lu"):
         raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`), and 'qr'.")
     lu, pivots, _ = lax.linalg.lu(a)
-    diagonal = _diagonal(lu)
+    u_diagonal = _diagonal(lu)
     dtype = get_aval(a).dtype
-    zero = lax.full_like(diagonal, 0)
-    singular = lax.reduce_or(lax.eq(diagonal, zero), (len(shape) - 2,))
+    zero = lax.full_like(u_diagonal, 0)
+    singular = lax.reduce_or(lax.eq(u_diagonal, zero), (len(shape) - 2,))
     steps = lax.broadcasted_iota(np.int32, get_aval(pivots).shape, len(shape) - 2)
     swaps = _count(lax.ne(pivots, steps))
     if dtypes.issubdtype(dtype, np.complexfloating):
-        sign = prod(lax.div(diagonal, lax.convert_element_type(absolute(diagonal), dtype)), axis=-1)
+        sign = prod(lax.div(u_diagonal, lax.convert_element_type(absolute(u_diagonal), dtype)), axis=-1)
     else:
         sign = lax.full_like(singular, 1, dtype)
-        swaps = lax.add(swaps, _count(lax.lt(diagonal, zero)))
+        swaps = lax.add(swaps, _count(lax.lt(u_diagonal, zero)))
     odd = lax.eq(lax.rem(swaps, lax.full_like(swaps, 2)), lax.full_like(swaps, 1))
     sign = lax.select_n(odd, sign, lax.neg(sign))
     sign = lax.select_n(singular, sign, lax.full_like(sign, 0))
-    log_abs = sum(lax.log(absolute(diagonal)), axis=-1)
+    log_abs = sum(lax.log(absolute(u_diagonal)), axis=-1)
     log_abs = lax.select_n(singular, log_abs, lax.full_like(log_abs, -np.inf))
     return SlogdetResult(sign, log_abs)
 
@@ -311,7 +311,8 @@ def multi_dot(arrays: Any, *, precision: Any = None) -> ArrayLike:
         raise ValueError(f"multi_dot: last dimension of each array must match first dimension of following array. "
                          f"Got array shapes {shapes}")
     # matrix i is dims[i] by dims[i + 1] (a vector first or last counts as one row or one column)
-    dims = [1 if len(shapes[0]) == 1 else shapes[0][0], *(s[-1] for s in shapes)]
+    dims = [1 if len(shapes[0]) == 1 else shapes[0][0], *(s[-1] for s in shapes[:-1]),
+            1 if len(shapes[-1]) == 1 else shapes[-1][-1]]
     split = _chain_order(dims)
 
     def product(i: int, j: int) -> ArrayLike:  # arrays[i] to arrays[j], both included

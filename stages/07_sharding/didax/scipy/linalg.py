@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import lax
 from ..core import get_aval
-from ..numpy.linalg import lu_solve_with_permutation
+from ..numpy.linalg import _lu_solve
 from ..numpy.util import ArrayLike, as_array, broadcast_to, check_arraylike, promote_dtypes_inexact
 
 
@@ -96,7 +96,7 @@ def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int =
     vectors = get_aval(b).ndim == len(shape) - 1
     if vectors:
         b = lax.expand_dims(b, (len(shape) - 1,))
-    x = lu_solve_with_permutation(lu, permutation, b, trans)
+    x = _lu_solve(lu, permutation, b, trans)
     return lax.squeeze(x, (len(shape) - 1,)) if vectors else x
 
 
