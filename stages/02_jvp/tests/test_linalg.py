@@ -281,3 +281,46 @@ def test_jnp_svd_family_against_numpy_and_jaxs_cutoffs():
         np.testing.assert_allclose(jnp.linalg.norm(a, order), np.linalg.norm(a, order), rtol=1e-5)
     with pytest.raises(ValueError, match="only one of tol or rtol"):
         jnp.linalg.matrix_rank(a, 0.1, tol=0.1)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4), (0, 3), (3, 0)])
+@pytest.mark.parametrize("full_matrices", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_qr_is_numpys_factorization(shape, full_matrices, dtype):
+    a = (rng.normal(size=shape) + (1j * rng.normal(size=shape) if dtype == np.complex64 else 0)).astype(dtype)
+    q, r = linalg.qr(a, full_matrices=full_matrices)
+    *batch, m, n = shape
+    k = m if full_matrices else min(m, n)
+    assert np.shape(q) == (*batch, m, k) and np.shape(r) == (*batch, k, n) and q.dtype == r.dtype == dtype
+    np.testing.assert_allclose(np.asarray(q) @ np.asarray(r), a, atol=1e-5)
+    eye = np.broadcast_to(np.eye(k), (*batch, k, k))
+    np.testing.assert_allclose(np.conj(np.swapaxes(q, -1, -2)) @ np.asarray(q), eye, atol=1e-5)
+    assert np.array_equal(np.triu(r), r)
+    if min(m, n):  # LAPACK's geqrf, as NumPy's: the same signs on R's diagonal
+        np.testing.assert_allclose(r, np.linalg.qr(a, mode="complete" if full_matrices else "reduced")[1], atol=1e-5)
+
+
+def test_pivoted_qr_orders_the_columns_by_r_and_the_wrappers_modes():
+    a = rng.normal(size=(4, 6)).astype(np.float32) * np.array([1, 10, 0.1, 5, 1, 2], np.float32)
+    q, r, p = linalg.qr(a, pivoting=True)
+    want_q, want_r, want_p = scipy.linalg.qr(a, pivoting=True)
+    assert p.dtype == np.int32 and np.array_equal(p, want_p)
+    np.testing.assert_allclose(np.asarray(q) @ np.asarray(r), a[:, want_p], atol=1e-5)
+    assert np.all(np.diff(np.abs(np.diag(r))) <= 0)
+    result = jnp.linalg.qr(a.T)
+    assert type(result).__name__ == "QRResult" and result.Q.shape == (6, 4) and result.R.shape == (4, 4)
+    assert jnp.linalg.qr(a.T, mode="complete").Q.shape == (6, 6)
+    np.testing.assert_allclose(jnp.linalg.qr(a.T, mode="r"), result.R)
+    assert [np.shape(x) for x in dsl.qr(a.T)] == [(6, 6), (6, 4)]
+    assert [np.shape(x) for x in dsl.qr(a.T, mode="economic")] == [(6, 4), (4, 4)]
+    r_only, p_only = dsl.qr(a, mode="r", pivoting=True)
+    np.testing.assert_allclose(r_only, r) and np.testing.assert_array_equal(p_only, p)
+    assert len(dsl.qr(a, mode="r")) == 1 and jnp.linalg.qr(np.eye(2, dtype=int)).Q.dtype == np.float32
+    with pytest.raises(ValueError, match="Unsupported QR decomposition mode 'x'"):
+        jnp.linalg.qr(a, mode="x")
+    with pytest.raises(ValueError, match="Unsupported QR decomposition mode 'reduced'"):
+        dsl.qr(a, mode="reduced")
+    with pytest.raises(TypeError, match="Input 0 to qr must have rank at least 2"):
+        linalg.qr(np.ones(3, np.float32))
+    with pytest.raises(NotImplementedError, match="geqrf"):
+        jnp.linalg.qr(a, mode="raw")

@@ -1,11 +1,12 @@
 """didax.lax.linalg: matrix decompositions and solves, as jax.lax.linalg offers them. Stage 01
 introduced it.
 
-Six primitives so far: ``cholesky``, the lower-triangular L with A = L L^H of a Hermitian
+Seven primitives so far: ``cholesky``, the lower-triangular L with A = L L^H of a Hermitian
 positive-definite A; ``triangular_solve``, which solves op(A) X = B (or X op(A) = B) for a
 triangular A; ``lu``, the factors of P A = L U with partial pivoting;
 ``lu_pivots_to_permutation``, which turns LU's row swaps into the permutation P applies;
-``eigh``, the eigenvectors and eigenvalues of a Hermitian A; and ``svd``, A = U diag(s) V^H. Each acts
+``eigh``, the eigenvectors and eigenvalues of a Hermitian A; ``svd``, A = U diag(s) V^H; and
+``qr``, A = Q R with Q's columns orthonormal and R upper triangular. Each acts
 on the last two axes (pivots: the last one); the axes before them are a batch, the same for every
 operand. Where a Cholesky factorization fails (A is not positive definite), the matrix of the
 result is all NaN, as JAX's is. Stage 01 evaluates them with LAPACK and BLAS through NumPy and SciPy.
@@ -238,12 +239,46 @@ def _svd(x: np.ndarray, *, full_matrices: bool, compute_uv: bool, subset_by_inde
     return [s.astype(_real(dtype)), u.astype(dtype), vt.astype(dtype)]
 
 
+def _qr_abstract_eval(x: ShapedArray, *, pivoting: bool, full_matrices: bool, use_magma: Any) -> list[ShapedArray]:
+    batch = _matrices("qr", x)
+    m, n = x.shape[-2:]
+    k = m if full_matrices else min(m, n)
+    q, r = ShapedArray((*batch, m, k), x.dtype, x.weak_type), ShapedArray((*batch, k, n), x.dtype, x.weak_type)
+    return [q, r, ShapedArray((*batch, n), np.dtype(np.int32))] if pivoting else [q, r]
+
+
+def _qr(x: np.ndarray, *, pivoting: bool, full_matrices: bool, use_magma: Any) -> list[np.ndarray]:
+    """LAPACK's geqrf (geqp3, with column pivoting) and orgqr through SciPy, one matrix at a time:
+    Q with orthonormal columns, R upper triangular, and with ``pivoting`` the columns p of x that
+    Q R is (|R|'s diagonal non-increasing)."""
+    from scipy import linalg as scipy_linalg
+
+    dtype = x.dtype
+    x = x.astype(np.float32) if dtype.itemsize == 2 else x  # LAPACK has no 16-bit floats
+    q_aval, r_aval, *p_aval = _qr_abstract_eval(ShapedArray(x.shape, x.dtype), pivoting=pivoting,
+                                                full_matrices=full_matrices, use_magma=use_magma)  # fmt: skip
+    q, r = np.zeros(q_aval.shape, x.dtype), np.zeros(r_aval.shape, x.dtype)
+    p = np.zeros(p_aval[0].shape if pivoting else (0,), np.int32)
+    m, n = x.shape[-2:]
+    for index in np.ndindex(x.shape[:-2]):
+        if min(m, n) == 0:  # (SciPy takes no empty matrix) Q's columns are the identity's, R is empty
+            q[index] = np.eye(*q.shape[-2:], dtype=x.dtype)
+            continue
+        out = scipy_linalg.qr(x[index], mode="full" if full_matrices else "economic", pivoting=pivoting)
+        q[index], r[index] = out[0], out[1]
+        if pivoting:
+            p[index] = out[2]
+    outs = [q.astype(dtype), r.astype(dtype)]
+    return [*outs, p] if pivoting else outs
+
+
 cholesky_p = standard_primitive("cholesky", _cholesky, _cholesky_shape, _cholesky_dtype)
 triangular_solve_p = standard_primitive("triangular_solve", _triangular_solve, _triangular_solve_shape,
                                         _triangular_solve_dtype)
 lu_p = multiple_results_primitive("lu", _lu, _lu_abstract_eval)
 eigh_p = multiple_results_primitive("eigh", _eigh, _eigh_abstract_eval)
 svd_p = multiple_results_primitive("svd", _svd, _svd_abstract_eval)
+qr_p = multiple_results_primitive("qr", _qr, _qr_abstract_eval)
 lu_pivots_to_permutation_p = multiple_results_primitive(
     "lu_pivots_to_permutation", lambda p, **params: [_lu_pivots_to_permutation(p, **params)],
     _lu_pivots_to_permutation_abstract_eval)
@@ -309,6 +344,15 @@ def svd(x: Any, *, full_matrices: bool = True, compute_uv: bool = True, subset_b
         return outs[0]
     s, u, vt = outs
     return u, s, vt
+
+
+def qr(x: Any, *, pivoting: bool = False, full_matrices: bool = True, use_magma: bool | None = None) -> tuple[Any, ...]:
+    """The QR decomposition of each matrix of the batch x (m by n): ``(q, r)`` with x = q r, q's
+    columns orthonormal and r upper triangular; q m by m and r m by n with ``full_matrices``, else
+    min(m, n) columns of q and rows of r. With ``pivoting``, ``(q, r, p)`` with x[..., p] = q r, the
+    columns chosen so that |r|'s diagonal does not increase. ``use_magma`` (JAX's GPU choice) is
+    accepted and ignored."""
+    return tuple(qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma))
 
 
 def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:

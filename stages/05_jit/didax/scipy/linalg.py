@@ -1,4 +1,4 @@
-"""didax.scipy.linalg: Cholesky and LU factors, and triangular solves, with SciPy's signatures,
+"""didax.scipy.linalg: Cholesky, LU and QR factors, and triangular solves, with SciPy's signatures,
 as jax.scipy.linalg offers them. Stage 01 introduced it.
 
 SciPy's ``overwrite_*`` and ``check_finite`` arguments are accepted and ignored, as in JAX: didax
@@ -121,6 +121,20 @@ def lu(a: ArrayLike, permute_l: bool = False, overwrite_a: bool = False,
     if permute_l:
         return lax.linalg.batch_matmul(p, lower), upper
     return p, lower, upper
+
+
+def qr(a: ArrayLike, overwrite_a: bool = False, lwork: Any = None, mode: str = "full", pivoting: bool = False,
+       check_finite: bool = True) -> tuple[ArrayLike, ...]:  # fmt: skip
+    """``(q, r)`` with a = q r (``mode`` "full": q m by m; "economic": min(m, n) columns of q and
+    rows of r), or ``(r,)`` alone (``mode`` "r", r m by n); with ``pivoting`` the columns p of a
+    that q r is come last: ``(q, r, p)`` or ``(r, p)``."""
+    del overwrite_a, lwork, check_finite
+    check_arraylike("jax.scipy.linalg.qr", a)
+    if mode not in ("full", "r", "economic"):
+        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+    (a,) = promote_dtypes_inexact(as_array(a))
+    q, r, *p = lax.linalg.qr(a, pivoting=pivoting, full_matrices=mode != "economic")
+    return (r, *p) if mode == "r" else (q, r, *p)
 
 
 def _batched(a: ArrayLike, b: ArrayLike, name: str) -> tuple[ArrayLike, ArrayLike]:

@@ -1,4 +1,4 @@
-"""didax.numpy.linalg: vector and matrix norms, the Cholesky factor, what an LU decomposition
+"""didax.numpy.linalg: vector and matrix norms, the Cholesky and QR factors, what an LU decomposition
 gives (solve, inv, det, slogdet, tensorsolve), the eigenvalues of Hermitian matrices (eigh,
 eigvalsh), what singular values give (svd, svdvals, matrix_rank, pinv, lstsq), and products of
 matrices (matrix_power, multi_dot). Stage 01 introduced it.
@@ -338,6 +338,28 @@ def _chain_order(dims: list[int]) -> list[list[int]]:
             cost[i][j], split[i][j] = builtins.min(
                 (cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1], k) for k in range(i, j))
     return split
+
+
+class QRResult(NamedTuple):
+    """What qr returns: Q, with orthonormal columns, and the upper-triangular R, with a = Q R."""
+
+    Q: Any
+    R: Any
+
+
+def qr(a: ArrayLike, mode: str = "reduced") -> Any:
+    """The QR decomposition of each matrix of the batch a (m by n), as a QRResult: with ``mode``
+    "reduced" (or NumPy's old name "full"), min(m, n) columns of Q and rows of R; "complete", Q m by
+    m and R m by n; "r", R alone (reduced)."""
+    check_arraylike("jnp.linalg.qr", a)
+    (a,) = promote_dtypes_inexact(as_array(a))
+    if mode == "raw":
+        raise NotImplementedError("jnp.linalg.qr(mode='raw'): didax has no geqrf primitive for LAPACK's own "
+                                  "representation; use mode='reduced' or 'complete'.")  # fmt: skip
+    if mode not in ("reduced", "r", "full", "complete"):
+        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+    q, r = lax.linalg.qr(a, full_matrices=mode == "complete")
+    return r if mode == "r" else QRResult(q, r)
 
 
 class EighResult(NamedTuple):
