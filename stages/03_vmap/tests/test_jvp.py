@@ -307,6 +307,9 @@ CASES: dict[str, tuple[Callable, tuple]] = {
              + lax.linalg.eigh(a[:, 1:] @ a[:, 1:].T)[1], (X,)),  # fmt: skip
     "svd": (lambda a: lax.linalg.svd(a, compute_uv=False).sum() + jnp.abs(lax.linalg.svd(a, full_matrices=False)[0]).sum(0)
             + jnp.abs(lax.linalg.svd(a.T, full_matrices=False)[2]).sum(0), (X,)),  # fmt: skip
+    # wide (full), tall (reduced, and full: Q's last column too), and with pivoting both ways
+    "qr": (lambda a: lax.linalg.qr(a)[1] + lax.linalg.qr(a.T, full_matrices=False)[0].T + lax.linalg.qr(a.T)[0][:3]
+           + lax.linalg.qr(a, pivoting=True)[1] + lax.linalg.qr(a.T, full_matrices=False, pivoting=True)[0].T, (X,)),
     "gather": (lambda a: a[IDX, 1:] * 2 + a[:, IDX].sum(), (X,)),
     "scatter set": (lambda a, b: a.at[IDX].set(b[:3]), (X, Y)),
     "scatter add mul": (lambda a, b: a.at[IDX, 1].add(b[0, :3]) + a.at[1].multiply(b[0]), (X, Y)),

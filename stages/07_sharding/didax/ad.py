@@ -1167,14 +1167,20 @@ def _lu_jvp(primals: list[Any], tangents: list[Any]) -> tuple[Any, Any]:
     k, rows, cols = min(m, n), len(shape) - 2, len(shape) - 1
     lower = _grown(linalg.tril(lax.slice_in_dim(packed, 0, k, axis=cols), -1), cols, m, np.ones(m))
     upper = _grown(linalg.triu(lax.slice_in_dim(packed, 0, k, axis=rows)), rows, n, np.arange(n) >= k)
-    # P dA, with P the permutation's matrix: row i of P dA is row permutation[i] of dA
-    one_hot = lax.eq(lax.expand_dims(permutation, (cols,)), lax.broadcasted_iota(np.int32, (*shape[:-2], m, m), cols))
-    moved = linalg.batch_matmul(lax.convert_element_type(one_hot, get_aval(dx).dtype), dx)
+    moved = linalg.batch_matmul(_permutation_matrix(permutation, get_aval(dx).dtype), dx)  # P dA
     inner = linalg.triangular_solve(lower, moved, left_side=True, lower=True, unit_diagonal=True)
     inner = linalg.triangular_solve(upper, inner, left_side=False, lower=False)  # L^-1 P dA U^-1
     d_lower = linalg.batch_matmul(lower, linalg.tril(inner, -1))  # dL = L strict_lower(L^-1 P dA U^-1)
     d_packed = lax.add(d_lower, linalg.batch_matmul(linalg.triu(inner), upper))  # plus dU = upper(...) U
     return [packed, pivots, permutation], [d_packed, Zero.like(pivots), Zero.like(permutation)]
+
+
+def _permutation_matrix(permutation: Any, dtype: np.dtype) -> Any:
+    """P, whose product P X has as its row i the row permutation[i] of X (P X = X[permutation])."""
+    shape = get_aval(permutation).shape
+    cols = len(shape)
+    iota = lax.broadcasted_iota(np.int32, (*shape, shape[-1]), cols)
+    return lax.convert_element_type(lax.eq(lax.expand_dims(permutation, (cols,)), iota), dtype)
 
 
 def _grown(x: Any, axis: int, size: int, diagonal: np.ndarray) -> Any:
@@ -1270,7 +1276,80 @@ def _svd_jvp(primals: list[Any], tangents: list[Any], *, full_matrices: bool, co
     return outs, [ds, du, linalg.H(dv)]
 
 
+# QR's tangent (Townsend's note, and JAX's rule for the full Q of a tall matrix, Roberts and Roberts
+# 2024): for m >= n, from A = Q R and C = Q^H dA R^-1, dR R^-1 is C less a skew-Hermitian dO made
+# of C's strictly lower triangle (R stays upper triangular), and dQ = Q (dO - C) + dA R^-1. A wide
+# A is its square left block (whose QR gives Q) and the rest, R's right block = Q^H A_2.
+
+
+def _qr_jvp(primals: list[Any], tangents: list[Any], *, pivoting: bool, full_matrices: bool,
+            use_magma: Any) -> tuple[Any, Any]:  # fmt: skip
+    (x,), (dx,) = primals, tangents
+    outs = linalg.qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
+    if type(dx) is Zero:
+        return outs, [Zero.like(o) for o in outs]
+    q, r, *p = outs
+    shape = get_aval(x).shape
+    m, n = shape[-2:]
+    last = len(shape) - 1
+    if pivoting:  # the columns p of A, which Q R is: A E with E's column j the unit vector e_p[j]
+        columns = linalg.mT(_permutation_matrix(p[0], get_aval(x).dtype))
+        x, dx = linalg.batch_matmul(x, columns), linalg.batch_matmul(dx, columns)
+    if m < n:
+        head = lambda a: lax.slice_in_dim(a, 0, m, axis=last)  # noqa: E731
+        dq, dr_left = _thin_qr_jvp(q, head(r), head(dx))
+        x_right, dx_right = lax.slice_in_dim(x, m, n, axis=last), lax.slice_in_dim(dx, m, n, axis=last)
+        dr_right = lax.add(linalg.batch_matmul(linalg.H(dq), x_right), linalg.batch_matmul(linalg.H(q), dx_right))
+        tangents_out = [dq, lax.concatenate([dr_left, dr_right], last)]
+    elif full_matrices and m > n:
+        tangents_out = _full_qr_jvp(q, r, dx)
+    else:
+        tangents_out = list(_thin_qr_jvp(q, r, dx))
+    return outs, [*tangents_out, *(Zero.like(p[0]) for _ in p)]
+
+
+def _thin_qr_jvp(q: Any, r: Any, dx: Any) -> tuple[Any, Any]:
+    """dQ and dR of A = Q R, A m by n with m >= n, Q m by n and R n by n."""
+    dx_rinv = linalg.triangular_solve(r, dx)  # dA R^-1 (on the right, R upper triangular)
+    c = linalg.batch_matmul(linalg.H(q), dx_rinv)
+    lower = linalg.tril(c, -1)
+    do = lax.sub(lower, linalg.H(lower))
+    if dtypes.issubdtype(get_aval(c).dtype, np.complexfloating):  # dO's diagonal: C's imaginary part
+        shape = get_aval(c).shape
+        eye = lax.broadcast_in_dim(_const(c, np.eye(shape[-1])), shape, (len(shape) - 2, len(shape) - 1))
+        do = lax.add(do, lax.mul(eye, lax.sub(c, lax.convert_element_type(lax.real(c), get_aval(c).dtype))))
+    dq = lax.add(linalg.batch_matmul(q, lax.sub(do, c)), dx_rinv)
+    return dq, linalg.batch_matmul(lax.sub(c, do), r)
+
+
+def _full_qr_jvp(q: Any, r: Any, dx: Any) -> list[Any]:
+    """dQ and dR of the full A = Q R, A m by n with m > n (Q m by m): the first n columns of Q move
+    as in the thin decomposition, the other m - n so that Q stays unitary (Roberts and Roberts,
+    arXiv:2409.13374, equations 32 and 33)."""
+    shape = get_aval(q).shape
+    m, n, rows, last = shape[-1], get_aval(r).shape[-1], len(shape) - 2, len(shape) - 1
+    q_mn, q_mp = lax.slice_in_dim(q, 0, n, axis=last), lax.slice_in_dim(q, n, m, axis=last)
+    dq_mn, dr_nn = _thin_qr_jvp(q_mn, lax.slice_in_dim(r, 0, n, axis=rows), dx)
+    top, bottom = lambda a: lax.slice_in_dim(a, 0, n, axis=rows), lambda a: lax.slice_in_dim(a, n, m, axis=rows)  # noqa: E731
+    eye = lax.broadcast_in_dim(_const(q, np.eye(n)), (*shape[:-2], n, n), (rows, last))
+    z_h = _solve(linalg.H(lax.sub(top(q_mn), eye)), linalg.H(bottom(q_mn)))  # Z = Q_pn (Q_nn - I)^-1
+    z = linalg.H(z_h)
+    moved = linalg.H(lax.sub(bottom(dq_mn), linalg.batch_matmul(z, top(dq_mn))))  # (dQ_pn - Z dQ_nn)^H
+    dq_mp = lax.sub(linalg.batch_matmul(dq_mn, z_h), linalg.batch_matmul(lax.add(q_mn, linalg.batch_matmul(q_mp, z)), moved))
+    zeros = lax.full((*shape[:-2], m - n, n), 0, get_aval(dr_nn).dtype)
+    return [lax.concatenate([dq_mn, dq_mp], last), lax.concatenate([dr_nn, zeros], rows)]
+
+
+def _solve(a: Any, b: Any) -> Any:
+    """X with A X = B, for batches of square A and of B, through A's LU decomposition."""
+    packed, _, permutation = linalg.lu_p.bind(a)
+    y = linalg.batch_matmul(_permutation_matrix(permutation, get_aval(b).dtype), b)
+    y = linalg.triangular_solve(packed, y, left_side=True, lower=True, unit_diagonal=True)
+    return linalg.triangular_solve(packed, y, left_side=True, lower=False)
+
+
 jvp_rules[linalg.cholesky_p] = _cholesky_jvp
+jvp_rules[linalg.qr_p] = _qr_jvp
 jvp_rules[linalg.svd_p] = _svd_jvp
 jvp_rules[linalg.eigh_p] = _eigh_jvp
 jvp_rules[linalg.lu_p] = _lu_jvp
