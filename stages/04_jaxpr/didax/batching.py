@@ -951,6 +951,12 @@ def _svd_rule(vals: list[Any], dims: list[int | None], **params: Any) -> tuple[A
     return outs, [0] * len(outs)
 
 
+def _qr_rule(vals: list[Any], dims: list[int | None], **params: Any) -> tuple[Any, list[int]]:
+    (x,), (bdim,) = vals, dims  # the batch goes first: qr takes a batch of matrices
+    outs = linalg.qr_p.bind(moveaxis(x, bdim, 0), **params)
+    return outs, [0] * len(outs)
+
+
 def _lu_pivots_to_permutation_rule(vals: list[Any], dims: list[int | None], **params: Any) -> tuple[Any, list[int]]:
     (pivots,), (bdim,) = vals, dims  # the batch goes first: the swaps are on the last axis
     return linalg.lu_pivots_to_permutation_p.bind(moveaxis(pivots, bdim, 0), **params), [0]
@@ -960,6 +966,7 @@ batching_rules[linalg.cholesky_p] = _cholesky_rule
 batching_rules[linalg.lu_p] = _lu_rule
 batching_rules[linalg.eigh_p] = _eigh_rule
 batching_rules[linalg.svd_p] = _svd_rule
+batching_rules[linalg.qr_p] = _qr_rule
 batching_rules[linalg.lu_pivots_to_permutation_p] = _lu_pivots_to_permutation_rule
 batching_rules[linalg.triangular_solve_p] = _triangular_solve_rule
 

@@ -288,6 +288,8 @@ def test_linalg_under_vmap_equals_the_loop(left_side):
     for i in range(3):
         check_batching(lambda m: lax.linalg.svd(m, full_matrices=False)[i], f32(4, 3))  # noqa: B023
     check_batching(lambda m: lax.linalg.svd(m, compute_uv=False), f32(2, 3))
+    for i in range(3):  # Q, R and the columns' order
+        check_batching(lambda m: lax.linalg.qr(m, pivoting=True)[i], f32(3, 4))  # noqa: B023
 
 
 # --- random bits over a batch of keys ---------------------------------------------------------
