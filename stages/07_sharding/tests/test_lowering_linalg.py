@@ -1,4 +1,4 @@
-"""cholesky, triangular_solve, lu, eigh and svd compiled by XLA against their eager values: a factor per matrix
+"""cholesky, triangular_solve, lu, eigh, svd and qr compiled by XLA against their eager values: a factor per matrix
 of a batch, NaNs for one that is not positive definite, and every flag of the solve, the
 conjugate without the transpose included. Each is run as lowered for the CPU (jaxlib's LAPACK
 calls) and as lowered for other platforms (StableHLO's operations), both compiled here."""
@@ -75,8 +75,8 @@ def test_the_permutation_of_a_batch_of_swaps_and_what_lu_gives():
     check_compiled(lambda a, b: (didax.numpy.linalg.solve(a, b), *didax.numpy.linalg.slogdet(a)), a, b, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("name", ["lu", "eigh", "svd"])
-def test_lu_eigh_and_svd_off_the_cpu_or_in_float16_are_not_implemented(name):
+@pytest.mark.parametrize("name", ["lu", "eigh", "svd", "qr"])
+def test_lu_eigh_svd_and_qr_off_the_cpu_or_in_float16_are_not_implemented(name):
     for dtype, platform in [(np.float32, "cuda"), (np.float16, "cpu")]:
         with pytest.raises(NotImplementedError, match=f"{name} has no lowering rule for {np.dtype(dtype)} on '{platform}'"):
             lower_module("f", didax.make_jaxpr(getattr(linalg, name))(np.eye(3, dtype=dtype)), platform=platform)
@@ -111,3 +111,13 @@ def test_svd_is_gesdd_in_each_mode(shape, full_matrices, dtype):
     k = s.shape[-1]
     np.testing.assert_allclose((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], x, atol=1e-5)
     check_compiled(lambda a: linalg.svd(a, compute_uv=False), x, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4), (0, 3)])
+@pytest.mark.parametrize("full_matrices", [True, False])
+@pytest.mark.parametrize("pivoting", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_qr_is_geqrf_or_geqp3_then_orgqr(shape, full_matrices, pivoting, dtype):
+    """Q, R and the pivots as eager evaluation (SciPy's LAPACK) gives them, in every mode."""
+    x = (rng.normal(size=shape) + (1j * rng.normal(size=shape) if dtype == np.complex64 else 0)).astype(dtype)
+    check_compiled(lambda a: linalg.qr(a, full_matrices=full_matrices, pivoting=pivoting), x, rtol=1e-5, atol=1e-5)

@@ -6,8 +6,8 @@ On the CPU, as JAX does, each factorization or solve is a call of a LAPACK routi
 triangle, which side). Elsewhere, and for dtypes LAPACK has no routine for (float16), StableHLO's
 own operations, ``stablehlo.cholesky`` and ``stablehlo.triangular_solve``, which XLA expands into
 loops of its own. A matrix that is not positive definite gives a factor of NaNs, as JAX's does.
-StableHLO has no LU decomposition, eigendecomposition or SVD: off the CPU, ``lu``, ``eigh`` and
-``svd`` raise NotImplementedError.
+StableHLO has no LU or QR decomposition, eigendecomposition or SVD: off the CPU, ``lu``, ``qr``,
+``eigh`` and ``svd`` raise NotImplementedError.
 """
 
 from __future__ import annotations
@@ -40,17 +40,19 @@ def _layout(aval: ShapedArray, matrices: bool) -> str:
 
 
 def _lapack(ctx: LoweringContext, routine: str, operands: Sequence[str], out_avals: Sequence[ShapedArray],
-            **chars: str) -> list[str]:  # fmt: skip
-    """Call LAPACK's ``routine`` (``potrf``) in the operands' precision, passing the character
-    arguments ``chars`` (``uplo="L"``) as the byte codes jaxlib's handler reads."""
-    rank = ctx.avals_in[0].ndim  # the matrices' rank: a batch is one call, looping in C++
+            in_avals: Sequence[ShapedArray] | None = None, **chars: str) -> list[str]:  # fmt: skip
+    """Call LAPACK's ``routine`` (``potrf``) in the precision of the first operand, passing the
+    character arguments ``chars`` (``uplo="L"``) as the byte codes jaxlib's handler reads. The
+    operands' types are the rule's own, or ``in_avals``."""
+    in_avals = ctx.avals_in if in_avals is None else in_avals
+    rank = in_avals[0].ndim  # the matrices' rank: a batch is one call, looping in C++
     layouts = lambda avals: "[" + ", ".join(_layout(a, a.ndim == rank) for a in avals) + "]"  # noqa: E731
     attrs = {
-        "call_target_name": f'"lapack_{_LAPACK_LETTER[ctx.avals_in[0].dtype]}{routine}_ffi"',
+        "call_target_name": f'"lapack_{_LAPACK_LETTER[in_avals[0].dtype]}{routine}_ffi"',
         "api_version": "1 : i32",  # with a dictionary of attributes, XLA calls it by its typed FFI
         "backend_config": '""',
         "mhlo.backend_config": "{" + ", ".join(f"{k} = {ord(v)} : ui8" for k, v in chars.items()) + "}",
-        "operand_layouts": layouts(ctx.avals_in),
+        "operand_layouts": layouts(in_avals),
         "result_layouts": layouts(out_avals),
     }
     return ctx.fb.op("stablehlo.custom_call", operands, [tensor_type(a) for a in out_avals], attrs)
@@ -185,6 +187,43 @@ def _svd(ctx: LoweringContext, x: str, *, full_matrices: bool, compute_uv: bool,
         LoweringContext(ctx.fb, [*ctx.avals_out, info], ()), *outs, status)
 
 
+def _qr(ctx: LoweringContext, x: str, *, pivoting: bool, full_matrices: bool, use_magma: Any) -> list[str]:
+    aval = ctx.avals_in[0]
+    *batch, m, n = aval.shape
+    if min(m, n) == 0:  # Q's columns the identity's, R empty, pivots 0 (LAPACK takes no empty matrix)
+        return lower_fun(lambda x: [_identity_like(a) if i == 0 else lax.full(a.shape, 0, a.dtype)
+                                    for i, a in enumerate(ctx.avals_out)], multiple_results=True)(ctx, x)  # fmt: skip
+    if not _calls_lapack(ctx):
+        raise NotImplementedError(f"qr has no lowering rule for {aval.dtype} on {ctx.module.platform!r} in didax: "
+                                  "StableHLO has no QR decomposition, and didax calls LAPACK's geqrf and orgqr on "
+                                  "the CPU only.")  # fmt: skip
+    # geqrf (geqp3: pivoting columns) leaves R above the diagonal and Householder reflectors
+    # below it, with their scales tau; orgqr multiplies the reflectors out into Q's columns.
+    taus = ShapedArray((*batch, min(m, n)), aval.dtype)
+    if pivoting:
+        columns = ShapedArray((*batch, n), np.dtype(np.int32))  # 0 on entry: every column free to move
+        free = _staged(ctx, lambda x: lax.full(columns.shape, 0, columns.dtype), [aval], x)
+        factors, swaps, taus_out = _lapack(ctx, "geqp3", [x, free], [aval, columns, taus], [aval, columns])
+    else:
+        factors, taus_out = _lapack(ctx, "geqrf", [x], [aval, taus])
+    q_aval, r_aval = ctx.avals_out[:2]
+    reflectors = ShapedArray((*batch, m, max(q_aval.shape[-1], min(m, n))), aval.dtype)  # m by k, or m by m
+    q_in = _staged(ctx, lambda f: _resized(f, reflectors.shape), [aval], factors)
+    (q,) = _lapack(ctx, "ungqr" if aval.dtype.kind == "c" else "orgqr", [q_in, taus_out], [reflectors],
+                   [reflectors, taus])  # fmt: skip
+    r = _staged(ctx, lambda f: linalg.triu(_resized(f, r_aval.shape)), [aval], factors)
+    if pivoting:  # geqp3 counts columns from 1, as Fortran does
+        return [q, r, _staged(ctx, lambda p: lax.sub(p, lax.full_like(p, 1)), [columns], swaps)]
+    return [q, r]
+
+
+def _resized(x: Any, shape: tuple[int, ...]) -> Any:
+    """Each matrix of x cut or padded with zeros (at the end of each axis) to ``shape``."""
+    x = lax.slice(x, (0,) * x.ndim, tuple(min(a, b) for a, b in zip(x.shape, shape)))
+    zero = lax.full((), 0, x.dtype)
+    return lax.pad(x, zero, [(0, b - a, 0) for a, b in zip(x.shape, shape)])
+
+
 def _identity_like(aval: ShapedArray) -> Any:
     """Identity matrices (rectangular, or empty) of ``aval``'s batch shape and dtype."""
     eye = np.eye(*aval.shape[-2:], dtype=aval.dtype)
@@ -213,4 +252,5 @@ lowering_rules[linalg.triangular_solve_p] = _triangular_solve
 lowering_rules[linalg.lu_p] = _lu
 lowering_rules[linalg.eigh_p] = _eigh
 lowering_rules[linalg.svd_p] = _svd
+lowering_rules[linalg.qr_p] = _qr
 lowering_rules[linalg.lu_pivots_to_permutation_p] = _lu_pivots_to_permutation
