@@ -212,7 +212,7 @@ def test_vjp_of_cholesky_and_triangular_solve_by_finite_differences(x64, unit_di
 
 def test_vjp_of_lu_eigh_svd_and_what_is_built_on_them_by_finite_differences(x64):
     """<ct, J t> = <J^T ct, t> through LU of a wide and a tall batch (rows swapped), through solve,
-    inv, det and slogdet, eigh, svd, pinv and lstsq: each a linearized JVP transposed."""
+    inv, det and slogdet, eigh, svd, pinv, lstsq and qr: each a linearized JVP transposed."""
     rng = np.random.default_rng(10)
     for shape in [(2, 3, 4), (4, 3)]:
         check_pullback_by_finite_differences(lambda x: lax.linalg.lu(x)[0], rng.normal(size=shape), rng=rng)
@@ -225,6 +225,9 @@ def test_vjp_of_lu_eigh_svd_and_what_is_built_on_them_by_finite_differences(x64)
     check_pullback_by_finite_differences(lambda x: jnp.linalg.svd(x, compute_uv=False), rng.normal(size=(2, 4, 3)), rng=rng)
     check_pullback_by_finite_differences(lambda x: jnp.linalg.pinv(x) + jnp.linalg.lstsq(x.T, b[:, 0])[0], rng.normal(size=(3, 4)),
                                          rng=rng)  # fmt: skip
+    for shape in [(2, 4, 3), (3, 4)]:  # QR, tall (Q's last column too) and wide, with and without pivoting
+        check_pullback_by_finite_differences(lambda x: lax.linalg.qr(x)[0][..., :3, :3] + lax.linalg.qr(x, pivoting=True)[1][..., :3, :3],
+                                             rng.normal(size=shape), rng=rng)  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(LINEAR_CASES))
