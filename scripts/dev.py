@@ -155,13 +155,10 @@ def test_runs(profile: str) -> list[Run]:
 
 # The tests check what compiled programs compute, not how fast they run: XLA's CPU backend compiles
 # about a fifth faster with LLVM's optimizations off (stage 05's tests: 169 s -> 131 s here), and
-# half of a run on real JAX is compiling. XLA's newer fusion emitters (MLIR pipelines run for each
-# fusion) cost most of what remains for the small programs tests compile: the elemental emitters
-# that came before them compile the jvp area's linear-algebra cases on JAX in 21.7 s, not 35.7.
-# Only code generation changes, not what XLA's passes do to the program (every test passed both
-# ways); the benchmarks and the tour compile as users do. A flag set by hand comes after and wins.
-FAST_COMPILE = ("--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true "
-                "--xla_cpu_use_fusion_emitters=false")
+# half of a run on real JAX is compiling. Only code generation changes, not what XLA's passes do to
+# the program (every test passed both ways); the benchmarks and the tour compile as users do. A
+# flag set by hand comes after and wins.
+FAST_COMPILE = "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"
 
 # Real JAX keeps what XLA compiled in build/jax-cache (its persistent compilation cache, keyed by
 # the program and the compiler's options and versions), shared by every run: tests make the same
