@@ -298,7 +298,7 @@ def test_jit_linalg(impl: Impl, dtype: str) -> None:
 @pytest.mark.parametrize("dtype", ["float32", "complex64"])
 def test_jit_linalg_lu_and_what_is_built_on_it(impl: Impl, dtype: str) -> None:
     """LU of square and rectangular batches (pivots and permutation exactly), the permutation of a
-    batch of swaps, solve, det and slogdet, eigh (either triangle), and svd and lstsq, compiled,
+    batch of swaps, solve, det and slogdet, eigh (either triangle), svd and lstsq, and qr, compiled,
     against eager evaluation."""
     rng = np.random.default_rng(9)
     draw = lambda *shape: (rng.normal(size=shape) + (1j * rng.normal(size=shape) if dtype == "complex64" else 0)  # noqa: E731
@@ -319,6 +319,9 @@ def test_jit_linalg_lu_and_what_is_built_on_it(impl: Impl, dtype: str) -> None:
         svd = lambda a: (linalg.svd(a, compute_uv=False), impl.numpy.abs(linalg.svd(a, full_matrices=full_matrices)[0]))  # noqa: E731,B023
         check(impl, svd, draw(2, 4, 3), exact=False, steps=12)
     check(impl, lambda a: impl.numpy.linalg.lstsq(a, a[:, 0] + 1)[0], draw(5, 3), exact=False, steps=12)
+    # qr, reduced and full, with the columns pivoted too (the pivots exactly)
+    for x in (draw(2, 4, 3), draw(3, 5)):
+        check(impl, lambda a: (*linalg.qr(a), *linalg.qr(a, full_matrices=False, pivoting=True)), x, exact=False, steps=12)
 
 
 def test_jit_windowed_reductions(impl: Impl) -> None:

@@ -275,6 +275,19 @@ CASES = [
          "full_matrices=False))", x=((3, 3), SMALL_ENTRIES, C128)),  # U S V^H: the phases chosen cancel
     case("svd_wide", "lax.linalg.svd(x + np.eye(2, 4) * [1.0, 3.0, 0, 0], full_matrices=False)[2] ** 2",
          x=((2, 4), SMALL_ENTRIES)),  # fmt: skip
+    # qr, near a dense matrix (LAPACK's Householder signs jump where a column is already zero below
+    # its diagonal entry, as in the identity's; for complex matrices, also where the last diagonal
+    # entry of a square or wide one is real): a tall matrix's full Q (its last columns move too) and
+    # R, real and complex, a wide one, and a tall one with its columns pivoted (their norms apart, so
+    # the order stays put). (JAX 0.10.2's rule is wrong for a wide matrix with pivoting: R's right
+    # block is taken from the columns before they were pivoted. No case here asks for it.)
+    case("qr_tall_full", "lax.linalg.qr(x + np.array([[1.0, 1.0], [0.5, 3.0], [-0.5, 1.5], [0.5, -1.0]]))",
+         x=((4, 2), SMALL_ENTRIES)),  # fmt: skip
+    case("qr_tall_complex", "lax.linalg.qr(x + np.array([[1.0, 1.0], [0.5, 3.0], [-0.5, 1.5]]))",
+         x=((3, 2), SMALL_ENTRIES, C128)),  # fmt: skip
+    case("qr_wide", "lax.linalg.qr(x + np.array([[1.0, 0.5, -0.5], [0.5, 2.0, 1.0]]))", x=((2, 3), SMALL_ENTRIES)),
+    case("qr_pivoted", "lax.linalg.qr(x + np.array([[1.0, 1.0], [0.5, 3.0], [-0.5, 1.5]]), pivoting=True, "
+         "full_matrices=False)", x=((3, 2), SMALL_ENTRIES)),  # fmt: skip
     # --- gather and scatter -----------------------------------------------------------------------
     case("gather_clip", GATHER.format(mode="CLIP", fill=""), x=OPERAND, i=SOME_OUT),
     case("gather_fill", GATHER.format(mode="FILL_OR_DROP", fill=", fill_value=2.5"), x=OPERAND, i=SOME_OUT),

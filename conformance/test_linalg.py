@@ -1,8 +1,8 @@
 """jax.lax.linalg's ``cholesky``, ``triangular_solve``, ``lu``, ``lu_pivots_to_permutation``,
-``eigh`` and ``svd``; jnp.linalg's ``cholesky``, ``solve``, ``inv``, ``det``, ``slogdet``,
+``eigh``, ``svd`` and ``qr``; jnp.linalg's ``cholesky``, ``qr``, ``solve``, ``inv``, ``det``, ``slogdet``,
 ``tensorsolve``, ``matrix_power``, ``multi_dot``, ``eigh``, ``eigvalsh``, ``svd``, ``svdvals``,
 ``matrix_rank``, ``pinv``, ``lstsq`` and the 2- and nuclear norms; jax.scipy.linalg's ``cholesky``,
-``cho_factor``, ``cho_solve``, ``solve_triangular``, ``lu_factor``, ``lu_solve`` and ``lu``, against
+``cho_factor``, ``cho_solve``, ``solve_triangular``, ``lu_factor``, ``lu_solve``, ``lu`` and ``qr``, against
 NumPy and SciPy in float64: drawn batches of well-conditioned matrices in every inexact dtype, every
 flag of the triangular solve, the NaNs of a failed factorization, and JAX's errors.
 
@@ -481,6 +481,84 @@ def test_jnp_svd_svdvals_matrix_rank_pinv_and_norms(impl: Impl) -> None:
         show_call(f"jnp.linalg.norm(a, {order!r}, axis=(2, 1))", a=a)
         assert_values(lin.norm(a, order, axis=(2, 1)), np.linalg.norm(a.astype(np.float64), order, axis=(2, 1)),
                       np.dtype("float32"), atol=1e-5)  # fmt: skip
+
+
+# ----------------------------------------------------------------------------------------------
+# QR: Q's columns orthonormal, R upper triangular, Q R the matrix, and R unique up to a phase per
+# row for a matrix of full rank: |R| is NumPy's.
+
+
+def check_qr(q: Any, r: Any, a: np.ndarray, dt: np.dtype, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Q (..., m, k) and R (..., k, n) of dtype dt, with Q^H Q = I, R upper triangular and Q R = a."""
+    m, n = a.shape[-2:]
+    assert_dtype(q, dt, weak=False)
+    assert_dtype(r, dt, weak=False)
+    assert np.shape(q) == (*a.shape[:-2], m, k) and np.shape(r) == (*a.shape[:-2], k, n), (np.shape(q), np.shape(r))
+    q, r = (np.asarray(x).astype(np.complex128 if dt.kind == "c" else np.float64) for x in (q, r))
+    tol = RTOL[dt.name] * 20 * max(m, n, 1)
+    assert_values(np.conj(np.swapaxes(q, -1, -2)) @ q, np.broadcast_to(np.eye(k), (*a.shape[:-2], k, k)), dt, atol=tol)
+    assert np.array_equal(np.triu(r), r), "R is not upper triangular"
+    assert_values(q @ r, a, dt, atol=tol * 4)
+    return q, r
+
+
+@given(data=st.data(), m=st.integers(0, 4), n=st.integers(0, 4), batch=st.lists(st.integers(1, 2), max_size=1).map(tuple),
+       dtype=st.sampled_from(INEXACT), mode=st.sampled_from(["reduced", "complete", "r"]))  # fmt: skip
+def test_qr_decomposes_a_batch(impl: Impl, linalg: Any, flags: Any, data: Any, m: int, n: int, batch: tuple[int, ...],
+                               dtype: str, mode: str) -> None:  # fmt: skip
+    """lax.linalg.qr in both shapes of Q, and jnp.linalg.qr's modes, on a well-conditioned batch."""
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(np.dtype(dtype), x64)
+    a = well_conditioned(data, dt, (*batch, m, n)).astype(dt)
+    wide = a.astype(np.complex128 if dt.kind == "c" else np.float64)
+    k = m if mode == "complete" else min(m, n)
+    show_call(f"lax.linalg.qr(a, full_matrices={mode == 'complete'})", a=a)
+    q, r = check_qr(*linalg.qr(a, full_matrices=mode == "complete"), wide, dt, k)
+    if min(m, n):
+        want = np.linalg.qr(wide, mode="complete" if mode == "complete" else "reduced")[1]
+        assert_values(np.abs(r), np.abs(want), dr.real_dtype(dt), atol=RTOL[dt.name] * 20 * max(m, n))
+    show_call(f"jnp.linalg.qr(a, mode={mode!r})", a=a)
+    result = impl.numpy.linalg.qr(a, mode=mode)
+    if mode == "r":
+        assert_values(result, r, dt, atol=RTOL[dt.name] * 20 * max(m, n, 1))
+    else:
+        assert type(result).__name__ == "QRResult" and result._fields == ("Q", "R")
+        check_qr(result.Q, result.R, wide, dt, k)
+
+
+@given(data=st.data(), m=st.integers(1, 4), n=st.integers(1, 5), dtype=st.sampled_from(INEXACT),
+       mode=st.sampled_from(["full", "economic", "r"]))  # fmt: skip
+def test_pivoted_qr_orders_the_columns(impl: Impl, scipy_linalg: Any, flags: Any, data: Any, m: int, n: int,
+                                       dtype: str, mode: str) -> None:  # fmt: skip
+    """jax.scipy.linalg.qr with pivoting: p a permutation of the columns, a[:, p] = Q R, and R's
+    diagonal non-increasing in magnitude (the rank-revealing order), in each of SciPy's modes."""
+    x64 = draw_x64(data, flags)
+    dt = dr.canonicalize(np.dtype(dtype), x64)
+    a = draw_matrices(data, dt, (m, n), "a").astype(dt)
+    show_call(f"jax.scipy.linalg.qr(a, mode={mode!r}, pivoting=True)", a=a)
+    out = scipy_linalg.qr(a, mode=mode, pivoting=True)
+    assert len(out) == (2 if mode == "r" else 3)
+    p = np.asarray(out[-1])
+    assert_dtype(out[-1], np.dtype(np.int32), weak=False)
+    assert sorted(p.tolist()) == list(range(n)), p
+    k = min(m, n) if mode == "economic" else m
+    if mode == "r":
+        r = np.asarray(out[0])
+        assert np.shape(r) == (m, n) and np.array_equal(np.triu(r), r)
+    else:
+        _, r = check_qr(out[0], out[1], a.astype(np.complex128 if dt.kind == "c" else np.float64)[:, p], dt, k)
+    diagonal = np.abs(np.diagonal(r))
+    assert np.all(diagonal[1:] <= diagonal[:-1] * (1 + RTOL[dt.name] * 20)), diagonal
+
+
+def test_qr_errors_are_jaxs(impl: Impl, linalg: Any, scipy_linalg: Any) -> None:
+    a = np.ones((3, 2), np.float32)
+    with pytest.raises(ValueError, match="Unsupported QR decomposition mode 'x'"):
+        impl.numpy.linalg.qr(a, mode="x")
+    with pytest.raises(ValueError, match="Unsupported QR decomposition mode 'reduced'"):
+        scipy_linalg.qr(a, mode="reduced")
+    with pytest.raises(TypeError, match="Input 0 to qr must have rank at least 2"):
+        linalg.qr(np.ones(3, np.float32))
 
 
 def test_lstsq_fits_a_line(impl: Impl) -> None:

@@ -238,6 +238,7 @@ CASES = [
     case("eigh", "lax.linalg.eigh(x)", x=((3, 3),)),
     case("svd", "lax.linalg.svd(x, full_matrices=False)", x=((4, 3),)),
     case("svd_values", "lax.linalg.svd(x, compute_uv=False)", x=((2, 3),)),
+    case("qr", "lax.linalg.qr(x)", x=((4, 3),)), case("qr_pivoted", "lax.linalg.qr(x, pivoting=True)", x=((2, 3),)),
     # --- sorting ----------------------------------------------------------------------------------------
     case("sort", "lax.sort(x, dimension=1)", x=(M, TIES)),
     case("reduce_precision", "lax.reduce_precision(x, 5, 2)", exact=True, x=(M, Domain(-1e4, 1e4))),

@@ -1879,6 +1879,28 @@ MUTANTS: list[Mutant] = [
         "a hermitian svd's V^H forgets the signs of the negative eigenvalues: U diag(s) V^H is |a|", keyword="linalg",
     ),
     Mutant(
+        "lax.qr.pivots_dropped", "didax/lax/linalg.py", "            p[index] = out[2]", "            pass", LAX,
+        "qr with pivoting gives the columns in order 0, 0, ...: not the ones Q R is", keyword="linalg or qr",
+    ),
+    Mutant(
+        "lax.qr.economic_ignored", "didax/lax/linalg.py",
+        'out = scipy_linalg.qr(x[index], mode="full" if full_matrices else "economic", pivoting=pivoting)',
+        'out = scipy_linalg.qr(x[index], mode="full", pivoting=pivoting)', LAX,
+        "qr computes the full decomposition when min(m, n) columns were asked for (they do not fit)",
+        keyword="linalg or qr",
+    ),
+    Mutant(
+        "numpy.qr.r_mode_complete", LINALG, 'q, r = lax.linalg.qr(a, full_matrices=mode == "complete")',
+        'q, r = lax.linalg.qr(a, full_matrices=mode in ("complete", "r"))', LAX,
+        "jnp.linalg.qr(mode='r') gives R with m rows, not min(m, n)", keyword="linalg or qr",
+    ),
+    Mutant(
+        "scipy.qr.r_mode_economic", "didax/scipy/linalg.py",
+        'q, r, *p = lax.linalg.qr(a, pivoting=pivoting, full_matrices=mode != "economic")',
+        'q, r, *p = lax.linalg.qr(a, pivoting=pivoting, full_matrices=mode == "full")', LAX,
+        "jax.scipy.linalg.qr(mode='r') gives R with min(m, n) rows, not m as SciPy's does", keyword="linalg or qr",
+    ),
+    Mutant(
         "numpy.lstsq.residual_not_squared", LINALG, "residuals = sum(_abs2(lax.sub(b, matmul(a, x))), axis=0)",
         "residuals = sum(absolute(lax.sub(b, matmul(a, x))), axis=0)", LAX,
         "lstsq's residuals are the sum of the absolute errors, not of their squares", keyword="linalg or lstsq",

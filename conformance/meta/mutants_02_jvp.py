@@ -522,7 +522,7 @@ JVP_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "jvp.lu.rows_not_permuted", AD,
-        "moved = linalg.batch_matmul(lax.convert_element_type(one_hot, get_aval(dx).dtype), dx)", "moved = dx", JVP,
+        "moved = linalg.batch_matmul(_permutation_matrix(permutation, get_aval(dx).dtype), dx)  # P dA", "moved = dx", JVP,
         "the tangent's rows are not put in the order of the row swaps: right only where LU swapped nothing",
         keyword="lu",
     ),
@@ -542,6 +542,31 @@ JVP_MUTANTS: list[Mutant] = [
         "du = linalg.batch_matmul(u, lax.mul(f, lax.add(dp_s, linalg.H(dp_s))))", JVP,
         "U's tangent leaves out the skew-Hermitian part of dP / s on its diagonal (it matters for complex matrices)",
         keyword="svd",
+    ),
+    Mutant(
+        "jvp.qr.imaginary_diagonal_dropped", AD,
+        "do = lax.add(do, lax.mul(eye, lax.sub(c, lax.convert_element_type(lax.real(c), get_aval(c).dtype))))",
+        "do = do", JVP, "dO has no imaginary diagonal: R's diagonal does not stay real for complex matrices",
+        keyword="qr",
+    ),
+    Mutant(
+        "jvp.qr.skew_part_transposed", AD, "do = lax.sub(lower, linalg.H(lower))", "do = lax.sub(linalg.H(lower), lower)",
+        JVP, "the skew-Hermitian dO is built the wrong way round: Q turns backwards", keyword="qr",
+    ),
+    Mutant(
+        "jvp.qr.wide_right_block_misses_dq", AD,
+        "dr_right = lax.add(linalg.batch_matmul(linalg.H(dq), x_right), linalg.batch_matmul(linalg.H(q), dx_right))",
+        "dr_right = linalg.batch_matmul(linalg.H(q), dx_right)", JVP,
+        "R's right block of a wide matrix moves with A's alone, not with Q's turn", keyword="qr",
+    ),
+    Mutant(
+        "jvp.qr.full_q_last_columns_still", AD, "    elif full_matrices and m > n:", "    elif False:", JVP,
+        "the full Q of a tall matrix moves only in its first n columns (and the shapes no longer fit)", keyword="qr",
+    ),
+    Mutant(
+        "jvp.qr.tangent_columns_not_pivoted", AD,
+        "x, dx = linalg.batch_matmul(x, columns), linalg.batch_matmul(dx, columns)", "x, dx = x, dx", JVP,
+        "with pivoting, the tangent's columns are not put in the order Q R has them", keyword="qr",
     ),
 ]  # fmt: skip
 

@@ -520,6 +520,12 @@ VMAP_MUTANTS: list[Mutant] = [
         "svd decomposes with the batch axis where it is: past the front, it is taken for one of the matrix's",
         keyword="svd",
     ),
+    Mutant(
+        "vmap.qr.batch_axis_not_moved", BATCHING, "outs = linalg.qr_p.bind(moveaxis(x, bdim, 0), **params)\n    return outs, [0] * len(outs)",
+        "outs = linalg.qr_p.bind(x, **params)\n    return outs, [bdim] * len(outs)", VMAP,
+        "qr decomposes with the batch axis where it is: past the front, it is taken for one of the matrix's",
+        keyword="qr",
+    ),
 ]  # fmt: skip
 
 MUTANTS: list[Mutant] = [*JVP_STAGE_MUTANTS, *VMAP_MUTANTS]

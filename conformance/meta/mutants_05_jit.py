@@ -347,6 +347,22 @@ LOWERING_MUTANTS: list[Mutant] = [
         "gesdd is asked for min(m, n) columns of U and rows of V^H when all of them were asked for",
         keyword="linalg",
     ),
+    Mutant(
+        "lower.qr.pivots_from_one", "didax/lowering/linalg.py",
+        "return [q, r, _staged(ctx, lambda p: lax.sub(p, lax.full_like(p, 1)), [columns], swaps)]",
+        "return [q, r, swaps]", AREA, "geqp3's pivots are returned as Fortran counts them, from 1", keyword="linalg",
+    ),
+    Mutant(
+        "lower.qr.reflectors_left_in_r", "didax/lowering/linalg.py",
+        "r = _staged(ctx, lambda f: linalg.triu(_resized(f, r_aval.shape)), [aval], factors)",
+        "r = _staged(ctx, lambda f: _resized(f, r_aval.shape), [aval], factors)", AREA,
+        "R keeps geqrf's Householder vectors below its diagonal", keyword="linalg",
+    ),
+    Mutant(
+        "lower.qr.orgqr_without_taus", "didax/lowering/linalg.py", "[q_in, taus_out], [reflectors],",
+        "[q_in, _staged(ctx, lambda t: lax.full_like(t, 0), [taus], taus_out)], [reflectors],", AREA,
+        "orgqr gets zero scales: every reflector is the identity, and Q is the identity's columns", keyword="linalg",
+    ),
 ]  # fmt: skip
 
 JIT = "didax/jit.py"
