@@ -324,3 +324,35 @@ def test_pivoted_qr_orders_the_columns_by_r_and_the_wrappers_modes():
         linalg.qr(np.ones(3, np.float32))
     with pytest.raises(NotImplementedError, match="geqrf"):
         jnp.linalg.qr(a, mode="raw")
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_scipy_solve_inv_and_det(lower):
+    """solve through LU (assume_a "gen", "sym", "her") or Cholesky ("pos", one triangle read), for
+    a vector, a batch of vectors and a batch of matrices; inv and det as jnp.linalg's."""
+    a = positive_definite(3, (2,)).astype(np.float64)
+    b, bs, bm = rng.normal(size=3), rng.normal(size=(2, 3)), rng.normal(size=(2, 3, 4))
+    junk = np.where(np.tri(3, dtype=bool) if lower else np.tri(3, dtype=bool).T, a, 100.0)  # the other triangle
+    for kind in ("gen", "sym", "her", "pos"):
+        given = junk if kind == "pos" else a
+        np.testing.assert_allclose(dsl.solve(given[0], b, lower=lower, assume_a=kind), np.linalg.solve(a[0], b), rtol=1e-5)
+        np.testing.assert_allclose(dsl.solve(given, bm, lower=lower, assume_a=kind), np.linalg.solve(a, bm), rtol=1e-5)
+    np.testing.assert_allclose(dsl.solve(junk, bs, lower=lower, assume_a="pos"), np.linalg.solve(a, bs[..., None])[..., 0],
+                               rtol=1e-5)  # fmt: skip
+    np.testing.assert_allclose(dsl.inv(a), np.linalg.inv(a), rtol=1e-5)
+    np.testing.assert_allclose(dsl.det(a), np.linalg.det(a), rtol=1e-5)
+    with pytest.raises(ValueError, match="Expected assume_a to be one of"):
+        dsl.solve(a, b, assume_a="diagonal")
+    with pytest.raises(ValueError, match="The arguments to solve must have shapes"):
+        dsl.solve(a, b, assume_a="pos")  # (JAX's rule: b has a's rank, or one less)
+
+
+def test_slogdet_by_qr_is_numpys():
+    a = np.stack([rng.normal(size=(4, 4)), np.ones((4, 4)), -np.eye(4)[[1, 0, 2, 3]]]).astype(np.float32)
+    sign, log_abs = jnp.linalg.slogdet(a, method="qr")
+    want_sign, want_log = np.linalg.slogdet(a.astype(np.float64))
+    np.testing.assert_array_equal(np.asarray(sign)[[0, 2]], want_sign[[0, 2]])  # (a row swap: -1)
+    np.testing.assert_allclose(np.asarray(log_abs)[[0, 2]], want_log[[0, 2]], rtol=1e-5, atol=1e-6)
+    assert np.asarray(log_abs)[1] < -10  # singular: R's last diagonal entry is rounding (as in JAX), or 0
+    with pytest.raises(NotImplementedError, match="slogdet method='qr' not implemented for complex inputs"):
+        jnp.linalg.slogdet(np.eye(2, dtype=np.complex64), method="qr")

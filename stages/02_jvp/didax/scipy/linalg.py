@@ -1,4 +1,5 @@
-"""didax.scipy.linalg: Cholesky, LU and QR factors, and triangular solves, with SciPy's signatures,
+"""didax.scipy.linalg: Cholesky, LU and QR factors, solves (general, positive definite and
+triangular), inverses and determinants, with SciPy's signatures,
 as jax.scipy.linalg offers them. Stage 01 introduced it.
 
 SciPy's ``overwrite_*`` and ``check_finite`` arguments are accepted and ignored, as in JAX: didax
@@ -14,6 +15,7 @@ import numpy as np
 
 from .. import lax
 from ..core import get_aval
+from ..numpy import linalg as numpy_linalg
 from ..numpy.linalg import _lu_solve
 from ..numpy.util import ArrayLike, as_array, broadcast_to, check_arraylike, promote_dtypes_inexact
 
@@ -45,6 +47,43 @@ def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, overwrite_b: bo
     # a = L L^H: solve L y = b, then L^H x = y (or, from U = L^H: U^H y = b, then U x = y).
     b = lax.linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower, conjugate_a=not lower)
     return lax.linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=lower, conjugate_a=lower)
+
+
+def solve(a: ArrayLike, b: ArrayLike, lower: bool = False, overwrite_a: bool = False, overwrite_b: bool = False,
+          debug: bool = False, check_finite: bool = True, assume_a: str = "gen") -> ArrayLike:  # fmt: skip
+    """x with a x = b, b a batch of vectors (..., m) or of matrices (..., m, k): through LU, as
+    jnp.linalg.solve, or with ``assume_a="pos"`` (a Hermitian and positive definite) through the
+    Cholesky factor of a's ``lower`` (or upper) triangle, the only one read."""
+    del overwrite_a, overwrite_b, debug, check_finite
+    kinds = ["gen", "sym", "her", "pos"]
+    if assume_a not in kinds:
+        raise ValueError(f"Expected assume_a to be one of {kinds}; got {assume_a!r}")
+    if assume_a != "pos":
+        return numpy_linalg.solve(a, b)
+    check_arraylike("jax.scipy.linalg.solve", a, b)
+    a, b = promote_dtypes_inexact(as_array(a), as_array(b))
+    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
+    if not (len(a_shape) >= 2 and len(b_shape) in (len(a_shape), len(a_shape) - 1)
+            and a_shape[-1] == a_shape[-2] == b_shape[len(a_shape) - 2]):  # fmt: skip
+        raise ValueError("The arguments to solve must have shapes a=[..., m, m] and b=[..., m, k] or b=[..., m]; "
+                         f"got a={a_shape} and b={b_shape}")
+    vector = len(b_shape) == len(a_shape) - 1
+    if vector:  # a column of its own
+        b = lax.expand_dims(b, (len(b_shape),))
+    x = cho_solve(cho_factor(a, lower=lower), b)
+    return lax.squeeze(x, (len(b_shape),)) if vector else x
+
+
+def inv(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> ArrayLike:
+    """The inverse of each matrix of the batch a, as jnp.linalg.inv computes it."""
+    del overwrite_a, check_finite
+    return numpy_linalg.inv(a)
+
+
+def det(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> ArrayLike:
+    """The determinant of each matrix of the batch a, as jnp.linalg.det computes it."""
+    del overwrite_a, check_finite
+    return numpy_linalg.det(a)
 
 
 def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bool = False,

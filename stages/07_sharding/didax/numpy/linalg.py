@@ -172,14 +172,17 @@ class SlogdetResult(NamedTuple):
 
 def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     """The sign and log of the absolute value of each determinant of the batch a, from LU: the
-    product of U's diagonal, its sign flipped once per row swap. A singular matrix: sign 0, -inf."""
+    product of U's diagonal, its sign flipped once per row swap (or, with ``method="qr"``, from
+    QR). A singular matrix: sign 0, -inf."""
     check_arraylike("jnp.linalg.slogdet", a)
     (a,) = promote_dtypes_inexact(as_array(a))
     shape = get_aval(a).shape
     if len(shape) < 2 or shape[-1] != shape[-2]:
         raise ValueError(f"Argument to slogdet() must have shape [..., n, n], got {shape}")
-    if method not in (None, "lu"):
+    if method not in (None, "lu", "qr"):
         raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`), and 'qr'.")
+    if method == "qr":
+        return _slogdet_qr(a)
     lu, pivots, _ = lax.linalg.lu(a)
     u_diagonal = _diagonal(lu)
     dtype = get_aval(a).dtype
@@ -198,6 +201,17 @@ def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     log_abs = sum(lax.log(absolute(u_diagonal)), axis=-1)
     log_abs = lax.select_n(singular, log_abs, lax.full_like(log_abs, -np.inf))
     return SlogdetResult(sign, log_abs)
+
+
+def _slogdet_qr(a: ArrayLike) -> SlogdetResult:
+    """From a = Q R: log |det a| is the sum of log |R_ii|, and det a's sign is det Q's (1 or -1,
+    read from Q's LU) times the signs of R's diagonal. (JAX counts geqrf's reflections instead.)"""
+    if dtypes.issubdtype(get_aval(a).dtype, np.complexfloating):
+        raise NotImplementedError("slogdet method='qr' not implemented for complex inputs")
+    q, r = lax.linalg.qr(a)
+    r_diagonal = _diagonal(r)
+    sign = lax.mul(slogdet(q).sign, prod(lax.sign(r_diagonal), axis=-1))
+    return SlogdetResult(sign, sum(lax.log(absolute(r_diagonal)), axis=-1))
 
 
 def det(a: ArrayLike) -> ArrayLike:
