@@ -2,7 +2,8 @@
 ``eigh``, ``svd`` and ``qr``; jnp.linalg's ``cholesky``, ``qr``, ``solve``, ``inv``, ``det``, ``slogdet``,
 ``tensorsolve``, ``matrix_power``, ``multi_dot``, ``eigh``, ``eigvalsh``, ``svd``, ``svdvals``,
 ``matrix_rank``, ``pinv``, ``lstsq`` and the 2- and nuclear norms; jax.scipy.linalg's ``cholesky``,
-``cho_factor``, ``cho_solve``, ``solve_triangular``, ``lu_factor``, ``lu_solve``, ``lu`` and ``qr``, against
+``cho_factor``, ``cho_solve``, ``solve_triangular``, ``lu_factor``, ``lu_solve``, ``lu``, ``qr``,
+``solve``, ``inv`` and ``det``, against
 NumPy and SciPy in float64: drawn batches of well-conditioned matrices in every inexact dtype, every
 flag of the triangular solve, the NaNs of a failed factorization, and JAX's errors.
 
@@ -328,6 +329,41 @@ def test_scipy_lu_factor_and_lu_solve_match_scipy(impl: Impl, scipy_linalg: Any,
         got = scipy_linalg.lu_solve((lu, piv), b, trans=trans)
         assert_values(got, scipy.linalg.lu_solve((want_lu, want_piv), b, trans=trans), np.dtype("complex128"),
                       atol=1e-10)  # fmt: skip
+
+
+@pytest.mark.parametrize("lower", [False, True])
+@pytest.mark.parametrize("assume_a", ["gen", "sym", "her", "pos"])
+def test_scipy_solve_inv_and_det_match_scipy(impl: Impl, scipy_linalg: Any, flags: Any, assume_a: str,
+                                             lower: bool) -> None:  # fmt: skip
+    """solve for a vector and a batch of matrices (with assume_a="pos" from the ``lower`` or upper
+    triangle alone: the other holds junk), inv and det, against SciPy in complex128."""
+    flags("jax_enable_x64", True)
+    rng = np.random.default_rng(3)
+    m = rng.normal(size=(2, 3, 3)) + 1j * rng.normal(size=(2, 3, 3))
+    a = positive_definite(m)
+    given = np.where(np.tri(3, dtype=bool) if lower else np.tri(3, dtype=bool).T, a, 100.0) if assume_a == "pos" else a
+    for b in (rng.normal(size=3), rng.normal(size=(2, 3, 2))):
+        x = given[0] if b.ndim == 1 else given
+        show_call(f"jax.scipy.linalg.solve(a, b, lower={lower}, assume_a={assume_a!r})", a=x, b=b)
+        want = np.linalg.solve(a[0], b) if b.ndim == 1 else np.linalg.solve(a, b)
+        assert_values(scipy_linalg.solve(x, b, lower=lower, assume_a=assume_a), want, np.dtype("complex128"), atol=1e-10)
+    show_call("jax.scipy.linalg.inv(a), jax.scipy.linalg.det(a)", a=a)
+    assert_values(scipy_linalg.inv(a), np.linalg.inv(a), np.dtype("complex128"), atol=1e-10)
+    assert_values(scipy_linalg.det(a), np.linalg.det(a), np.dtype("complex128"), atol=1e-9)
+    with pytest.raises(ValueError):
+        scipy_linalg.solve(a, a, assume_a="diagonal")
+
+
+def test_slogdet_by_qr_matches_numpy(impl: Impl, flags: Any) -> None:
+    """method="qr": the log of |det| from R's diagonal, and the sign (a row swap, and a reflection,
+    flip it), for a batch of real matrices."""
+    flags("jax_enable_x64", True)
+    a = np.stack([np.random.default_rng(4).normal(size=(4, 4)), -np.eye(4)[[1, 0, 2, 3]], np.diag([2.0, -3, 1, 1])])
+    show_call("jnp.linalg.slogdet(a, method='qr')", a=a)
+    sign, log_abs = impl.numpy.linalg.slogdet(a, method="qr")
+    want_sign, want_log = np.linalg.slogdet(a)
+    np.testing.assert_array_equal(sign, want_sign)
+    assert_values(log_abs, want_log, np.dtype("float64"), atol=1e-12)
 
 
 @pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5)])

@@ -1901,6 +1901,18 @@ MUTANTS: list[Mutant] = [
         "jax.scipy.linalg.qr(mode='r') gives R with min(m, n) rows, not m as SciPy's does", keyword="linalg or qr",
     ),
     Mutant(
+        "scipy.solve.pos_reads_the_upper_triangle", "didax/scipy/linalg.py",
+        "x = cho_solve(cho_factor(a, lower=lower), b)", "x = cho_solve(cho_factor(a, lower=False), b)", LAX,
+        "solve(assume_a='pos', lower=True) factors the upper triangle, which the caller left as junk",
+        keyword="linalg or solve",
+    ),
+    Mutant(
+        "numpy.slogdet.qr_sign_of_q_ignored", LINALG,
+        "sign = lax.mul(slogdet(q).sign, prod(lax.sign(r_diagonal), axis=-1))",
+        "sign = prod(lax.sign(r_diagonal), axis=-1)", LAX,
+        "slogdet by QR takes the sign from R's diagonal alone: each reflection in Q flips it too", keyword="linalg",
+    ),
+    Mutant(
         "numpy.lstsq.residual_not_squared", LINALG, "residuals = sum(_abs2(lax.sub(b, matmul(a, x))), axis=0)",
         "residuals = sum(absolute(lax.sub(b, matmul(a, x))), axis=0)", LAX,
         "lstsq's residuals are the sum of the absolute errors, not of their squares", keyword="linalg or lstsq",
