@@ -110,12 +110,22 @@ class Run:
         return BUILD / "junit" / f"{self.name.replace('/', '_')}.xml"
 
 
-# The runs that take longest, in the order they start (seconds on 2 cores at 3ac499d: JAX's other
-# areas 802, the site 428, the meta-tests 317, JAX's numpy 311, stage 07's conformance 239 and tests 210):
-# longest first, so that the two processes end together. Stage 01's conformance run goes first
-# because the meta-tests wait for it. The other runs follow in order.
-LONGEST_FIRST = ["conformance-01_eval", "conformance-jax-rest", "site", "conformance-meta", "conformance-jax-numpy",
-                 "stage-07_sharding", "stage-06_vjp", "stage-05_jit", "conformance-07_sharding"]
+# Seconds each run took on 2 cores (the clean-clone run at 73a367a): the runs start longest first,
+# so that the two processes end together. (That run started the rest by name, not by length, and
+# one process waited 69 s at the end for the other; replayed with these durations longest first,
+# 5 s.) Stage 01's conformance run goes first all the same, because the meta-tests wait for it. A
+# run not in the table goes last.
+SECONDS = {
+    "conformance-jax-rest": 1078, "site": 524, "conformance-meta": 365, "conformance-jax-numpy": 357,
+    "conformance-07_sharding": 288, "stage-07_sharding": 236, "conformance-06_vjp": 210, "conformance-01_eval": 189,
+    "stage-06_vjp": 151, "conformance-05_jit": 144, "stage-05_jit": 137, "conformance-04_jaxpr": 95,
+    "conformance-03_vmap": 89, "conformance-02_jvp": 86, "project": 76, "conformance-jax-sharding": 70,
+    "stage-04_jaxpr": 53, "stage-03_vmap": 40, "stage-02_jvp": 22, "stage-01_eval": 21,
+}
+
+
+def _start_order(run: Run) -> tuple[bool, float]:
+    return (run.name != "conformance-01_eval", -SECONDS.get(run.name, 0))
 
 
 def test_runs(profile: str) -> list[Run]:
@@ -149,8 +159,7 @@ def test_runs(profile: str) -> list[Run]:
                     after="conformance-01_eval"))
     if (ROOT / "site" / "tests").is_dir():
         runs.append(Run("site", ["site/tests"]))
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    return sorted(runs, key=lambda run: rank.get(run.name, len(rank)))  # (stable: the rest keep their order)
+    return sorted(runs, key=_start_order)
 
 
 # The tests check what compiled programs compute, not how fast they run: XLA's CPU backend compiles

@@ -70,6 +70,17 @@ def test_the_coverage_meta_test_reads_the_names_stage_01s_run_recorded():
     assert meta.env["CONFORMANCE_COVERAGE_NAMES"] == stage.env["CONFORMANCE_COVERAGE_FILE"]
 
 
+def test_the_runs_start_longest_first_with_stage_01s_conformance_before_them():
+    """Every run has a measured duration, and they start in decreasing order of it (so the two
+    processes end together), but for the run the meta-tests wait for."""
+    dev = _dev()
+    runs = dev.test_runs("ci")
+    assert {r.name for r in runs} == set(dev.SECONDS)
+    assert runs[0].name == "conformance-01_eval"
+    seconds = [dev.SECONDS[r.name] for r in runs[1:]]
+    assert seconds == sorted(seconds, reverse=True)
+
+
 def test_the_quick_test_command_runs_what_a_change_can_fail():
     """`dev.py test --since REV` picks the runs by the files changed; anything it cannot place
     (the scripts, the requirements) runs everything."""
