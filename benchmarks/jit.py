@@ -59,7 +59,7 @@ LAYERS = (784, 512, 512, 10)  # the MLP's widths
 BATCH = 256
 IMAGES = (32, 32, 32, 3)  # the CNN case's batch of images, NHWC
 CNN = "CNN conv-pool-conv"
-CHOLESKY_SIZES = (64, 256, 1024)  # the Cholesky solve cases' matrices, n x n
+CHOLESKY_SIZES = (64, 256, 1024)  # the Cholesky and LU solve cases' matrices, n x n
 FEEDBACK_CALLS = 100  # calls of y = f(y) in the feedback case
 UPDATE_STEPS = 10  # calls of params = step(params)
 FIRST_CALL_LENGTH = 1000  # operations of the function compiled from scratch
@@ -78,6 +78,7 @@ def cases(libs: Libs) -> list[Case]:
         _mlp(libs),
         _cnn(libs),
         *(_cholesky_solve(libs, n) for n in CHOLESKY_SIZES),
+        *(_lu_solve(libs, n) for n in CHOLESKY_SIZES),
         *(_eager_add(libs, shape) for shape in EAGER_SHAPES),
         *(_compiled_add(libs, shape) for shape in EAGER_SHAPES),
         _first_call(libs, FIRST_CALL_LENGTH),
@@ -244,8 +245,8 @@ def cholesky_solve(scipy_linalg: Any, a: Any, b: Any) -> Any:
 
 def _cholesky_solve(libs: Libs, n: int) -> Case:
     """A jitted Cholesky solve of an n x n positive-definite float32 matrix and 8 right-hand sides.
-    JAX calls LAPACK (potrf, trsm) from the compiled program, didax has XLA expand
-    stablehlo.cholesky and triangular_solve into loops; NumPy's column is SciPy's LAPACK calls."""
+    JAX and didax call LAPACK (potrf, trsm) from the compiled program; NumPy's column is SciPy's
+    LAPACK calls."""
     import importlib
 
     rng = libs.numpy.random.default_rng(5)
@@ -260,6 +261,23 @@ def _cholesky_solve(libs: Libs, n: int) -> Case:
         calls[impl] = lambda f=f, a=a, b=b: f(a, b).block_until_ready()
     return Case(f"Cholesky solve {n}×{n}", f"a jitted cho_solve(cho_factor(a, lower=True), b): a {n}x{n} "
                 "positive-definite float32 matrix, 8 right-hand sides", calls, clock=time.perf_counter)
+
+
+def _lu_solve(libs: Libs, n: int) -> Case:
+    """A jitted ``jnp.linalg.solve`` of an n x n float32 matrix (rows to swap) and 8 right-hand
+    sides: LU (getrf), the permutation, two triangular solves (trsm); NumPy's column is
+    ``np.linalg.solve`` (LAPACK's gesv)."""
+    rng = libs.numpy.random.default_rng(6)
+    a_np = (rng.standard_normal((n, n)) / n**0.5 + libs.numpy.eye(n)[::-1]).astype("float32")
+    b_np = rng.standard_normal((n, 8)).astype("float32")
+    calls: dict[str, Callable[[], object] | None] = {"numpy": lambda: libs.numpy.linalg.solve(a_np, b_np)}
+    for impl in ("didax", "jax"):
+        m_ = getattr(libs, impl)
+        f = m_.jit(m_.numpy.linalg.solve)
+        a, b = _device_array(libs, impl, a_np), _device_array(libs, impl, b_np)
+        calls[impl] = lambda f=f, a=a, b=b: f(a, b).block_until_ready()
+    return Case(f"LU solve {n}×{n}", f"a jitted jnp.linalg.solve(a, b): a {n}x{n} float32 matrix whose rows LU "
+                "swaps, 8 right-hand sides", calls, clock=time.perf_counter)
 
 
 def _shape_name(shape: tuple[int, ...]) -> str:

@@ -97,6 +97,8 @@ TARGETS = (
            ("CNN conv-pool-conv",), 1.1),
     Target("05_jit", "jit", "a Cholesky solve of 64x64 to 1024x1024 matrices, as issue 29 asks", "ratio",
            tuple(f"Cholesky solve {n}×{n}" for n in (64, 256, 1024)), 1.1),
+    Target("05_jit", "jit", "`jnp.linalg.solve` (LU) of 64x64 to 1024x1024 matrices, as issue 29 asks", "ratio",
+           tuple(f"LU solve {n}×{n}" for n in (64, 256, 1024)), 1.1),
     Target("05_jit", "jit", "the first call of a 1,000-operation function", "ratio", ("first call ×1000",), 1.0),
     Target("05_jit", "jit", "lowering chains of 100 to 5,000 operations", "flat", ("lower chain ×",), FLAT),
     Target("05_jit", "pytrees", "`tree_flatten` and `tree_unflatten` of 10 to 1,000 leaves, every kind of node",
