@@ -1,6 +1,6 @@
-"""reduce_window's three monoids against windows cut out by hand: padding, strides, both
-dilations, every dtype they take; JAX's choice of primitive from the computation and initial value;
-and the errors."""
+"""reduce_window's three monoids, and other computations folded over the window, against windows
+cut out by hand: padding, strides, both dilations, every dtype they take; JAX's choice of primitive
+from the computation and initial value; and the errors."""
 
 import numpy as np
 import pytest
@@ -45,11 +45,26 @@ def test_same_padding_and_the_primitive_chosen():
                                   [[False, False], [False, True], [True, True]])  # fmt: skip
 
 
-def test_other_computations_are_not_in_didax():
-    with pytest.raises(NotImplementedError, match="lax.reduce_window: didax has the sum from 0"):
-        lax.reduce_window(X, 1.0, lax.mul, (2, 2), (1, 1), "VALID")
-    with pytest.raises(NotImplementedError):
-        lax.reduce_window(X, 1.0, lax.add, (2, 2), (1, 1), "VALID")  # a sum, but not from its identity
+def test_other_computations_fold_over_the_window():
+    """A product (its pads and holes hold the initial value), a sum from 1 (not its identity: the
+    1 counts once in every window, as in JAX), and a pair of operands, the maximum and its column,
+    against windows cut out by hand."""
+    args = ((2, 3), (2, 1), [(1, 0), (2, -1)], (1, 2), (2, 1))
+    got = lax.reduce_window(X, 1.0, lax.mul, *args)
+    want = by_hand(X, (2, 3), (2, 1), [(1, 0), (2, -1)], 1.0, np.prod, base=(1, 2), dilation=(2, 1))
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5)
+    got = lax.reduce_window(X, 1.0, lax.add, (2, 2), (1, 1), "VALID")
+    np.testing.assert_allclose(np.asarray(got), by_hand(X, (2, 2), (1, 1), [(0, 0), (0, 0)], 0.0, np.sum) + 1, rtol=1e-5)
+    columns = np.broadcast_to(np.arange(7, dtype=np.int32), X.shape)
+    first_max = lambda a, b: (lax.max(a[0], b[0]), lax.select(a[0] >= b[0], a[1], b[1]))  # noqa: E731
+    values, where = lax.reduce_window((X, columns), (-np.inf, np.int32(0)), first_max, (1, 3), (1, 3), "VALID")
+    want = X[:, :6].reshape(5, 2, 3)
+    np.testing.assert_array_equal(values, want.max(-1))
+    np.testing.assert_array_equal(where, want.argmax(-1) + [0, 3])
+    with pytest.raises(TypeError, match="inconsistent dtypes for operands and init_values"):
+        lax.reduce_window(X, 1, lax.mul, (2, 2), (1, 1), "VALID")  # an int initial value for floats
+    with pytest.raises(ValueError, match="must have the same tree structure"):
+        lax.reduce_window((X, X), 1.0, lax.mul, (2, 2), (1, 1), "VALID")
 
 
 @pytest.mark.parametrize("args, error, message", [

@@ -6,7 +6,8 @@ convolution's, the operand may be padded (``padding``) and spread out (``base_di
 between its elements) and the window spread out (``window_dilation``). Pads and holes hold the
 reduction's identity: 0 for a sum, the lowest value for a maximum, the highest for a minimum. Each
 of the three reductions is a primitive of its own (``reduce_window_sum`` and so on), as in JAX;
-``lax.reduce_window`` picks one from its computation and initial value.
+``lax.reduce_window`` picks one from its computation and initial value, and folds any other
+computation over the window with slices.
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..core import ShapedArray, get_aval
+from ..tree_util import tree_flatten, tree_unflatten
 from . import elementwise
 from .convolution import dilate_shape, padtype_to_pads, strided_size
 from .reductions import _highest, _lowest, _max, _min, _sum
 from .standard import ANY, NUMBER, check_dtype, standard_primitive
-from .structural import _pad
+from .structural import _pad, full, pad
+from .structural import slice as slice_
 
 Window = tuple[int, ...]
 
@@ -107,10 +110,18 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable[[Any, Any
                   window_dimensions: Sequence[int], window_strides: Sequence[int] | None = None,
                   padding: str | Sequence[tuple[int, int]] = "VALID", base_dilation: Sequence[int] | None = None,
                   window_dilation: Sequence[int] | None = None) -> Any:  # fmt: skip
-    """``computation`` folded over every window of ``operand``, starting from ``init_value``. The
-    three monoids with their identities, ``lax.add`` from 0, ``lax.max`` from the lowest value and
-    ``lax.min`` from the highest, are the primitives; other computations are not in didax."""
-    aval = get_aval(operand)
+    """``computation`` folded over every window of ``operand`` (a pytree of arrays of one shape,
+    with ``init_value`` of the same structure), starting from ``init_value``. The three monoids
+    with their identities, ``lax.add`` from 0, ``lax.max`` from the lowest value and ``lax.min``
+    from the highest, are primitives; any other computation is applied to strided slices, one
+    position of the window at a time."""
+    operands, tree = tree_flatten(operand)
+    inits, init_tree = tree_flatten(init_value)
+    if tree != init_tree:
+        raise ValueError(f"Operands must have the same tree structure as init_values: {tree} vs. {init_tree}")
+    if not operands:
+        raise ValueError("reduce_window must have at least one operand.")
+    aval = get_aval(operands[0])
     ones = (1,) * aval.ndim
     window_dimensions = tuple(map(int, window_dimensions))
     strides = ones if window_strides is None else tuple(map(int, window_strides))
@@ -124,22 +135,51 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable[[Any, Any
                                padding)  # fmt: skip
     else:
         pads = [(int(lo), int(hi)) for lo, hi in padding]
-    prim = _monoid_primitive(computation, init_value, aval.dtype)
-    return prim.bind(operand, window_dimensions=window_dimensions, window_strides=strides,
-                     padding=tuple(map(tuple, pads)), base_dilation=base, window_dilation=dilation)
+    params = dict(window_dimensions=window_dimensions, window_strides=strides, padding=tuple(map(tuple, pads)),
+                  base_dilation=base, window_dilation=dilation)  # fmt: skip
+    prim = _monoid_primitive(computation, inits[0], aval.dtype) if len(operands) == 1 else None
+    if prim is not None:
+        return tree_unflatten(tree, [prim.bind(operands[0], **params)])
+    _window_shape(aval, **params)  # (its errors)
+    return tree_unflatten(tree, _fold_windows(operands, inits, tree, computation, **params))
+
+
+def _fold_windows(operands: list[Any], inits: list[Any], tree: Any, computation: Callable[[Any, Any], Any], *,
+                  window_dimensions: Window, window_strides: Window, padding: tuple[tuple[int, int], ...],
+                  base_dilation: Window, window_dilation: Window) -> list[Any]:  # fmt: skip
+    """Each operand padded and spread out with its initial value; then, at each position of the
+    window, the strided slice of the elements it covers in every window, combined by
+    ``computation`` into the running results, which start at the initial values (XLA's
+    reduce_window, for a computation that is associative and commutative as it asks)."""
+    operand_dtypes, init_dtypes = [get_aval(x).dtype for x in operands], [get_aval(v).dtype for v in inits]
+    if operand_dtypes != init_dtypes:
+        raise TypeError(f"reduce_window got inconsistent dtypes for operands and init_values: got operand dtypes "
+                        f"{operand_dtypes} and init_value dtypes {init_dtypes}.")
+    configs = [(lo, hi, d - 1) for (lo, hi), d in zip(padding, base_dilation)]
+    padded = [pad(x, v, configs) for x, v in zip(operands, inits)]
+    spans = dilate_shape(window_dimensions, window_dilation)
+    out_shape = tuple(map(strided_size, get_aval(padded[0]).shape, spans, window_strides))
+    results = [full(out_shape, v, dtype) for v, dtype in zip(inits, operand_dtypes)]
+    if 0 in out_shape:
+        return results
+    for offset in np.ndindex(*window_dimensions):
+        start = tuple(o * d for o, d in zip(offset, window_dilation))
+        limit = tuple(lo + (n - 1) * s + 1 for lo, n, s in zip(start, out_shape, window_strides))
+        xs = [slice_(x, start, limit, window_strides) for x in padded]
+        results, out_tree = tree_flatten(computation(tree_unflatten(tree, results), tree_unflatten(tree, xs)))
+        if out_tree != tree:
+            raise ValueError(f"reduce_window output must have the same tree structure as the operands {tree} vs. "
+                             f"{out_tree}")
+    return results
 
 
 def _monoid_primitive(computation: Callable[[Any, Any], Any], init_value: Any, dtype: np.dtype) -> Any:
     """The primitive for a computation and initial value: the monoid's when the value is its
-    identity, whatever its type (as in JAX)."""
+    identity, whatever its type (as in JAX); None for any other."""
     init = np.asarray(init_value)
     if init.shape == () and init.dtype != object:
         monoids = {elementwise.add: reduce_window_sum_p, elementwise.max: reduce_window_max_p,
                    elementwise.min: reduce_window_min_p}  # fmt: skip
         if computation in monoids and init == identity(monoids[computation], dtype):
             return monoids[computation]
-    name = getattr(computation, "__name__", computation)
-    raise NotImplementedError(
-        "lax.reduce_window: didax has the sum from 0, the max from the lowest value and the min from the highest "
-        f"(lax.add, lax.max and lax.min from their identities), not {name} from {init_value!r}; write the "
-        "reduction with those, or with slices")
+    return None
