@@ -131,8 +131,8 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable[[Any, Any
         if len(window_dimensions) != aval.ndim or len(strides) != aval.ndim:
             _window_shape(aval, window_dimensions=window_dimensions, window_strides=strides,
                           padding=((0, 0),) * aval.ndim, base_dilation=base, window_dilation=dilation)  # its errors
-        pads = padtype_to_pads(dilate_shape(aval.shape, base), dilate_shape(window_dimensions, dilation), strides,
-                               padding)  # fmt: skip
+        # (from the operand's shape before base_dilation spreads it out, as JAX computes them)
+        pads = padtype_to_pads(aval.shape, dilate_shape(window_dimensions, dilation), strides, padding)
     else:
         pads = [(int(lo), int(hi)) for lo, hi in padding]
     params = dict(window_dimensions=window_dimensions, window_strides=strides, padding=tuple(map(tuple, pads)),
@@ -147,18 +147,22 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable[[Any, Any
 def _fold_windows(operands: list[Any], inits: list[Any], tree: Any, computation: Callable[[Any, Any], Any], *,
                   window_dimensions: Window, window_strides: Window, padding: tuple[tuple[int, int], ...],
                   base_dilation: Window, window_dilation: Window) -> list[Any]:  # fmt: skip
-    """Each operand padded and spread out with its initial value; then, at each position of the
-    window, the strided slice of the elements it covers in every window, combined by
-    ``computation`` into the running results, which start at the initial values (XLA's
-    reduce_window, for a computation that is associative and commutative as it asks)."""
+    """The running results start at the initial values; at each position of the window, the
+    strided slice of the elements it covers in every window is combined into them by
+    ``computation`` (XLA's reduce_window, for a computation that is associative and commutative,
+    as XLA asks). A window's pads and holes are skipped, as XLA skips them: where the slice holds
+    one, the result stays what it was (a mask, padded and spread out as the operands are)."""
     operand_dtypes, init_dtypes = [get_aval(x).dtype for x in operands], [get_aval(v).dtype for v in inits]
     if operand_dtypes != init_dtypes:
         raise TypeError(f"reduce_window got inconsistent dtypes for operands and init_values: got operand dtypes "
                         f"{operand_dtypes} and init_value dtypes {init_dtypes}.")
     configs = [(lo, hi, d - 1) for (lo, hi), d in zip(padding, base_dilation)]
     padded = [pad(x, v, configs) for x, v in zip(operands, inits)]
+    shape = get_aval(padded[0]).shape
+    gaps = any(lo > 0 or hi > 0 or d > 1 for lo, hi, d in configs)
+    real = pad(full(get_aval(operands[0]).shape, True, np.bool_), False, configs) if gaps else None
     spans = dilate_shape(window_dimensions, window_dilation)
-    out_shape = tuple(map(strided_size, get_aval(padded[0]).shape, spans, window_strides))
+    out_shape = tuple(map(strided_size, shape, spans, window_strides))
     results = [full(out_shape, v, dtype) for v, dtype in zip(inits, operand_dtypes)]
     if 0 in out_shape:
         return results
@@ -166,10 +170,14 @@ def _fold_windows(operands: list[Any], inits: list[Any], tree: Any, computation:
         start = tuple(o * d for o, d in zip(offset, window_dilation))
         limit = tuple(lo + (n - 1) * s + 1 for lo, n, s in zip(start, out_shape, window_strides))
         xs = [slice_(x, start, limit, window_strides) for x in padded]
-        results, out_tree = tree_flatten(computation(tree_unflatten(tree, results), tree_unflatten(tree, xs)))
+        combined, out_tree = tree_flatten(computation(tree_unflatten(tree, results), tree_unflatten(tree, xs)))
         if out_tree != tree:
             raise ValueError(f"reduce_window output must have the same tree structure as the operands {tree} vs. "
                              f"{out_tree}")
+        if real is not None:
+            keep = slice_(real, start, limit, window_strides)
+            combined = [elementwise.select_n(keep, old, new) for old, new in zip(results, combined)]
+        results = combined
     return results
 
 
