@@ -159,7 +159,7 @@ def _fold_windows(operands: list[Any], inits: list[Any], tree: Any, computation:
     configs = [(lo, hi, d - 1) for (lo, hi), d in zip(padding, base_dilation)]
     padded = [pad(x, v, configs) for x, v in zip(operands, inits)]
     shape = get_aval(padded[0]).shape
-    gaps = any(lo > 0 or hi > 0 or d > 1 for lo, hi, d in configs)
+    gaps = any(lo > 0 or hi > 0 or interior > 0 for lo, hi, interior in configs)
     real = pad(full(get_aval(operands[0]).shape, True, np.bool_), False, configs) if gaps else None
     spans = dilate_shape(window_dimensions, window_dilation)
     out_shape = tuple(map(strided_size, shape, spans, window_strides))
