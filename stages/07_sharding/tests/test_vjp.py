@@ -488,11 +488,12 @@ def test_vjp_of_a_convolution_by_finite_differences(x64, params):
     check_pullback_by_finite_differences(f, x, w, rng=rng)
 
 
-@pytest.mark.parametrize("name, init", [("add", 0.0), ("max", -np.inf), ("min", np.inf)])
+@pytest.mark.parametrize("name, init", [("add", 0.0), ("max", -np.inf), ("min", np.inf), ("mul", 1.0)])
 def test_vjp_of_a_windowed_reduction_by_finite_differences(x64, name, init):
     """<ct, J t> = <J^T ct, t>, with strides, pads that crop, and both dilations: the sum's
     transpose (a window sum of the spread cotangent), and the max's and min's (their JVPs' slices
-    and selections transposed). JAX 0.10.2 has no VJP for a max or min with a dilation."""
+    and selections transposed). JAX 0.10.2 has no VJP for a max or min with a dilation, nor for a
+    product (another computation, which didax folds with slices, and JAX cannot linearize)."""
     def f(a):
         return lax.reduce_window(a, init, getattr(lax, name), (3, 2), (2, 1), [(1, 2), (-1, 0)], (2, 1), (1, 2))
 
