@@ -325,14 +325,20 @@ def test_jit_linalg_lu_and_what_is_built_on_it(impl: Impl, dtype: str) -> None:
 
 
 def test_jit_windowed_reductions(impl: Impl) -> None:
-    """Sum, max and min pooling with strides, pads, and both dilations, compiled, against eager
-    evaluation (max and min exactly)."""
+    """Sum, max and min pooling with strides, pads, and both dilations, and other computations,
+    compiled, against eager evaluation (max and min exactly)."""
     lax = impl.lax
     x = np.random.default_rng(7).normal(size=(2, 6, 5)).astype(np.float32)
     args = ((1, 2, 3), (1, 2, 1), [(0, 0), (1, 2), (-1, 1)], (1, 1, 2), (1, 2, 1))
     check(impl, lambda x: (lax.reduce_window(x, -np.inf, lax.max, *args), lax.reduce_window(x, np.inf, lax.min, *args)),
           x)  # fmt: skip
     check(impl, lambda x: lax.reduce_window(x, 0.0, lax.add, *args), x, exact=False, steps=6)
+    # another computation (a sum from 1, pads and holes skipped), and a pair: the maximum and where it is
+    check(impl, lambda x: lax.reduce_window(x, np.float32(1.0), lax.add, *args), x, exact=False, steps=6)
+    where = np.broadcast_to(np.arange(5, dtype=np.int32), x.shape)
+    first_max = lambda a, b: (lax.max(a[0], b[0]), lax.select(a[0] >= b[0], a[1], b[1]))  # noqa: E731
+    check(impl, lambda x, w: lax.reduce_window((x, w), (np.float32(-np.inf), np.int32(0)), first_max, (1, 1, 2),
+                                               (1, 1, 2), "VALID"), x, where)  # fmt: skip
 
 
 def test_jit_reduce_precision_bit_for_bit(impl: Impl) -> None:

@@ -249,6 +249,9 @@ CASES = [
          x=((3, 4),)),  # fmt: skip
     case("reduce_window_min", "lax.reduce_window(x, np.inf, lax.min, (2, 1), (1, 1), [(0, 1), (0, 0)])",
          distinct=True, x=((3, 2),)),  # fmt: skip
+    # another computation, folded over the window: a product, with pads and holes (skipped)
+    case("reduce_window_product", "lax.reduce_window(x, 1.0, lax.mul, (2, 2), (1, 2), 'SAME', (2, 1))",
+         x=((3, 4), POSITIVE)),  # fmt: skip
     # --- linear algebra: a Cholesky factor, triangular solves (well conditioned: ones on the diagonal) -
     case("cholesky", "lax.linalg.cholesky(x @ x.T + 3 * np.eye(3))", x=((3, 3), SMALL_ENTRIES)),
     case("triangular_solve_left_lower", "lax.linalg.triangular_solve(a + np.eye(3), b, left_side=True, lower=True)",

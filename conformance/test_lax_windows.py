@@ -1,5 +1,6 @@
 """jax.lax.reduce_window with its three monoids (a sum from 0, a maximum from the lowest value, a
-minimum from the highest), against a reference written here, on drawn shapes, windows, strides,
+minimum from the highest) and with other computations (a product, a sum from another value, a pair
+of operands), against a reference written here, on drawn shapes, windows, strides,
 paddings (names and pairs, negative ones crop), operand and window dilations and dtypes; the
 primitive each computation selects; and the errors JAX raises.
 
@@ -40,23 +41,25 @@ def identity(name: str, dtype: np.dtype) -> Any:
 
 
 def reduce_window_reference(x: np.ndarray, name: str, window: tuple[int, ...], strides: tuple[int, ...],
-                            pads: list[tuple[int, int]], base: tuple[int, ...],
-                            dilation: tuple[int, ...]) -> np.ndarray:  # fmt: skip
+                            pads: list[tuple[int, int]], base: tuple[int, ...], dilation: tuple[int, ...],
+                            combine: Callable[[Any, Any], Any] | None = None, init: Any = None) -> np.ndarray:  # fmt: skip
     """out[p] = the monoid over window offsets k of the element at p * stride + k * dilation - lo in
-    the operand spread out by ``base`` (the identity where that is a hole or a pad)."""
-    ident = identity(name, x.dtype)
+    the operand spread out by ``base``, from its identity (nothing where that is a hole or a pad);
+    or, given ``combine`` and ``init``, that computation folded from ``init``."""
+    ident = identity(name, x.dtype) if init is None else init
     spread = [(n - 1) * b + 1 if n else 0 for n, b in zip(x.shape, base)]
     spans = [(k - 1) * d + 1 for k, d in zip(window, dilation)]
     sizes = [max((n + lo + hi - s) // st_ + 1, 0) for n, (lo, hi), s, st_ in zip(spread, pads, spans, strides)]
-    combine: Callable[[Any, Any], Any] = {"add": lambda a, b: a + b, "max": xla_max, "min": xla_min}[name]
+    if combine is None:
+        combine = {"add": lambda a, b: a + b, "max": xla_max, "min": xla_min}[name]
     out = np.empty(sizes, wide(x).dtype)
     for p in itertools.product(*map(range, sizes)):
         acc = wide(np.asarray(ident))
         for k in itertools.product(*map(range, window)):
             at = [pi * s + ki * d - lo for pi, s, ki, d, (lo, _) in zip(p, strides, k, dilation, pads)]
             inside = all(0 <= a < n and a % b == 0 for a, n, b in zip(at, spread, base))
-            value = wide(x[tuple(a // b for a, b in zip(at, base))]) if inside else wide(np.asarray(ident))
-            acc = combine(acc, value)
+            if inside:  # (a pad or a hole is skipped: for a monoid, the same as its identity)
+                acc = combine(acc, wide(x[tuple(a // b for a, b in zip(at, base))]))
         out[p] = acc
     return out
 
@@ -94,7 +97,7 @@ def test_reduce_window_matches_the_reference(impl: Impl, flags, data: st.DataObj
     spread = [(n - 1) * b + 1 for n, b in zip(w["shape"], w["base"])]
     spans = [(k - 1) * d + 1 for k, d in zip(w["window"], w["dilation"])]
     pads = padding if not isinstance(padding, str) else (
-        [(0, 0)] * len(spread) if padding == "VALID" else same_pads(spread, spans, w["strides"],
+        [(0, 0)] * len(spread) if padding == "VALID" else same_pads(w["shape"], spans, w["strides"],
                                                                     padding == "SAME_LOWER"))  # fmt: skip
     show_call(f"lax.reduce_window(x, init, lax.{name}, window, strides, padding, base, dilation)", x=x, init=init,
               window=w["window"], strides=w["strides"], padding=padding, base=w["base"], dilation=w["dilation"])
@@ -105,6 +108,73 @@ def test_reduce_window_matches_the_reference(impl: Impl, flags, data: st.DataObj
     terms = int(np.prod(w["window"]))
     atol = 0.0 if dt.kind in "biu" or name != "add" else RTOL[dt.name] * 8 * terms
     assert_values(got, want, dt, atol=atol)
+
+
+# Computations that are not a monoid from its identity: JAX folds them over each window (a primitive
+# holding the computation), from the initial value, skipping pads and holes (XLA's CPU backend
+# does: a sum from 0.5 over a pad and an element is 0.5 plus the element).
+OTHER_COMPUTATIONS = {
+    "mul from 1": ("lax.mul", 1.0, lambda a, b: a * b),
+    "add from 0.5": ("lax.add", 0.5, lambda a, b: a + b),
+    "max from 0": ("lax.max", 0.0, np.maximum),
+}
+
+
+@given(data=st.data(), w=windows())
+def test_reduce_window_of_another_computation_matches_the_reference(impl: Impl, flags, data: st.DataObject,
+                                                                    w: dict) -> None:  # fmt: skip
+    x64 = draw_x64(data, flags)
+    name = data.draw(st.sampled_from(sorted(OTHER_COMPUTATIONS)), label="computation")
+    source, init, combine = OTHER_COMPUTATIONS[name]
+    dt = dr.canonicalize(data.draw(st.sampled_from([np.dtype("float32"), np.dtype("float64")]), label="dtype"), x64)
+    x = data.draw(S.arrays(dt, w["shape"], S.Domain(-1.5, 1.5)), label="x")
+    init = dt.type(init)  # (a Python float is float64 with x64 on: JAX wants the operand's dtype)
+    padding = w["padding"]
+    spread = [(n - 1) * b + 1 for n, b in zip(w["shape"], w["base"])]
+    spans = [(k - 1) * d + 1 for k, d in zip(w["window"], w["dilation"])]
+    pads = padding if not isinstance(padding, str) else (
+        [(0, 0)] * len(spread) if padding == "VALID" else same_pads(w["shape"], spans, w["strides"],
+                                                                    padding == "SAME_LOWER"))  # fmt: skip
+    show_call(f"lax.reduce_window(x, init, {source}, window, strides, padding, base, dilation)", x=x, init=init,
+              window=w["window"], strides=w["strides"], padding=padding, base=w["base"], dilation=w["dilation"])
+    got = impl.lax.reduce_window(x, init, eval(source, {"lax": impl.lax}), w["window"], w["strides"], padding,
+                                 w["base"], w["dilation"])  # fmt: skip
+    want = reduce_window_reference(x, "add", w["window"], w["strides"], pads, w["base"], w["dilation"],
+                                   combine=combine, init=wide(np.asarray(init)))  # fmt: skip
+    assert_dtype(got, dt, weak=False)
+    assert_values(got, want, dt, atol=RTOL[dt.name] * 8 * int(np.prod(w["window"])))
+
+
+def test_reduce_window_of_a_pair_finds_each_windows_maximum_and_where_it_is(impl: Impl) -> None:
+    """Two operands reduced together (a pytree, and a computation of pairs): the maximum of each
+    window and the column it is in, the first of equal ones; and JAX's errors for an initial value
+    of another dtype or structure."""
+    lax = impl.lax
+    x = np.array([[3.0, 1.0, 3.0, 0.5, 2.0, 2.0], [-1.0, 4.0, 0.0, 7.0, 7.0, 1.0]], np.float32)
+    columns = np.broadcast_to(np.arange(6, dtype=np.int32), x.shape)
+    source = ("lax.reduce_window((x, columns), (-np.inf, np.int32(0)), lambda a, b: (lax.max(a[0], b[0]), "
+              "lax.select(a[0] >= b[0], a[1], b[1])), (1, 3), (1, 3), 'VALID')")
+    show_call(source, x=x, columns=columns)
+    values, where = eval(source, {"lax": lax, "np": np, "x": x, "columns": columns})
+    assert_values(values, [[3.0, 2.0], [4.0, 7.0]], np.dtype("float32"))
+    assert_dtype(where, np.dtype("int32"), weak=False)
+    np.testing.assert_array_equal(where, [[0, 4], [1, 3]])
+    with pytest.raises(TypeError):
+        lax.reduce_window(x, 1, lax.mul, (2, 2), (1, 1), "VALID")  # an int32 initial value for float32
+    with pytest.raises(ValueError):
+        lax.reduce_window((x, x), 1.0, lax.mul, (2, 2), (1, 1), "VALID")
+
+
+def test_same_padding_is_computed_before_base_dilation(impl: Impl) -> None:
+    """JAX computes 'SAME' pads from the operand's shape before base_dilation spreads it out: two
+    elements, spread to three, give one window of stride 2, not two. (didax counted the spread
+    shape: a drawn example found it; this is that example.)"""
+    lax = impl.lax
+    x = np.array([1.0, 2.0], np.float32)
+    for init, computation, want in ((0.0, "add", [1.0]), (0.5, "add", [1.5]), (1.0, "mul", [1.0])):
+        show_call(f"lax.reduce_window(x, np.float32({init}), lax.{computation}, (2,), (2,), 'SAME', (2,))", x=x)
+        got = lax.reduce_window(x, np.float32(init), getattr(lax, computation), (2,), (2,), "SAME", (2,))
+        assert_values(got, want, np.dtype("float32"))
 
 
 def test_each_monoid_is_its_own_primitive(impl: Impl) -> None:

@@ -219,6 +219,8 @@ CASES = [
          "'CNHW'))", x=((1, 3, 4, 2),), w=((2, 2, 2, 3),)),  # fmt: skip
     # --- windowed reductions: a window of one on the batch axis -------------------------------------------
     case("reduce_window_sum", "lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 2), 'SAME', (2, 1), (1, 2))", x=(M,)),
+    case("reduce_window_product", "lax.reduce_window(x, 1.0, lax.mul, (2, 2), (1, 2), 'SAME', (2, 1), (1, 2))",
+         x=(M,)),  # fmt: skip
     case("reduce_window_max", "lax.reduce_window(x, -np.inf, lax.max, (2, 2), (1, 1), [(1, 0), (0, -1)])", x=(M,)),
     case("reduce_window_min", "lax.reduce_window(x, np.inf, lax.min, (1, 2), (1, 1), 'VALID')", x=(M,)),
     # --- linear algebra: the batch axis goes first; batched right-hand sides alone fold into more of them -
