@@ -1800,6 +1800,25 @@ MUTANTS: list[Mutant] = [
         "window_dilation spreads the window's span but every element of the span is reduced", keyword="windows",
     ),
     Mutant(
+        "lax.window.fold_counts_pads_and_holes", "didax/lax/windowed.py", "        if real is not None:\n",
+        "        if False:\n", LAX,
+        "another computation's reduce_window combines its pads and holes (the initial value) as if they were "
+        "elements: a sum from 0.5 over a pad and x gives 1 + x", keyword="windows",
+    ),
+    Mutant(
+        "lax.window.fold_ignores_window_dilation", "didax/lax/windowed.py",
+        "start = tuple(o * d for o, d in zip(offset, window_dilation))", "start = tuple(offset)", LAX,
+        "another computation's reduce_window reads a dilated window's elements side by side", keyword="windows",
+    ),
+    Mutant(
+        "lax.window.same_pads_from_the_spread_shape", "didax/lax/windowed.py",
+        "pads = padtype_to_pads(aval.shape, dilate_shape(window_dimensions, dilation), strides, padding)",
+        "pads = padtype_to_pads(dilate_shape(aval.shape, base), dilate_shape(window_dimensions, dilation), strides, "
+        "padding)", LAX,
+        "'SAME' pads are computed from the operand spread out by base_dilation, not from its shape, as JAX does",
+        keyword="windows",
+    ),
+    Mutant(
         "lax.cholesky.failure_gives_zeros", "didax/lax/linalg.py",
         "return np.full(a.shape, np.nan, a.dtype)", "return np.zeros(a.shape, a.dtype)", LAX,
         "a matrix that is not positive definite factors to zeros instead of NaNs", keyword="linalg",
