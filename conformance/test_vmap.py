@@ -562,7 +562,7 @@ def _batched_like(draw: st.DrawFn, tree: Any, axes: Any, size: int) -> Any:
     return tree_map(one, tree, axes)
 
 
-# Every operation of a program compiles anew in JAX: half the profile's examples (12 in ci, 4 in ci-reference).
+# Every operation of a program compiles anew in JAX: half the profile's examples (12 in ci, 2 in ci-reference).
 @settings(max_examples=max(2, settings().max_examples // 2))
 @given(data=st.data(), drawn=batched_program())
 def test_random_program_vmap_matches_the_loop(impl: Impl, flags, data: st.DataObject,
