@@ -42,7 +42,8 @@ def identity(name: str, dtype: np.dtype) -> Any:
 
 def reduce_window_reference(x: np.ndarray, name: str, window: tuple[int, ...], strides: tuple[int, ...],
                             pads: list[tuple[int, int]], base: tuple[int, ...], dilation: tuple[int, ...],
-                            combine: Callable[[Any, Any], Any] | None = None, init: Any = None) -> np.ndarray:  # fmt: skip
+                            combine: Callable[[Any, Any], Any] | None = None,
+                            init: Any = None) -> np.ndarray:  # fmt: skip
     """out[p] = the monoid over window offsets k of the element at p * stride + k * dilation - lo in
     the operand spread out by ``base``, from its identity (nothing where that is a hole or a pad);
     or, given ``combine`` and ``init``, that computation folded from ``init``."""
@@ -80,6 +81,18 @@ def windows(draw: Any) -> dict:
     return dict(shape=shape, window=window, strides=strides, base=base, dilation=dilation, padding=padding)
 
 
+def resolved_pads(w: dict) -> list[tuple[int, int]]:
+    """The drawn padding as pairs: 'SAME' from the operand's shape before base_dilation, as JAX
+    computes it, for the window spread out by window_dilation."""
+    padding = w["padding"]
+    if not isinstance(padding, str):
+        return padding
+    if padding == "VALID":
+        return [(0, 0)] * len(w["shape"])
+    spans = [(k - 1) * d + 1 for k, d in zip(w["window"], w["dilation"])]
+    return same_pads(list(w["shape"]), spans, w["strides"], padding == "SAME_LOWER")
+
+
 WINDOW_DTYPES = (np.dtype("float32"), np.dtype("float64"), np.dtype("int32"), np.dtype("int8"), np.dtype("bool"),
                  np.dtype("float16"), np.dtype("complex64"))  # fmt: skip
 
@@ -94,11 +107,7 @@ def test_reduce_window_matches_the_reference(impl: Impl, flags, data: st.DataObj
     x = data.draw(S.arrays(dt, w["shape"], S.TIES), label="x")
     init = identity(name, dt)
     padding = w["padding"]
-    spread = [(n - 1) * b + 1 for n, b in zip(w["shape"], w["base"])]
-    spans = [(k - 1) * d + 1 for k, d in zip(w["window"], w["dilation"])]
-    pads = padding if not isinstance(padding, str) else (
-        [(0, 0)] * len(spread) if padding == "VALID" else same_pads(w["shape"], spans, w["strides"],
-                                                                    padding == "SAME_LOWER"))  # fmt: skip
+    pads = resolved_pads(w)
     show_call(f"lax.reduce_window(x, init, lax.{name}, window, strides, padding, base, dilation)", x=x, init=init,
               window=w["window"], strides=w["strides"], padding=padding, base=w["base"], dilation=w["dilation"])
     got = impl.lax.reduce_window(x, init, getattr(impl.lax, name), w["window"], w["strides"], padding, w["base"],
@@ -130,11 +139,7 @@ def test_reduce_window_of_another_computation_matches_the_reference(impl: Impl, 
     x = data.draw(S.arrays(dt, w["shape"], S.Domain(-1.5, 1.5)), label="x")
     init = dt.type(init)  # (a Python float is float64 with x64 on: JAX wants the operand's dtype)
     padding = w["padding"]
-    spread = [(n - 1) * b + 1 for n, b in zip(w["shape"], w["base"])]
-    spans = [(k - 1) * d + 1 for k, d in zip(w["window"], w["dilation"])]
-    pads = padding if not isinstance(padding, str) else (
-        [(0, 0)] * len(spread) if padding == "VALID" else same_pads(w["shape"], spans, w["strides"],
-                                                                    padding == "SAME_LOWER"))  # fmt: skip
+    pads = resolved_pads(w)
     show_call(f"lax.reduce_window(x, init, {source}, window, strides, padding, base, dilation)", x=x, init=init,
               window=w["window"], strides=w["strides"], padding=padding, base=w["base"], dilation=w["dilation"])
     got = impl.lax.reduce_window(x, init, eval(source, {"lax": impl.lax}), w["window"], w["strides"], padding,
